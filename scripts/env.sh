@@ -1,0 +1,26 @@
+# shellcheck shell=bash
+# Source this file to get the project's offline Pulumi environment (used by ./dev and the tests).
+# It only sets variables; it builds nothing.
+MODELARTS_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=versions.env
+. "$MODELARTS_ROOT/scripts/versions.env"
+MODELARTS_ENGINE_CACHE="${MODELARTS_ENGINE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/modelarts-pulumi}"
+MODELARTS_ENGINE_BIN="$MODELARTS_ENGINE_CACHE/engine-v$PULUMI_VERSION/bin"
+MODELARTS_STATE="$MODELARTS_ROOT/.state"
+export MODELARTS_ROOT MODELARTS_ENGINE_CACHE MODELARTS_ENGINE_BIN MODELARTS_STATE
+
+# A pulumi of the pinned version already on PATH wins; otherwise the one our installer built.
+if ! command -v pulumi >/dev/null 2>&1 || [ "$(pulumi version 2>/dev/null)" != "v$PULUMI_VERSION" ]; then
+  PATH="$MODELARTS_ENGINE_BIN:$PATH"
+fi
+# The engine, the language host and the dynamic-provider launcher all run `python3` from the venv.
+PATH="$MODELARTS_ROOT/.venv/bin:$PATH"
+export PATH
+export PULUMI_RUNTIME_VIRTUALENV="$MODELARTS_ROOT/.venv"
+
+# Offline by default: a file backend inside the project, no update checks, no plugin downloads.
+export PULUMI_HOME="${PULUMI_HOME:-$MODELARTS_STATE/pulumi-home}"
+export PULUMI_BACKEND_URL="${PULUMI_BACKEND_URL:-file://$MODELARTS_STATE/backend}"
+export PULUMI_SKIP_UPDATE_CHECK=true
+export PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true
+export PULUMI_SKIP_CONFIRMATIONS=true

@@ -1,0 +1,131 @@
+"""Run the real Pulumi CLI against throwaway projects in temp directories.
+
+Every test stack gets its own file backend and passphrase, and runs offline: no update checks, no
+plugin downloads. The engine is the one `scripts/install_engine.sh` built (or a pinned `pulumi` on PATH).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+PULUMI_VERSION = next(
+    line.split("=", 1)[1].strip()
+    for line in (REPO_ROOT / "scripts" / "versions.env").read_text().splitlines()
+    if line.startswith("PULUMI_VERSION=")
+)
+TEST_PASSPHRASE = "test-passphrase"
+
+
+def engine_bin_dir() -> Path:
+    cache = os.environ.get("MODELARTS_ENGINE_CACHE") or str(
+        Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "modelarts-pulumi"
+    )
+    return Path(cache) / f"engine-v{PULUMI_VERSION}" / "bin"
+
+
+def pulumi_env(base: Path) -> dict[str, str]:
+    """An environment for one isolated, offline Pulumi backend under `base`."""
+    venv_bin = REPO_ROOT / ".venv" / "bin"
+    path = os.pathsep.join([str(engine_bin_dir()), str(venv_bin), os.environ.get("PATH", "")])
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PULUMI_", "HW_", "OS_"))}
+    env.update(
+        PATH=path,
+        PULUMI_HOME=str(base / "pulumi-home"),
+        PULUMI_BACKEND_URL=f"file://{base / 'backend'}",
+        PULUMI_CONFIG_PASSPHRASE=TEST_PASSPHRASE,
+        PULUMI_SKIP_UPDATE_CHECK="true",
+        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION="true",
+        PULUMI_SKIP_CONFIRMATIONS="true",
+        PULUMI_RUNTIME_VIRTUALENV=str(REPO_ROOT / ".venv"),
+        PYTHONUNBUFFERED="1",
+    )
+    (base / "backend").mkdir(parents=True, exist_ok=True)
+    return env
+
+
+class PulumiError(AssertionError):
+    """A pulumi command failed; carries its full output for the assertion message."""
+
+
+@dataclass
+class Stack:
+    workdir: Path
+    name: str
+    env: dict[str, str]
+    history: list[subprocess.CompletedProcess[str]] = field(default_factory=list)
+
+    def run(self, *args: str, check: bool = True, timeout: float = 600,
+            stack_flag: bool = True) -> subprocess.CompletedProcess[str]:
+        cmd = ["pulumi", *args, "--non-interactive"]
+        if stack_flag:
+            cmd += ["--stack", self.name]
+        proc = subprocess.run(cmd, cwd=self.workdir, env=self.env, text=True,
+                              capture_output=True, timeout=timeout)
+        self.history.append(proc)
+        if check and proc.returncode != 0:
+            raise PulumiError(f"`{' '.join(cmd)}` exited {proc.returncode}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}")
+        return proc
+
+    def up(self, *extra: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return self.run("up", "--yes", "--skip-preview", *extra, check=check)
+
+    def preview(self, *extra: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return self.run("preview", *extra, check=check)
+
+    def refresh(self, *extra: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return self.run("refresh", "--yes", "--skip-preview", *extra, check=check)
+
+    def destroy(self, *extra: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return self.run("destroy", "--yes", "--skip-preview", *extra, check=check)
+
+    def outputs(self, show_secrets: bool = False) -> dict:
+        args = ["stack", "output", "--json"] + (["--show-secrets"] if show_secrets else [])
+        return json.loads(self.run(*args).stdout or "{}")
+
+    def export(self) -> dict:
+        return json.loads(self.run("stack", "export").stdout)
+
+    def resources(self) -> list[dict]:
+        return self.export().get("deployment", {}).get("resources", []) or []
+
+    def set_config(self, key: str, value: str, secret: bool = False) -> None:
+        self.run("config", "set", key, value, *(["--secret"] if secret else ["--plaintext"]))
+
+    def set_config_json(self, key: str, value: object) -> None:
+        """Structured config (objects, lists) under one key, e.g. `modelarts-jobs:jobs`."""
+        self.run("config", "set", key, json.dumps(value), "--json")
+
+
+def new_stack(base: Path, program: str | Path | None = None, *, stack: str = "test",
+              project: str = "test-project", config: dict[str, str] | None = None,
+              secrets: dict[str, str] | None = None) -> Stack:
+    """A fresh project in `base/project` with one initialised stack.
+
+    `program`: Python source for `__main__.py`, or a directory whose `__main__.py` (and `Pulumi.yaml`'s
+    project name) is used, e.g. the repository itself. Config values are set plaintext, `secrets` as secrets.
+    """
+    workdir = base / "project"
+    workdir.mkdir(parents=True, exist_ok=True)
+    if isinstance(program, Path):
+        shutil.copy(program / "__main__.py", workdir / "__main__.py")
+        for line in (program / "Pulumi.yaml").read_text().splitlines():
+            if line.startswith("name:"):
+                project = line.split(":", 1)[1].strip()
+    elif isinstance(program, str):
+        (workdir / "__main__.py").write_text(program)
+    (workdir / "Pulumi.yaml").write_text(
+        f"name: {project}\nruntime:\n  name: python\n  options:\n    virtualenv: {REPO_ROOT / '.venv'}\n"
+    )
+    st = Stack(workdir=workdir, name=stack, env=pulumi_env(base))
+    st.run("stack", "init", stack, stack_flag=False)
+    for key, value in (config or {}).items():
+        st.set_config(key, value)
+    for key, value in (secrets or {}).items():
+        st.set_config(key, value, secret=True)
+    return st
