@@ -1,0 +1,419 @@
+"""``ModelArtsClient``: the training-job operations (contract: docs/ARCHITECTURE.md)."""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from typing import Any, Callable, Collection, Iterable, Optional, Union
+
+import requests
+from pydantic import ValidationError
+
+from .auth import IamPasswordCredentials, IamTokenAuth, make_auth
+from .errors import (
+    CANNOT_TERMINATE,
+    CLIENT_AMBIGUOUS_CREATE,
+    CLIENT_BAD_RESPONSE,
+    CLIENT_UNEXPECTED_PHASE,
+    DUPLICATE_NAME,
+    JOB_NOT_FOUND,
+    JobFailedError,
+    ModelArtsError,
+    WaitTimeout,
+)
+from .models import (
+    FAILED_PHASES,
+    TERMINAL_PHASES,
+    ActionRequest,
+    CreateTrainingJobRequest,
+    SearchFilter,
+    TrainingJob,
+    TrainingJobList,
+    TrainingJobSearchRequest,
+    UpdateDescriptionRequest,
+)
+from .settings import ClientSettings
+from .transport import RetryPolicy, Transport, is_unsent_error
+
+__all__ = ["ModelArtsClient"]
+
+log = logging.getLogger("modelarts_provider.client")
+
+SEARCH_PAGE_MAX = 50  # the list API's maximum page size
+
+
+class ModelArtsClient:
+    """Thread-safe client of the ModelArts v2 training-job API.
+
+    Every method raises :class:`~.errors.ModelArtsError` (or a subclass) and nothing else for
+    service, network and protocol failures.
+    """
+
+    def __init__(self, settings: ClientSettings, *, transport: Optional[Transport] = None) -> None:
+        self.settings = settings
+        eps = settings.endpoints()
+        self.endpoint = eps.modelarts
+        self.iam_endpoint = eps.iam
+        self._base = f"{eps.modelarts}/v2/{settings.project_id}"
+        self.transport = transport or Transport(
+            verify=settings.requests_verify,
+            connect_timeout=settings.connect_timeout,
+            read_timeout=settings.read_timeout,
+            retry=RetryPolicy(
+                max_retries=settings.max_retries,
+                backoff_factor=settings.backoff_factor,
+                backoff_max=settings.backoff_max,
+                retry_after_max=settings.retry_after_max,
+                total_s=settings.retry_total_s,
+            ),
+            pool_maxsize=settings.pool_maxsize,
+            user_agent=settings.user_agent,
+        )
+        self.auth = make_auth(
+            settings.credentials, iam_url=eps.iam, region=settings.region, fetch=self._fetch_iam_token
+        )
+        self.transport.set_secret_provider(self._secret_values)
+
+    # --- plumbing -----------------------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        kind = "iam-token" if isinstance(self.settings.credentials, IamPasswordCredentials) else "ak/sk"
+        return f"ModelArtsClient(endpoint={self.endpoint!r}, project_id={self.settings.project_id!r}, auth={kind})"
+
+    def __enter__(self) -> "ModelArtsClient":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.transport.close()
+
+    def _secret_values(self) -> list[str]:
+        values = list(self.settings.credentials.secret_values())
+        if isinstance(self.auth, IamTokenAuth):
+            values = self.auth.secret_values()
+        return values
+
+    def _fetch_iam_token(self, url: str, body: dict) -> requests.Response:
+        try:
+            return self.transport.request("POST", url, auth=None, idempotent=True, json_body=body)
+        except requests.RequestException as exc:
+            raise self.transport.error_from_exception(exc, "POST", url) from None
+
+    def _call(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: Any = None,
+        idempotent: bool = True,
+        params: Optional[dict] = None,
+    ) -> requests.Response:
+        url = self._base + path
+        try:
+            return self.transport.request(
+                method, url, auth=self.auth, idempotent=idempotent, json_body=body, params=params
+            )
+        except requests.RequestException as exc:
+            raise self.transport.error_from_exception(exc, method, url) from None
+
+    def _error(self, response: requests.Response) -> ModelArtsError:
+        return ModelArtsError.from_response(response, secrets=self._secret_values())
+
+    def _job_from(self, response: requests.Response) -> TrainingJob:
+        try:
+            data = response.json()
+        except ValueError:
+            raise self._bad_response(response, "the response body is not JSON") from None
+        if not isinstance(data, dict):
+            raise self._bad_response(response, "the response body is not a JSON object")
+        try:
+            return TrainingJob.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first.get("loc", ())) or "body"
+            raise self._bad_response(response, f"unexpected value at {where}: {first.get('msg')}") from None
+
+    def _bad_response(self, response: requests.Response, what: str) -> ModelArtsError:
+        return ModelArtsError(
+            f"unreadable ModelArts response: {what}",
+            status=response.status_code,
+            error_code=CLIENT_BAD_RESPONSE,
+            error_solution="the service answered something this client does not understand",
+            request_id=response.headers.get("X-Request-Id"),
+            method=response.request.method if response.request is not None else None,
+            secrets=self._secret_values(),
+        )
+
+    @staticmethod
+    def _check_id(job_id: str) -> str:
+        if not job_id or not isinstance(job_id, str) or "/" in job_id or "?" in job_id or "#" in job_id:
+            raise ValueError(f"invalid training job id {job_id!r}")
+        return job_id
+
+    # --- operations ---------------------------------------------------------------------------------
+
+    def create_job(self, request: CreateTrainingJobRequest) -> TrainingJob:
+        """Create a job; never retried blindly.
+
+        429 and connect failures (nothing reached the service) are retried by the transport. After an
+        ambiguous failure (reset, read timeout, 5xx) the job is looked up by name through the list
+        API: if it exists it is returned, otherwise the create is sent again (the service rejects a
+        duplicate name, which is then resolved by another lookup). So one declared job never
+        becomes two.
+        """
+        if not isinstance(request, CreateTrainingJobRequest):
+            request = CreateTrainingJobRequest.model_validate(request)
+        name = request.name
+        body = request.to_wire()
+        attempts = max(1, self.settings.max_retries + 1)
+        deadline = time.monotonic() + self.settings.retry_total_s
+        last_error: Optional[ModelArtsError] = None
+        for attempt in range(attempts):
+            ambiguous: Optional[ModelArtsError] = None
+            url = self._base + "/training-jobs"
+            try:
+                response = self.transport.request("POST", url, auth=self.auth, idempotent=False, json_body=body)
+            except requests.RequestException as exc:
+                err = self.transport.error_from_exception(exc, "POST", url)
+                if is_unsent_error(exc):
+                    raise err from None  # definitely not created; transport already retried
+                ambiguous = err
+            else:
+                if response.status_code in (200, 201, 202):
+                    return self._job_from(response)
+                err = self._error(response)
+                if response.status_code >= 500:
+                    ambiguous = err
+                elif err.error_code == DUPLICATE_NAME and attempt > 0:
+                    # an earlier, ambiguous attempt did create it
+                    found = self.find_by_name(name)
+                    if found is not None:
+                        log.warning("create of %s: adopted the job created by an earlier attempt (%s)", name, found.id)
+                        return found
+                    raise err
+                else:
+                    raise err
+            # ambiguous: the service may or may not have created the job
+            log.warning("create of %s was ambiguous (%s); looking it up by name", name, ambiguous)
+            found = self._lookup_after_ambiguous(name)
+            if found is not None:
+                log.warning("create of %s: the job exists (%s); not creating it again", name, found.id)
+                return found
+            last_error = ambiguous
+            pause = min(8.0, 0.5 * 2**attempt) + random.random() * 0.25
+            if time.monotonic() + pause >= deadline or attempt == attempts - 1:
+                break
+            time.sleep(pause)
+        assert last_error is not None
+        raise ModelArtsError(
+            f"create of training job {name} failed and the job was not found afterwards: {last_error.error_msg}",
+            status=last_error.status,
+            error_code=CLIENT_AMBIGUOUS_CREATE if last_error.status is None else last_error.error_code,
+            error_solution="the job was not created; retry later" if last_error.status is None
+            else last_error.error_solution,
+            request_id=last_error.request_id,
+            secrets=self._secret_values(),
+        )
+
+    def _lookup_after_ambiguous(self, name: str) -> Optional[TrainingJob]:
+        try:
+            return self.find_by_name(name)
+        except ModelArtsError as exc:
+            # we cannot tell whether the job exists: stop rather than risk a second job
+            raise ModelArtsError(
+                f"create of training job {name} had an ambiguous outcome and the lookup by name failed: {exc.error_msg}",
+                status=exc.status,
+                error_code=CLIENT_AMBIGUOUS_CREATE,
+                error_solution="the job may exist; run the operation again (it will look the job up first)",
+                request_id=exc.request_id,
+                secrets=self._secret_values(),
+            ) from None
+
+    def get_job(self, job_id: str) -> Optional[TrainingJob]:
+        """The job, or None when it does not exist (ModelArts.2775 or 404)."""
+        response = self._call("GET", f"/training-jobs/{self._check_id(job_id)}")
+        if response.status_code == 200:
+            return self._job_from(response)
+        err = self._error(response)
+        if err.is_not_found:
+            return None
+        raise err
+
+    def terminate_job(self, job_id: str) -> TrainingJob:
+        """Terminate a job. A job that already ended (ModelArts.2796) is returned as it is.
+
+        Raises ModelArtsError (ModelArts.2775) when the job does not exist.
+        """
+        job_id = self._check_id(job_id)
+        response = self._call(
+            "POST", f"/training-jobs/{job_id}/actions", body=ActionRequest().to_wire(), idempotent=True
+        )
+        if response.status_code in (200, 201, 202):
+            if not response.content:
+                job = self.get_job(job_id)
+                if job is None:
+                    raise self._error(response)
+                return job
+            return self._job_from(response)
+        err = self._error(response)
+        if err.error_code == CANNOT_TERMINATE or response.status_code == 409:
+            job = self.get_job(job_id)
+            if job is not None and job.phase in TERMINAL_PHASES | {"Terminating"}:
+                return job
+        raise err
+
+    def delete_job(self, job_id: str) -> bool:
+        """Delete a job. True when deleted, False when it was already gone."""
+        response = self._call("DELETE", f"/training-jobs/{self._check_id(job_id)}")
+        if response.status_code in (200, 202, 204):
+            return True
+        err = self._error(response)
+        if err.is_not_found:
+            return False
+        raise err
+
+    def update_description(self, job_id: str, description: str) -> TrainingJob:
+        job_id = self._check_id(job_id)
+        body = UpdateDescriptionRequest(description=description).to_wire(keep_nulls=True)
+        response = self._call("PUT", f"/training-jobs/{job_id}", body=body)
+        if response.status_code in (200, 201, 202, 204):
+            if response.content:
+                return self._job_from(response)
+            job = self.get_job(job_id)
+            if job is None:
+                raise ModelArtsError(
+                    f"training job {job_id} disappeared after its description was updated",
+                    error_code=JOB_NOT_FOUND,
+                )
+            return job
+        raise self._error(response)
+
+    def list_jobs(
+        self,
+        name_like: Optional[str] = None,
+        phases: Optional[Iterable[str]] = None,
+        limit: int = 50,
+    ) -> list[TrainingJob]:
+        """Jobs (newest first) through ``POST training-job-searches``, paging up to ``limit`` jobs."""
+        filters: list[SearchFilter] = []
+        if name_like:
+            filters.append(SearchFilter(key="name", operator="like", value=[name_like]))
+        phase_list = [str(p) for p in phases] if phases else []
+        if phase_list:
+            filters.append(SearchFilter(key="phase", operator="in", value=phase_list))
+        out: list[TrainingJob] = []
+        offset = 0
+        while len(out) < limit:
+            page_size = min(SEARCH_PAGE_MAX, limit - len(out))
+            req = TrainingJobSearchRequest(offset=offset, limit=page_size, filters=filters)
+            response = self._call("POST", "/training-job-searches", body=req.to_wire(), idempotent=True)
+            if response.status_code != 200:
+                raise self._error(response)
+            try:
+                page = TrainingJobList.model_validate(response.json())
+            except (ValueError, ValidationError):
+                raise self._bad_response(response, "the job list is not in the documented format") from None
+            out.extend(page.items)
+            offset += len(page.items)
+            if not page.items or len(page.items) < page_size:
+                break
+            if page.total is not None and offset >= page.total:
+                break
+        return out[:limit]
+
+    def find_by_name(self, name: str) -> Optional[TrainingJob]:
+        """The job with exactly this name (names are unique in a project), or None."""
+        if not name:
+            raise ValueError("name must not be empty")
+        filters = [SearchFilter(key="name", operator="like", value=[name])]
+        offset = 0
+        while True:
+            req = TrainingJobSearchRequest(offset=offset, limit=SEARCH_PAGE_MAX, filters=filters)
+            response = self._call("POST", "/training-job-searches", body=req.to_wire(), idempotent=True)
+            if response.status_code != 200:
+                raise self._error(response)
+            try:
+                page = TrainingJobList.model_validate(response.json())
+            except (ValueError, ValidationError):
+                raise self._bad_response(response, "the job list is not in the documented format") from None
+            for job in page.items:
+                if job.name == name:
+                    return job
+            offset += len(page.items)
+            if len(page.items) < SEARCH_PAGE_MAX or (page.total is not None and offset >= page.total):
+                return None
+
+    def wait_for_phase(
+        self,
+        job_id: str,
+        until: Union[Callable[[str], bool], Collection[str]],
+        timeout_s: float,
+        poll_s: float = 2.0,
+        on_change: Optional[Callable[[TrainingJob], None]] = None,
+        *,
+        max_poll_s: float = 30.0,
+    ) -> TrainingJob:
+        """Poll the job until ``until`` accepts its phase; return that job.
+
+        * ``until``: a set of phases or a predicate on the phase string;
+        * ``on_change(job)`` is called on the first poll and every phase change (secondary phase
+          changes count too);
+        * polls every ``poll_s`` seconds, backing off x1.5 up to ``max_poll_s`` while nothing changes
+          (reset on change), never sleeping past the deadline;
+        * Failed/Abnormal not accepted by ``until`` -> :class:`JobFailedError` (task exit codes and
+          messages); another terminal phase not accepted -> ModelArtsError (Client.UnexpectedPhase);
+          job gone -> ModelArtsError (ModelArts.2775); deadline -> :class:`WaitTimeout`.
+        * Transient errors (429/5xx/network after the transport's retries) are tolerated until the
+          deadline.
+        """
+        job_id = self._check_id(job_id)
+        if callable(until):
+            accept = until
+        else:
+            wanted = {str(p) for p in until}
+            accept = lambda phase: phase in wanted  # noqa: E731
+        deadline = time.monotonic() + timeout_s
+        interval = max(poll_s, 0.05)
+        last_key: Optional[tuple] = None
+        last_job: Optional[TrainingJob] = None
+        while True:
+            try:
+                job = self.get_job(job_id)
+            except ModelArtsError as exc:
+                if not exc.retryable or time.monotonic() >= deadline:
+                    raise
+                log.info("polling %s: transient error %s", job_id, exc)
+                job = last_job if last_job is not None else None
+            else:
+                if job is None:
+                    raise ModelArtsError(
+                        f"training job {job_id} does not exist (any more)",
+                        error_code=JOB_NOT_FOUND,
+                        error_solution="it was deleted while being waited for",
+                    )
+                key = (job.phase, job.secondary_phase)
+                if key != last_key:
+                    last_key = key
+                    interval = max(poll_s, 0.05)
+                    if on_change is not None:
+                        on_change(job)
+                last_job = job
+                phase = job.phase or ""
+                if accept(phase):
+                    return job
+                if phase in FAILED_PHASES:
+                    raise JobFailedError(job)
+                if phase in TERMINAL_PHASES:
+                    raise ModelArtsError(
+                        f"training job {job.name or ''} ({job_id}) ended {phase} before reaching the awaited phase",
+                        error_code=CLIENT_UNEXPECTED_PHASE,
+                        error_solution="the job will not change phase any more",
+                    )
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise WaitTimeout(job_id, timeout_s, last_job)
+            time.sleep(min(interval, remaining))
+            interval = min(interval * 1.5, max(max_poll_s, poll_s))

@@ -1,0 +1,249 @@
+"""Client errors: one exception type (``ModelArtsError``) with a one-line message, no secrets.
+
+``str(err)`` reads like::
+
+    ModelArts.2755 algorithm not found (HTTP 400): Check whether the training project information in the request is valid. [request 5f0c...]
+
+Subclasses add context but are still ``ModelArtsError``: ``JobFailedError`` (Failed/Abnormal while
+waiting, with the tasks' exit codes and messages) and ``WaitTimeout``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any, Iterable, Optional
+
+if TYPE_CHECKING:  # pragma: no cover
+    import requests
+
+    from .models import TaskStatus, TrainingJob
+
+__all__ = [
+    "ModelArtsError",
+    "JobFailedError",
+    "WaitTimeout",
+    "JOB_NOT_FOUND",
+    "DUPLICATE_NAME",
+    "CLIENT_CONNECTION",
+    "CLIENT_TIMEOUT",
+    "CLIENT_BAD_RESPONSE",
+    "CLIENT_AMBIGUOUS_CREATE",
+    "CLIENT_UNEXPECTED_PHASE",
+    "redact",
+]
+
+JOB_NOT_FOUND = "ModelArts.2775"
+DUPLICATE_NAME = "ModelArts.2751"
+CANNOT_TERMINATE = "ModelArts.2796"
+
+# error codes of failures detected by the client itself (no usable HTTP response)
+CLIENT_CONNECTION = "Client.ConnectionError"
+CLIENT_TIMEOUT = "Client.Timeout"
+CLIENT_BAD_RESPONSE = "Client.BadResponse"
+CLIENT_AMBIGUOUS_CREATE = "Client.AmbiguousCreate"
+CLIENT_UNEXPECTED_PHASE = "Client.UnexpectedPhase"
+CLIENT_AUTH = "Client.AuthError"
+CLIENT_WAIT_TIMEOUT = "Client.WaitTimeout"
+CLIENT_JOB_FAILED = "Client.JobFailed"
+
+_MAX_PART = 500
+_WS = re.compile(r"\s+")
+
+
+def redact(text: str, secrets: Iterable[Optional[str]] = ()) -> str:
+    """Replace every occurrence of each (non-trivial) secret value with ``***``."""
+    for s in secrets:
+        if s and len(s) >= 4:
+            text = text.replace(s, "***")
+    return text
+
+
+def _one_line(value: Any, limit: int = _MAX_PART) -> str:
+    text = _WS.sub(" ", str(value)).strip()
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return text
+
+
+class ModelArtsError(Exception):
+    """Any failure of a ModelArts call.
+
+    Attributes: ``status`` (HTTP status or None), ``error_code``, ``error_msg``, ``error_solution``,
+    ``request_id``, ``method`` and ``path`` of the request (never headers, bodies or secrets).
+    """
+
+    def __init__(
+        self,
+        error_msg: str,
+        *,
+        status: Optional[int] = None,
+        error_code: Optional[str] = None,
+        error_solution: Optional[str] = None,
+        request_id: Optional[str] = None,
+        method: Optional[str] = None,
+        path: Optional[str] = None,
+        secrets: Iterable[Optional[str]] = (),
+    ) -> None:
+        secrets = [s for s in secrets if s]
+        self.status = status
+        self.error_code = _one_line(redact(error_code, secrets), 100) if error_code else None
+        self.error_msg = _one_line(redact(error_msg or "", secrets))
+        self.error_solution = (
+            _one_line(redact(error_solution, secrets)) if error_solution else None
+        )
+        self.request_id = _one_line(request_id, 100) if request_id else None
+        self.method = method
+        self.path = path
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        head = " ".join(p for p in (self.error_code, self.error_msg.rstrip(".")) if p)
+        if self.status is not None:
+            head += f" (HTTP {self.status})"
+        if self.error_solution:
+            head += f": {self.error_solution}"
+        if self.request_id:
+            head += f" [request {self.request_id}]"
+        return head
+
+    @property
+    def message(self) -> str:
+        return str(self)
+
+    @property
+    def retryable(self) -> bool:
+        """True for throttling, server errors and connection problems."""
+        if self.status is None:
+            return self.error_code in (CLIENT_CONNECTION, CLIENT_TIMEOUT)
+        return self.status == 429 or self.status >= 500
+
+    @property
+    def is_not_found(self) -> bool:
+        return self.error_code == JOB_NOT_FOUND or self.status == 404
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(status={self.status!r}, error_code={self.error_code!r}, "
+            f"error_msg={self.error_msg!r}, request_id={self.request_id!r})"
+        )
+
+    def __reduce__(self):  # picklable across processes (keeps the fields, never secrets)
+        return (_rebuild, (type(self), self.__dict__.copy()))
+
+    @classmethod
+    def from_response(
+        cls,
+        response: "requests.Response",
+        *,
+        secrets: Iterable[Optional[str]] = (),
+    ) -> "ModelArtsError":
+        """Build the error from an HTTP error response (ModelArts, API gateway or IAM body)."""
+        code, msg, solution, body_request_id = parse_error_body(response.content)
+        request_id = (
+            response.headers.get("X-Request-Id")
+            or response.headers.get("x-request-id")
+            or body_request_id
+        )
+        if not msg:
+            msg = response.reason or "HTTP error"
+        method = response.request.method if response.request is not None else None
+        path = _path_of(response.request.url) if response.request is not None else None
+        return cls(
+            msg,
+            status=response.status_code,
+            error_code=code,
+            error_solution=solution,
+            request_id=request_id,
+            method=method,
+            path=path,
+            secrets=secrets,
+        )
+
+
+def _rebuild(cls, state):
+    obj = cls.__new__(cls)
+    obj.__dict__.update(state)
+    Exception.__init__(obj, obj._format())
+    return obj
+
+
+def _path_of(url: Optional[str]) -> Optional[str]:
+    if not url:
+        return None
+    from urllib.parse import urlsplit
+
+    return urlsplit(url).path
+
+
+def parse_error_body(
+    content: Optional[bytes],
+) -> tuple[Optional[str], Optional[str], Optional[str], Optional[str]]:
+    """(error_code, error_msg, error_solution, request_id) from any known error body shape."""
+    if not content:
+        return None, None, None, None
+    try:
+        body = json.loads(content)
+    except (ValueError, UnicodeDecodeError):
+        text = content[:300].decode("utf-8", "replace")
+        return None, _one_line(text) or None, None, None
+    if not isinstance(body, dict):
+        return None, None, None, None
+    code = body.get("error_code")
+    msg = body.get("error_msg")
+    solution = body.get("error_solution")
+    request_id = body.get("request_id")
+    err = body.get("error")
+    if isinstance(err, dict):  # IAM: {"error": {"code": 401, "message": "...", "title": "..."}}
+        code = code or (f"IAM.{err['code']}" if "code" in err else err.get("title"))
+        msg = msg or err.get("message") or err.get("title")
+    return (
+        str(code) if code is not None else None,
+        str(msg) if msg is not None else None,
+        str(solution) if solution else None,
+        str(request_id) if request_id else None,
+    )
+
+
+class JobFailedError(ModelArtsError):
+    """The job reached Failed or Abnormal while being waited for.
+
+    ``job`` is the last TrainingJob seen; ``task_statuses`` carries each task's exit code and message.
+    """
+
+    def __init__(self, job: "TrainingJob") -> None:
+        self.job = job
+        self.phase = job.phase
+        self.task_statuses: list["TaskStatus"] = job.task_statuses
+        tasks = "; ".join(
+            f"{t.task or 'task'} exit code {t.exit_code if t.exit_code is not None else '?'}"
+            + (f": {t.message}" if t.message else "")
+            for t in self.task_statuses
+        )
+        secondary = f"/{job.secondary_phase}" if job.secondary_phase else ""
+        msg = f"training job {job.name or ''} ({job.id}) ended {job.phase}{secondary}"
+        super().__init__(
+            msg,
+            error_code=CLIENT_JOB_FAILED,
+            error_solution=(f"tasks: {tasks}" if tasks else "no task status reported")
+            + "; check the job logs in ModelArts",
+        )
+
+    @property
+    def exit_codes(self) -> dict[str, Optional[int]]:
+        return {t.task or f"task-{i}": t.exit_code for i, t in enumerate(self.task_statuses)}
+
+
+class WaitTimeout(ModelArtsError):
+    """The awaited phase was not reached before the deadline. ``job`` is the last job seen."""
+
+    def __init__(self, job_id: str, timeout_s: float, job: "Optional[TrainingJob]" = None) -> None:
+        self.job_id = job_id
+        self.job = job
+        self.timeout_s = timeout_s
+        self.last_phase = job.phase if job is not None else None
+        super().__init__(
+            f"training job {job_id} still {self.last_phase or 'unknown'} after {timeout_s:g}s",
+            error_code=CLIENT_WAIT_TIMEOUT,
+            error_solution="increase the timeout or check the job in ModelArts",
+        )
