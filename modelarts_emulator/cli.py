@@ -1,0 +1,96 @@
+"""Command line: ``python -m modelarts_emulator [--host H] [--port P] [--db FILE] ...``."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from . import config as c
+from .config import EmulatorConfig
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m modelarts_emulator",
+        description="Local ModelArts: an emulator of the ModelArts v2 training-job API "
+                    "(with API-gateway auth and an emulated IAM token service).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--host", default=c.DEFAULT_HOST, help="address to listen on")
+    p.add_argument("--port", type=int, default=c.DEFAULT_PORT,
+                   help="port to listen on (0 picks a free port; the ready line shows it)")
+    p.add_argument("--db", type=Path, default=c.DEFAULT_DB,
+                   help="SQLite database file (jobs and IAM tokens survive restarts)")
+    p.add_argument("--project-id", default=c.DEFAULT_PROJECT_ID,
+                   help="the project the credentials own")
+    p.add_argument("--project-name", default=None,
+                   help="IAM project name accepted in token scopes (default: any region name)")
+    p.add_argument("--access-key", default=c.DEFAULT_ACCESS_KEY, help="accepted AK")
+    p.add_argument("--secret-key", default=c.DEFAULT_SECRET_KEY, help="SK of the accepted AK")
+    p.add_argument("--security-token", default=None,
+                   help="accepted X-Security-Token (temporary credentials); none by default")
+    p.add_argument("--iam-user", default=c.DEFAULT_IAM_USER, help="IAM user name")
+    p.add_argument("--iam-password", default=c.DEFAULT_IAM_PASSWORD, help="IAM user password")
+    p.add_argument("--iam-domain", default=c.DEFAULT_IAM_DOMAIN, help="IAM domain (account) name")
+    p.add_argument("--token-ttl-seconds", type=float, default=24 * 3600,
+                   help="lifetime of IAM tokens")
+    p.add_argument("--run-seconds", type=float, default=10.0,
+                   help="how long a job stays Running before it completes "
+                        "(per job: annotation emulator/run-seconds)")
+    p.add_argument("--phase-seconds", type=float, default=1.0,
+                   help="how long Creating, Pending and Terminating each last")
+    p.add_argument("--latency-ms", type=float, default=0.0,
+                   help="latency added to every API request")
+    p.add_argument("--catalog", type=Path, default=None,
+                   help="JSON file of extra flavors/pools/engines/algorithms "
+                        "(same shape as modelarts_emulator/catalog.json)")
+    p.add_argument("--verbose", action="store_true", help="log every request to stderr")
+    return p
+
+
+def config_from_args(argv: list[str] | None = None) -> EmulatorConfig:
+    a = build_parser().parse_args(argv)
+    return EmulatorConfig(
+        host=a.host, port=a.port, db=a.db, project_id=a.project_id, project_name=a.project_name,
+        access_key=a.access_key, secret_key=a.secret_key, security_token=a.security_token,
+        iam_user=a.iam_user, iam_password=a.iam_password, iam_domain=a.iam_domain,
+        token_ttl_seconds=a.token_ttl_seconds, run_seconds=a.run_seconds,
+        phase_seconds=a.phase_seconds, latency_ms=a.latency_ms, catalog=a.catalog,
+        quiet=not a.verbose)
+
+
+def _ensure_state_dir(db: Path) -> None:
+    """Create the db folder; a ``.state`` folder gets its own .gitignore so it is never committed."""
+    folder = db.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    ignore = folder / ".gitignore"
+    if folder.name == ".state" and not ignore.exists():
+        ignore.write_text("*\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    cfg = config_from_args(argv)
+    if str(cfg.db) != ":memory:":
+        _ensure_state_dir(cfg.db)
+    from .server import EmulatorServer  # after argparse, so --help stays instant
+
+    server = EmulatorServer(cfg)
+
+    def stop(signum, frame):  # serve_forever must be stopped from another thread
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    print(f"ModelArts emulator listening on {server.url} (project {cfg.project_id}, "
+          f"db {cfg.db})", flush=True)
+    try:
+        server.serve_forever(poll_interval=0.2)
+    finally:
+        server.server_close()
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,41 @@
+"""Emulator settings (from the command line) and the shared local-stack constants.
+
+The defaults are the constants of docs/ARCHITECTURE.md, so a local stack needs no configuration.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8780
+DEFAULT_PROJECT_ID = "a1b2c3d4e5f60718293a4b5c6d7e8f90"
+DEFAULT_ACCESS_KEY = "EMULATORLOCALAK00001"
+DEFAULT_SECRET_KEY = "emulator-local-secret-key-not-a-real-sk1"
+DEFAULT_IAM_USER = "emulator-user"
+DEFAULT_IAM_PASSWORD = "emulator-password"
+DEFAULT_IAM_DOMAIN = "emulator-domain"
+DEFAULT_DB = Path(".state") / "emulator.db"
+
+
+class EmulatorConfig(BaseModel):
+    host: str = DEFAULT_HOST
+    port: int = Field(default=DEFAULT_PORT, ge=0, le=65535)
+    db: Path = DEFAULT_DB
+    project_id: str = DEFAULT_PROJECT_ID
+    project_name: str | None = None  # IAM scope by name; any region name is accepted when None
+    access_key: str = DEFAULT_ACCESS_KEY
+    secret_key: str = DEFAULT_SECRET_KEY
+    security_token: str | None = None  # accepted X-Security-Token value (temporary credentials)
+    iam_user: str = DEFAULT_IAM_USER
+    iam_password: str = DEFAULT_IAM_PASSWORD
+    iam_domain: str = DEFAULT_IAM_DOMAIN
+    token_ttl_seconds: float = Field(default=24 * 3600, gt=0)
+    run_seconds: float = Field(default=10.0, ge=0)
+    phase_seconds: float = Field(default=1.0, ge=0)  # Creating, Pending and Terminating each
+    latency_ms: float = Field(default=0.0, ge=0)
+    catalog: Path | None = None
+    max_clock_skew_seconds: float = 15 * 60  # X-Sdk-Date window, as the real gateway
+    quiet: bool = True  # no per-request access log

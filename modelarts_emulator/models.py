@@ -1,0 +1,292 @@
+"""Emulator state: training jobs (and IAM tokens) in SQLite; phases derived from stored timestamps.
+
+A job row stores when it was created, how long each phase lasts for it and (once asked) when it was
+terminated. Its phase is never stored: it is computed from those numbers and the clock on every read,
+so a restarted emulator resumes every job exactly where it would have been.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from . import errors
+from .validation import JobDraft
+
+TERMINABLE = {"Creating", "Pending", "Running"}
+TERMINAL = {"Completed", "Failed", "Abnormal", "Terminated"}
+SECONDARY = {"Creating": "Creating", "Pending": "Queuing", "Running": "Running",
+             "Completed": "Completed", "Failed": "Failed", "Abnormal": "Lost",
+             "Terminating": "Terminating", "Terminated": "Terminated"}
+TERMINATED_EXIT_CODE = 137  # SIGKILL, what a terminated container reports
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS jobs (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL UNIQUE,            -- names are unique among existing jobs (ModelArts.2751)
+    description TEXT NOT NULL,
+    create_ms INTEGER NOT NULL,
+    doc TEXT NOT NULL,                    -- JSON: metadata extras, algorithm and spec as echoed
+    node_count INTEGER NOT NULL,
+    outcome TEXT NOT NULL,                -- complete | fail | abnormal | hang
+    creating_ms INTEGER NOT NULL,
+    pending_ms INTEGER NOT NULL,
+    run_ms INTEGER,                       -- NULL: hang (Running until terminated)
+    terminating_ms INTEGER NOT NULL,
+    auto_stop_ms INTEGER,                 -- spec.auto_stop, NULL when not set
+    exit_code INTEGER NOT NULL,
+    message TEXT,
+    terminate_ms INTEGER                  -- when terminate was accepted, NULL otherwise
+);
+CREATE TABLE IF NOT EXISTS tokens (
+    token TEXT PRIMARY KEY,
+    expires_ms INTEGER NOT NULL,
+    project_id TEXT NOT NULL,
+    user_name TEXT NOT NULL
+);
+"""
+
+COLUMNS = ("id, name, description, create_ms, doc, node_count, outcome, creating_ms, pending_ms, "
+           "run_ms, terminating_ms, auto_stop_ms, exit_code, message, terminate_ms")
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass
+class Timings:
+    """Phase durations given to a new job (from the server flags and its annotations)."""
+
+    creating_s: float
+    pending_s: float
+    run_s: float
+    terminating_s: float
+
+
+@dataclass
+class JobRow:
+    id: str
+    name: str
+    description: str
+    create_ms: int
+    doc: dict[str, Any]
+    node_count: int
+    outcome: str
+    creating_ms: int
+    pending_ms: int
+    run_ms: int | None
+    terminating_ms: int
+    auto_stop_ms: int | None
+    exit_code: int
+    message: str | None
+    terminate_ms: int | None
+
+    @classmethod
+    def from_db(cls, row: tuple) -> "JobRow":
+        values = list(row)
+        values[4] = json.loads(values[4])
+        return cls(*values)
+
+    # --- lifecycle ------------------------------------------------------------------------------
+
+    def natural_end_ms(self) -> tuple[float, str]:
+        """When Running ends on its own, and the phase it ends in."""
+        start = self.create_ms + self.creating_ms + self.pending_ms
+        end = float("inf") if (self.run_ms is None or self.outcome == "hang") else start + self.run_ms
+        if self.auto_stop_ms is not None and start + self.auto_stop_ms < end:
+            return start + self.auto_stop_ms, "Terminated"
+        final = {"complete": "Completed", "fail": "Failed", "abnormal": "Abnormal"}
+        return end, final.get(self.outcome, "Completed")
+
+    def phase_at(self, t: int) -> str:
+        return self.status_at(t)["phase"]
+
+    def status_at(self, t: int) -> dict[str, Any]:
+        created_end = self.create_ms + self.creating_ms
+        start = created_end + self.pending_ms
+        end, final = self.natural_end_ms()
+        if self.terminate_ms is not None:
+            stop_at = self.terminate_ms
+            phase = "Terminating" if t < stop_at + self.terminating_ms else "Terminated"
+        elif t < created_end:
+            phase, stop_at = "Creating", None
+        elif t < start:
+            phase, stop_at = "Pending", None
+        elif t < end:
+            phase, stop_at = "Running", None
+        else:
+            phase, stop_at = final, end
+        started = (stop_at if stop_at is not None else t) >= start
+        run_until = min(t, stop_at) if stop_at is not None else t
+        tasks = [f"worker-{i}" for i in range(self.node_count)]
+        status: dict[str, Any] = {
+            "phase": phase,
+            "secondary_phase": SECONDARY[phase],
+            "duration": int(run_until - start) if started else 0,
+            "start_time": int(start) if started else 0,
+            "node_count_metrics": None,
+            "tasks": tasks,
+        }
+        if started:
+            metrics = [[int(start), self.node_count]]
+            if stop_at is not None and t >= stop_at:
+                metrics.append([int(stop_at), 0])
+            status["node_count_metrics"] = metrics
+        if phase in TERMINAL:
+            status["task_statuses"] = [self._task_status(task, phase) for task in tasks]
+        return status
+
+    def _task_status(self, task: str, phase: str) -> dict[str, Any]:
+        if phase == "Completed":
+            code, msg = 0, ""
+        elif phase == "Failed":
+            code = self.exit_code
+            msg = self.message or f"Training process of {task} exited with code {code}."
+        elif phase == "Abnormal":
+            code = self.exit_code
+            msg = self.message or f"The node running {task} was lost; the job is abnormal."
+        else:
+            code, msg = TERMINATED_EXIT_CODE, "The training job was terminated."
+        return {"task": task, "exit_code": code, "message": msg}
+
+    def render(self, t: int) -> dict[str, Any]:
+        """The job as every API response shows it (GET, create, terminate, update, search)."""
+        meta: dict[str, Any] = {
+            "id": self.id,
+            "name": self.name,
+            "description": self.description,
+            "create_time": self.create_ms,
+            "workspace_id": self.doc.get("workspace_id", "0"),
+            "user_name": self.doc.get("user_name", ""),
+        }
+        if self.doc.get("annotations"):
+            meta["annotations"] = self.doc["annotations"]
+        return {"kind": self.doc.get("kind", "job"), "metadata": meta,
+                "status": self.status_at(t), "algorithm": self.doc["algorithm"],
+                "spec": self.doc["spec"]}
+
+
+class Store:
+    """SQLite-backed state. One connection guarded by a lock: simple, and plenty fast here."""
+
+    def __init__(self, path: str | Path, clock: Callable[[], int] = now_ms) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA busy_timeout=5000")
+        self._db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def now(self) -> int:
+        return self._clock()
+
+    # --- jobs -----------------------------------------------------------------------------------
+
+    def create(self, draft: JobDraft, timings: Timings, user_name: str) -> dict[str, Any]:
+        job_id = str(uuid.uuid4())
+        t = self.now()
+        doc = {"kind": "job", "workspace_id": draft.workspace_id, "user_name": user_name,
+               "annotations": draft.annotations, "algorithm": draft.algorithm, "spec": draft.spec}
+        run_s = None if draft.outcome == "hang" else (
+            draft.run_seconds if draft.run_seconds is not None else timings.run_s)
+        auto = draft.spec.get("auto_stop")
+        row = JobRow(
+            id=job_id, name=draft.name, description=draft.description, create_ms=t, doc=doc,
+            node_count=draft.node_count, outcome=draft.outcome,
+            creating_ms=int(timings.creating_s * 1000), pending_ms=int(timings.pending_s * 1000),
+            run_ms=None if run_s is None else int(run_s * 1000),
+            terminating_ms=int(timings.terminating_s * 1000),
+            auto_stop_ms=auto["duration"] * 3_600_000 if auto else None,
+            exit_code=draft.exit_code, message=draft.message, terminate_ms=None)
+        try:
+            with self._lock:
+                self._db.execute(
+                    f"INSERT INTO jobs ({COLUMNS}) VALUES ({','.join('?' * 15)})",
+                    (row.id, row.name, row.description, row.create_ms, json.dumps(doc),
+                     row.node_count, row.outcome, row.creating_ms, row.pending_ms, row.run_ms,
+                     row.terminating_ms, row.auto_stop_ms, row.exit_code, row.message, None))
+        except sqlite3.IntegrityError:
+            raise errors.duplicate_name(draft.name) from None
+        return row.render(t)
+
+    def _row(self, job_id: str) -> JobRow:
+        cur = self._db.execute(f"SELECT {COLUMNS} FROM jobs WHERE id = ?", (job_id,))
+        found = cur.fetchone()
+        if found is None:
+            raise errors.job_not_found(job_id)
+        return JobRow.from_db(found)
+
+    def get(self, job_id: str) -> dict[str, Any]:
+        with self._lock:
+            row = self._row(job_id)
+        return row.render(self.now())
+
+    def terminate(self, job_id: str) -> dict[str, Any]:
+        with self._lock:
+            row = self._row(job_id)
+            t = self.now()
+            phase = row.phase_at(t)
+            if phase not in TERMINABLE:
+                raise errors.cannot_terminate(job_id, phase)
+            self._db.execute("UPDATE jobs SET terminate_ms = ? WHERE id = ?", (t, job_id))
+            row.terminate_ms = t
+        return row.render(t)
+
+    def delete(self, job_id: str) -> None:
+        with self._lock:
+            cur = self._db.execute("DELETE FROM jobs WHERE id = ?", (job_id,))
+        if cur.rowcount == 0:
+            raise errors.job_not_found(job_id)
+
+    def update_description(self, job_id: str, description: str) -> dict[str, Any]:
+        with self._lock:
+            cur = self._db.execute("UPDATE jobs SET description = ? WHERE id = ?",
+                                   (description, job_id))
+            if cur.rowcount == 0:
+                raise errors.job_not_found(job_id)
+            row = self._row(job_id)
+        return row.render(self.now())
+
+    def all_rows(self) -> list[JobRow]:
+        with self._lock:
+            rows = self._db.execute(f"SELECT {COLUMNS} FROM jobs ORDER BY seq").fetchall()
+        return [JobRow.from_db(r) for r in rows]
+
+    def all_jobs(self) -> list[dict[str, Any]]:
+        t = self.now()
+        return [r.render(t) for r in self.all_rows()]
+
+    def reset(self) -> None:
+        with self._lock:
+            self._db.execute("DELETE FROM jobs")
+
+    # --- IAM tokens (persisted so a restart keeps clients' cached tokens valid) ------------------
+
+    def add_token(self, token: str, expires_ms: int, project_id: str, user_name: str) -> None:
+        with self._lock:
+            self._db.execute("DELETE FROM tokens WHERE expires_ms < ?", (self.now(),))
+            self._db.execute("INSERT INTO tokens VALUES (?, ?, ?, ?)",
+                             (token, expires_ms, project_id, user_name))
+
+    def token(self, token: str) -> tuple[int, str, str] | None:
+        with self._lock:
+            found = self._db.execute(
+                "SELECT expires_ms, project_id, user_name FROM tokens WHERE token = ?",
+                (token,)).fetchone()
+        return tuple(found) if found else None  # type: ignore[return-value]

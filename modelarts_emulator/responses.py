@@ -1,0 +1,234 @@
+"""HTTP layer: routing, request parsing, faults, auth, JSON responses.
+
+One ``EmulatorApp`` holds the state; ``Handler`` (a ``BaseHTTPRequestHandler`` speaking HTTP/1.1
+keep-alive) turns each request into ``app.dispatch(...)`` and writes the answer — or, for the
+``reset`` / ``drop_after_commit`` faults, slams the connection shut without one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import struct
+import sys
+import time
+import traceback
+import uuid
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+from . import errors, search, validation
+from .auth import Authenticator
+from .catalog import Catalog
+from .config import EmulatorConfig
+from .controls import Counters, Faults
+from .errors import ApiError
+from .models import Store, Timings
+from .wire import FaultRules, SearchRequest, UpdateRequest, parse
+
+JOBS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs$")
+JOB_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)$")
+ACTIONS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)/actions$")
+SEARCH_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-job-searches$")
+IAM_TOKENS = "/v3/auth/tokens"
+CONTROL_PREFIX = "/_emulator/"
+
+
+@dataclass
+class Reply:
+    status: int
+    body: Any = None  # JSON-serialisable; None = empty body
+    headers: dict[str, str] = field(default_factory=dict)
+    drop: bool = False  # close the connection with a reset instead of answering
+
+
+def _error(exc: ApiError) -> Reply:
+    return Reply(exc.status, exc.body(), dict(exc.headers))
+
+
+class EmulatorApp:
+    def __init__(self, config: EmulatorConfig) -> None:
+        self.config = config
+        self.catalog = Catalog.load(config.catalog)
+        self.store = Store(config.db)
+        self.auth = Authenticator(config, self.store)
+        self.counters = Counters()
+        self.faults = Faults()
+
+    def close(self) -> None:
+        self.store.close()
+
+    # --- routing ----------------------------------------------------------------------------------
+
+    def route(self, method: str, path: str) -> tuple[str, dict[str, str]] | None:
+        """(operation, path params) of an API request, or None for an unknown route."""
+        if path == IAM_TOKENS:
+            return ("iam_token", {}) if method == "POST" else None
+        for regex, ops in ((JOBS_RE, {"POST": "create"}),
+                           (JOB_RE, {"GET": "get", "DELETE": "delete", "PUT": "update"}),
+                           (ACTIONS_RE, {"POST": "terminate"}),
+                           (SEARCH_RE, {"POST": "search"})):
+            m = regex.match(path)
+            if m:
+                op = ops.get(method)
+                if op is None:
+                    raise errors.method_not_allowed(method, path)
+                return op, m.groupdict()
+        return None
+
+    def dispatch(self, method: str, raw_path: str, raw_query: str, headers: dict[str, str],
+                 body: bytes) -> Reply:
+        try:
+            if raw_path.startswith(CONTROL_PREFIX):
+                return self.control(method, raw_path, body)
+            routed = self.route(method, raw_path)
+            if routed is None:
+                raise errors.not_found_route(raw_path)
+        except ApiError as exc:
+            return _error(exc)
+        op, params = routed
+        self.counters.incr(op)
+        fault = self.faults.take(op)
+        delay = self.config.latency_ms + (fault.latency_ms if fault and fault.kind == "latency" else 0)
+        if delay:
+            time.sleep(delay / 1000)
+        if fault is not None and fault.kind == "reset":
+            return Reply(0, drop=True)
+        if fault is not None and fault.kind == "status":
+            exc = errors.throttled(fault.retry_after) if fault.status == 429 else \
+                errors.server_error(fault.status)
+            return _error(exc)
+        try:
+            reply = self.api(op, method, raw_path, raw_query, headers, body, params)
+        except ApiError as exc:
+            reply = _error(exc)
+        except Exception:  # a bug in the emulator: answer like the service would, log it
+            traceback.print_exc(file=sys.stderr)
+            reply = _error(errors.server_error(500))
+        if fault is not None and fault.kind == "drop_after_commit":
+            reply.drop = True  # the operation has been committed; the client never hears of it
+        return reply
+
+    # --- API --------------------------------------------------------------------------------------
+
+    def api(self, op: str, method: str, raw_path: str, raw_query: str, headers: dict[str, str],
+            body: bytes, params: dict[str, str]) -> Reply:
+        if op == "iam_token":
+            token, payload = self.auth.issue_token(_json(body))
+            return Reply(201, payload, {"X-Subject-Token": token})
+        principal = self.auth.authenticate(method, raw_path, raw_query, headers, body,
+                                           params["project"])
+        store = self.store
+        if op == "create":
+            draft = validation.validate_create(_json(body), self.catalog)
+            c = self.config
+            timings = Timings(c.phase_seconds, c.phase_seconds, c.run_seconds, c.phase_seconds)
+            return Reply(201, store.create(draft, timings, principal.user_name))
+        if op == "get":
+            return Reply(200, store.get(params["job"]))
+        if op == "terminate":
+            req = _json(body)
+            action = req.get("action_type") if isinstance(req, dict) else None
+            if action != "terminate":
+                store.get(params["job"])  # an unknown job is reported first
+                raise errors.bad_action(action)
+            return Reply(202, store.terminate(params["job"]))
+        if op == "delete":
+            store.delete(params["job"])
+            return Reply(202, None)
+        if op == "update":
+            req = parse(UpdateRequest, _json(body))
+            return Reply(200, store.update_description(params["job"], req.description))
+        if op == "search":
+            req = parse(SearchRequest, _json(body) if body else {})
+            return Reply(200, search.search(store, req))
+        raise errors.not_found_route(raw_path)  # pragma: no cover - route() covers every op
+
+    # --- /_emulator controls (no auth, not counted) -------------------------------------------------
+
+    def control(self, method: str, path: str, body: bytes) -> Reply:
+        name = path[len(CONTROL_PREFIX):].rstrip("/")
+        if name == "counters" and method == "GET":
+            return Reply(200, self.counters.snapshot())
+        if name == "reset" and method == "POST":
+            self.store.reset()
+            self.counters.reset()
+            self.faults.clear()
+            return Reply(200, {"reset": True})
+        if name == "faults":
+            if method == "POST":
+                rules = parse(FaultRules, _json(body))
+                self.faults.replace(rules.rules)
+                return Reply(200, {"rules": self.faults.remaining()})
+            if method == "DELETE":
+                self.faults.clear()
+                return Reply(200, {"rules": []})
+            if method == "GET":
+                return Reply(200, {"rules": self.faults.remaining()})
+        if name == "jobs" and method == "GET":
+            jobs = self.store.all_jobs()
+            return Reply(200, {"total": len(jobs), "items": jobs})
+        if name == "config" and method == "GET":
+            c = self.config
+            return Reply(200, {"project_id": c.project_id, "run_seconds": c.run_seconds,
+                               "phase_seconds": c.phase_seconds, "latency_ms": c.latency_ms,
+                               "db": str(c.db)})
+        raise errors.not_found_route(path)
+
+
+def _json(body: bytes) -> Any:
+    if not body:
+        raise errors.bad_json("The request body is empty.")
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        raise errors.bad_json() from None
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: clients reuse connections
+    server_version = "ModelArtsEmulator/1.0"
+    # Headers and body leave in one segment (buffered wfile, flushed per request) and Nagle is off:
+    # otherwise delayed ACKs cap a keep-alive connection at ~25 requests/s.
+    wbufsize = -1
+    disable_nagle_algorithm = True
+    sys_version = ""
+
+    def _handle(self) -> None:
+        app: EmulatorApp = self.server.app  # type: ignore[attr-defined]
+        raw_path, _, raw_query = self.path.partition("?")
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length > 0 else b""
+        headers = {k: v for k, v in self.headers.items()}
+        reply = app.dispatch(self.command, raw_path, raw_query, headers, body)
+        if reply.drop:
+            self._reset_connection()
+            return
+        payload = b"" if reply.body is None else json.dumps(reply.body).encode()
+        self.send_response(reply.status)
+        if reply.body is not None:
+            self.send_header("Content-Type", "application/json;charset=UTF-8")
+        self.send_header("Content-Length", str(len(payload)))
+        self.send_header("X-Request-Id", uuid.uuid4().hex)
+        for k, v in reply.headers.items():
+            self.send_header(k, v)
+        self.end_headers()
+        if payload:
+            self.wfile.write(payload)
+
+    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _handle
+
+    def _reset_connection(self) -> None:
+        """Close with an RST (SO_LINGER 0) and no response: the client sees a connection reset."""
+        self.close_connection = True
+        try:
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
+        except OSError:
+            pass
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        if not self.server.app.config.quiet:  # type: ignore[attr-defined]
+            super().log_message(format, *args)

@@ -1,0 +1,35 @@
+"""``POST /training-job-searches``: filter, sort and page the stored jobs.
+
+Filtering happens on rendered jobs because ``phase`` is derived from the clock, not stored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .models import Store
+from .wire import SearchFilter, SearchRequest
+
+
+def _matches(job: dict[str, Any], f: SearchFilter) -> bool:
+    if f.key == "phase":
+        actual = job["status"]["phase"]
+    elif f.key == "id":
+        actual = job["metadata"]["id"]
+    else:
+        actual = job["metadata"]["name"]
+    if f.operator == "in":
+        return actual in f.value
+    return any(v.lower() in actual.lower() for v in f.value)  # like: fuzzy, case-insensitive
+
+
+def search(store: Store, req: SearchRequest) -> dict[str, Any]:
+    t = store.now()
+    jobs = [r.render(t) for r in store.all_rows()]
+    jobs = [j for j in jobs if all(_matches(j, f) for f in req.filters)]
+    key = (lambda j: j["metadata"]["create_time"]) if req.sort_by == "create_time" else (
+        lambda j: j["metadata"]["name"])
+    jobs.sort(key=key, reverse=req.order == "desc")
+    page = jobs[req.offset:req.offset + req.limit]
+    return {"total": len(jobs), "count": len(page), "limit": req.limit, "offset": req.offset,
+            "items": page}

@@ -1,0 +1,64 @@
+"""Pydantic models of the small request bodies (search, action, update, IAM, controls).
+
+The create body is validated by validation.py (its rules need the catalog and documented error codes);
+these simpler shapes are plain models, and a pydantic failure becomes a ModelArts.2788 that names the
+first offending parameter.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from . import errors
+
+
+class SearchFilter(BaseModel):
+    key: Literal["name", "phase", "id"]
+    operator: Literal["like", "in"]
+    value: list[str] = Field(min_length=1)
+
+
+class SearchRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    offset: int = Field(default=0, ge=0)
+    limit: int = Field(default=10, ge=1, le=50)
+    sort_by: Literal["create_time", "name"] = "create_time"
+    order: Literal["asc", "desc"] = "desc"
+    filters: list[SearchFilter] = Field(default_factory=list)
+
+
+class UpdateRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    description: str = Field(max_length=256)
+
+
+class FaultRule(BaseModel):
+    """One fault-injection rule of POST /_emulator/faults (see ARCHITECTURE.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+    operation: Literal["create", "get", "terminate", "delete", "update", "search", "iam_token",
+                       "any"] = "any"
+    kind: Literal["status", "reset", "latency", "drop_after_commit"] = "status"
+    status: Literal[429, 500, 502, 503, 504] = 503
+    retry_after: float = Field(default=1, ge=0)
+    latency_ms: float = Field(default=1000, ge=0)
+    times: int = Field(default=1, ge=1)
+
+
+class FaultRules(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    rules: list[FaultRule] = Field(default_factory=list)
+
+
+def parse(model: type[BaseModel], body: Any, prefix: str = "") -> Any:
+    """Validate ``body`` against ``model``; on failure raise 2788 naming the parameter."""
+    try:
+        return model.model_validate(body if body is not None else {})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in first["loc"])
+        loc = loc.replace(".[", "[")
+        param = f"{prefix}{loc}" if loc else (prefix.rstrip(".") or "body")
+        raise errors.invalid_param(param, first["msg"]) from None

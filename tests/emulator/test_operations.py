@@ -1,0 +1,98 @@
+"""Delete, update, search, routing, and 50 parallel creates."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from tests.emulator.helpers import Api, minimal_job
+
+
+def test_delete(api):
+    job_id = api.create(minimal_job("to-delete")).json()["metadata"]["id"]
+    r = api.delete(job_id)
+    assert r.status_code == 202 and r.content == b""
+    r = api.get(job_id)
+    assert r.status_code == 400 and r.json()["error_code"] == "ModelArts.2775"
+    r = api.delete(job_id)
+    assert r.status_code == 400 and r.json()["error_code"] == "ModelArts.2775"
+    # the name is free again
+    assert api.create(minimal_job("to-delete")).status_code == 201
+
+
+def test_update_description(api):
+    job_id = api.create(minimal_job("to-update")).json()["metadata"]["id"]
+    r = api.update(job_id, {"description": "new words"})
+    assert r.status_code == 200 and r.json()["metadata"]["description"] == "new words"
+    assert api.get(job_id).json()["metadata"]["description"] == "new words"
+    r = api.update(job_id, {"description": "x" * 257})
+    assert r.status_code == 400 and r.json()["error_code"] == "ModelArts.2788"
+    assert "description" in r.json()["error_msg"]
+    r = api.update(job_id, {})
+    assert r.status_code == 400 and r.json()["error_code"] == "ModelArts.2788"
+    r = api.update("00000000-0000-0000-0000-000000000000", {"description": "x"})
+    assert r.status_code == 400 and r.json()["error_code"] == "ModelArts.2775"
+
+
+def test_search_filters_sort_and_paging(api):
+    ids = {}
+    for name in ("sweep-a", "sweep-b", "sweep-c", "other"):
+        ids[name] = api.create(minimal_job(name)).json()["metadata"]["id"]
+    api.terminate(ids["other"])
+    r = api.search({"offset": 0, "limit": 10, "sort_by": "create_time", "order": "asc",
+                    "filters": [{"key": "name", "operator": "like", "value": ["sweep"]}]})
+    assert r.status_code == 200, r.text
+    page = r.json()
+    assert page["total"] == 3 and page["count"] == 3 and page["limit"] == 10
+    assert [j["metadata"]["name"] for j in page["items"]] == ["sweep-a", "sweep-b", "sweep-c"]
+    r = api.search({"filters": [{"key": "name", "operator": "in", "value": ["sweep-b", "x"]}]})
+    assert [j["metadata"]["id"] for j in r.json()["items"]] == [ids["sweep-b"]]
+    r = api.search({"filters": [{"key": "phase", "operator": "in", "value": ["Terminating"]}]})
+    assert [j["metadata"]["name"] for j in r.json()["items"]] == ["other"]
+    r = api.search({"limit": 2, "offset": 1, "sort_by": "name", "order": "desc"})
+    page = r.json()
+    assert page["total"] == 4 and page["count"] == 2 and page["offset"] == 1
+    assert [j["metadata"]["name"] for j in page["items"]] == ["sweep-b", "sweep-a"]
+
+
+@pytest.mark.parametrize("body,param", [
+    ({"limit": 0}, "limit"),
+    ({"limit": 51}, "limit"),
+    ({"offset": -1}, "offset"),
+    ({"order": "sideways"}, "order"),
+    ({"filters": [{"key": "color", "operator": "in", "value": ["x"]}]}, "filters[0].key"),
+    ({"filters": [{"key": "name", "operator": "regex", "value": ["x"]}]}, "filters[0].operator"),
+])
+def test_search_validation(api, body, param):
+    r = api.search(body)
+    assert r.status_code == 400 and r.json()["error_code"] == "ModelArts.2788"
+    assert param in r.json()["error_msg"]
+
+
+def test_unknown_route_and_method(api):
+    r = api.call("GET", f"{api.base}/notebooks")
+    assert r.status_code == 404 and set(r.json()) == {"error_msg", "error_code", "error_solution"}
+    r = api.call("PATCH", f"{api.base}/training-jobs/x", {})
+    assert r.status_code == 405
+
+
+def test_fifty_parallel_creates(emu):
+    api = Api(emu)
+
+    def create(i: int) -> int:
+        return Api(emu).create(minimal_job(f"parallel-{i:02d}")).status_code
+
+    with ThreadPoolExecutor(max_workers=50) as pool:
+        codes = list(pool.map(create, range(50)))
+    assert codes == [201] * 50
+    jobs = emu.jobs()
+    assert len(jobs) == 50 and len({j["metadata"]["id"] for j in jobs}) == 50
+    assert emu.counters()["create"] == 50
+    # the same name raced 10 times: exactly one wins
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        codes = list(pool.map(lambda _: Api(emu).create(minimal_job("race")).status_code,
+                              range(10)))
+    assert sorted(codes) == [201] + [400] * 9
+    assert api.search({"filters": [{"key": "name", "operator": "in",
+                                    "value": ["race"]}]}).json()["total"] == 1
