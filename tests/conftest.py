@@ -29,5 +29,5 @@ def emulator(tmp_path: Path) -> Iterator[object]:
     """A fresh emulator subprocess on a free port with its own database, fast phases."""
     from modelarts_emulator.testing import running_emulator
 
-    with running_emulator(tmp_path / "emulator") as emu:
+    with running_emulator(tmp_path / "emulator", phase_seconds=0.2, run_seconds=2) as emu:
         yield emu
