@@ -13,6 +13,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import yaml
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PULUMI_VERSION = next(
     line.split("=", 1)[1].strip()
@@ -97,9 +99,13 @@ class Stack:
     def set_config(self, key: str, value: str, secret: bool = False) -> None:
         self.run("config", "set", key, value, *(["--secret"] if secret else ["--plaintext"]))
 
-    def set_config_json(self, key: str, value: object) -> None:
-        """Structured config (objects, lists) under one key, e.g. `modelarts-jobs:jobs`."""
-        self.run("config", "set", key, json.dumps(value), "--json")
+    def write_config(self, values: dict[str, object]) -> None:
+        """Structured config (objects, lists) straight into Pulumi.<stack>.yaml; `pulumi config set`
+        only takes scalars or `--path` leaves. Keeps the encryption salt and existing secrets."""
+        path = self.workdir / f"Pulumi.{self.name}.yaml"
+        doc = (yaml.safe_load(path.read_text()) if path.exists() else None) or {}
+        doc.setdefault("config", {}).update(values)
+        path.write_text(yaml.safe_dump(doc, sort_keys=False))
 
 
 def new_stack(base: Path, program: str | Path | None = None, *, stack: str = "test",

@@ -1,0 +1,480 @@
+"""TrainingJobArgs: every field of the ModelArts v2 create API, in Python naming, plus provider options.
+
+Layout: `metadata.*` and `spec.*` are flattened to the top level (``name``, ``description``,
+``flavor_id``, ``pool_id``, ``node_count``, ``volumes``, ...); ``algorithm`` and ``tasks`` keep the
+API's nesting. Provider-only options (waiting, timeouts, replacement policy, adoption) are never sent.
+
+The algorithm has four mutually exclusive forms (the API's "Options"):
+  1. ``algorithm.id``                                 an algorithm from algorithm management
+  2. ``algorithm.subscription_id`` + ``item_version_id``  a subscribed (AI Gallery) algorithm
+  3. ``algorithm.code_dir`` + ``boot_file`` (+ ``engine``)   own code on OBS with a preset engine
+  4. ``algorithm.engine.image_url`` (+ ``command``)       a custom image
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
+
+JOB_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# OBS locations: either obs://bucket/key or the API's own /bucket/key form. Buckets are 3-63 chars.
+OBS_URL_RE = re.compile(r"^(obs://|/)[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[^\s]*)?$")
+ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+
+WaitFor = Literal["none", "created", "running", "completed"]
+
+# The job phases after which a job no longer runs (used by delete and replace_failed).
+STOPPED_PHASES = frozenset({"Completed", "Failed", "Terminated", "Abnormal"})
+FAILED_PHASES = frozenset({"Failed", "Abnormal"})
+
+
+class _Model(BaseModel):
+    # extra="forbid": a typo in a field name is a check failure, not a silently ignored key.
+    model_config = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=False)
+
+
+def rule(field: str, message: str) -> PydanticCustomError:
+    """A cross-field rule violation that names the field it is about (read back by checking.py)."""
+    return PydanticCustomError("rule", message.replace("{", "(").replace("}", ")"), {"field": field})
+
+
+def to_api_obs(url: str) -> str:
+    """obs://bucket/key -> /bucket/key, the form the v2 API documents and returns."""
+    return "/" + url[len("obs://"):] if url.startswith("obs://") else url
+
+
+def to_obs_uri(url: str) -> str:
+    """/bucket/key -> obs://bucket/key, the form users see in outputs."""
+    return url if url.startswith("obs://") or not url.startswith("/") else "obs:/" + url
+
+
+def _obs_url(v: str | None) -> str | None:
+    if v is None:
+        return v
+    if not OBS_URL_RE.match(v):
+        raise ValueError("must be an OBS URL such as obs://bucket/path/ (or /bucket/path/)")
+    return v
+
+
+ObsUrl = Annotated[str, Field(min_length=1, max_length=1024)]
+NonEmpty = Annotated[str, Field(min_length=1, max_length=1024)]
+
+
+# --- algorithm parts ---------------------------------------------------------------------------
+
+
+class ParameterConstraint(_Model):
+    type: str | None = None
+    editable: bool | None = None
+    required: bool | None = None
+    sensitive: bool | None = None
+    valid_type: str | None = None
+    valid_range: list[str] | None = None
+
+
+class I18nDescription(_Model):
+    language: str | None = None
+    description: str | None = None
+
+
+class Parameter(_Model):
+    """A running parameter (passed to the boot file as --name=value)."""
+
+    name: Annotated[str, Field(min_length=1, max_length=256, pattern=r"^[A-Za-z0-9_.-]+$")]
+    value: str = ""
+    description: str | None = None
+    constraint: ParameterConstraint | None = None
+    i18n_description: I18nDescription | None = None
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _scalar_to_str(cls, v: Any) -> Any:
+        # Hyperparameters are strings on the wire; accept numbers/bools for convenience.
+        if isinstance(v, bool):
+            return str(v).lower()
+        if isinstance(v, (int, float)):
+            return str(v)
+        return v
+
+
+class DatasetRef(_Model):
+    id: NonEmpty
+    version_id: NonEmpty
+    obs_url: str | None = None
+
+
+class RemoteConstraint(_Model):
+    data_type: str | None = None
+    attributes: str | None = None
+
+
+class InputChannel(_Model):
+    """A data input: exactly one of ``obs_url`` or ``dataset``."""
+
+    name: Annotated[str, Field(min_length=1, max_length=64)]
+    obs_url: ObsUrl | None = None
+    dataset: DatasetRef | None = None
+    local_dir: str | None = None
+    description: str | None = None
+    remote_constraint: list[RemoteConstraint] | None = None
+
+    check_obs = field_validator("obs_url")(classmethod(lambda cls, v: _obs_url(v)))
+
+    @model_validator(mode="after")
+    def _one_source(self) -> InputChannel:
+        if (self.obs_url is None) == (self.dataset is None):
+            raise rule("obs_url", "set exactly one of obs_url or dataset")
+        return self
+
+
+class OutputChannel(_Model):
+    name: Annotated[str, Field(min_length=1, max_length=64)]
+    obs_url: ObsUrl
+    local_dir: str | None = None
+    description: str | None = None
+
+    check_obs = field_validator("obs_url")(classmethod(lambda cls, v: _obs_url(v)))
+
+
+class Engine(_Model):
+    """``engine_id``, or ``engine_name`` + ``engine_version``, or ``image_url``."""
+
+    engine_id: str | None = None
+    engine_name: str | None = None
+    engine_version: str | None = None
+    image_url: str | None = None
+
+    @model_validator(mode="after")
+    def _one_form(self) -> Engine:
+        forms = [self.engine_id is not None,
+                 self.engine_name is not None or self.engine_version is not None,
+                 self.image_url is not None]
+        if sum(forms) != 1:
+            raise rule("", "set exactly one of engine_id, engine_name + engine_version, or image_url")
+        if (self.engine_name is None) != (self.engine_version is None):
+            raise rule("engine_version" if self.engine_version is None else "engine_name",
+                       "engine_name and engine_version must be set together")
+        return self
+
+
+class RewardAttr(_Model):
+    name: str | None = None
+    mode: Literal["max", "min"] | None = None
+    regex: str | None = None
+
+
+class SearchParam(_Model):
+    name: str | None = None
+    param_type: Literal["continuous", "discrete"] | None = None
+    lower_bound: str | None = None
+    upper_bound: str | None = None
+    discrete_points_num: str | None = None
+    discrete_values: list[str] | None = None
+
+
+class AlgoConfigParam(_Model):
+    key: str | None = None
+    value: str | None = None
+    type: str | None = None
+
+
+class AlgoConfig(_Model):
+    name: str | None = None
+    params: list[AlgoConfigParam] | None = None
+
+
+class AutoSearch(_Model):
+    skip_search_params: str | None = None
+    reward_attrs: list[RewardAttr] | None = None
+    search_params: list[SearchParam] | None = None
+    algo_configs: list[AlgoConfig] | None = None
+
+
+class Policies(_Model):
+    auto_search: AutoSearch | None = None
+
+
+def _environments(v: Any) -> Any:
+    # The docs disagree (array of maps vs map); the service takes a map. Accept both, keep a map.
+    if isinstance(v, list):
+        merged: dict[str, Any] = {}
+        for item in v:
+            if not isinstance(item, dict):
+                raise ValueError("must be a map of NAME: value (or a list of such maps)")
+            merged.update(item)
+        return merged
+    return v
+
+
+class Algorithm(_Model):
+    id: str | None = None
+    name: str | None = None
+    subscription_id: str | None = None
+    item_version_id: str | None = None
+    code_dir: ObsUrl | None = None
+    boot_file: ObsUrl | None = None
+    autosearch_config_path: ObsUrl | None = None
+    autosearch_framework_path: ObsUrl | None = None
+    command: Annotated[str, Field(min_length=1, max_length=4096)] | None = None
+    parameters: list[Parameter] = Field(default_factory=list)
+    policies: Policies | None = None
+    inputs: list[InputChannel] = Field(default_factory=list)
+    outputs: list[OutputChannel] = Field(default_factory=list)
+    engine: Engine | None = None
+    local_code_dir: str | None = None
+    working_dir: str | None = None
+    environments: dict[Annotated[str, Field(pattern=ENV_NAME_RE.pattern)], str] = Field(default_factory=dict)
+
+    check_obs = field_validator("code_dir", "boot_file", "autosearch_config_path",
+                                 "autosearch_framework_path")(classmethod(lambda cls, v: _obs_url(v)))
+    check_env = field_validator("environments", mode="before")(classmethod(lambda cls, v: _environments(v)))
+
+    @field_validator("parameters", mode="before")
+    @classmethod
+    def _params_map(cls, v: Any) -> Any:
+        # Convenience: {"lr": 0.1} is [{"name": "lr", "value": "0.1"}], in key order.
+        if isinstance(v, dict):
+            return [{"name": k, "value": val} for k, val in v.items()]
+        return v
+
+    @field_validator("local_code_dir")
+    @classmethod
+    def _in_home(cls, v: str | None) -> str | None:
+        if v is not None and not (v == "/home" or v.startswith("/home/")):
+            raise ValueError("must be a directory under /home (API rule)")
+        return v
+
+    @model_validator(mode="after")
+    def _one_form(self) -> Algorithm:
+        by_id = self.id is not None
+        by_sub = self.subscription_id is not None or self.item_version_id is not None
+        by_code = self.code_dir is not None or self.boot_file is not None
+        by_image = self.engine is not None and self.engine.image_url is not None and not by_code
+        forms = [name for name, on in (("id", by_id), ("subscription_id + item_version_id", by_sub),
+                                       ("code_dir + boot_file", by_code),
+                                       ("engine.image_url", by_image)) if on]
+        if len(forms) != 1:
+            found = ", ".join(forms) if forms else "none"
+            raise rule("", "set exactly one algorithm form: id | subscription_id + item_version_id | "
+                       f"code_dir + boot_file (+ engine) | engine.image_url (+ command); found: {found}")
+        if by_sub and (self.subscription_id is None or self.item_version_id is None):
+            raise rule("item_version_id" if self.item_version_id is None else "subscription_id",
+                       "subscription_id and item_version_id must be set together")
+        if by_code and (self.code_dir is None or self.boot_file is None):
+            raise rule("boot_file" if self.boot_file is None else "code_dir",
+                       "code_dir and boot_file must be set together")
+        if (by_id or by_sub) and self.engine is not None:
+            raise rule("engine", "must be left blank when the algorithm is given by id or subscription")
+        if by_code and self.engine is None:
+            raise rule("engine", "code_dir + boot_file needs an engine (engine_id, engine_name + engine_version "
+                                 "or image_url)")
+        if by_image and self.command is None:
+            raise rule("command", "a custom image (engine.image_url) needs a command")
+        names = [p.name for p in self.parameters]
+        if len(names) != len(set(names)):
+            raise rule("parameters", "parameter names must be unique")
+        for kind, chans in (("inputs", self.inputs), ("outputs", self.outputs)):
+            cn = [c.name for c in chans]
+            if len(cn) != len(set(cn)):
+                raise rule(kind, "channel names must be unique")
+        return self
+
+
+# --- tasks (heterogeneous jobs; "not implemented currently" by the service, kept for coverage) ---
+
+
+class TaskJobConfig(_Model):
+    parameters: list[Parameter] | None = None
+    inputs: list[InputChannel] | None = None
+    outputs: list[OutputChannel] | None = None
+    engine: Engine | None = None
+
+
+class TaskAlgorithm(_Model):
+    job_config: TaskJobConfig | None = None
+    code_dir: str | None = None
+    boot_file: str | None = None
+    engine: Engine | None = None
+    inputs: list[InputChannel] | None = None
+    outputs: list[OutputChannel] | None = None
+    local_code_dir: str | None = None
+    working_dir: str | None = None
+
+
+class TaskResource(_Model):
+    flavor_id: str | None = None
+    node_count: Annotated[int, Field(ge=1, le=1024)]
+
+
+class Task(_Model):
+    role: str | None = None
+    algorithm: TaskAlgorithm | None = None
+    task_resource: TaskResource | None = None
+
+
+# --- spec parts ---------------------------------------------------------------------------------
+
+
+class NfsVolume(_Model):
+    nfs_server_path: Annotated[str, Field(pattern=r"^[^\s:]+:/\S*$")]
+    local_path: Annotated[str, Field(pattern=r"^/\S*$")]
+    read_only: bool = False
+
+
+class LogExportPath(_Model):
+    obs_url: ObsUrl | None = None
+    host_path: str | None = None
+
+    check_obs = field_validator("obs_url")(classmethod(lambda cls, v: _obs_url(v)))
+
+
+class AutoStop(_Model):
+    time_unit: Literal["HOURS"] = "HOURS"
+    duration: Annotated[int, Field(ge=1, le=24 * 365)]
+
+
+# --- the resource args -------------------------------------------------------------------------
+
+# Fields that steer the provider only; they are never sent and their changes touch nothing remote.
+PROVIDER_ONLY_FIELDS = frozenset({
+    "wait_for", "wait_timeout_seconds", "poll_interval_seconds", "delete_timeout_seconds",
+    "delete_before_replace", "replace_failed", "adopt_job_id",
+})
+# Fields the service can change in place (PUT).
+UPDATABLE_FIELDS = frozenset({"description"})
+
+
+class TrainingJobArgs(_Model):
+    """Validated inputs of a TrainingJob. See the module docstring for the layout."""
+
+    # metadata
+    name: str | None = Field(
+        None, description="Job name, 1-64 of [A-Za-z0-9_-]. Required unless adopt_job_id is set.")
+    description: Annotated[str, Field(max_length=256)] = ""
+    workspace_id: str | None = None
+    annotations: dict[str, str] = Field(default_factory=dict)
+    kind: Literal["job"] = "job"
+    # body
+    algorithm: Algorithm | None = None
+    tasks: list[Task] | None = None
+    # spec.resource
+    flavor_id: Annotated[str, Field(min_length=1, max_length=128)] | None = None
+    pool_id: Annotated[str, Field(min_length=1, max_length=128)] | None = None
+    node_count: Annotated[int, Field(ge=1, le=1024)] = 1
+    # spec
+    volumes: list[NfsVolume] = Field(default_factory=list)
+    log_export_path: LogExportPath | None = None
+    auto_stop: AutoStop | None = None
+    # provider options
+    wait_for: WaitFor = Field("created", description=(
+        "none: return after POST; created: until the job left Creating (default); running: until "
+        "Running; completed: until Completed. Failed/Abnormal fail the create."))
+    wait_timeout_seconds: Annotated[float, Field(gt=0, le=7 * 24 * 3600)] = 3600
+    poll_interval_seconds: Annotated[float, Field(ge=0.05, le=600)] = 5.0
+    delete_timeout_seconds: Annotated[float, Field(gt=0, le=24 * 3600)] = 900
+    delete_before_replace: bool = True
+    replace_failed: bool = Field(False, description="Replace the job on the next up if it is Failed/Abnormal "
+                                                    "(as last seen by refresh).")
+    adopt_job_id: Annotated[str, Field(min_length=1, max_length=128)] | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str | None) -> str | None:
+        if v is not None and not JOB_NAME_RE.match(v):
+            raise ValueError("must be 1-64 characters of letters, digits, underscores and hyphens")
+        return v
+
+    @model_validator(mode="after")
+    def _rules(self) -> TrainingJobArgs:
+        if self.name is None and self.adopt_job_id is None:
+            raise rule("name", "is required (or set adopt_job_id to take over an existing job)")
+        if self.tasks and (self.algorithm is not None or self.flavor_id or self.pool_id):
+            raise rule("tasks", "tasks and algorithm/spec are exclusive: leave tasks blank when spec is set")
+        if not self.tasks:
+            if self.algorithm is None:
+                raise rule("algorithm", "is required (one of the four algorithm forms)")
+            if self.flavor_id is None and self.pool_id is None:
+                raise rule("flavor_id", "is required: set flavor_id, or pool_id (+ flavor_id) for a dedicated pool")
+        return self
+
+    # --- wire ----------------------------------------------------------------------------------
+
+    def to_wire(self, name: str | None = None) -> dict[str, Any]:
+        """The POST /training-jobs body (API naming), without provider options."""
+        meta: dict[str, Any] = {"name": name or self.name, "description": self.description}
+        if self.workspace_id is not None:
+            meta["workspace_id"] = self.workspace_id
+        if self.annotations:
+            meta["annotations"] = dict(self.annotations)
+        body: dict[str, Any] = {"kind": self.kind, "metadata": meta}
+        if self.algorithm is not None:
+            body["algorithm"] = _algorithm_wire(self.algorithm)
+        if self.tasks:
+            body["tasks"] = [t.model_dump(exclude_none=True) for t in self.tasks]
+        else:
+            resource: dict[str, Any] = {"node_count": self.node_count}
+            if self.flavor_id is not None:
+                resource["flavor_id"] = self.flavor_id
+            if self.pool_id is not None:
+                resource["pool_id"] = self.pool_id
+            spec: dict[str, Any] = {"resource": resource}
+            if self.volumes:
+                spec["volumes"] = [{"nfs": v.model_dump()} for v in self.volumes]
+            if self.log_export_path is not None:
+                log = self.log_export_path.model_dump(exclude_none=True)
+                if "obs_url" in log:
+                    log["obs_url"] = to_api_obs(log["obs_url"])
+                spec["log_export_path"] = log
+            if self.auto_stop is not None:
+                spec["auto_stop"] = self.auto_stop.model_dump()
+            body["spec"] = spec
+        return body
+
+    def remote_fields(self) -> dict[str, Any]:
+        """Inputs that describe the remote job (everything but provider options), JSON-ready."""
+        return self.model_dump(mode="json", exclude=set(PROVIDER_ONLY_FIELDS))
+
+
+def _channel_in(c: InputChannel) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": c.name}
+    if c.obs_url is not None:
+        out["remote"] = {"obs": {"obs_url": to_api_obs(c.obs_url)}}
+    else:
+        assert c.dataset is not None
+        out["remote"] = {"dataset": c.dataset.model_dump(exclude_none=True)}
+    for k in ("local_dir", "description"):
+        if getattr(c, k) is not None:
+            out[k] = getattr(c, k)
+    if c.remote_constraint:
+        out["remote_constraint"] = [r.model_dump(exclude_none=True) for r in c.remote_constraint]
+    return out
+
+
+def _channel_out(c: OutputChannel) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": c.name, "remote": {"obs": {"obs_url": to_api_obs(c.obs_url)}}}
+    for k in ("local_dir", "description"):
+        if getattr(c, k) is not None:
+            out[k] = getattr(c, k)
+    return out
+
+
+def _algorithm_wire(a: Algorithm) -> dict[str, Any]:
+    plain = a.model_dump(exclude_none=True, exclude={"inputs", "outputs", "parameters", "environments",
+                                                      "policies", "engine"})
+    for key in ("code_dir", "boot_file", "autosearch_config_path", "autosearch_framework_path"):
+        if key in plain:
+            plain[key] = to_api_obs(plain[key])
+    plain["parameters"] = [p.model_dump(exclude_none=True) for p in a.parameters]
+    if a.inputs:
+        plain["inputs"] = [_channel_in(c) for c in a.inputs]
+    if a.outputs:
+        plain["outputs"] = [_channel_out(c) for c in a.outputs]
+    if a.engine is not None:
+        plain["engine"] = a.engine.model_dump(exclude_none=True)
+    if a.policies is not None:
+        plain["policies"] = a.policies.model_dump(exclude_none=True)
+    plain["environments"] = dict(a.environments)  # the service takes a map
+    return plain

@@ -1,0 +1,146 @@
+"""Stack config -> validated TrainingJobArgs per job (and per sweep point). No Pulumi, no API calls."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from .args import TrainingJobArgs
+from .checking import failures_from
+from .stack_config import PROJECT, JobConfig, ObsConfig, StackConfig, StackConfigError, _is_url
+from .sweep import as_param, point_names
+
+
+@dataclass(frozen=True)
+class JobPlan:
+    key: str             # export key and Pulumi resource name
+    config_path: str     # e.g. modelarts-jobs:jobs.mnist, for messages
+    args: TrainingJobArgs
+
+
+def _rel(obs: ObsConfig | None, prefix_attr: str, value: str, *extra: str) -> str:
+    if _is_url(value):
+        return value
+    assert obs is not None  # StackConfig checked that relative paths have an OBS location
+    return obs.url(getattr(obs, prefix_attr), *extra, value)
+
+
+def _engine(job: JobConfig) -> dict[str, Any] | None:
+    if job.image is not None:
+        return {"image_url": job.image}
+    e = job.engine
+    if e is None:
+        return None
+    out = {"engine_id": e.id, "engine_name": e.name, "engine_version": e.version, "image_url": e.image}
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def job_args(cfg: StackConfig, job: JobConfig, out_dir: str, *, name: str | None,
+             extra_params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The TrainingJobArgs input dict for one job; `out_dir` is its folder under outputs/ and logs/."""
+    obs = cfg.obs_for(job)
+    pool = cfg.pools[job.pool]
+    alg: dict[str, Any] = {}
+    if job.algorithm_id is not None:
+        alg["id"] = job.algorithm_id
+    if job.subscription is not None:
+        alg["subscription_id"] = job.subscription.id
+        alg["item_version_id"] = job.subscription.version_id
+    if job.code_dir is not None:
+        code = _rel(obs, "code", job.code_dir)
+        alg["code_dir"] = code
+        if job.boot_file is not None:
+            alg["boot_file"] = job.boot_file if _is_url(job.boot_file) else code + job.boot_file.lstrip("/")
+    elif job.boot_file is not None:
+        alg["boot_file"] = job.boot_file  # without code_dir: let the args rules report it
+    engine = _engine(job)
+    if engine is not None:
+        alg["engine"] = engine
+    if job.command is not None:
+        alg["command"] = job.command
+    params = {**job.parameters, **(extra_params or {})}
+    alg["parameters"] = [{"name": k, "value": as_param(v)} for k, v in params.items()]
+    alg["inputs"] = [
+        {"name": n, "obs_url": _rel(obs, "data", v)} if isinstance(v, str)
+        else {"name": n, "dataset": {"id": v.dataset.id, "version_id": v.dataset.version_id}}
+        for n, v in job.inputs.items()
+    ]
+    alg["outputs"] = [{"name": n, "obs_url": _rel(obs, "outputs", v, out_dir)} for n, v in job.outputs.items()]
+    alg["environments"] = {k: as_param(v) for k, v in job.environments.items()}
+    if job.working_dir is not None:
+        alg["working_dir"] = job.working_dir
+    if job.local_code_dir is not None:
+        alg["local_code_dir"] = job.local_code_dir
+
+    args: dict[str, Any] = {
+        "name": name, "description": job.description, "annotations": job.annotations,
+        "algorithm": alg, "flavor_id": pool.flavor, "pool_id": pool.pool_id, "node_count": job.nodes,
+        "volumes": [v.model_dump() for v in job.volumes],
+        "wait_for": job.wait_for, "wait_timeout_seconds": job.wait_timeout_seconds,
+        "poll_interval_seconds": job.poll_interval_seconds,
+        "delete_timeout_seconds": job.delete_timeout_seconds,
+        "delete_before_replace": job.delete_before_replace, "replace_failed": job.replace_failed,
+        "adopt_job_id": job.adopt_job_id,
+    }
+    if job.logs and obs is not None and obs.logs is not None:
+        args["log_export_path"] = {"obs_url": obs.url(obs.logs, out_dir)}
+    if job.auto_stop_hours is not None:
+        args["auto_stop"] = {"time_unit": "HOURS", "duration": job.auto_stop_hours}
+    return args
+
+
+# Resource args name -> the config key users wrote, for messages.
+_CONFIG_NAMES = {
+    "algorithm.id": "algorithmId", "algorithm.subscription_id": "subscription.id",
+    "algorithm.item_version_id": "subscription.versionId", "algorithm.code_dir": "codeDir",
+    "algorithm.boot_file": "bootFile", "algorithm.engine": "engine", "algorithm.command": "command",
+    "algorithm.parameters": "parameters", "algorithm.environments": "environments",
+    "algorithm.inputs": "inputs", "algorithm.outputs": "outputs", "algorithm": "algorithm (one of "
+    "algorithmId, subscription, codeDir + bootFile + engine, image + command)",
+    "flavor_id": "pool", "pool_id": "pool", "node_count": "nodes", "name": "name",
+    "algorithm.local_code_dir": "localCodeDir", "algorithm.working_dir": "workingDir",
+    "log_export_path": "obs (logs)", "volumes": "volumes", "annotations": "annotations",
+}
+
+
+def _config_field(prop: str) -> str:
+    for args_name in sorted(_CONFIG_NAMES, key=len, reverse=True):
+        if prop == args_name or prop.startswith(args_name + ".") or prop.startswith(args_name + "["):
+            return _CONFIG_NAMES[args_name] + prop[len(args_name):]
+    return prop
+
+
+def _validate(path: str, raw: dict[str, Any]) -> TrainingJobArgs:
+    derived = raw.get("name") is None and raw.get("adopt_job_id") is None
+    # A derived name (resource name + random suffix) only exists at deploy time; validate the rest
+    # with a stand-in of the same shape and hand the resource no name.
+    checked = {**raw, "name": "derived-name-000000"} if derived else raw
+    try:
+        args = TrainingJobArgs.model_validate(checked)
+        return args.model_copy(update={"name": None}) if derived else args
+    except ValidationError as e:
+        parts = [f"{path}.{_config_field(f.property)}: {f.reason}" for f in failures_from(e, raw)]
+        raise StackConfigError("invalid stack config: " + "; ".join(parts)) from None
+
+
+def plan(cfg: StackConfig) -> list[JobPlan]:
+    plans: list[JobPlan] = []
+    for key, job in cfg.jobs.items():
+        path = f"{PROJECT}:jobs.{key}"
+        plans.append(JobPlan(key, path, _validate(path, job_args(cfg, job, key, name=job.name))))
+    for sweep_key, sweep in cfg.sweeps.items():
+        path = f"{PROJECT}:sweeps.{sweep_key}"
+        for job_name, point in point_names(sweep_key, sweep.grid):
+            raw = job_args(cfg, sweep, f"{sweep_key}/{job_name}", name=job_name, extra_params=point)
+            plans.append(JobPlan(job_name, path, _validate(path, raw)))
+    keys = [p.key for p in plans]
+    dup = sorted({k for k in keys if keys.count(k) > 1})
+    if dup:
+        raise StackConfigError(f"invalid stack config: job key {dup[0]} is declared twice (jobs and a sweep point)")
+    names = [p.args.name for p in plans if p.args.name]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise StackConfigError(f"invalid stack config: job name {dup[0]} is used by more than one job")
+    return plans

@@ -1,0 +1,167 @@
+"""TrainingJob: a ModelArts training job as a Pulumi dynamic resource.
+
+    job = TrainingJob("resnet", {
+        "algorithm": {"code_dir": "obs://bucket/code/", "boot_file": "obs://bucket/code/train.py",
+                      "engine": {"engine_name": "PyTorch", "engine_version": "pytorch_1.8.0-..."},
+                      "parameters": {"lr": "0.01"},
+                      "outputs": [{"name": "train_url", "obs_url": "obs://bucket/out/"}]},
+        "flavor_id": "modelarts.p3.large.public",
+        "wait_for": "completed",
+    })
+
+Args: see TrainingJobInputs (and modelarts_provider.args.TrainingJobArgs for the rules). Every value
+may be a Pulumi Input. Outputs: job_id, job_name, phase, secondary_phase, create_time, start_time,
+duration_ms, flavor_name, task_names, task_statuses, output_paths, output_path, console_url.
+
+Naming: `name` if given; otherwise "<resource name>-<6 random chars>" from a pulumi-random
+RandomString whose keepers hash the replace-triggering spec, so the suffix is stable across updates
+and renewed exactly when the job is replaced.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from typing import Any, Optional, TypedDict
+
+import pulumi
+import pulumi_random as random
+from pulumi.dynamic import Resource
+
+from .args import PROVIDER_ONLY_FIELDS, UPDATABLE_FIELDS, TrainingJobArgs, WaitFor
+from .checking import OUTPUT_KEYS
+from .provider import TrainingJobProvider
+
+# One provider object for every job: identical pickles, one configured instance per provider process.
+PROVIDER = TrainingJobProvider()
+SUFFIX_LENGTH = 6
+
+
+class EngineInputs(TypedDict, total=False):
+    engine_id: pulumi.Input[str]
+    engine_name: pulumi.Input[str]
+    engine_version: pulumi.Input[str]
+    image_url: pulumi.Input[str]
+
+
+class InputChannelInputs(TypedDict, total=False):
+    name: pulumi.Input[str]
+    obs_url: pulumi.Input[str]
+    dataset: pulumi.Input[Mapping[str, pulumi.Input[str]]]  # {id, version_id, obs_url?}
+    local_dir: pulumi.Input[str]
+    description: pulumi.Input[str]
+    remote_constraint: pulumi.Input[list[Mapping[str, Any]]]
+
+
+class OutputChannelInputs(TypedDict, total=False):
+    name: pulumi.Input[str]
+    obs_url: pulumi.Input[str]
+    local_dir: pulumi.Input[str]
+    description: pulumi.Input[str]
+
+
+class AlgorithmInputs(TypedDict, total=False):
+    """Exactly one form: id | subscription_id + item_version_id | code_dir + boot_file (+ engine) |
+    engine.image_url (+ command)."""
+
+    id: pulumi.Input[str]
+    name: pulumi.Input[str]
+    subscription_id: pulumi.Input[str]
+    item_version_id: pulumi.Input[str]
+    code_dir: pulumi.Input[str]
+    boot_file: pulumi.Input[str]
+    autosearch_config_path: pulumi.Input[str]
+    autosearch_framework_path: pulumi.Input[str]
+    command: pulumi.Input[str]
+    parameters: pulumi.Input[list[Mapping[str, Any]] | Mapping[str, Any]]  # [{name, value}] or {name: value}
+    policies: pulumi.Input[Mapping[str, Any]]  # {auto_search: {...}}
+    inputs: pulumi.Input[list[InputChannelInputs]]
+    outputs: pulumi.Input[list[OutputChannelInputs]]
+    engine: pulumi.Input[EngineInputs]
+    local_code_dir: pulumi.Input[str]
+    working_dir: pulumi.Input[str]
+    environments: pulumi.Input[Mapping[str, pulumi.Input[str]]]
+
+
+class TrainingJobInputs(TypedDict, total=False):
+    # metadata
+    name: pulumi.Input[str]
+    description: pulumi.Input[str]
+    workspace_id: pulumi.Input[str]
+    annotations: pulumi.Input[Mapping[str, pulumi.Input[str]]]
+    kind: pulumi.Input[str]
+    # body
+    algorithm: pulumi.Input[AlgorithmInputs]
+    tasks: pulumi.Input[list[Mapping[str, Any]]]
+    # spec
+    flavor_id: pulumi.Input[str]
+    pool_id: pulumi.Input[str]
+    node_count: pulumi.Input[int]
+    volumes: pulumi.Input[list[Mapping[str, Any]]]  # [{nfs_server_path, local_path, read_only}]
+    log_export_path: pulumi.Input[Mapping[str, pulumi.Input[str]]]  # {obs_url?, host_path?}
+    auto_stop: pulumi.Input[Mapping[str, Any]]  # {duration: hours, time_unit: "HOURS"}
+    # provider options
+    wait_for: pulumi.Input[WaitFor]
+    wait_timeout_seconds: pulumi.Input[float]
+    poll_interval_seconds: pulumi.Input[float]
+    delete_timeout_seconds: pulumi.Input[float]
+    delete_before_replace: pulumi.Input[bool]
+    replace_failed: pulumi.Input[bool]
+    adopt_job_id: pulumi.Input[str]
+
+
+def name_prefix(resource_name: str) -> str:
+    """A job-name-safe prefix of the resource name, leaving room for '-' + suffix."""
+    safe = re.sub(r"[^A-Za-z0-9_-]+", "-", resource_name).strip("-") or "job"
+    return safe[: 64 - SUFFIX_LENGTH - 1]
+
+
+def _canonical_hash(spec: Any) -> str:
+    return hashlib.sha256(json.dumps(spec, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:32]
+
+
+def replacement_keepers(props: Mapping[str, Any]) -> pulumi.Output[dict[str, str]]:
+    """keepers for the name suffix: a hash over every input whose change replaces the job."""
+    spec = {k: v for k, v in props.items()
+            if k not in PROVIDER_ONLY_FIELDS and k not in UPDATABLE_FIELDS and k != "name" and v is not None}
+    return pulumi.Output.from_input(spec).apply(lambda s: {"spec": _canonical_hash(s)})
+
+
+class TrainingJob(Resource, module="modelarts", name="TrainingJob"):
+    job_id: pulumi.Output[str]
+    job_name: pulumi.Output[str]
+    phase: pulumi.Output[str]
+    secondary_phase: pulumi.Output[Optional[str]]
+    create_time: pulumi.Output[Optional[str]]
+    start_time: pulumi.Output[Optional[str]]
+    duration_ms: pulumi.Output[int]
+    flavor_name: pulumi.Output[Optional[str]]
+    task_names: pulumi.Output[list[str]]
+    task_statuses: pulumi.Output[list[dict[str, Any]]]
+    output_paths: pulumi.Output[dict[str, str]]
+    output_path: pulumi.Output[Optional[str]]
+    console_url: pulumi.Output[Optional[str]]
+
+    def __init__(self, resource_name: str, args: TrainingJobInputs | TrainingJobArgs | Mapping[str, Any] | None = None,
+                 opts: Optional[pulumi.ResourceOptions] = None, **kwargs: Any) -> None:
+        if isinstance(args, TrainingJobArgs):
+            props: dict[str, Any] = args.model_dump(exclude_none=True)
+        else:
+            props = dict(args or {})
+        props.update(kwargs)
+        opts = opts or pulumi.ResourceOptions()
+
+        if props.get("name") is None and props.get("adopt_job_id") is None:
+            suffix = random.RandomString(
+                f"{resource_name}-name",
+                length=SUFFIX_LENGTH, special=False, upper=False,
+                keepers=replacement_keepers(props),
+                opts=pulumi.ResourceOptions(parent=opts.parent, provider=None),
+            )
+            props["name"] = pulumi.Output.concat(name_prefix(resource_name), "-", suffix.result)
+
+        for key in OUTPUT_KEYS:
+            props.setdefault(key, None)
+        super().__init__(PROVIDER, resource_name, props, opts)

@@ -1,0 +1,296 @@
+"""Typed stack config of the `modelarts-jobs` program (keys under the project namespace).
+
+    modelarts-jobs:obs:            # named OBS locations: a bucket and prefixes
+      main:
+        bucket: my-bucket
+        code: code/                # default "code/"
+        data: data/                # default "data/"
+        outputs: outputs/          # default "outputs/"
+        logs: logs/                # default "logs/"; null: no log export
+    modelarts-jobs:pools:          # named resource pools
+      gpu:
+        flavor: modelarts.p3.large.public      # flavor id (public pool), or with poolId for dedicated
+        poolId: poolfaf38d76                   # optional: dedicated pool
+        maxNodes: 4                            # node limit for jobs on this pool (default 1)
+    modelarts-jobs:jobs:           # the jobs; the key is the Pulumi resource name
+      mnist:
+        pool: gpu                  # required: a key of pools
+        obs: main                  # a key of obs (optional when there is exactly one)
+        nodes: 1                   # <= the pool's maxNodes
+        name: mnist-train          # optional explicit job name; default <key>-<random suffix>
+        description: ...
+        # algorithm: exactly one of
+        algorithmId: 8d1b...                    # algorithm management
+        subscription: {id: ..., versionId: ...} # subscribed algorithm
+        codeDir: mnist/                         # + bootFile + engine: own code (relative to obs code prefix)
+        bootFile: train.py                      #   relative to codeDir (or a full obs:// URL)
+        engine: {name: PyTorch, version: ...}   #   or {id: ...} or {image: swr.../img:tag}
+        image: swr.../img:tag                   # + command: custom image
+        command: python train.py
+        parameters: {lr: 0.01, epochs: 10}
+        inputs: {data_url: mnist/}              # relative to obs data prefix, obs:// URL, or {dataset: {id, versionId}}
+        outputs: {train_url: ""}                # relative to <outputs prefix>/<job key>/ (default {train_url: ""})
+        environments: {NCCL_DEBUG: INFO}
+        logs: true                              # export logs to <logs prefix>/<job key>/ (default true)
+        autoStopHours: 24
+        volumes: [{nfsServerPath: "10.0.0.1:/", localPath: /mnt/nfs, readOnly: true}]
+        annotations: {...}
+        workingDir / localCodeDir
+        # provider options
+        waitFor: created                        # none | created | running | completed
+        waitTimeoutSeconds: 3600
+        pollIntervalSeconds: 5
+        deleteTimeoutSeconds: 900
+        deleteBeforeReplace: true
+        replaceFailed: false
+        adoptJobId: <job id>                    # take over an existing job instead of creating one
+    modelarts-jobs:sweeps:         # grids: every job field above (except name, adoptJobId) plus
+      lr-sweep:
+        pool: gpu
+        codeDir: mnist/
+        ...
+        grid: {lr: [0.1, 0.01, 0.001], batch_size: [32, 64, 128]}   # one job per point
+        maxJobs: 500                            # guard against accidental huge grids
+
+Unknown keys are errors. Errors name the full key (e.g. `modelarts-jobs:jobs.mnist.pool`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic.alias_generators import to_camel
+
+from .args import OBS_URL_RE, rule
+
+PROJECT = "modelarts-jobs"
+SECTIONS = ("obs", "pools", "jobs", "sweeps")
+KEY_RE = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$"
+BUCKET_RE = r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$"
+Scalar = Union[str, int, float, bool]
+
+
+class _Cfg(BaseModel):
+    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=False)
+
+
+Key = Annotated[str, Field(pattern=KEY_RE)]
+
+
+class ObsConfig(_Cfg):
+    bucket: Annotated[str, Field(pattern=BUCKET_RE)]
+    code: str = "code/"
+    data: str = "data/"
+    outputs: str = "outputs/"
+    logs: str | None = "logs/"
+
+    @field_validator("code", "data", "outputs", "logs")
+    @classmethod
+    def _prefix(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
+        if v.startswith(("/", "obs:")) or re.search(r"\s", v):
+            raise ValueError("must be a relative prefix inside the bucket, e.g. data/")
+        return v.strip("/") + "/" if v.strip("/") else ""
+
+    def url(self, prefix: str, *rel: str) -> str:
+        parts = [p.strip("/") for p in (prefix, *rel) if p and p.strip("/")]
+        return f"obs://{self.bucket}/" + "".join(p + "/" for p in parts)
+
+
+class PoolConfig(_Cfg):
+    flavor: str | None = None
+    pool_id: str | None = None
+    max_nodes: Annotated[int, Field(ge=1, le=1024)] = 1
+
+    @model_validator(mode="after")
+    def _one(self) -> PoolConfig:
+        if self.flavor is None and self.pool_id is None:
+            raise rule("flavor", "set flavor (public pool) and/or poolId (dedicated pool)")
+        return self
+
+
+class EngineConfig(_Cfg):
+    id: str | None = None
+    name: str | None = None
+    version: str | None = None
+    image: str | None = None
+
+
+class SubscriptionConfig(_Cfg):
+    id: str
+    version_id: str
+
+
+class DatasetConfig(_Cfg):
+    id: str
+    version_id: str
+
+
+class InputDataset(_Cfg):
+    dataset: DatasetConfig
+
+
+class NfsConfig(_Cfg):
+    nfs_server_path: str
+    local_path: str
+    read_only: bool = False
+
+
+class JobConfig(_Cfg):
+    pool: Key
+    obs: str | None = None
+    nodes: Annotated[int, Field(ge=1, le=1024)] = 1
+    name: str | None = None
+    description: str = ""
+    algorithm_id: str | None = None
+    subscription: SubscriptionConfig | None = None
+    code_dir: str | None = None
+    boot_file: str | None = None
+    engine: EngineConfig | None = None
+    image: str | None = None
+    command: str | None = None
+    parameters: dict[str, Scalar] = Field(default_factory=dict)
+    inputs: dict[str, Union[str, InputDataset]] = Field(default_factory=dict)
+    outputs: dict[str, str] = Field(default_factory=lambda: {"train_url": ""})
+    environments: dict[str, Scalar] = Field(default_factory=dict)
+    logs: bool = True
+    auto_stop_hours: Annotated[int, Field(ge=1)] | None = None
+    volumes: list[NfsConfig] = Field(default_factory=list)
+    annotations: dict[str, str] = Field(default_factory=dict)
+    working_dir: str | None = None
+    local_code_dir: str | None = None
+    wait_for: Literal["none", "created", "running", "completed"] = "created"
+    wait_timeout_seconds: Annotated[float, Field(gt=0)] = 3600
+    poll_interval_seconds: Annotated[float, Field(ge=0.05)] = 5.0
+    delete_timeout_seconds: Annotated[float, Field(gt=0)] = 900
+    delete_before_replace: bool = True
+    replace_failed: bool = False
+    adopt_job_id: str | None = None
+
+
+class SweepConfig(JobConfig):
+    grid: dict[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")], Annotated[list[Scalar], Field(min_length=1)]]
+    max_jobs: Annotated[int, Field(ge=1, le=10000)] = 500
+
+    @model_validator(mode="after")
+    def _sweep_rules(self) -> SweepConfig:
+        if not self.grid:
+            raise rule("grid", "needs at least one parameter with a list of values")
+        if self.name is not None:
+            raise rule("name", "is not allowed in a sweep: job names are derived from the grid point")
+        if self.adopt_job_id is not None:
+            raise rule("adoptJobId", "is not allowed in a sweep")
+        for k, values in self.grid.items():
+            if len({str(v) for v in values}) != len(values):
+                raise rule(f"grid.{k}", "values must be distinct")
+            if k in self.parameters:
+                raise rule(f"grid.{k}", "is also a fixed parameter; remove it from parameters")
+        total = 1
+        for values in self.grid.values():
+            total *= len(values)
+        if total > self.max_jobs:
+            raise rule("grid", f"expands to {total} jobs, more than maxJobs ({self.max_jobs})")
+        return self
+
+
+class StackConfig(_Cfg):
+    obs: dict[Key, ObsConfig] = Field(default_factory=dict)
+    pools: dict[Key, PoolConfig] = Field(default_factory=dict)
+    jobs: dict[Key, JobConfig] = Field(default_factory=dict)
+    sweeps: dict[Key, SweepConfig] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _references(self) -> StackConfig:
+        both = set(self.jobs) & set(self.sweeps)
+        if both:
+            raise rule(f"sweeps.{sorted(both)[0]}", "a sweep cannot have the same key as a job")
+        for section, entries in (("jobs", self.jobs), ("sweeps", self.sweeps)):
+            for key, job in entries.items():
+                where = f"{section}.{key}"
+                pool = self.pools.get(job.pool)
+                if pool is None:
+                    known = ", ".join(sorted(self.pools)) or "none defined in modelarts-jobs:pools"
+                    raise rule(f"{where}.pool", f"unknown pool {job.pool!r} (known: {known})")
+                if job.nodes > pool.max_nodes:
+                    raise rule(f"{where}.nodes", f"{job.nodes} exceeds pool {job.pool!r} maxNodes {pool.max_nodes}")
+                if job.obs is not None and job.obs not in self.obs:
+                    known = ", ".join(sorted(self.obs)) or "none defined in modelarts-jobs:obs"
+                    raise rule(f"{where}.obs", f"unknown OBS location {job.obs!r} (known: {known})")
+                if job.obs is None and len(self.obs) > 1 and _uses_obs(job):
+                    raise rule(f"{where}.obs", "is required when several OBS locations are defined")
+                if job.obs is None and not self.obs and _uses_relative_obs(job):
+                    raise rule(f"{where}.obs", "relative paths need an OBS location (modelarts-jobs:obs)")
+        return self
+
+    def obs_for(self, job: JobConfig) -> ObsConfig | None:
+        if job.obs is not None:
+            return self.obs[job.obs]
+        return next(iter(self.obs.values())) if len(self.obs) == 1 else None
+
+
+def _is_url(v: str) -> bool:
+    return bool(OBS_URL_RE.match(v)) and v.startswith("obs://")
+
+
+def _uses_relative_obs(job: JobConfig) -> bool:
+    rel = [job.code_dir] if job.code_dir is not None else []
+    rel += [v for v in job.inputs.values() if isinstance(v, str)]
+    return any(not _is_url(v) for v in rel) or bool(job.outputs) or job.logs
+
+
+def _uses_obs(job: JobConfig) -> bool:
+    return _uses_relative_obs(job)
+
+
+# --- loading and messages ------------------------------------------------------------------------
+
+
+class StackConfigError(ValueError):
+    """One line naming the offending key(s) and what is allowed."""
+
+
+def _loc_text(loc: tuple[Any, ...]) -> str:
+    section, rest = str(loc[0]), loc[1:]
+    text = f"{PROJECT}:{section}"
+    for part in rest:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return text
+
+
+def _reason(err: dict[str, Any]) -> str:
+    msg = err["msg"].removeprefix("Value error, ")
+    if err["type"] == "extra_forbidden":
+        return "unknown key"
+    if err["type"] == "missing":
+        return "is required"
+    return msg
+
+
+def format_errors(error: ValidationError) -> str:
+    parts = []
+    for err in error.errors():
+        loc = tuple(p for p in err["loc"] if p not in ("str", "int", "float", "bool", "InputDataset",
+                                                        "list[union[str,int,float,bool]]"))
+        field = (err.get("ctx") or {}).get("field") if err["type"] == "rule" else None
+        if field:
+            loc = loc + tuple(field.split("."))
+        if not loc:
+            parts.append(_reason(err))
+            continue
+        parts.append(f"{_loc_text(loc)}: {_reason(err)}")
+    return "invalid stack config: " + "; ".join(dict.fromkeys(parts))
+
+
+def parse(raw: dict[str, Any], all_keys: list[str] | None = None) -> StackConfig:
+    """`raw`: {"obs": ..., "pools": ..., ...} (values as structured config). Raises StackConfigError."""
+    unknown = sorted(k for k in (all_keys or []) if k.startswith(f"{PROJECT}:") and k.split(":", 1)[1] not in SECTIONS)
+    if unknown:
+        raise StackConfigError(f"invalid stack config: unknown key {', '.join(unknown)} "
+                               f"(allowed: {', '.join(f'{PROJECT}:{s}' for s in SECTIONS)})")
+    try:
+        return StackConfig.model_validate({k: v for k, v in raw.items() if v is not None})
+    except ValidationError as e:
+        raise StackConfigError(format_errors(e)) from None

@@ -1,0 +1,289 @@
+"""End to end: the real Pulumi CLI runs the repository's stack program against the emulator over HTTP."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.e2e.harness import REPO_ROOT, Stack, new_stack
+
+ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator catalog
+CPU = "modelarts.vm.cpu.2u"
+GPU = "modelarts.p3.large.public"
+
+
+@pytest.fixture
+def emu(tmp_path: Path) -> Iterator[Any]:
+    from modelarts_emulator.testing import running_emulator
+
+    with running_emulator(tmp_path / "emulator", run_seconds=2, phase_seconds=0.2) as e:
+        yield e
+
+
+def job(**over: Any) -> dict[str, Any]:
+    base = {"pool": "cpu", "algorithmId": ALGORITHM_ID, "parameters": {"epochs": 1},
+            "pollIntervalSeconds": 0.2, "description": "first"}
+    base.update(over)
+    return base
+
+
+def stack_config(jobs: dict[str, Any], sweeps: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "modelarts-jobs:obs": {"main": {"bucket": "emulator-bucket"}},
+        "modelarts-jobs:pools": {"cpu": {"flavor": CPU, "maxNodes": 4}, "gpu": {"flavor": GPU, "maxNodes": 2}},
+        "modelarts-jobs:jobs": jobs,
+        **({"modelarts-jobs:sweeps": sweeps} if sweeps else {}),
+    }
+
+
+def make_stack(tmp_path: Path, emu: Any, jobs: dict[str, Any], sweeps: dict[str, Any] | None = None) -> Stack:
+    st = new_stack(tmp_path, REPO_ROOT, config={
+        "modelarts:region": "cn-north-4", "modelarts:projectId": emu.project_id,
+        "modelarts:endpoint": emu.url, "modelarts:accessKey": emu.access_key,
+    }, secrets={"modelarts:secretKey": emu.secret_key})
+    st.write_config(stack_config(jobs, sweeps))
+    return st
+
+
+def live_jobs(emu: Any) -> dict[str, dict[str, Any]]:
+    return {j["metadata"]["name"]: j for j in emu.jobs()}
+
+
+def running(emu: Any) -> list[str]:
+    return [n for n, j in live_jobs(emu).items() if j["status"]["phase"] in ("Creating", "Pending", "Running")]
+
+
+def wait_until(pred, timeout: float = 30, step: float = 0.2) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return
+        time.sleep(step)
+    raise AssertionError("condition not reached in time")
+
+
+def assert_no_plaintext_secrets(st: Stack, emu: Any) -> None:
+    blob = json.dumps(st.export()) + "".join(p.stdout + p.stderr for p in st.history)
+    assert emu.secret_key not in blob
+
+
+def outputs_jobs(st: Stack) -> dict[str, Any]:
+    return st.outputs()["jobs"]
+
+
+def job_state(st: Stack, key: str) -> dict[str, Any]:
+    """The TrainingJob resource's outputs in the state (refresh updates these, not stack outputs)."""
+    (res,) = [r for r in st.resources() if r["urn"].endswith(f"TrainingJob::{key}")]
+    return res["outputs"]
+
+
+def test_up_preview_refresh_destroy(tmp_path: Path, emu: Any) -> None:
+    st = make_stack(tmp_path, emu, {"explicit": job(name="explicit-job"), "derived": job(pool="gpu")})
+    up = st.up()
+    names = set(live_jobs(emu))
+    assert len(names) == 2 and "explicit-job" in names
+    derived = next(n for n in names if n != "explicit-job")
+    assert derived.startswith("derived-") and len(derived) == len("derived-") + 6
+    assert "explicit-job: Creating" in up.stdout  # phase changes are printed
+
+    out = outputs_jobs(st)
+    assert set(out) == {"explicit", "derived"}
+    assert out["explicit"]["name"] == "explicit-job" and out["explicit"]["id"]
+    assert out["explicit"]["outputPath"] == "obs://emulator-bucket/outputs/explicit/"
+    assert out["explicit"]["phase"] in ("Pending", "Running")
+
+    before = emu.counters()["total"]
+    st.preview("--expect-no-changes")
+    assert emu.counters()["total"] == before  # preview makes zero API calls
+
+    wait_until(lambda: all(j["status"]["phase"] == "Completed" for j in emu.jobs()))
+    st.refresh()  # records Completed
+    assert job_state(st, "explicit")["phase"] == "Completed"
+    st.refresh("--expect-no-changes")
+    st.preview("--expect-no-changes")  # a finished job is not re-created
+    assert set(live_jobs(emu)) == names
+
+    st.destroy()
+    assert emu.jobs() == []
+    assert_no_plaintext_secrets(st, emu)
+
+
+def test_description_update_and_flavor_replace(tmp_path: Path, emu: Any) -> None:
+    jobs = {"train": job(name="train-a")}
+    st = make_stack(tmp_path, emu, jobs)
+    st.up()
+    first_id = outputs_jobs(st)["train"]["id"]
+    c0 = emu.counters()
+
+    jobs["train"]["description"] = "second"
+    st.write_config(stack_config(jobs))
+    st.up()
+    c1 = emu.counters()
+    assert c1["update"] - c0["update"] == 1 and c1["create"] == c0["create"]
+    assert outputs_jobs(st)["train"]["id"] == first_id
+    assert live_jobs(emu)["train-a"]["metadata"]["description"] == "second"
+
+    jobs["train"]["pool"] = "gpu"  # flavor change: replace
+    st.write_config(stack_config(jobs))
+    st.up()
+    new_id = outputs_jobs(st)["train"]["id"]
+    assert new_id != first_id
+    ids = [j["metadata"]["id"] for j in emu.jobs()]
+    assert ids == [new_id]  # old one terminated and deleted
+    assert live_jobs(emu)["train-a"]["spec"]["resource"]["flavor_id"] == GPU
+    st.destroy()
+    assert emu.jobs() == []
+    assert_no_plaintext_secrets(st, emu)
+
+
+def test_out_of_band_terminate_and_delete_seen_by_refresh(tmp_path: Path, emu: Any) -> None:
+    long_run = {"emulator/run-seconds": "60"}
+    st = make_stack(tmp_path, emu, {"a": job(name="oob-a", annotations=long_run),
+                                    "b": job(name="oob-b", annotations=long_run)})
+    st.up()
+    ids = {k: v["id"] for k, v in outputs_jobs(st).items()}
+    s = emu.session()
+    base = f"{emu.url}/v2/{emu.project_id}/training-jobs"
+    assert s.post(f"{base}/{ids['a']}/actions", json={"action_type": "terminate"}).status_code < 300
+    wait_until(lambda: live_jobs(emu)["oob-a"]["status"]["phase"] == "Terminated")
+    assert s.delete(f"{base}/{ids['b']}").status_code < 300
+
+    st.refresh()
+    assert job_state(st, "a")["phase"] == "Terminated"
+    urns = [r["urn"] for r in st.resources()]
+    assert not any(u.endswith("TrainingJob::b") for u in urns)  # dropped from the state
+    st.destroy()
+    assert emu.jobs() == []
+
+
+def test_wait_completed_on_failing_job_fails_up_and_leaves_nothing_running(tmp_path: Path, emu: Any) -> None:
+    fail = {"emulator/outcome": "fail", "emulator/exit-code": "7", "emulator/run-seconds": "0.5"}
+    st = make_stack(tmp_path, emu, {"bad": job(name="bad-job", waitFor="completed", annotations=fail)})
+    up = st.up(check=False)
+    assert up.returncode != 0
+    text = up.stdout + up.stderr
+    assert "bad-job" in text and "Failed" in text and "exit code 7" in text
+    assert running(emu) == []
+    assert_no_plaintext_secrets(st, emu)
+
+
+def test_wait_timeout_terminates_job(tmp_path: Path, emu: Any) -> None:
+    slow = {"emulator/run-seconds": "60"}
+    st = make_stack(tmp_path, emu, {"slow": job(name="slow-job", waitFor="completed", waitTimeoutSeconds=1,
+                                                annotations=slow)})
+    up = st.up(check=False)
+    assert up.returncode != 0 and "timed out" in up.stdout + up.stderr
+    assert running(emu) == []
+
+
+def test_up_killed_during_create_then_rerun_gives_one_job_per_declaration(tmp_path: Path, emu: Any) -> None:
+    slow = {"emulator/run-seconds": "4"}
+    jobs = {"k1": job(waitFor="completed", annotations=slow), "k2": job(name="k2-job", waitFor="completed",
+                                                                        annotations=slow)}
+    st = make_stack(tmp_path, emu, jobs)
+    proc = subprocess.Popen(["pulumi", "up", "--yes", "--skip-preview", "--non-interactive", "--stack", st.name],
+                            cwd=st.workdir, env=st.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    try:
+        wait_until(lambda: len(emu.jobs()) == 2, timeout=60)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the CLI and its provider processes
+        proc.wait()
+    # A killed CLI leaves the file-backend lock behind; `pulumi cancel` removes it.
+    st.run("cancel", "--yes", check=False)
+    st.up()
+    names = sorted(live_jobs(emu))
+    assert len(names) == 2 and "k2-job" in names
+    assert sorted(v["name"] for v in outputs_jobs(st).values()) == names
+    st.destroy()
+    assert emu.jobs() == []
+
+
+def test_sweep_3x3_creates_9_jobs_with_distinct_deterministic_names(tmp_path: Path, emu: Any) -> None:
+    sweep = {"lr-sweep": {**job(waitFor="none"), "parameters": {},
+                          "grid": {"lr": [0.1, 0.01, 0.001], "batch_size": [32, 64, 128]}}}
+    st = make_stack(tmp_path, emu, {}, sweeps=sweep)
+    st.up()
+    names = sorted(live_jobs(emu))
+    assert len(names) == 9 and all(n.startswith("lr-sweep-") for n in names)
+    assert sorted(outputs_jobs(st)) == names  # resource key = job name
+    st.preview("--expect-no-changes")
+    from modelarts_provider.sweep import point_names
+
+    expected = sorted(n for n, _ in point_names("lr-sweep", {"batch_size": [32, 64, 128], "lr": [0.1, 0.01, 0.001]}))
+    assert names == expected
+    st.destroy()
+    assert emu.jobs() == []
+    assert_no_plaintext_secrets(st, emu)
+
+
+@pytest.mark.parametrize("mutate,fragment", [
+    (lambda c: c["modelarts-jobs:jobs"]["j"].update(pool="nope"), "modelarts-jobs:jobs.j.pool: unknown pool"),
+    (lambda c: c["modelarts-jobs:jobs"]["j"].update(nodes=9), "modelarts-jobs:jobs.j.nodes"),
+    (lambda c: c.update({"modelarts-jobs:job": {}}), "modelarts-jobs:job"),
+    (lambda c: c.update({"modelarts:secretkey": "x"}), "modelarts:secretkey"),
+])
+def test_bad_config_fails_preview_with_one_line_and_no_api_call(tmp_path: Path, emu: Any, mutate, fragment) -> None:
+    st = make_stack(tmp_path, emu, {})
+    cfg = stack_config({"j": job()})
+    mutate(cfg)
+    st.write_config(cfg)
+    p = st.preview(check=False)
+    assert p.returncode != 0
+    assert fragment in p.stdout + p.stderr
+    assert "Traceback" not in p.stdout + p.stderr
+    assert emu.counters()["total"] == 0
+
+
+def test_local_stack_file_runs_against_the_emulator(tmp_path: Path, emu: Any) -> None:
+    """stacks/Pulumi.local.yaml as shipped (secure secret key, passphrase `local`), endpoint pointed at the test emulator."""
+    st = new_stack(tmp_path, REPO_ROOT, stack="local")
+    st.env["PULUMI_CONFIG_PASSPHRASE"] = "local"
+    shipped = yaml.safe_load((REPO_ROOT / "stacks" / "Pulumi.local.yaml").read_text())
+    (st.workdir / "Pulumi.local.yaml").write_text(yaml.safe_dump(shipped, sort_keys=False))
+    st.set_config("modelarts:endpoint", emu.url)
+    cfg = copy.deepcopy(shipped["config"])
+    for section in ("modelarts-jobs:jobs", "modelarts-jobs:sweeps"):
+        for spec in cfg.get(section, {}).values():
+            spec["waitFor"] = "created"  # keep the test fast; the shipped waits are exercised by ./dev up
+    st.write_config({k: v for k, v in cfg.items() if k.startswith("modelarts-jobs:")})
+    st.preview()  # first preview: derived names are still unknown, check must accept them
+    assert emu.counters()["total"] == 0
+    st.up()
+    out = outputs_jobs(st)
+    declared = len(cfg["modelarts-jobs:jobs"]) + 4  # 2x2 sweep
+    assert len(out) == declared == len(emu.jobs())
+    assert all(v["id"] and v["phase"] for v in out.values())
+    st.destroy()
+    assert emu.jobs() == []
+    assert_no_plaintext_secrets(st, emu)
+
+
+def test_derived_name_is_stable_across_updates_and_renewed_on_replace(tmp_path: Path, emu: Any) -> None:
+    jobs = {"auto": job()}
+    st = make_stack(tmp_path, emu, jobs)
+    st.up()
+    first = outputs_jobs(st)["auto"]["name"]
+    jobs["auto"]["description"] = "second"
+    jobs["auto"]["waitFor"] = "none"  # provider-only option
+    st.write_config(stack_config(jobs))
+    st.up()
+    assert outputs_jobs(st)["auto"]["name"] == first and emu.counters()["create"] == 1
+    jobs["auto"]["pool"] = "gpu"
+    st.write_config(stack_config(jobs))
+    st.up()
+    renewed = outputs_jobs(st)["auto"]["name"]
+    assert renewed != first and renewed.startswith("auto-")
+    assert sorted(live_jobs(emu)) == [renewed]
+    st.destroy()
+    assert emu.jobs() == []
