@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"os"
 
 	"github.com/pulumi/pulumi-terraform-bridge/v3/pkg/pf/tfbridge"
 	sdkbridge "github.com/pulumi/pulumi-terraform-bridge/v3/pkg/tfbridge"
@@ -25,25 +26,29 @@ const mainMod = "index"
 // bridge-metadata.json produced by tfgen (nil/empty while running tfgen).
 func Provider(metadata []byte) sdkbridge.ProviderInfo {
 	prov := sdkbridge.ProviderInfo{
-		P:                 tfbridge.ShimProvider(shim.NewProvider()),
-		Name:              "random",
-		DisplayName:       "Random",
-		Version:           Version,
-		Publisher:         "Pulumi",
-		Description:       "A Pulumi package to safely use randomness in Pulumi programs.",
-		Keywords:          []string{"pulumi", "random"},
-		License:           "Apache-2.0",
-		Homepage:          "https://pulumi.io",
-		Repository:        "https://github.com/pulumi/pulumi-random",
-		GitHubOrg:         "hashicorp",
-		MetadataInfo:      sdkbridge.NewProviderMetadata(metadata),
-		Config:            map[string]*sdkbridge.SchemaInfo{},
+		P:            tfbridge.ShimProvider(shim.NewProvider()),
+		Name:         "random",
+		DisplayName:  "Random",
+		Version:      Version,
+		Publisher:    "Pulumi",
+		Description:  "A Pulumi package to safely use randomness in Pulumi programs.",
+		Keywords:     []string{"pulumi", "random"},
+		License:      "Apache-2.0",
+		Homepage:     "https://pulumi.io",
+		Repository:   "https://github.com/pulumi/pulumi-random",
+		GitHubOrg:    "hashicorp",
+		MetadataInfo: sdkbridge.NewProviderMetadata(metadata),
+		Config:       map[string]*sdkbridge.SchemaInfo{},
+		// Where tfgen reads the upstream docs/ for descriptions (optional).
+		UpstreamRepoPath: os.Getenv("RANDOM_UPSTREAM_REPO_PATH"),
 		Resources: map[string]*sdkbridge.ResourceInfo{
 			// random_bytes has no "id" attribute.
 			"random_bytes": {ComputeID: bytesID},
 		},
 	}
-	prov.MustComputeTokens(tokens.SingleModule("random_", mainMod, tokens.MakeStandard("random")))
+	// An empty TF prefix keeps "random" in the name: random_string becomes
+	// random:index/randomString:RandomString, as in the pulumi_random SDKs.
+	prov.MustComputeTokens(tokens.SingleModule("", mainMod, tokens.MakeStandard("random")))
 	prov.MustApplyAutoAliases()
 	return prov
 }
