@@ -20,7 +20,6 @@
 # pulumi-resource-random embedding them, smoke-test it, install atomically.
 set -euo pipefail
 
-PLUGIN_VERSION="4.21.1"
 BIN_NAME="pulumi-resource-random"
 VERSION_PKG="modelarts.local/pulumi-random-bridge/provider"
 TF_RANDOM_MODULE="github.com/terraform-providers/terraform-provider-random"
@@ -38,9 +37,12 @@ while [[ $# -gt 0 ]]; do
 done
 
 script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=env.sh
+. "$script_dir/env.sh"  # pinned versions and the engine cache location
+PLUGIN_VERSION="$PULUMI_RANDOM_VERSION"
 src_dir="${script_dir}/random-plugin"
-cache_root="${MODELARTS_ENGINE_CACHE:-$HOME/.cache/modelarts-pulumi}"
-out_dir="${out_arg:-${RANDOM_PLUGIN_OUT_DIR:-${cache_root}/engine-v3.259.0/bin}}"
+cache_root="$MODELARTS_ENGINE_CACHE"
+out_dir="${out_arg:-${RANDOM_PLUGIN_OUT_DIR:-$MODELARTS_ENGINE_BIN}}"
 work_dir="${RANDOM_PLUGIN_WORK_DIR:-${cache_root}/random-plugin-build}"
 target="${out_dir}/${BIN_NAME}"
 

@@ -10,8 +10,11 @@ MODELARTS_STATE="$MODELARTS_ROOT/.state"
 export MODELARTS_ROOT MODELARTS_ENGINE_CACHE MODELARTS_ENGINE_BIN MODELARTS_STATE
 
 # A pulumi of the pinned version already on PATH wins; otherwise the one our installer built.
+# Either way the cache stays on PATH: the random plugin built there is found as an ambient plugin.
 if ! command -v pulumi >/dev/null 2>&1 || [ "$(pulumi version 2>/dev/null)" != "v$PULUMI_VERSION" ]; then
   PATH="$MODELARTS_ENGINE_BIN:$PATH"
+else
+  PATH="$PATH:$MODELARTS_ENGINE_BIN"
 fi
 # The engine, the language host and the dynamic-provider launcher all run `python3` from the venv.
 PATH="$MODELARTS_ROOT/.venv/bin:$PATH"

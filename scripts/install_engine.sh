@@ -6,12 +6,6 @@
 set -euo pipefail
 . "$(cd "$(dirname "$0")" && pwd)/env.sh"
 
-if command -v pulumi >/dev/null 2>&1 && [ "$(pulumi version 2>/dev/null)" = "v$PULUMI_VERSION" ] \
-   && [ "$(command -v pulumi)" != "$MODELARTS_ENGINE_BIN/pulumi" ]; then
-  echo "engine: using pulumi v$PULUMI_VERSION already on PATH ($(command -v pulumi))"
-  exit 0
-fi
-
 command -v go >/dev/null 2>&1 || { echo "engine: Go is required to build the Pulumi engine offline (apt-get install golang or see go.dev)" >&2; exit 1; }
 mkdir -p "$MODELARTS_ENGINE_BIN"
 work="$MODELARTS_ENGINE_CACHE/build"
@@ -30,6 +24,13 @@ build_in_wrapper() { # name, main package, output, go.mod body, ldflags
 }
 
 cli="$MODELARTS_ENGINE_BIN/pulumi"
+if [ "$(command -v pulumi)" != "$cli" ] && [ "$(pulumi version 2>/dev/null)" = "v$PULUMI_VERSION" ]; then
+  # The user's own pinned engine (with its language host) wins; only the random plugin is ours.
+  echo "engine: using pulumi v$PULUMI_VERSION already on PATH ($(command -v pulumi))"
+  "$(dirname "$0")/build_random_plugin.sh" "$MODELARTS_ENGINE_BIN"
+  exit 0
+fi
+
 if [ -x "$cli" ] && [ "$("$cli" version 2>/dev/null)" = "v$PULUMI_VERSION" ]; then
   echo "engine: pulumi v$PULUMI_VERSION cached at $cli"
 else
@@ -75,4 +76,4 @@ install -m 0755 "$sdk/python/dist/pulumi-resource-pulumi-python" "$MODELARTS_ENG
 
 "$(dirname "$0")/build_random_plugin.sh" "$MODELARTS_ENGINE_BIN"
 
-echo "engine: ready in $MODELARTS_ENGINE_BIN ($("$cli" version))"
+echo "engine: ready in $MODELARTS_ENGINE_BIN (pulumi $("$cli" version))"
