@@ -7,10 +7,12 @@ phase change is printed (provider stdout shows in `pulumi up`).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Protocol
 
 from .args import FAILED_PHASES, STOPPED_PHASES, TrainingJobArgs, WaitFor
+from .client.errors import CLIENT_AMBIGUOUS_CREATE, CLIENT_UNEXPECTED_PHASE, JOB_NOT_FOUND, JobFailedError, \
+    ModelArtsError, WaitTimeout
 from .client.models import CreateTrainingJobRequest, TrainingJob
 from .compare import mismatches
 from .outputs import describe_failure
@@ -26,6 +28,9 @@ class JobClient(Protocol):
     def delete_job(self, job_id: str) -> bool: ...
     def update_description(self, job_id: str, description: str) -> TrainingJob: ...
     def find_by_name(self, name: str) -> TrainingJob | None: ...
+    def wait_for_phase(self, job_id: str, until: Callable[[str], bool] | Collection[str], timeout_s: float,
+                       poll_s: float = ..., on_change: Callable[[TrainingJob], None] | None = None, *,
+                       max_poll_s: float = ...) -> TrainingJob: ...
 
 
 class TrainingJobError(Exception):
@@ -49,6 +54,10 @@ def is_definitive_rejection(err: BaseException) -> bool:
 # --- waiting ------------------------------------------------------------------------------------
 
 
+# A job in one of these phases will never reach the awaited one: the wait fails.
+_FAILS_WAIT = FAILED_PHASES | {"Terminating", "Terminated"}
+
+
 def _reached(mode: WaitFor, phase: str | None) -> bool:
     if mode == "none":
         return True
@@ -59,32 +68,64 @@ def _reached(mode: WaitFor, phase: str | None) -> bool:
     return phase == "Completed"
 
 
+def _ends_wait(mode: WaitFor, phase: str) -> bool:
+    """The `until` predicate handed to the client.
+
+    Failed/Abnormal/Terminated are left to the client (it raises JobFailedError / UnexpectedPhase);
+    Terminating is accepted so the wait fails at once instead of polling until Terminated (the
+    client does not count Terminating as terminal). The client passes "" for an unknown phase.
+    """
+    if phase == "Terminating":
+        return True
+    return phase not in _FAILS_WAIT and _reached(mode, phase or None)
+
+
 def wait_for(client: JobClient, job: TrainingJob, mode: WaitFor, timeout_s: float, poll_s: float,
              say: Printer, clock: Callable[[], float] = time.monotonic,
              sleep: Callable[[float], None] = time.sleep) -> TrainingJob:
-    """Poll until `mode` is reached. Raises TrainingJobError on Failed/Abnormal/Terminated/gone/timeout."""
-    deadline = clock() + timeout_s
-    last = job.phase
-    say(f"{job.name}: {last}")
-    while True:
-        phase = job.phase
-        if phase != last:
-            say(f"{job.name}: {last} -> {phase}")
-            last = phase
-        if phase in FAILED_PHASES or phase in ("Terminated", "Terminating"):
-            raise TrainingJobError(describe_failure(job))
-        if _reached(mode, phase):
-            return job
-        if mode == "running" and phase in STOPPED_PHASES:
-            raise TrainingJobError(describe_failure(job))
-        if clock() >= deadline:
-            raise TrainingJobError(f"timed out after {timeout_s:g}s waiting for training job {job.name} "
-                                   f"({job.id}) to reach {mode}: it is {phase}")
-        sleep(poll_s)
-        fresh = client.get_job(job.id or "")
-        if fresh is None:
-            raise TrainingJobError(f"training job {job.name} ({job.id}) disappeared while waiting for {mode}")
-        job = fresh
+    """Wait until `mode` is reached. Raises TrainingJobError on Failed/Abnormal/Terminat*/gone/timeout.
+
+    Polling is the client's `wait_for_phase`; unlike the loop this replaced, its polls tolerate
+    transient errors (429/5xx/network) until the deadline instead of failing the create on the
+    first one. Other client errors (e.g. 401/403) propagate unchanged. `clock` and `sleep` are
+    no longer used (the client owns the loop); they stay for callers' compatibility.
+    """
+    del clock, sleep
+    job_id, name = job.id or "", job.name
+    last_job, last_phase = job, job.phase
+    say(f"{name}: {last_phase}")
+
+    def on_change(fresh: TrainingJob) -> None:  # first poll and every (secondary) phase change
+        nonlocal last_job, last_phase
+        last_job = fresh
+        if fresh.phase != last_phase:
+            say(f"{name}: {last_phase} -> {fresh.phase}")
+            last_phase = fresh.phase
+
+    # The job in hand decides first: no poll when it already failed or already got there.
+    if job.phase in _FAILS_WAIT:
+        raise TrainingJobError(describe_failure(job))
+    if _reached(mode, job.phase):
+        return job
+    try:
+        # Fixed interval as configured (max_poll_s=poll_s): poll_interval_seconds keeps its meaning.
+        done = client.wait_for_phase(job_id, lambda phase: _ends_wait(mode, phase), timeout_s, poll_s,
+                                     on_change, max_poll_s=poll_s)
+    except JobFailedError as err:
+        raise TrainingJobError(describe_failure(err.job)) from None
+    except WaitTimeout as err:
+        phase = last_phase if err.last_phase is None else err.last_phase
+        raise TrainingJobError(f"timed out after {timeout_s:g}s waiting for training job {name} "
+                               f"({job_id}) to reach {mode}: it is {phase}") from None
+    except ModelArtsError as err:
+        if err.error_code == CLIENT_UNEXPECTED_PHASE:  # Terminated: on_change saw that poll
+            raise TrainingJobError(describe_failure(last_job)) from None
+        if err.error_code == JOB_NOT_FOUND:
+            raise TrainingJobError(f"training job {name} ({job_id}) disappeared while waiting for {mode}") from None
+        raise
+    if done.phase in _FAILS_WAIT:  # Terminating
+        raise TrainingJobError(describe_failure(done))
+    return done
 
 
 def stop(client: JobClient, job: TrainingJob, timeout_s: float, poll_s: float, say: Printer,
@@ -137,19 +178,21 @@ def stop_and_delete(client: JobClient, job_id: str, timeout_s: float, poll_s: fl
 
 
 def wait_or_terminate(client: JobClient, job: TrainingJob, args: TrainingJobArgs, say: Printer) -> TrainingJob:
-    """Wait as the args say; if the wait fails, terminate the job before raising."""
+    """Wait as the args say; if the wait fails for any reason (the job failed, timed out, or polling
+    itself failed), terminate the job before raising: a failed create is not in the state, so a job
+    left running would be billed untracked."""
     try:
         return wait_for(client, job, args.wait_for, args.wait_timeout_seconds, args.poll_interval_seconds, say)
-    except TrainingJobError as err:
-        current = client.get_job(job.id or "")
-        if current is not None and current.phase not in STOPPED_PHASES:
-            try:
+    except Exception as err:
+        try:
+            current = client.get_job(job.id or "")
+            if current is not None and current.phase not in STOPPED_PHASES:
                 stop(client, current, min(args.delete_timeout_seconds, 300), args.poll_interval_seconds, say)
                 suffix = "; the job was terminated"
-            except Exception as stop_err:  # keep the original cause first
-                suffix = f"; terminating it failed: {stop_err}"
-        else:
-            suffix = ""
+            else:
+                suffix = ""
+        except Exception as stop_err:  # keep the original cause first
+            suffix = f"; terminating it failed: {stop_err}"
         raise TrainingJobError(f"{err}{suffix}") from None
 
 
@@ -188,29 +231,23 @@ def find_reusable(client: JobClient, name: str, args: TrainingJobArgs, say: Prin
     return _take_over(client, existing, args, say)
 
 
-def create_or_take_over(client: JobClient, args: TrainingJobArgs, say: Printer,
-                        sleep: Callable[[float], None] = time.sleep) -> TrainingJob:
+def create_or_take_over(client: JobClient, args: TrainingJobArgs, say: Printer) -> TrainingJob:
     name = args.name or ""
     reusable = find_reusable(client, name, args, say)
     if reusable is not None:
         return reusable
     request = CreateTrainingJobRequest.model_validate(args.to_wire(name))
+    # client.create_job resolves an ambiguous failure itself: it looks the job up by name and
+    # returns it if it was committed, and never resends blindly. It raises Client.AmbiguousCreate
+    # only when it cannot tell; the next run's find_reusable then takes the job over if it exists.
     try:
         job = client.create_job(request)
-    except Exception as err:
-        if is_definitive_rejection(err):
+    except ModelArtsError as err:
+        if err.error_code != CLIENT_AMBIGUOUS_CREATE:
             raise
-        # Ambiguous: the POST may have committed before the failure. Look before deciding.
-        say(f"{name}: create failed ambiguously ({type(err).__name__}); looking for the job by name")
-        for attempt in range(3):
-            try:
-                found = client.find_by_name(name)
-            except Exception:
-                found = None
-            if found is not None:
-                return _take_over(client, found, args, say)
-            sleep(0.5 * (attempt + 1))
-        raise
+        raise TrainingJobError(
+            f"could not tell whether training job {name} was created ({err.error_msg}); run `pulumi up` "
+            f"again: it finds the job by name and takes it over if it was created, or creates it") from None
     say(f"{name}: created {job.id}")
     return job
 
