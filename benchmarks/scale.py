@@ -1,0 +1,292 @@
+"""B1 (`pulumi up` scale) and B2 (preview and refresh of the N=100 stack), job stack vs baseline stack.
+
+Job stack: the repository's stack program with one sweep of N points (one TrainingJob per point)
+against an emulator with --latency-ms L. Baseline: N trivial dynamic resources (benchmarks/trivial.py)
+that make no API call. Both run on the same engine and dynamic-provider process model, so
+`extra = t(job) - t(baseline)` is the time spent in our provider's work, and its lower bound is
+`N x (API calls per job) x L / 4` (4 = the thread pool of the Python dynamic-provider server).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarks.trivial import PROGRAM as TRIVIAL_PROGRAM
+from tests.e2e.harness import REPO_ROOT, Stack, new_stack
+from tests.faults.kit import OBS, POOLS, ENGINE, job_stack, sweep
+
+THREAD_POOL = 4
+PROFILER_DIR = Path(__file__).resolve().parent / "profiler"
+
+
+# --- process tree memory --------------------------------------------------------------------------
+
+
+def _children_map() -> dict[int, list[int]]:
+    kids: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(b")", 1)[1].split()[1])
+        kids.setdefault(ppid, []).append(int(entry.name))
+    return kids
+
+
+def _descendants(root: int) -> list[int]:
+    kids = _children_map()
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        for k in kids.get(pid, []):
+            out.append(k)
+            todo.append(k)
+    return out
+
+
+def _peak_rss_kb(pid: int) -> int | None:
+    """VmHWM (peak resident set) of a pulumi.dynamic python process, else None."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            argv = f.read().split(b"\0")
+        if b"pulumi.dynamic" not in argv:  # `python -u -m pulumi.dynamic ...` (not its sh launcher)
+            return None
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+class ProviderMemory:
+    """Polls the command's process tree for the dynamic-provider python process; keeps the peak RSS."""
+
+    def __init__(self, root_pid: int, every: float = 0.1) -> None:
+        self.root, self.every = root_pid, every
+        self.peak_kb = 0
+        self.pids: set[int] = set()
+        self._stop = threading.Event()
+        self._t = threading.Thread(target=self._run, daemon=True)
+        self._t.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            for pid in _descendants(self.root):
+                kb = _peak_rss_kb(pid)
+                if kb is not None:
+                    self.pids.add(pid)
+                    self.peak_kb = max(self.peak_kb, kb)
+            self._stop.wait(self.every)
+
+    def stop(self) -> int:
+        self._stop.set()
+        self._t.join()
+        return self.peak_kb
+
+
+@dataclass
+class Timed:
+    seconds: float
+    returncode: int
+    peak_rss_mb: float | None
+    output_tail: str = ""
+
+
+def timed(st: Stack, *args: str, timeout: float = 3600) -> Timed:
+    cmd = ["pulumi", *args, "--non-interactive", "--stack", st.name]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=st.workdir, env=st.env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    mem = ProviderMemory(proc.pid)
+    out, _ = proc.communicate(timeout=timeout)
+    seconds = time.perf_counter() - t0
+    peak = mem.stop()
+    return Timed(seconds, proc.returncode, round(peak / 1024, 1) if peak else None, out[-4000:])
+
+
+# --- stacks ---------------------------------------------------------------------------------------
+
+
+def job_sweep_stack(base: Path, emu: Any, n: int, profile_dir: Path | None) -> Stack:
+    grid = {"i": list(range(n))}
+    s = sweep(grid, pollIntervalSeconds=0.05, maxJobs=max(n, 1))
+    st = job_stack(base, emu, sweeps={"bench": s}, jobs={})
+    _profile_env(st, profile_dir)
+    return st
+
+
+def baseline_stack(base: Path, n: int, profile_dir: Path | None) -> Stack:
+    st = new_stack(base, TRIVIAL_PROGRAM, project="bench-baseline", config={"bench:n": str(n)})
+    st.env["PYTHONPATH"] = str(REPO_ROOT)
+    _profile_env(st, profile_dir)
+    return st
+
+
+def _profile_env(st: Stack, profile_dir: Path | None) -> None:
+    if profile_dir is not None:
+        profile_dir.mkdir(parents=True, exist_ok=True)
+        st.env["PYTHONPATH"] = os.pathsep.join([str(PROFILER_DIR), st.env["PYTHONPATH"]])
+        st.env["MODELARTS_BENCH_PROFILE"] = str(profile_dir)
+
+
+# --- results --------------------------------------------------------------------------------------
+
+
+@dataclass
+class ScaleRow:
+    n: int
+    latency_ms: float
+    job_s: float
+    baseline_s: float
+    extra_s: float
+    calls: dict[str, int]
+    calls_per_job: float
+    bound_s: float
+    ratio: float | None
+    job_peak_rss_mb: float | None
+    baseline_peak_rss_mb: float | None
+    jobs_in_emulator: int
+
+
+@dataclass
+class OpRow:
+    op: str
+    n: int
+    job_s: float
+    baseline_s: float
+    extra_s: float
+    calls: dict[str, int]
+    bound_s: float
+    ratio: float | None
+    ok: bool
+    note: str = ""
+
+
+@dataclass
+class ScaleResults:
+    latency_ms: float
+    rows: list[ScaleRow] = field(default_factory=list)
+    ops: list[OpRow] = field(default_factory=list)
+    profiles: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"latency_ms": self.latency_ms, "b1": [asdict(r) for r in self.rows],
+                "b2": [asdict(r) for r in self.ops], "profiles": self.profiles}
+
+
+def _delta(after: dict[str, int], before: dict[str, int]) -> dict[str, int]:
+    return {k: after[k] - before.get(k, 0) for k in after if after[k] - before.get(k, 0)}
+
+
+def _must(t: Timed, what: str) -> None:
+    if t.returncode != 0:
+        raise RuntimeError(f"{what} failed (exit {t.returncode}):\n{t.output_tail}")
+
+
+def run_scale(work: Path, sizes: list[int], latency_ms: float, b2_size: int | None,
+              profile_sizes: set[int], log=print, extra_env: dict[str, str] | None = None) -> ScaleResults:
+    from modelarts_emulator.testing import running_emulator
+
+    res = ScaleResults(latency_ms=latency_ms)
+    L = latency_ms / 1000
+    wanted = sorted(set(sizes) | ({b2_size} if b2_size else set()))
+    for n in wanted:
+        prof = work / f"profile-{n}" if n in profile_sizes else None
+        with running_emulator(work / f"emu-{n}", latency_ms=latency_ms, phase_seconds=0.05,
+                              run_seconds=24 * 3600) as emu:
+            log(f"[B1] N={n}: setting up stacks")
+            js = job_sweep_stack(work / f"jobs-{n}", emu, n, prof / "jobs" if prof else None)
+            bs = baseline_stack(work / f"base-{n}", n, prof / "baseline" if prof else None)
+            for st in (js, bs):
+                st.env.update(extra_env or {})
+            log(f"[B1] N={n}: baseline up")
+            tb = timed(bs, "up", "--yes", "--skip-preview")
+            _must(tb, f"baseline up N={n}")
+            log(f"[B1] N={n}: baseline {tb.seconds:.1f}s; job stack up (L={latency_ms:g} ms)")
+            before = emu.counters()
+            tj = timed(js, "up", "--yes", "--skip-preview")
+            _must(tj, f"job stack up N={n}")
+            calls = _delta(emu.counters(), before)
+            total = calls.get("total", 0)
+            per_job = total / n
+            bound = n * per_job * L / THREAD_POOL
+            extra = tj.seconds - tb.seconds
+            jobs = len(emu.jobs())
+            row = ScaleRow(n, latency_ms, round(tj.seconds, 2), round(tb.seconds, 2), round(extra, 2), calls,
+                           round(per_job, 2), round(bound, 2), round(extra / bound, 2) if bound else None,
+                           tj.peak_rss_mb, tb.peak_rss_mb, jobs)
+            log(f"[B1] N={n}: jobs {tj.seconds:.1f}s, extra {extra:.1f}s, bound {bound:.1f}s, "
+                f"calls/job {per_job:.2f}, provider peak RSS {tj.peak_rss_mb} MB, jobs {jobs}")
+            if n in sizes:
+                res.rows.append(row)
+            if b2_size == n:
+                res.ops += run_b2(js, bs, emu, n, L, log)
+            if prof:
+                res.profiles[str(n)] = summarize_profiles(prof)
+    return res
+
+
+def run_b2(js: Stack, bs: Stack, emu: Any, n: int, L: float, log=print) -> list[OpRow]:
+    rows = []
+    log(f"[B2] N={n}: preview")
+    tb = timed(bs, "preview")
+    _must(tb, "baseline preview")
+    before = emu.counters()
+    tj = timed(js, "preview", "--expect-no-changes")
+    _must(tj, "job stack preview")
+    calls = _delta(emu.counters(), before)
+    total = calls.get("total", 0)
+    rows.append(OpRow("preview", n, round(tj.seconds, 2), round(tb.seconds, 2), round(tj.seconds - tb.seconds, 2),
+                      calls, 0.0, None, total == 0, "must make 0 API calls"))
+    log(f"[B2] preview: {tj.seconds:.1f}s vs {tb.seconds:.1f}s, calls {calls}")
+    log(f"[B2] N={n}: refresh")
+    tb = timed(bs, "refresh", "--yes", "--skip-preview")
+    _must(tb, "baseline refresh")
+    before = emu.counters()
+    tj = timed(js, "refresh", "--yes", "--skip-preview")
+    _must(tj, "job stack refresh")
+    calls = _delta(emu.counters(), before)
+    total = calls.get("total", 0)
+    bound = n * (total / n) * L / THREAD_POOL
+    extra = tj.seconds - tb.seconds
+    rows.append(OpRow("refresh", n, round(tj.seconds, 2), round(tb.seconds, 2), round(extra, 2), calls,
+                      round(bound, 2), round(extra / bound, 2) if bound else None,
+                      calls.get("get", 0) == n and total == n, "must make one read (GET) per job"))
+    log(f"[B2] refresh: {tj.seconds:.1f}s vs {tb.seconds:.1f}s, calls {calls}, bound {bound:.1f}s")
+    return rows
+
+
+def summarize_profiles(prof: Path) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for kind in ("jobs", "baseline"):
+        files = sorted((prof / kind).glob("provider-*.json")) if (prof / kind).exists() else []
+        merged: dict[str, Any] = {}
+        for f in files:
+            data = json.loads(f.read_text())
+            if not merged or data["samples"] > merged["samples"]:
+                merged = data
+        if merged:
+            hist = {int(k): v for k, v in merged["active_threads"].items()}
+            busy = {k: v for k, v in hist.items() if k > 0}
+            samples = sum(busy.values()) or 1
+            out[kind] = {
+                "samples_busy": sum(busy.values()),
+                "mean_active_threads_when_busy": round(sum(k * v for k, v in busy.items()) / samples, 2),
+                "active_thread_histogram": dict(sorted(hist.items())),
+                "top_self": merged["self"][:12],
+                "top_total": merged["total"][:25],
+            }
+    return out

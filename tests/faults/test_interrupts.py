@@ -1,0 +1,170 @@
+"""Interruptions: the emulator restarted in the middle of an up, `pulumi up` interrupted by SIGINT and
+by SIGKILL, and credentials that expire mid-run. After each, what a user would run next converges to
+exactly the declared jobs (no duplicate, no orphan).
+
+What a user must do after a SIGKILL'ed `pulumi up` (file backend), as this test runs it:
+    pulumi cancel --yes     # removes the dead process's stack lock ("the stack is currently locked")
+    pulumi up               # re-runs the pending creates; the provider takes over the jobs that the
+                            # killed run had already started (found by name), creating no duplicate
+"""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from modelarts_provider.sweep import point_names
+from tests.faults.kit import (TRACEBACK_RE, assert_converged, job, job_stack, name_of, output_of, reap, sweep,
+                              up_in_background, wait_until)
+from tests.faults.test_faults import assert_clear_failure, no_duplicates
+
+GRID = {"lr": [0.1, 0.2, 0.3]}
+JOBS = {f"j{i}": job(name=f"intr-{i}") for i in range(3)}
+SWEEPS = {"s": sweep(GRID)}
+EXPECTED = {f"intr-{i}" for i in range(3)} | {n for n, _ in point_names("s", GRID)}
+SLOW = [{"operation": "any", "kind": "latency", "latency_ms": 400, "times": 10000}]
+
+
+def converge(st: Any, emu: Any) -> None:
+    emu.clear_faults()
+    st.up()
+    assert_converged(emu, st, EXPECTED)
+    before = emu.counters()["total"]
+    st.preview("--expect-no-changes")
+    assert emu.counters()["total"] == before, "preview made API calls"
+
+
+def test_emulator_restarted_mid_up(tmp_path: Path, emu: Any) -> None:
+    st = job_stack(tmp_path, emu, jobs=JOBS, sweeps=SWEEPS)
+    emu.set_faults(SLOW)  # every call 400 ms: the restart lands while requests are in flight
+    bg = up_in_background(st, log=tmp_path / "up1.log")
+    wait_until(lambda: emu.counters()["create"] >= 2, 60, what="the first creates")
+    emu.restart()  # same port and database; in-flight requests are cut; faults are gone after it
+    rc = bg.wait(180)
+    if rc != 0:
+        assert not TRACEBACK_RE.search(bg.output), bg.output
+        assert "error:" in bg.output
+    no_duplicates(emu)
+    converge(st, emu)
+
+
+def test_sigint_then_up_again(tmp_path: Path, emu: Any) -> None:
+    # Ctrl-C in a terminal signals the whole foreground process group: engine, program, provider.
+    st = job_stack(tmp_path, emu, jobs=JOBS, sweeps=SWEEPS)
+    emu.set_faults(SLOW)
+    bg = up_in_background(st, log=tmp_path / "up1.log")
+    wait_until(lambda: emu.counters()["create"] >= 1, 60, what="the first create")
+    bg.signal_group(signal.SIGINT)
+    rc = bg.wait(180)
+    if rc != 0:
+        assert "canceled" in bg.output or "error:" in bg.output, bg.output
+    assert not TRACEBACK_RE.search(bg.output), f"traceback after SIGINT:\n{bg.output}"
+    no_duplicates(emu)
+    converge(st, emu)  # no manual repair needed after SIGINT: the engine finished its in-flight steps
+
+
+def test_sigkill_then_cancel_and_up(tmp_path: Path, emu: Any) -> None:
+    st = job_stack(tmp_path, emu, jobs=JOBS, sweeps=SWEEPS)
+    emu.set_faults(SLOW)
+    bg = up_in_background(st, log=tmp_path / "up1.log")
+    wait_until(lambda: emu.counters()["create"] >= 1, 60, what="the first create")
+    tree = bg.tree()
+    bg.signal_group(signal.SIGKILL)
+    assert bg.wait(30) == -signal.SIGKILL
+    try:
+        # The engine starts plugins in their own process groups: the dynamic-provider process outlives
+        # the kill (as after `kill -9` of pulumi in a terminal) and finishes the creates it had begun.
+        emu.clear_faults()
+        time.sleep(1.5)
+        no_duplicates(emu)
+        # A plain `pulumi up` is refused: the dead process still holds the stack lock.
+        locked = st.up(check=False)
+        assert locked.returncode != 0 and "pulumi cancel" in output_of(locked), output_of(locked)
+        st.run("cancel", "--yes")
+        converge(st, emu)
+    finally:
+        reap(tree)  # the orphaned provider process of the killed run
+
+
+# --- credentials that expire mid-run -------------------------------------------------------------
+
+
+def _iam_stack(tmp_path: Path, emu: Any) -> Any:
+    plain = {"modelarts:region": "cn-north-4", "modelarts:projectId": emu.project_id,
+             "modelarts:endpoint": emu.url, "modelarts:iamEndpoint": emu.url,
+             "modelarts:iamUser": emu.iam_user, "modelarts:iamDomain": emu.iam_domain}
+    return job_stack(tmp_path, emu, jobs=JOBS, sweeps=SWEEPS, plain=plain,
+                     secrets={"modelarts:iamPassword": emu.iam_password})
+
+
+@pytest.fixture
+def short_token_emu(tmp_path: Path, pulumi_engine: Path) -> Any:
+    from modelarts_emulator.testing import running_emulator
+    from tests.faults.kit import FAST_EMULATOR
+
+    with running_emulator(tmp_path / "emulator", token_ttl_seconds=2, **FAST_EMULATOR) as e:
+        yield e
+
+
+def test_iam_token_expires_during_up(tmp_path: Path, short_token_emu: Any) -> None:
+    # Tokens live 2 s; the up takes longer (400 ms per call): the client must renew as it goes.
+    emu = short_token_emu
+    st = _iam_stack(tmp_path, emu)
+    emu.set_faults(SLOW)
+    st.up()
+    assert emu.counters()["iam_token"] >= 2, emu.counters()
+    assert_converged(emu, st, EXPECTED)
+    converge(st, emu)
+
+
+def test_iam_token_revoked_mid_up(tmp_path: Path, emu: Any) -> None:
+    # The provider holds a valid-looking cached token that the service no longer accepts (revoked or
+    # expired early): every call answers 401 until the client fetches a new token.
+    st = _iam_stack(tmp_path, emu)
+    emu.set_faults(SLOW)
+    bg = up_in_background(st, log=tmp_path / "up1.log")
+    wait_until(lambda: emu.counters()["create"] >= 1, 60, what="the first create")
+    emu.stop()
+    with sqlite3.connect(emu.db) as db:
+        db.execute("DELETE FROM tokens")
+    emu.start()
+    rc = bg.wait(180)
+    out = bg.output
+    assert not TRACEBACK_RE.search(out), out
+    assert rc == 0 or "error:" in out, out
+    no_duplicates(emu)
+    assert emu.counters()["iam_token"] >= 1, "no new token was fetched after the revocation"
+    converge(st, emu)
+
+
+def test_temporary_credentials_expire_mid_up(tmp_path: Path, pulumi_engine: Path) -> None:
+    # AK/SK + security token (STS): the token expires mid-run (the service now wants a new one). The
+    # up fails with a clear 401 naming no secret; the user sets the new token and runs up again.
+    from modelarts_emulator.testing import running_emulator
+    from tests.faults.kit import FAST_EMULATOR, provider_config
+
+    with running_emulator(tmp_path / "emulator", security_token="sts-token-one-0001",
+                          **FAST_EMULATOR) as emu:
+        plain, secrets = provider_config(emu)
+        secrets["modelarts:securityToken"] = "sts-token-one-0001"
+        st = job_stack(tmp_path, emu, jobs=JOBS, sweeps=SWEEPS, plain=plain, secrets=secrets)
+        emu.set_faults(SLOW)
+        bg = up_in_background(st, log=tmp_path / "up1.log")
+        wait_until(lambda: emu.counters()["create"] >= 1, 60, what="the first create")
+        emu.flags["security_token"] = emu.security_token = "sts-token-two-0002"
+        emu.restart()
+        rc = bg.wait(180)
+        out = bg.output
+        assert rc != 0, f"up succeeded with an expired security token:\n{out}"
+        assert not TRACEBACK_RE.search(out), out
+        assert "401" in out or "APIGW.0301" in out or "expired" in out, out
+        for secret in ("sts-token-one-0001", "sts-token-two-0002", emu.secret_key):
+            assert secret not in out, "a secret leaked into the output of the failed up"
+        no_duplicates(emu)
+        st.set_config("modelarts:securityToken", "sts-token-two-0002", secret=True)
+        converge(st, emu)
