@@ -22,7 +22,8 @@
         # algorithm: exactly one of
         algorithmId: 8d1b...                    # algorithm management
         subscription: {id: ..., versionId: ...} # subscribed algorithm
-        codeDir: mnist/                         # + bootFile + engine: own code (relative to obs code prefix)
+        codeDir: mnist/                         # + bootFile + engine: own code (relative to obs code prefix,
+                                                #   or absolute: obs://bucket/key or /bucket/key)
         bootFile: train.py                      #   relative to codeDir (or a full obs:// URL)
         engine: {name: PyTorch, version: ...}   #   or {id: ...} or {image: swr.../img:tag}
         image: swr.../img:tag                   # + command: custom image
@@ -170,6 +171,23 @@ class JobConfig(_Cfg):
     replace_failed: bool = False
     adopt_job_id: str | None = None
 
+    @model_validator(mode="after")
+    def _paths_and_forms(self) -> JobConfig:
+        # Paths are relative to the job's OBS location, or absolute OBS paths (obs://bucket/key or
+        # /bucket/key): anything else (another scheme, a malformed obs: URL) is refused here rather
+        # than silently appended to a prefix.
+        paths = [("codeDir", self.code_dir), ("bootFile", self.boot_file)]
+        paths += [(f"inputs.{k}", v) for k, v in self.inputs.items() if isinstance(v, str)]
+        paths += [(f"outputs.{k}", v) for k, v in self.outputs.items()]
+        for field, value in paths:
+            if value is not None and not _is_obs_path(value):
+                raise rule(field, f"{value!r} is not an OBS path: use a path relative to the OBS location "
+                                  "(e.g. data/mnist/) or obs://bucket/path")
+        if self.image is not None and self.engine is not None:
+            raise rule("image", "image and engine are exclusive: image + command for a custom image, "
+                                "or engine (+ codeDir and bootFile) for a preset engine")
+        return self
+
 
 class SweepConfig(JobConfig):
     grid: dict[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")], Annotated[list[Scalar], Field(min_length=1)]]
@@ -232,7 +250,15 @@ class StackConfig(_Cfg):
 
 
 def _is_url(v: str) -> bool:
-    return bool(OBS_URL_RE.match(v)) and v.startswith("obs://")
+    """An absolute OBS path, in either documented form (obs://bucket/key, /bucket/key)."""
+    return bool(OBS_URL_RE.match(v))
+
+
+def _is_obs_path(v: str) -> bool:
+    """Absolute OBS path, or a relative key with no scheme and no whitespace."""
+    if _is_url(v):
+        return True
+    return not v.startswith("/") and ":" not in v and not any(c.isspace() for c in v)
 
 
 def _uses_relative_obs(job: JobConfig) -> bool:
