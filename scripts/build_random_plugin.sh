@@ -5,7 +5,7 @@
 # Usage: scripts/build_random_plugin.sh [--force] [OUTPUT_DIR]
 #
 #   OUTPUT_DIR  where pulumi-resource-random is installed; default
-#               ${MODELARTS_ENGINE_CACHE:-$HOME/.cache/modelarts-pulumi}/engine-v3.259.0/bin
+#               ${MODELARTS_ENGINE_CACHE:-$HOME/.cache/modelarts-pulumi}/engine-v3.259.0/home/plugins/resource-random-v4.21.1
 #               (also settable with RANDOM_PLUGIN_OUT_DIR)
 #   --force     rebuild even if the pinned version is already installed
 #
@@ -42,7 +42,7 @@ script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 PLUGIN_VERSION="$PULUMI_RANDOM_VERSION"
 src_dir="${script_dir}/random-plugin"
 cache_root="$MODELARTS_ENGINE_CACHE"
-out_dir="${out_arg:-${RANDOM_PLUGIN_OUT_DIR:-$MODELARTS_ENGINE_BIN}}"
+out_dir="${out_arg:-${RANDOM_PLUGIN_OUT_DIR:-$MODELARTS_RANDOM_PLUGIN_DIR}}"
 work_dir="${RANDOM_PLUGIN_WORK_DIR:-${cache_root}/random-plugin-build}"
 target="${out_dir}/${BIN_NAME}"
 

@@ -10,19 +10,20 @@ MODELARTS_STATE="$MODELARTS_ROOT/.state"
 export MODELARTS_ROOT MODELARTS_ENGINE_CACHE MODELARTS_ENGINE_BIN MODELARTS_STATE
 
 # A pulumi of the pinned version already on PATH wins; otherwise the one our installer built.
-# Either way the cache stays on PATH: the random plugin built there is found as an ambient plugin.
 if ! command -v pulumi >/dev/null 2>&1 || [ "$(pulumi version 2>/dev/null)" != "v$PULUMI_VERSION" ]; then
   PATH="$MODELARTS_ENGINE_BIN:$PATH"
-else
-  PATH="$PATH:$MODELARTS_ENGINE_BIN"
 fi
+# A Pulumi home whose plugins/ holds the random plugin we built (found like a downloaded plugin).
+MODELARTS_PULUMI_HOME="$MODELARTS_ENGINE_CACHE/engine-v$PULUMI_VERSION/home"
+MODELARTS_RANDOM_PLUGIN_DIR="$MODELARTS_PULUMI_HOME/plugins/resource-random-v$PULUMI_RANDOM_VERSION"
+export MODELARTS_PULUMI_HOME MODELARTS_RANDOM_PLUGIN_DIR
 # The engine, the language host and the dynamic-provider launcher all run `python3` from the venv.
 PATH="$MODELARTS_ROOT/.venv/bin:$PATH"
 export PATH
 export PULUMI_RUNTIME_VIRTUALENV="$MODELARTS_ROOT/.venv"
 
 # Offline by default: a file backend inside the project, no update checks, no plugin downloads.
-export PULUMI_HOME="${PULUMI_HOME:-$MODELARTS_STATE/pulumi-home}"
+export PULUMI_HOME="${PULUMI_HOME:-$MODELARTS_PULUMI_HOME}"
 export PULUMI_BACKEND_URL="${PULUMI_BACKEND_URL:-file://$MODELARTS_STATE/backend}"
 export PULUMI_SKIP_UPDATE_CHECK=true
 export PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Pulumi engine offline, from Go modules, into a versioned cache outside the repository:
 #   pulumi (CLI), pulumi-language-python (+ its exec script), pulumi-resource-pulumi-python (dynamic
-#   provider launcher) and pulumi-resource-random. Idempotent: every piece already built is reused.
+#   provider launcher) in bin/, and pulumi-resource-random in the plugins/ of a Pulumi home beside it. Idempotent: every piece already built is reused.
 # Pulumi's own download host is unreachable here, so nothing is downloaded but Go modules.
 set -euo pipefail
 . "$(cd "$(dirname "$0")" && pwd)/env.sh"
@@ -27,7 +27,7 @@ cli="$MODELARTS_ENGINE_BIN/pulumi"
 if [ "$(command -v pulumi)" != "$cli" ] && [ "$(pulumi version 2>/dev/null)" = "v$PULUMI_VERSION" ]; then
   # The user's own pinned engine (with its language host) wins; only the random plugin is ours.
   echo "engine: using pulumi v$PULUMI_VERSION already on PATH ($(command -v pulumi))"
-  "$(dirname "$0")/build_random_plugin.sh" "$MODELARTS_ENGINE_BIN"
+  "$(dirname "$0")/build_random_plugin.sh"
   exit 0
 fi
 
@@ -74,6 +74,6 @@ sdk="$modcache/github.com/pulumi/pulumi/sdk/v3@v$PULUMI_VERSION"
 install -m 0755 "$sdk/python/cmd/pulumi-language-python-exec" "$MODELARTS_ENGINE_BIN/pulumi-language-python-exec"
 install -m 0755 "$sdk/python/dist/pulumi-resource-pulumi-python" "$MODELARTS_ENGINE_BIN/pulumi-resource-pulumi-python"
 
-"$(dirname "$0")/build_random_plugin.sh" "$MODELARTS_ENGINE_BIN"
+"$(dirname "$0")/build_random_plugin.sh"
 
 echo "engine: ready in $MODELARTS_ENGINE_BIN (pulumi $("$cli" version))"

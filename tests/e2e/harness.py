@@ -24,11 +24,16 @@ PULUMI_VERSION = next(
 TEST_PASSPHRASE = "test-passphrase"
 
 
-def engine_bin_dir() -> Path:
+def engine_dir() -> Path:
+    """Mirrors scripts/env.sh: the versioned engine cache outside the repository."""
     cache = os.environ.get("MODELARTS_ENGINE_CACHE") or str(
         Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "modelarts-pulumi"
     )
-    return Path(cache) / f"engine-v{PULUMI_VERSION}" / "bin"
+    return Path(cache) / f"engine-v{PULUMI_VERSION}"
+
+
+def engine_bin_dir() -> Path:
+    return engine_dir() / "bin"
 
 
 def pulumi_env(base: Path) -> dict[str, str]:
@@ -38,7 +43,7 @@ def pulumi_env(base: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PULUMI_", "HW_", "OS_"))}
     env.update(
         PATH=path,
-        PULUMI_HOME=str(base / "pulumi-home"),
+        PULUMI_HOME=str(engine_dir() / "home"),  # its plugins/ holds the random plugin we built
         PULUMI_BACKEND_URL=f"file://{base / 'backend'}",
         PULUMI_CONFIG_PASSPHRASE=TEST_PASSPHRASE,
         PULUMI_SKIP_UPDATE_CHECK="true",
