@@ -308,14 +308,7 @@ class ModelArtsClient:
         offset = 0
         while len(out) < limit:
             page_size = min(SEARCH_PAGE_MAX, limit - len(out))
-            req = TrainingJobSearchRequest(offset=offset, limit=page_size, filters=filters)
-            response = self._call("POST", "/training-job-searches", body=req.to_wire(), idempotent=True)
-            if response.status_code != 200:
-                raise self._error(response)
-            try:
-                page = TrainingJobList.model_validate(response.json())
-            except (ValueError, ValidationError):
-                raise self._bad_response(response, "the job list is not in the documented format") from None
+            page = self._search_page(offset, page_size, filters)
             out.extend(page.items)
             offset += len(page.items)
             if not page.items or len(page.items) < page_size:
@@ -324,6 +317,17 @@ class ModelArtsClient:
                 break
         return out[:limit]
 
+    def _search_page(self, offset: int, limit: int, filters: list[SearchFilter]) -> TrainingJobList:
+        """One page of the list API (POST training-job-searches; a read, so retried like one)."""
+        req = TrainingJobSearchRequest(offset=offset, limit=limit, filters=filters)
+        response = self._call("POST", "/training-job-searches", body=req.to_wire(), idempotent=True)
+        if response.status_code != 200:
+            raise self._error(response)
+        try:
+            return TrainingJobList.model_validate(response.json())
+        except (ValueError, ValidationError):
+            raise self._bad_response(response, "the job list is not in the documented format") from None
+
     def find_by_name(self, name: str) -> Optional[TrainingJob]:
         """The job with exactly this name (names are unique in a project), or None."""
         if not name:
@@ -331,14 +335,7 @@ class ModelArtsClient:
         filters = [SearchFilter(key="name", operator="like", value=[name])]
         offset = 0
         while True:
-            req = TrainingJobSearchRequest(offset=offset, limit=SEARCH_PAGE_MAX, filters=filters)
-            response = self._call("POST", "/training-job-searches", body=req.to_wire(), idempotent=True)
-            if response.status_code != 200:
-                raise self._error(response)
-            try:
-                page = TrainingJobList.model_validate(response.json())
-            except (ValueError, ValidationError):
-                raise self._bad_response(response, "the job list is not in the documented format") from None
+            page = self._search_page(offset, SEARCH_PAGE_MAX, filters)
             for job in page.items:
                 if job.name == name:
                     return job

@@ -253,3 +253,13 @@ def reap(processes: dict[int, bytes]) -> list[int]:
             except ProcessLookupError:
                 pass
     return killed
+
+
+def converge(st: Stack, emu: Any, expected: int | set[str]) -> None:
+    """Second up without faults: exactly the declared jobs; then a preview with no changes and no API call."""
+    emu.clear_faults()
+    st.up()
+    assert_converged(emu, st, expected)
+    before = emu.counters()["total"]
+    st.preview("--expect-no-changes")
+    assert emu.counters()["total"] == before, "preview made API calls"

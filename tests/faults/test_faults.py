@@ -12,7 +12,7 @@ from typing import Any
 
 
 from modelarts_provider.sweep import point_names
-from tests.faults.kit import (TRACEBACK_RE, assert_converged, job, job_stack, name_of, output_of,
+from tests.faults.kit import (TRACEBACK_RE, assert_converged, converge, job, job_stack, name_of, output_of,
                               sweep)
 
 GRID = {"lr": [0.1, 0.2]}
@@ -36,16 +36,6 @@ def assert_clear_failure(proc: Any) -> str:
     return out
 
 
-def converge(st: Any, emu: Any) -> None:
-    """Second up: no faults; exactly the declared jobs; then a preview with no changes and no API call."""
-    emu.clear_faults()
-    st.up()
-    assert_converged(emu, st, EXPECTED)
-    before = emu.counters()["total"]
-    st.preview("--expect-no-changes")
-    assert emu.counters()["total"] == before, "preview made API calls"
-
-
 def fault_case(tmp_path: Path, emu: Any, rules: list[dict[str, Any]], *, must_succeed: bool,
                expect_in_error: str | None = None) -> Any:
     st = job_stack(tmp_path, emu, jobs=JOBS, sweeps=SWEEPS)
@@ -60,7 +50,7 @@ def fault_case(tmp_path: Path, emu: Any, rules: list[dict[str, Any]], *, must_su
         out = assert_clear_failure(first)
         if expect_in_error:
             assert re.search(expect_in_error, out), f"error does not say {expect_in_error!r}:\n{out}"
-    converge(st, emu)
+    converge(st, emu, EXPECTED)
     return first
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from modelarts_provider.sweep import point_names
-from tests.faults.kit import (TRACEBACK_RE, assert_converged, job, job_stack, name_of, output_of, reap, sweep,
+from tests.faults.kit import (TRACEBACK_RE, assert_converged, converge, job, job_stack, name_of, output_of, reap, sweep,
                               up_in_background, wait_until)
 from tests.faults.test_faults import assert_clear_failure, no_duplicates
 
@@ -28,15 +28,6 @@ JOBS = {f"j{i}": job(name=f"intr-{i}") for i in range(3)}
 SWEEPS = {"s": sweep(GRID)}
 EXPECTED = {f"intr-{i}" for i in range(3)} | {n for n, _ in point_names("s", GRID)}
 SLOW = [{"operation": "any", "kind": "latency", "latency_ms": 400, "times": 10000}]
-
-
-def converge(st: Any, emu: Any) -> None:
-    emu.clear_faults()
-    st.up()
-    assert_converged(emu, st, EXPECTED)
-    before = emu.counters()["total"]
-    st.preview("--expect-no-changes")
-    assert emu.counters()["total"] == before, "preview made API calls"
 
 
 def test_emulator_restarted_mid_up(tmp_path: Path, emu: Any) -> None:
@@ -50,7 +41,7 @@ def test_emulator_restarted_mid_up(tmp_path: Path, emu: Any) -> None:
         assert not TRACEBACK_RE.search(bg.output), bg.output
         assert "error:" in bg.output
     no_duplicates(emu)
-    converge(st, emu)
+    converge(st, emu, EXPECTED)
 
 
 def test_sigint_then_up_again(tmp_path: Path, emu: Any) -> None:
@@ -65,7 +56,7 @@ def test_sigint_then_up_again(tmp_path: Path, emu: Any) -> None:
         assert "canceled" in bg.output or "error:" in bg.output, bg.output
     assert not TRACEBACK_RE.search(bg.output), f"traceback after SIGINT:\n{bg.output}"
     no_duplicates(emu)
-    converge(st, emu)  # no manual repair needed after SIGINT: the engine finished its in-flight steps
+    converge(st, emu, EXPECTED)  # no manual repair needed after SIGINT: the engine finished its in-flight steps
 
 
 def test_sigkill_then_cancel_and_up(tmp_path: Path, emu: Any) -> None:
@@ -86,7 +77,7 @@ def test_sigkill_then_cancel_and_up(tmp_path: Path, emu: Any) -> None:
         locked = st.up(check=False)
         assert locked.returncode != 0 and "pulumi cancel" in output_of(locked), output_of(locked)
         st.run("cancel", "--yes")
-        converge(st, emu)
+        converge(st, emu, EXPECTED)
     finally:
         reap(tree)  # the orphaned provider process of the killed run
 
@@ -119,7 +110,7 @@ def test_iam_token_expires_during_up(tmp_path: Path, short_token_emu: Any) -> No
     st.up()
     assert emu.counters()["iam_token"] >= 2, emu.counters()
     assert_converged(emu, st, EXPECTED)
-    converge(st, emu)
+    converge(st, emu, EXPECTED)
 
 
 def test_iam_token_revoked_mid_up(tmp_path: Path, emu: Any) -> None:
@@ -139,7 +130,7 @@ def test_iam_token_revoked_mid_up(tmp_path: Path, emu: Any) -> None:
     assert rc == 0 or "error:" in out, out
     no_duplicates(emu)
     assert emu.counters()["iam_token"] >= 1, "no new token was fetched after the revocation"
-    converge(st, emu)
+    converge(st, emu, EXPECTED)
 
 
 def test_temporary_credentials_expire_mid_up(tmp_path: Path, pulumi_engine: Path) -> None:
@@ -167,4 +158,4 @@ def test_temporary_credentials_expire_mid_up(tmp_path: Path, pulumi_engine: Path
             assert secret not in out, "a secret leaked into the output of the failed up"
         no_duplicates(emu)
         st.set_config("modelarts:securityToken", "sts-token-two-0002", secret=True)
-        converge(st, emu)
+        converge(st, emu, EXPECTED)
