@@ -16,10 +16,8 @@ from pathlib import Path
 
 import pytest
 
-emulator_testing = pytest.importorskip("modelarts_emulator.testing")
-running_emulator = emulator_testing.running_emulator
-
-from modelarts_provider.client import (  # noqa: E402
+from modelarts_emulator.testing import running_emulator
+from modelarts_provider.client import (
     AkSkCredentials,
     ClientSettings,
     CreateTrainingJobRequest,

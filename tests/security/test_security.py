@@ -148,6 +148,19 @@ def _scan(where: str, text: str, secrets: dict[str, str]) -> list[str]:
     return [f"{label} found in {where}" for label, value in secrets.items() if value and value in text]
 
 
+def assert_no_leaks(base: Path, procs: list[Any], outputs_json: str, export: str,
+                    secrets: dict[str, str]) -> None:
+    """None of `secrets` in any command's output, the stack outputs, the export or the backend files."""
+    leaks = []
+    for i, proc in enumerate(procs):
+        leaks += _scan(f"command {i} ({' '.join(proc.args[:2])}) output", output_of(proc), secrets)
+    leaks += _scan("stack outputs", outputs_json, secrets)
+    leaks += _scan("pulumi stack export", export, secrets)
+    for name, text in _backend_files(base).items():
+        leaks += _scan(name, text, secrets)
+    assert not leaks, leaks
+
+
 def _backend_files(base: Path) -> dict[str, str]:
     root = base / "backend"
     return {str(p.relative_to(base)): p.read_text(errors="replace") for p in root.rglob("*") if p.is_file()}
@@ -171,14 +184,7 @@ def test_aksk_and_security_token_never_leak(tmp_path: Path, emu: Any) -> None:
     assert procs[2].returncode != 0, "the job with an unknown engine was not refused"
 
     secrets_map = {"secret key": emu.secret_key, "security token": SECURITY_TOKEN}
-    leaks = []
-    for i, proc in enumerate(procs):
-        leaks += _scan(f"command {i} ({' '.join(proc.args[:2])}) output", output_of(proc), secrets_map)
-    leaks += _scan("stack outputs", outputs_json, secrets_map)
-    leaks += _scan("pulumi stack export", export, secrets_map)
-    for name, text in _backend_files(tmp_path).items():
-        leaks += _scan(name, text, secrets_map)
-    assert not leaks, leaks
+    assert_no_leaks(tmp_path, procs, outputs_json, export, secrets_map)
 
 
 def test_iam_password_and_token_never_leak(tmp_path: Path, emu: Any) -> None:
@@ -209,11 +215,4 @@ def test_iam_password_and_token_never_leak(tmp_path: Path, emu: Any) -> None:
     assert tokens, "no IAM token was issued: the stack did not use password auth"
     secrets_map = {"IAM password": emu.iam_password, "wrong IAM password": wrong,
                    **{f"IAM token {i}": t for i, t in enumerate(tokens)}}
-    leaks = []
-    for i, proc in enumerate(procs):
-        leaks += _scan(f"command {i} ({' '.join(proc.args[:2])}) output", output_of(proc), secrets_map)
-    leaks += _scan("stack outputs", outputs_json, secrets_map)
-    leaks += _scan("pulumi stack export", export, secrets_map)
-    for name, text in _backend_files(tmp_path).items():
-        leaks += _scan(name, text, secrets_map)
-    assert not leaks, leaks
+    assert_no_leaks(tmp_path, procs, outputs_json, export, secrets_map)
