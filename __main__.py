@@ -1,32 +1,34 @@
 """modelarts-jobs: ModelArts training jobs declared in stack config.
 
-Reads the typed stack config (schema: modelarts_provider/stack_config.py; provider settings:
+Reads the typed stack config (schema: modelarts_provider/stack/config.py; provider settings:
 modelarts_provider/provider_config.py), validates all of it before any resource is declared (so a
 bad key or value fails `pulumi preview` with one line naming it and no API call), declares one
-TrainingJob per job and per sweep point, and exports per job its id, name, phase and output path:
+TrainingJob per job and per sweep point, one JobsAwait that waits for all of them (each to its own
+`waitFor`), and exports per job its id, name, phase and output path:
 
     jobs: {<job key>: {id, name, phase, outputPath}}
+
+The phase of a job that is waited for comes from the JobsAwait (the phase its wait ended in, fresh
+after `up` and after `refresh --run-program`); that of a `waitFor: none` job from the TrainingJob.
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pulumi
-from pulumi.runtime.config import CONFIG, get_config_env
+from pulumi.runtime import get_config_env, is_config_secret
 
-from modelarts_provider import TrainingJob
-from modelarts_provider.program import plan
+from modelarts_provider import TrainingJob, await_jobs
 from modelarts_provider.provider_config import NAMESPACE, ProviderConfigError, resolve_settings, unknown_keys
-from modelarts_provider.stack_config import PROJECT, SECTIONS, StackConfigError, parse
-
-
-def _all_config_keys() -> list[str]:
-    return sorted(set(CONFIG.get()) | set(get_config_env()))
+from modelarts_provider.stack.config import PROJECT, SECTIONS, StackConfigError, parse
+from modelarts_provider.stack.program import plan
+from modelarts_provider.stack.secrets import mark_secrets, read_stack_config, secret_values
 
 
 def main() -> None:
-    keys = _all_config_keys()
+    keys = sorted(get_config_env())
     try:
         bad = unknown_keys(keys)
         if bad:
@@ -44,11 +46,16 @@ def main() -> None:
     except (ProviderConfigError, StackConfigError) as err:
         raise pulumi.RunError(str(err)) from None
 
+    secrets = secret_values(raw, lambda s: f"{PROJECT}:{s}", is_config_secret,
+                            read_stack_config(Path.cwd(), pulumi.get_stack()))
+    jobs = {p.key: TrainingJob(p.key, mark_secrets(p.args.model_dump(exclude_none=True), secrets)) for p in plans}
+    waited = await_jobs(jobs)
     exports = {}
-    for p in plans:
-        job = TrainingJob(p.key, p.args)
-        exports[p.key] = {"id": job.job_id, "name": job.job_name, "phase": job.phase,
-                          "outputPath": job.output_path}
+    for key, job in jobs.items():
+        phase = job.phase
+        if waited is not None and job.await_spec["wait_for"] != "none":
+            phase = waited.phases.apply(lambda phases, k=key: (phases or {}).get(k))
+        exports[key] = {"id": job.job_id, "name": job.job_name, "phase": phase, "outputPath": job.output_path}
     pulumi.export("jobs", exports)
 
 

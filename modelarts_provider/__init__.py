@@ -1,28 +1,29 @@
 """Pulumi dynamic provider for ModelArts training jobs (Huawei Cloud, Open Telekom Cloud).
 
-Public names: TrainingJob (the resource), TrainingJobArgs (validated args), TrainingJobProvider.
-Imports of Pulumi stay here and out of `client/`, which has no Pulumi dependency.
+Public names: TrainingJob (submits a job), JobsAwait / await_jobs (waits for many jobs at once),
+TrainingJobArgs (validated args), TrainingJobProvider, JobsAwaitProvider.
+Layout: stack/ (stack config -> args), training_job/, awaiting/ (one folder per resource), client/
+(the ModelArts client, no Pulumi imports).
 """
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import Any
 
-__all__ = ["TrainingJob", "TrainingJobArgs", "TrainingJobInputs", "TrainingJobProvider"]
+__all__ = ["JobsAwait", "JobsAwaitProvider", "TrainingJob", "TrainingJobArgs", "TrainingJobInputs",
+           "TrainingJobProvider", "await_jobs"]
+
+# Lazy: `import modelarts_provider.client` (emulator, client tests) must not pull in Pulumi.
+_WHERE = {
+    "TrainingJob": ".training_job.resource", "TrainingJobInputs": ".training_job.resource",
+    "TrainingJobArgs": ".training_job.args", "TrainingJobProvider": ".training_job.provider",
+    "JobsAwait": ".awaiting.resource", "await_jobs": ".awaiting.resource",
+    "JobsAwaitProvider": ".awaiting.provider",
+}
 
 
 def __getattr__(name: str) -> Any:
-    # Lazy: `import modelarts_provider.client` (emulator, client tests) must not pull in Pulumi.
-    if name in ("TrainingJob", "TrainingJobInputs"):
-        from . import resource
-
-        return getattr(resource, name)
-    if name == "TrainingJobArgs":
-        from .args import TrainingJobArgs
-
-        return TrainingJobArgs
-    if name == "TrainingJobProvider":
-        from .provider import TrainingJobProvider
-
-        return TrainingJobProvider
+    if name in _WHERE:
+        return getattr(import_module(_WHERE[name], __name__), name)
     raise AttributeError(name)

@@ -218,7 +218,7 @@ def test_sweep_3x3_creates_9_jobs_with_distinct_deterministic_names(tmp_path: Pa
     assert len(names) == 9 and all(n.startswith("lr-sweep-") for n in names)
     assert sorted(outputs_jobs(st)) == names  # resource key = job name
     st.preview("--expect-no-changes")
-    from modelarts_provider.sweep import point_names
+    from modelarts_provider.stack.sweep import point_names
 
     expected = sorted(n for n, _ in point_names("lr-sweep", {"batch_size": [32, 64, 128], "lr": [0.1, 0.01, 0.001]}))
     assert names == expected

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 
-from modelarts_provider.sweep import point_names
+from modelarts_provider.stack.sweep import point_names
 from tests.faults.kit import (TRACEBACK_RE, assert_converged, converge, job, job_stack, name_of, output_of,
                               sweep)
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from modelarts_provider.sweep import point_names
+from modelarts_provider.stack.sweep import point_names
 from tests.faults.kit import (TRACEBACK_RE, assert_converged, converge, job, job_stack, name_of, output_of, reap, sweep,
                               up_in_background, wait_until)
 from tests.faults.test_faults import assert_clear_failure, no_duplicates

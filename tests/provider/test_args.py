@@ -3,8 +3,9 @@ from __future__ import annotations
 import pytest
 from pulumi.output import Unknown
 
-from modelarts_provider.args import TrainingJobArgs
-from modelarts_provider.checking import UNKNOWN, check_inputs
+from modelarts_provider.training_job.args import TrainingJobArgs
+from modelarts_provider.training_job.check import check_inputs
+from modelarts_provider.training_job.unknowns import UNKNOWN
 
 from .common import CODE, job_inputs
 

@@ -1,7 +1,8 @@
 from __future__ import annotations
 
-from modelarts_provider.checking import UNKNOWN, check_inputs
-from modelarts_provider.diffing import decide
+from modelarts_provider.training_job.check import check_inputs
+from modelarts_provider.training_job.unknowns import UNKNOWN
+from modelarts_provider.training_job.diff import decide
 
 from .common import job_inputs
 

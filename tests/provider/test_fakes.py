@@ -132,7 +132,7 @@ def test_backoff_never_sleeps_past_the_deadline():
 
 
 def test_fake_create_models_the_clients_ambiguous_create():
-    from modelarts_provider.args import TrainingJobArgs
+    from modelarts_provider.training_job.args import TrainingJobArgs
     from modelarts_provider.client.models import CreateTrainingJobRequest
 
     from .common import job_inputs

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from modelarts_provider import jobs
-from modelarts_provider.args import TrainingJobArgs
+from modelarts_provider.training_job import lifecycle as jobs
+from modelarts_provider.training_job.args import TrainingJobArgs
 from modelarts_provider.client.errors import ModelArtsError
 
 from .common import job_inputs

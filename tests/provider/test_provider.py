@@ -1,10 +1,11 @@
 from __future__ import annotations
 
-from modelarts_provider.args import TrainingJobArgs
-from modelarts_provider.checking import OUTPUT_KEYS, check_inputs
-from modelarts_provider.provider import TrainingJobProvider
+from modelarts_provider.training_job.args import TrainingJobArgs
+from modelarts_provider.training_job.check import check_inputs
+from modelarts_provider.training_job.outputs import OUTPUT_KEYS
+from modelarts_provider.training_job.provider import TrainingJobProvider
 from modelarts_provider.provider_config import resolve_settings
-from modelarts_provider.resource import TrainingJob, TrainingJobInputs
+from modelarts_provider.training_job.resource import TrainingJob, TrainingJobInputs
 
 from .common import job_inputs
 from .fakes import FakeClient

@@ -55,7 +55,7 @@ def test_provider_pickles_by_reference_without_settings():
     from pulumi.dynamic.dynamic import serialize_provider
     import base64
 
-    from modelarts_provider.resource import PROVIDER
+    from modelarts_provider.training_job.resource import PROVIDER
 
     raw = base64.b64decode(serialize_provider(PROVIDER))
     assert b"modelarts_provider.provider" in raw and len(raw) < 200

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from modelarts_provider.program import plan
-from modelarts_provider.stack_config import StackConfigError, parse
-from modelarts_provider.sweep import point_names
+from modelarts_provider.stack.program import plan
+from modelarts_provider.stack.config import StackConfigError, parse
+from modelarts_provider.stack.sweep import point_names
 
 BASE = {
     "obs": {"main": {"bucket": "my-bucket"}},

@@ -2,19 +2,27 @@
 
 Only what the declaration states is compared: the service echoes defaults (algorithm parameters,
 local dirs, engine ids) that a declaration need not repeat. OBS paths compare in either spelling.
-The description is not compared: it is updatable, so a takeover just updates it.
+The description is not compared: it is updatable, so a takeover just updates it. The workspace is
+always compared (undeclared means the default workspace "0"). Environment values are never quoted:
+they may be secrets.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .args import TrainingJobArgs
-from .client.models import TrainingJob, normalize_obs_path
+from ..client.models import TrainingJob, normalize_obs_path
 
 
 def _norm(v: Any) -> Any:
     return normalize_obs_path(v) if isinstance(v, str) else v
+
+
+DEFAULT_WORKSPACE = "0"
+# Names whose values are likely credentials: never quoted in a message.
+SECRET_LOOKING = re.compile(r"(?i)key|secret|token|passw|credential|auth")
 
 
 def _fmt(v: Any) -> str:
@@ -29,22 +37,21 @@ def mismatches(args: TrainingJobArgs, job: TrainingJob) -> list[str]:
     def cmp(field: str, declared: Any, actual: Any, obs: bool = False) -> None:
         a, b = (_norm(declared), _norm(actual)) if obs else (declared, actual)
         if a != b:
-            out.append(f"{field}: declared {_fmt(declared)}, live {_fmt(actual)}")
+            if SECRET_LOOKING.search(field):
+                out.append(f"{field}: differs (values not shown)")
+            else:
+                out.append(f"{field}: declared {_fmt(declared)}, live {_fmt(actual)}")
 
     meta = live.get("metadata", {})
     if args.name is not None:
         cmp("name", args.name, meta.get("name"))
-    if args.workspace_id is not None:
-        cmp("workspace_id", args.workspace_id, meta.get("workspace_id"))
+    cmp("workspace_id", args.workspace_id or DEFAULT_WORKSPACE, meta.get("workspace_id") or DEFAULT_WORKSPACE)
     live_ann = meta.get("annotations") or {}
     for k, v in sorted(args.annotations.items()):
         cmp(f"annotations[{k}]", v, live_ann.get(k))
 
     if args.algorithm is not None:
         _cmp_algorithm(args, live.get("algorithm") or {}, cmp)
-    if args.tasks:
-        return out  # heterogeneous jobs: the service does not echo tasks in a comparable form
-
     res = (live.get("spec") or {}).get("resource") or {}
     if args.flavor_id is not None:
         cmp("flavor_id", args.flavor_id, res.get("flavor_id"))
@@ -85,8 +92,9 @@ def _cmp_algorithm(args: TrainingJobArgs, alg: dict[str, Any], cmp: Any) -> None
     for p in a.parameters:
         cmp(f"algorithm.parameters[{p.name}]", p.value, live_params.get(p.name))
     live_env = alg.get("environments") or {}
-    for k, v in sorted(a.environments.items()):
-        cmp(f"algorithm.environments[{k}]", v, live_env.get(k))
+    differing = sorted(k for k, v in a.environments.items() if live_env.get(k) != v)
+    if differing:
+        cmp("algorithm.environments", f"values of {', '.join(differing)} (not shown)", "different values")
     live_in = {c.get("name"): c for c in alg.get("inputs") or []}
     for c in a.inputs:
         remote = (live_in.get(c.name) or {}).get("remote") or {}

@@ -1,8 +1,12 @@
-"""check(): raw Pulumi inputs -> validated args, or one failure per bad field. No API calls.
+"""check(): raw Pulumi inputs -> canonical args, or one failure per bad field. No API calls.
 
 During preview some inputs are still unknown (e.g. a random name suffix). Pydantic cannot know
 what they will become, so errors located at (or under) an unknown value are dropped here; the
 engine calls check again with the resolved values before create.
+
+A derived name (resource name + random suffix) is an identifier, not part of the declaration: when
+the rest of the spec equals the previous inputs, the job keeps the name it has, so a renewed suffix
+(or dropping `adopt_job_id` after an adoption) never replaces a job by itself.
 """
 
 from __future__ import annotations
@@ -10,40 +14,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pulumi.output import Unknown
 from pydantic import ValidationError
 
 from .args import TrainingJobArgs
-
-# pulumi.runtime.rpc.UNKNOWN: the wire placeholder for not-yet-known values. The dynamic provider
-# host hands them to check/diff as pulumi.output.Unknown instances; accept both.
-UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
-
-
-def is_unknown(value: Any) -> bool:
-    return isinstance(value, Unknown) or (isinstance(value, str) and value == UNKNOWN)
-
-# Output properties: the resource registers them with None, so they arrive with the inputs.
-OUTPUT_KEYS = frozenset({
-    "job_id", "job_name", "phase", "secondary_phase", "create_time", "start_time", "duration_ms",
-    "flavor_name", "task_statuses", "task_names", "output_paths", "output_path", "console_url",
-})
+from .normalize import spec_of, try_canonical
+from .outputs import strip_outputs
+from .unknowns import contains_unknown, is_unknown
 
 
 @dataclass(frozen=True)
 class Failure:
     property: str
     reason: str
-
-
-def contains_unknown(value: Any) -> bool:
-    if is_unknown(value):
-        return True
-    if isinstance(value, dict):
-        return any(contains_unknown(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return any(contains_unknown(v) for v in value)
-    return False
 
 
 def _value_at(raw: Any, loc: tuple[Any, ...]) -> tuple[bool, Any]:
@@ -73,8 +55,8 @@ def format_loc(loc: tuple[Any, ...]) -> str:
 
 def _clean_loc(loc: tuple[Any, ...]) -> tuple[Any, ...]:
     # Pydantic adds the branch name of a union (e.g. "str") or validator tags; drop them.
-    return tuple(p for p in loc if not (isinstance(p, str) and p in {"str", "int", "float", "bool",
-                                                                     "function-after[_name(), str]"}))
+    return tuple(p for p in loc if not (isinstance(p, str) and (p in {"str", "int", "float", "bool"}
+                                                                 or p.startswith("function-"))))
 
 
 def _reason(err: dict[str, Any]) -> str:
@@ -94,8 +76,8 @@ def failures_from(error: ValidationError, raw: dict[str, Any], prefix: tuple[Any
     seen: set[str] = set()
     for err in error.errors():
         loc = _clean_loc(tuple(err["loc"]))
-        is_unknown, _ = _value_at(raw, loc)
-        if is_unknown:
+        hidden, _ = _value_at(raw, loc)
+        if hidden:
             continue
         field = (err.get("ctx") or {}).get("field") if err["type"] == "rule" else None
         full = prefix + loc + ((field,) if field else ())
@@ -107,17 +89,29 @@ def failures_from(error: ValidationError, raw: dict[str, Any], prefix: tuple[Any
     return out
 
 
-def strip_outputs(news: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in news.items() if k not in OUTPUT_KEYS and not k.startswith("__")}
+def _keep_name(news: dict[str, Any], olds: dict[str, Any]) -> dict[str, Any]:
+    """The derived-name rule of the module docstring."""
+    old_name = olds.get("job_name") or olds.get("name")
+    if not news.get("derived_name") or not old_name or news.get("adopt_job_id") is not None:
+        return news
+    old_inputs = try_canonical(strip_outputs(olds))
+    new_spec = spec_of(news)
+    if old_inputs is None or contains_unknown(new_spec) or spec_of(old_inputs) != new_spec:
+        return news
+    return {**news, "name": old_name}
 
 
-def check_inputs(news: dict[str, Any]) -> tuple[dict[str, Any], list[Failure]]:
-    """Returns (inputs to store, failures). Known-valid inputs come back normalized (defaults filled)."""
+def check_inputs(news: dict[str, Any], olds: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[Failure]]:
+    """Returns (inputs to store, failures). Valid inputs come back canonical (see normalize.py)."""
     raw = strip_outputs(news)
     try:
-        args = TrainingJobArgs.model_validate(raw)
+        TrainingJobArgs.model_validate(raw)
     except ValidationError as e:
-        return raw, failures_from(e, raw)
-    if contains_unknown(raw):
+        failures = failures_from(e, raw)
+        if failures:
+            return raw, failures
+    previous = strip_outputs(olds) if olds else None
+    norm = try_canonical(raw, previous)
+    if norm is None:  # only unknown-hidden errors: decided once the values are known
         return raw, []
-    return args.model_dump(mode="json"), []
+    return (_keep_name(norm, olds) if olds else norm), []

@@ -7,9 +7,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .args import TrainingJobArgs
-from .checking import failures_from
-from .stack_config import PROJECT, JobConfig, ObsConfig, StackConfig, StackConfigError, _is_url
+from ..training_job.args import TrainingJobArgs
+from ..training_job.check import failures_from
+from .config import PROJECT, JobEntry, ObsConfig, StackConfig, StackConfigError, is_absolute_path
 from .sweep import as_param, point_names
 
 
@@ -21,13 +21,23 @@ class JobPlan:
 
 
 def _rel(obs: ObsConfig | None, prefix_attr: str, value: str, *extra: str) -> str:
-    if _is_url(value):
+    """A path as written: relative to the OBS location's prefix, or absolute. A folder is written
+    with a trailing '/' (or empty: the prefix itself); anything else is a file and keeps its form."""
+    if is_absolute_path(value):
         return value
     assert obs is not None  # StackConfig checked that relative paths have an OBS location
+    return obs.url(getattr(obs, prefix_attr), *extra, value, folder=value == "" or value.endswith("/"))
+
+
+def _rel_dir(obs: ObsConfig | None, prefix_attr: str, value: str, *extra: str) -> str:
+    """A folder: always ends with '/'."""
+    if is_absolute_path(value):
+        return value if value.endswith("/") else value + "/"
+    assert obs is not None
     return obs.url(getattr(obs, prefix_attr), *extra, value)
 
 
-def _engine(job: JobConfig) -> dict[str, Any] | None:
+def _engine(job: JobEntry) -> dict[str, Any] | None:
     if job.image is not None:
         return {"image_url": job.image}
     e = job.engine
@@ -37,7 +47,7 @@ def _engine(job: JobConfig) -> dict[str, Any] | None:
     return {k: v for k, v in out.items() if v is not None}
 
 
-def job_args(cfg: StackConfig, job: JobConfig, out_dir: str, *, name: str | None,
+def job_args(cfg: StackConfig, job: JobEntry, out_dir: str, *, name: str | None,
              extra_params: dict[str, Any] | None = None) -> dict[str, Any]:
     """The TrainingJobArgs input dict for one job; `out_dir` is its folder under outputs/ and logs/."""
     obs = cfg.obs_for(job)
@@ -49,10 +59,10 @@ def job_args(cfg: StackConfig, job: JobConfig, out_dir: str, *, name: str | None
         alg["subscription_id"] = job.subscription.id
         alg["item_version_id"] = job.subscription.version_id
     if job.code_dir is not None:
-        code = _rel(obs, "code", job.code_dir)
+        code = _rel_dir(obs, "code", job.code_dir)
         alg["code_dir"] = code
         if job.boot_file is not None:
-            alg["boot_file"] = job.boot_file if _is_url(job.boot_file) else code + job.boot_file.lstrip("/")
+            alg["boot_file"] = job.boot_file if is_absolute_path(job.boot_file) else code + job.boot_file.lstrip("/")
     elif job.boot_file is not None:
         alg["boot_file"] = job.boot_file  # without code_dir: let the args rules report it
     engine = _engine(job)
@@ -67,7 +77,7 @@ def job_args(cfg: StackConfig, job: JobConfig, out_dir: str, *, name: str | None
         else {"name": n, "dataset": {"id": v.dataset.id, "version_id": v.dataset.version_id}}
         for n, v in job.inputs.items()
     ]
-    alg["outputs"] = [{"name": n, "obs_url": _rel(obs, "outputs", v, out_dir)} for n, v in job.outputs.items()]
+    alg["outputs"] = [{"name": n, "obs_url": _rel_dir(obs, "outputs", v, out_dir)} for n, v in job.outputs.items()]
     alg["environments"] = {k: as_param(v) for k, v in job.environments.items()}
     if job.working_dir is not None:
         alg["working_dir"] = job.working_dir

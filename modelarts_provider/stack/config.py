@@ -64,7 +64,8 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from .args import OBS_URL_RE, rule
+from ..training_job.args import FILE_URL_RE, OBS_URL_RE, rule
+from .sweep import as_param
 
 PROJECT = "modelarts-jobs"
 SECTIONS = ("obs", "pools", "jobs", "sweeps")
@@ -96,9 +97,11 @@ class ObsConfig(_Cfg):
             raise ValueError("must be a relative prefix inside the bucket, e.g. data/")
         return v.strip("/") + "/" if v.strip("/") else ""
 
-    def url(self, prefix: str, *rel: str) -> str:
+    def url(self, prefix: str, *rel: str, folder: bool = True) -> str:
+        """obs://bucket/<prefix>/<rel...>, ending with '/' for a folder; a file keeps its form."""
         parts = [p.strip("/") for p in (prefix, *rel) if p and p.strip("/")]
-        return f"obs://{self.bucket}/" + "".join(p + "/" for p in parts)
+        tail = "/" if folder and parts else ""
+        return f"obs://{self.bucket}/" + "/".join(parts) + tail
 
 
 class PoolConfig(_Cfg):
@@ -140,7 +143,7 @@ class NfsConfig(_Cfg):
     read_only: bool = False
 
 
-class JobConfig(_Cfg):
+class JobEntry(_Cfg):
     pool: Key
     obs: str | None = None
     nodes: Annotated[int, Field(ge=1, le=1024)] = 1
@@ -172,7 +175,7 @@ class JobConfig(_Cfg):
     adopt_job_id: str | None = None
 
     @model_validator(mode="after")
-    def _paths_and_forms(self) -> JobConfig:
+    def _paths_and_forms(self) -> JobEntry:
         # Paths are relative to the job's OBS location, or absolute OBS paths (obs://bucket/key or
         # /bucket/key): anything else (another scheme, a malformed obs: URL) is refused here rather
         # than silently appended to a prefix.
@@ -189,7 +192,7 @@ class JobConfig(_Cfg):
         return self
 
 
-class SweepConfig(JobConfig):
+class SweepConfig(JobEntry):
     grid: dict[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")], Annotated[list[Scalar], Field(min_length=1)]]
     max_jobs: Annotated[int, Field(ge=1, le=10000)] = 500
 
@@ -202,8 +205,10 @@ class SweepConfig(JobConfig):
         if self.adopt_job_id is not None:
             raise rule("adoptJobId", "is not allowed in a sweep")
         for k, values in self.grid.items():
-            if len({str(v) for v in values}) != len(values):
-                raise rule(f"grid.{k}", "values must be distinct")
+            if len({as_param(v) for v in values}) != len(values):
+                # true and "true" are the same parameter value on the wire
+                raise rule(f"grid.{k}", "values must be distinct (as the parameter strings they become: "
+                                        f"{', '.join(as_param(v) for v in values)})")
             if k in self.parameters:
                 raise rule(f"grid.{k}", "is also a fixed parameter; remove it from parameters")
         total = 1
@@ -217,7 +222,7 @@ class SweepConfig(JobConfig):
 class StackConfig(_Cfg):
     obs: dict[Key, ObsConfig] = Field(default_factory=dict)
     pools: dict[Key, PoolConfig] = Field(default_factory=dict)
-    jobs: dict[Key, JobConfig] = Field(default_factory=dict)
+    jobs: dict[Key, JobEntry] = Field(default_factory=dict)
     sweeps: dict[Key, SweepConfig] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -243,31 +248,32 @@ class StackConfig(_Cfg):
                     raise rule(f"{where}.obs", "relative paths need an OBS location (modelarts-jobs:obs)")
         return self
 
-    def obs_for(self, job: JobConfig) -> ObsConfig | None:
+    def obs_for(self, job: JobEntry) -> ObsConfig | None:
         if job.obs is not None:
             return self.obs[job.obs]
         return next(iter(self.obs.values())) if len(self.obs) == 1 else None
 
 
-def _is_url(v: str) -> bool:
-    """An absolute OBS path, in either documented form (obs://bucket/key, /bucket/key)."""
-    return bool(OBS_URL_RE.match(v))
+def is_absolute_path(v: str) -> bool:
+    """An absolute OBS path, in either documented form (obs://bucket/key, /bucket/key), or a path in
+    the training container (file:///..., documented for code_dir)."""
+    return bool(OBS_URL_RE.match(v) or FILE_URL_RE.match(v))
 
 
 def _is_obs_path(v: str) -> bool:
     """Absolute OBS path, or a relative key with no scheme and no whitespace."""
-    if _is_url(v):
+    if is_absolute_path(v):
         return True
     return not v.startswith("/") and ":" not in v and not any(c.isspace() for c in v)
 
 
-def _uses_relative_obs(job: JobConfig) -> bool:
+def _uses_relative_obs(job: JobEntry) -> bool:
     rel = [job.code_dir] if job.code_dir is not None else []
     rel += [v for v in job.inputs.values() if isinstance(v, str)]
-    return any(not _is_url(v) for v in rel) or bool(job.outputs) or job.logs
+    return any(not is_absolute_path(v) for v in rel) or bool(job.outputs) or job.logs
 
 
-def _uses_obs(job: JobConfig) -> bool:
+def _uses_obs(job: JobEntry) -> bool:
     return _uses_relative_obs(job)
 
 

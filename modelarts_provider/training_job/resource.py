@@ -14,14 +14,16 @@ may be a Pulumi Input. Outputs: job_id, job_name, phase, secondary_phase, create
 duration_ms, flavor_name, task_names, task_statuses, output_paths, output_path, console_url.
 
 Naming: `name` if given; otherwise "<resource name>-<6 random chars>" from a pulumi-random
-RandomString whose keepers hash the replace-triggering spec, so the suffix is stable across updates
-and renewed exactly when the job is replaced.
+RandomString whose keepers hash the canonical replace-triggering spec (normalize.py), so the suffix
+is stable across updates and equivalent declarations, and renewed when the job is replaced.
+
+Creating a TrainingJob submits the job and returns once the service accepted it. `wait_for` is
+honoured by the awaiting resource: pass the jobs to `modelarts_provider.JobsAwait` (the stack program
+does it for every job whose wait_for is not "none").
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from collections.abc import Mapping
 from typing import Any, Optional, TypedDict
@@ -30,8 +32,9 @@ import pulumi
 import pulumi_random as random
 from pulumi.dynamic import Resource
 
-from .args import PROVIDER_ONLY_FIELDS, UPDATABLE_FIELDS, TrainingJobArgs, WaitFor
-from .checking import OUTPUT_KEYS
+from .args import TrainingJobArgs, WaitFor
+from .normalize import spec_hash
+from .outputs import OUTPUT_KEYS
 from .provider import TrainingJobProvider
 
 # One provider object for every job: identical pickles, one configured instance per provider process.
@@ -118,15 +121,9 @@ def name_prefix(resource_name: str) -> str:
     return safe[: 64 - SUFFIX_LENGTH - 1]
 
 
-def _canonical_hash(spec: Any) -> str:
-    return hashlib.sha256(json.dumps(spec, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:32]
-
-
 def replacement_keepers(props: Mapping[str, Any]) -> pulumi.Output[dict[str, str]]:
-    """keepers for the name suffix: a hash over every input whose change replaces the job."""
-    spec = {k: v for k, v in props.items()
-            if k not in PROVIDER_ONLY_FIELDS and k not in UPDATABLE_FIELDS and k != "name" and v is not None}
-    return pulumi.Output.from_input(spec).apply(lambda s: {"spec": _canonical_hash(s)})
+    """keepers for the name suffix: a hash of the canonical spec (every input whose change replaces)."""
+    return pulumi.Output.from_input(dict(props)).apply(lambda p: {"spec": spec_hash(p)})
 
 
 class TrainingJob(Resource, module="modelarts", name="TrainingJob"):
@@ -153,6 +150,14 @@ class TrainingJob(Resource, module="modelarts", name="TrainingJob"):
         props.update(kwargs)
         opts = opts or pulumi.ResourceOptions()
 
+        # What the awaiting resource needs to watch this job (JobsAwait reads it); a plain attribute,
+        # not a resource output, so it is known at preview.
+        self.await_spec: dict[str, Any] = {
+            "wait_for": props.get("wait_for", "created"),
+            "timeout_seconds": props.get("wait_timeout_seconds", 3600),
+            "poll_seconds": props.get("poll_interval_seconds", 5.0),
+        }
+
         if props.get("name") is None and props.get("adopt_job_id") is None:
             suffix = random.RandomString(
                 f"{resource_name}-name",
@@ -161,6 +166,7 @@ class TrainingJob(Resource, module="modelarts", name="TrainingJob"):
                 opts=pulumi.ResourceOptions(parent=opts.parent, provider=None),
             )
             props["name"] = pulumi.Output.concat(name_prefix(resource_name), "-", suffix.result)
+            props["derived_name"] = True
 
         for key in OUTPUT_KEYS:
             props.setdefault(key, None)

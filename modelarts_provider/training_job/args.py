@@ -19,16 +19,18 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from ..client.models import FAILED_PHASES, TERMINAL_PHASES as STOPPED_PHASES
+
 JOB_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 # OBS locations: either obs://bucket/key or the API's own /bucket/key form. Buckets are 3-63 chars.
 OBS_URL_RE = re.compile(r"^(obs://|/)[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[^\s]*)?$")
+# A path inside the training container (the create page: "When code_dir is prefixed with file://").
+FILE_URL_RE = re.compile(r"^file:///[^\s]*$")
 ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 
 WaitFor = Literal["none", "created", "running", "completed"]
 
-# The job phases after which a job no longer runs (used by delete and replace_failed).
-STOPPED_PHASES = frozenset({"Completed", "Failed", "Terminated", "Abnormal"})
-FAILED_PHASES = frozenset({"Failed", "Abnormal"})
+__all__ = ["FAILED_PHASES", "STOPPED_PHASES", "TrainingJobArgs", "WaitFor"]
 
 
 class _Model(BaseModel):
@@ -46,17 +48,32 @@ def to_api_obs(url: str) -> str:
     return "/" + url[len("obs://"):] if url.startswith("obs://") else url
 
 
-def to_obs_uri(url: str) -> str:
-    """/bucket/key -> obs://bucket/key, the form users see in outputs."""
-    return url if url.startswith("obs://") or not url.startswith("/") else "obs:/" + url
-
-
 def _obs_url(v: str | None) -> str | None:
     if v is None:
         return v
     if not OBS_URL_RE.match(v):
-        raise ValueError("must be an OBS URL such as obs://bucket/path/ (or /bucket/path/)")
+        raise ValueError(f"must be an OBS URL such as obs://bucket/path/ (or /bucket/path/), not {v!r}")
+    key = v.split("/", 3)[3] if v.startswith("obs://") and v.count("/") >= 3 else v.lstrip("/").partition("/")[2]
+    _safe_key(v, key)
     return v
+
+
+def _safe_key(v: str, key: str) -> None:
+    # A key with ".." or "//" or control characters does not name what it seems to (issue: path escapes).
+    if any(ord(c) < 32 or ord(c) == 127 for c in v):
+        raise ValueError(f"must not contain control characters: {v!r}")
+    if "//" in key or any(part == ".." for part in key.split("/")):
+        raise ValueError(f"must not contain '..' or '//' inside the path: {v!r}")
+
+
+def _code_url(v: str | None) -> str | None:
+    """code_dir / boot_file: an OBS URL, or file:///path inside the container (documented)."""
+    if v is not None and v.startswith("file://"):
+        if not FILE_URL_RE.match(v):
+            raise ValueError(f"must be file:///absolute/path (or an OBS URL), not {v!r}")
+        _safe_key(v, v[len("file://"):])
+        return v
+    return _obs_url(v)
 
 
 ObsUrl = Annotated[str, Field(min_length=1, max_length=1024)]
@@ -228,8 +245,9 @@ class Algorithm(_Model):
     working_dir: str | None = None
     environments: dict[Annotated[str, Field(pattern=ENV_NAME_RE.pattern)], str] = Field(default_factory=dict)
 
-    check_obs = field_validator("code_dir", "boot_file", "autosearch_config_path",
-                                 "autosearch_framework_path")(classmethod(lambda cls, v: _obs_url(v)))
+    check_code = field_validator("code_dir", "boot_file")(classmethod(lambda cls, v: _code_url(v)))
+    check_obs = field_validator("autosearch_config_path",
+                                "autosearch_framework_path")(classmethod(lambda cls, v: _obs_url(v)))
     check_env = field_validator("environments", mode="before")(classmethod(lambda cls, v: _environments(v)))
 
     @field_validator("parameters", mode="before")
@@ -266,6 +284,9 @@ class Algorithm(_Model):
         if by_code and (self.code_dir is None or self.boot_file is None):
             raise rule("boot_file" if self.boot_file is None else "code_dir",
                        "code_dir and boot_file must be set together")
+        if by_code and not _inside(self.boot_file or "", self.code_dir or ""):
+            raise rule("boot_file", f"must be inside code_dir {self.code_dir!r} (the service requires it), "
+                                    f"not {self.boot_file!r}")
         if (by_id or by_sub) and self.engine is not None:
             raise rule("engine", "must be left blank when the algorithm is given by id or subscription")
         if by_code and self.engine is None:
@@ -283,7 +304,16 @@ class Algorithm(_Model):
         return self
 
 
-# --- tasks (heterogeneous jobs; "not implemented currently" by the service, kept for coverage) ---
+def _inside(path: str, directory: str) -> bool:
+    """boot_file inside code_dir, whichever OBS spelling each uses."""
+    from ..client.models import normalize_obs_path
+
+    p, d = (normalize_obs_path(x) or x for x in (path, directory))
+    d = d if d.endswith("/") else d + "/"
+    return p.startswith(d) and len(p) > len(d)
+
+
+# --- tasks (heterogeneous jobs; "not implemented currently" by the service, so refused at check) ---
 
 
 class TaskJobConfig(_Model):
@@ -341,7 +371,7 @@ class AutoStop(_Model):
 # Fields that steer the provider only; they are never sent and their changes touch nothing remote.
 PROVIDER_ONLY_FIELDS = frozenset({
     "wait_for", "wait_timeout_seconds", "poll_interval_seconds", "delete_timeout_seconds",
-    "delete_before_replace", "replace_failed", "adopt_job_id",
+    "delete_before_replace", "replace_failed", "adopt_job_id", "derived_name",
 })
 # Fields the service can change in place (PUT).
 UPDATABLE_FIELDS = frozenset({"description"})
@@ -379,6 +409,8 @@ class TrainingJobArgs(_Model):
     replace_failed: bool = Field(False, description="Replace the job on the next up if it is Failed/Abnormal "
                                                     "(as last seen by refresh).")
     adopt_job_id: Annotated[str, Field(min_length=1, max_length=128)] | None = None
+    derived_name: bool = Field(False, description="The name was generated (resource name + random suffix): "
+                                                  "a new suffix alone never replaces the job.")
 
     @field_validator("name")
     @classmethod
@@ -391,13 +423,15 @@ class TrainingJobArgs(_Model):
     def _rules(self) -> TrainingJobArgs:
         if self.name is None and self.adopt_job_id is None:
             raise rule("name", "is required (or set adopt_job_id to take over an existing job)")
-        if self.tasks and (self.algorithm is not None or self.flavor_id or self.pool_id):
-            raise rule("tasks", "tasks and algorithm/spec are exclusive: leave tasks blank when spec is set")
-        if not self.tasks:
-            if self.algorithm is None:
-                raise rule("algorithm", "is required (one of the four algorithm forms)")
-            if self.flavor_id is None and self.pool_id is None:
-                raise rule("flavor_id", "is required: set flavor_id, or pool_id (+ flavor_id) for a dedicated pool")
+        if self.tasks is not None:
+            # The create page: "Task list. This function is not implemented currently." Refused
+            # here so the mistake shows at preview, not as a service error at up.
+            raise rule("tasks", "is not supported: the service documents the task list as not implemented; "
+                                "declare algorithm with flavor_id/pool_id instead")
+        if self.algorithm is None:
+            raise rule("algorithm", "is required (one of the four algorithm forms)")
+        if self.flavor_id is None and self.pool_id is None:
+            raise rule("flavor_id", "is required: set flavor_id, or pool_id (+ flavor_id) for a dedicated pool")
         return self
 
     # --- wire ----------------------------------------------------------------------------------
@@ -412,30 +446,23 @@ class TrainingJobArgs(_Model):
         body: dict[str, Any] = {"kind": self.kind, "metadata": meta}
         if self.algorithm is not None:
             body["algorithm"] = _algorithm_wire(self.algorithm)
-        if self.tasks:
-            body["tasks"] = [t.model_dump(exclude_none=True) for t in self.tasks]
-        else:
-            resource: dict[str, Any] = {"node_count": self.node_count}
-            if self.flavor_id is not None:
-                resource["flavor_id"] = self.flavor_id
-            if self.pool_id is not None:
-                resource["pool_id"] = self.pool_id
-            spec: dict[str, Any] = {"resource": resource}
-            if self.volumes:
-                spec["volumes"] = [{"nfs": v.model_dump()} for v in self.volumes]
-            if self.log_export_path is not None:
-                log = self.log_export_path.model_dump(exclude_none=True)
-                if "obs_url" in log:
-                    log["obs_url"] = to_api_obs(log["obs_url"])
-                spec["log_export_path"] = log
-            if self.auto_stop is not None:
-                spec["auto_stop"] = self.auto_stop.model_dump()
-            body["spec"] = spec
+        resource: dict[str, Any] = {"node_count": self.node_count}
+        if self.flavor_id is not None:
+            resource["flavor_id"] = self.flavor_id
+        if self.pool_id is not None:
+            resource["pool_id"] = self.pool_id
+        spec: dict[str, Any] = {"resource": resource}
+        if self.volumes:
+            spec["volumes"] = [{"nfs": v.model_dump()} for v in self.volumes]
+        if self.log_export_path is not None:
+            log = self.log_export_path.model_dump(exclude_none=True)
+            if "obs_url" in log:
+                log["obs_url"] = to_api_obs(log["obs_url"])
+            spec["log_export_path"] = log
+        if self.auto_stop is not None:
+            spec["auto_stop"] = self.auto_stop.model_dump()
+        body["spec"] = spec
         return body
-
-    def remote_fields(self) -> dict[str, Any]:
-        """Inputs that describe the remote job (everything but provider options), JSON-ready."""
-        return self.model_dump(mode="json", exclude=set(PROVIDER_ONLY_FIELDS))
 
 
 def _channel_in(c: InputChannel) -> dict[str, Any]:

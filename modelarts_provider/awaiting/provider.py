@@ -1,0 +1,118 @@
+"""JobsAwaitProvider: waits for many training jobs in one provider call.
+
+- create: wait for every job; the outputs record each job's phase and whether it reached its target.
+- diff: changes only when a job was added or removed, its id changed (a replaced job; unknown at
+  preview), its target changed, or it had not reached its target: so a second `up` of an unchanged
+  stack makes no call and waits for nothing.
+- update: waits for the changed jobs alone; the others keep what was recorded.
+- read (refresh): one round of polls refreshes every job's phase.
+- delete: nothing remote (the jobs are TrainingJob resources of their own).
+A wait that does not end well raises, so nothing is recorded and the next `up` waits again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import Any
+
+from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
+from pydantic import ValidationError
+
+from ..provider_base import ModelArtsProvider, ProviderError, say
+from ..training_job.check import failures_from
+from ..training_job.unknowns import contains_unknown
+from .args import OUTPUT_KEYS, AwaitedJob, AwaitedStatus, JobsAwaitArgs, JobsAwaitOutputs
+from .conditions import Verdict, reached
+from .report import failure_report
+from .watcher import Watched, Watcher, WaitAborted
+
+_PARENT = os.getppid()
+
+
+def engine_alive() -> bool:
+    """The engine that launched this provider process is still its parent (a SIGKILLed `pulumi up`
+    must not leave a wait running that could terminate jobs on its own)."""
+    return os.getppid() == _PARENT
+
+
+def _inputs(props: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in props.items() if k not in OUTPUT_KEYS and not k.startswith("__")}
+
+
+class JobsAwaitProvider(ModelArtsProvider):
+    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        raw = _inputs(news)
+        try:
+            JobsAwaitArgs.model_validate(raw)
+        except ValidationError as e:
+            return CheckResult(raw, [CheckFailure(f.property, f.reason) for f in failures_from(e, raw)])
+        return CheckResult(raw, [])
+
+    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+        jobs = _inputs(news).get("jobs")
+        if contains_unknown(jobs) and not isinstance(jobs, dict):
+            return DiffResult(changes=True, replaces=None)  # a whole new set of jobs: known at up
+        changed = self._changed(olds, jobs or {})
+        return DiffResult(changes=bool(changed), replaces=None)
+
+    @staticmethod
+    def _changed(olds: dict[str, Any], new_jobs: dict[str, Any]) -> list[str]:
+        statuses = olds.get("statuses") or {}
+        keys = set(statuses) | set(new_jobs)
+        out = []
+        for key in sorted(keys):
+            new, old = new_jobs.get(key), statuses.get(key)
+            if new is None or old is None or contains_unknown(new) or not old.get("reached") \
+                    or new.get("job_id") != old.get("job_id") or new.get("wait_for") != old.get("wait_for"):
+                out.append(key)
+        return out
+
+    def _wait(self, jobs: dict[str, AwaitedJob]) -> dict[str, AwaitedStatus]:
+        watched = [Watched(k, j.job_id, j.job_name or j.job_id, j.wait_for, j.timeout_seconds, j.poll_seconds)
+                   for k, j in jobs.items()]
+        if not watched:
+            return {}
+        client = self._api()
+        say(f"waiting for {len(watched)} training job{'s' if len(watched) != 1 else ''}: "
+            + ", ".join(f"{w.name} ({w.target})" for w in watched[:8]) + (" ..." if len(watched) > 8 else ""))
+        try:
+            results = Watcher(client, say, alive=engine_alive).run(watched)
+        except WaitAborted as err:
+            raise ProviderError(f"waiting for training jobs stopped: {err}") from None
+        report = failure_report(client, results)
+        if report is not None:
+            raise ProviderError(report)
+        return {r.watched.key: AwaitedStatus(job_id=r.watched.job_id, job_name=r.watched.name,
+                                             wait_for=r.watched.target, phase=r.phase, reached=True)
+                for r in results if r.outcome.verdict is Verdict.REACHED}
+
+    def create(self, props: dict[str, Any]) -> CreateResult:
+        args = JobsAwaitArgs.model_validate(_inputs(props))
+        statuses = self._wait(args.jobs)
+        digest = hashlib.sha256(",".join(sorted(args.jobs)).encode()).hexdigest()[:12]
+        return CreateResult(f"jobs-await-{digest}", {**args.model_dump(mode="json"), **JobsAwaitOutputs.of(statuses)})
+
+    def update(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        args = JobsAwaitArgs.model_validate(_inputs(news))
+        changed = set(self._changed(olds, args.model_dump(mode="json")["jobs"]))
+        kept = {k: AwaitedStatus.model_validate(v) for k, v in (olds.get("statuses") or {}).items()
+                if k in args.jobs and k not in changed}
+        statuses = {**kept, **self._wait({k: j for k, j in args.jobs.items() if k in changed})}
+        statuses = {k: statuses[k] for k in args.jobs if k in statuses}
+        return UpdateResult({**args.model_dump(mode="json"), **JobsAwaitOutputs.of(statuses)})
+
+    def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
+        statuses = {k: AwaitedStatus.model_validate(v) for k, v in (props.get("statuses") or {}).items()}
+        if statuses:
+            fresh = Watcher(self._api(), say).fetch([s.job_id for s in statuses.values()])
+            for s in statuses.values():
+                job = fresh.get(s.job_id)
+                if job is None or not hasattr(job, "phase"):
+                    continue  # gone or not answered: the TrainingJob's own refresh says so
+                s.phase = job.phase
+                s.reached = s.reached or reached(s.wait_for, job.phase)
+        return ReadResult(id_, {**_inputs(props), **JobsAwaitOutputs.of(statuses)})
+
+    def delete(self, _id: str, _props: dict[str, Any]) -> None:
+        return None

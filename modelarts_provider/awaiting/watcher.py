@@ -1,0 +1,196 @@
+"""Watch many jobs inside one provider call until each reached its target, failed, or ran out of time.
+
+One call waits for all: the dynamic provider serves 4 calls at once and the engine 8 steps, so a wait
+per job would run jobs in waves. Each job keeps its own target, poll interval and deadline (counted
+from the start of the wait). Polling is either
+
+- `list`: pages of the list API (50 jobs a call, newest first; jobs just submitted are on the first
+  pages), with a GET for any job the pages did not show; or
+- `get`: one GET per due job, `concurrency` at a time;
+
+and `auto` (the default) lists when more than `LIST_FROM` jobs are due at once. benchmarks/ measures
+both (calls per job and wall time).
+
+A job past its deadline is terminated (cost safety) and reported; a failed job is reported with its
+phase, each task's exit code and message, and the tail of its failing tasks' logs. Transient poll
+errors (429, 5xx, network) are tolerated until the job's deadline; any other error ends the wait.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..client.errors import ModelArtsError
+from ..client.models import TrainingJob
+from ..training_job.args import WaitFor
+from .conditions import Condition, Outcome, Verdict, before, exists, first_decisive, not_failed, reaches, still_running
+
+Strategy = Literal["auto", "list", "get"]
+LIST_FROM = 2
+PAGE = 50
+_TRANSIENT = object()  # a poll that failed transiently: no news about the job
+
+
+@dataclass(frozen=True)
+class Watched:
+    key: str
+    job_id: str
+    name: str
+    target: WaitFor
+    timeout_s: float
+    poll_s: float
+
+
+@dataclass
+class Result:
+    watched: Watched
+    outcome: Outcome
+    job: TrainingJob | None
+    note: str = ""  # e.g. "terminated", or why terminating failed
+
+    @property
+    def phase(self) -> str | None:
+        return self.job.phase if self.job is not None else None
+
+
+@dataclass
+class _State:
+    watched: Watched
+    condition: Condition
+    deadline: float
+    next_poll: float
+    job: TrainingJob | None = None
+    phase: str | None = None
+    errors: list[str] = field(default_factory=list)
+
+
+class WaitAborted(Exception):
+    """The wait cannot go on (the engine is gone, or polling hit a non-transient error)."""
+
+
+class Watcher:
+    def __init__(self, client: Any, say: Callable[[str], None], *, strategy: Strategy = "auto",
+                 concurrency: int = 8, summary_every_s: float = 30.0, summary_from: int = 5,
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
+                 alive: Callable[[], bool] = lambda: True) -> None:
+        self.client = client
+        self.say = say
+        self.strategy = strategy
+        self.concurrency = concurrency
+        self.summary_every_s = summary_every_s
+        self.summary_from = summary_from
+        self.clock = clock
+        self.sleep = sleep
+        self.alive = alive
+
+    # --- polling --------------------------------------------------------------------------------
+
+    def _get(self, job_id: str) -> Any:
+        try:
+            return self.client.get_job(job_id)
+        except ModelArtsError as err:
+            if err.retryable:
+                return _TRANSIENT
+            raise WaitAborted(str(err)) from None
+
+    def _get_many(self, ids: list[str]) -> dict[str, Any]:
+        if len(ids) <= 1 or self.concurrency <= 1:
+            return {i: self._get(i) for i in ids}
+        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(ids))) as pool:
+            return dict(zip(ids, pool.map(self._get, ids)))
+
+    def _list_many(self, ids: list[str]) -> dict[str, Any]:
+        wanted = set(ids)
+        limit = (math.ceil(len(ids) / PAGE) + 1) * PAGE
+        try:
+            listed = self.client.list_jobs(limit=limit)
+        except ModelArtsError as err:
+            if not err.retryable:
+                raise WaitAborted(str(err)) from None
+            listed = []
+        found: dict[str, Any] = {j.id: j for j in listed if j.id in wanted}
+        missing = [i for i in ids if i not in found]
+        found.update(self._get_many(missing))  # older jobs, or gone: a GET tells
+        return found
+
+    def fetch(self, ids: list[str]) -> dict[str, Any]:
+        use_list = self.strategy == "list" or (self.strategy == "auto" and len(ids) > LIST_FROM)
+        return self._list_many(ids) if use_list else self._get_many(ids)
+
+    # --- the loop ---------------------------------------------------------------------------------
+
+    def run(self, jobs: Iterable[Watched]) -> list[Result]:
+        start = self.clock()
+        states = {
+            w.key: _State(w, first_decisive(exists(w.name, w.job_id), not_failed(), reaches(w.target),
+                                             before(start + w.timeout_s, w.timeout_s, w.target, w.name, w.job_id)),
+                          deadline=start + w.timeout_s, next_poll=start)
+            for w in jobs
+        }
+        results: dict[str, Result] = {}
+        pending = dict(states)
+        last_summary = start
+        while pending:
+            if not self.alive():
+                raise WaitAborted("the Pulumi engine that started this wait is gone; stopping the wait "
+                                  "(the jobs keep running and stay in the state)")
+            now = self.clock()
+            due = [s for s in pending.values() if s.next_poll <= now or s.deadline <= now]
+            if due:
+                fresh = self.fetch([s.watched.job_id for s in due])
+                now = self.clock()
+                for s in due:
+                    outcome = self._judge(s, fresh.get(s.watched.job_id, _TRANSIENT), now)
+                    if outcome is not None:
+                        results[s.watched.key] = self._settle(s, outcome)
+                        del pending[s.watched.key]
+                    else:
+                        s.next_poll = now + s.watched.poll_s
+            if len(states) >= self.summary_from and (now - last_summary >= self.summary_every_s or not pending):
+                self.say(self.summary(states.values(), results))
+                last_summary = now
+            if pending:
+                wake = min(min(s.next_poll, s.deadline) for s in pending.values())
+                self.sleep(max(0.0, min(wake - self.clock(), 1.0)))
+        return [results[k] for k in states]
+
+    def _judge(self, s: _State, fresh: Any, now: float) -> Outcome | None:
+        if fresh is _TRANSIENT:
+            if now >= s.deadline:
+                return s.condition(s.job, now)  # too late whatever the service would say
+            return None
+        s.job = fresh
+        phase = fresh.phase if fresh is not None else None
+        if fresh is not None and phase != s.phase:
+            self.say(f"{s.watched.name}: {s.phase} -> {phase}" if s.phase else f"{s.watched.name}: {phase}")
+            s.phase = phase
+        return s.condition(fresh, now)
+
+    def _settle(self, s: _State, outcome: Outcome) -> Result:
+        result = Result(s.watched, outcome, s.job)
+        if outcome.verdict is Verdict.TIMED_OUT and still_running(s.job):
+            try:
+                self.client.terminate_job(s.watched.job_id)
+                result.note = "it was terminated"
+                self.say(f"{s.watched.name}: timed out, terminated")
+            except ModelArtsError as err:
+                result.note = f"terminating it failed: {err}"
+        elif outcome.verdict is Verdict.REACHED:
+            self.say(f"{s.watched.name}: reached {s.watched.target} ({s.phase})")
+        return result
+
+    @staticmethod
+    def summary(states: Iterable[_State], results: dict[str, Result]) -> str:
+        states = list(states)
+        counts = Counter(s.phase or "unknown" for s in states)
+        order = ["Creating", "Pending", "Running", "Completed", "Failed", "Abnormal", "Terminating", "Terminated"]
+        parts = [f"{counts[p]} {p}" for p in order if counts.get(p)]
+        parts += [f"{n} {p}" for p, n in counts.items() if p not in order]
+        done = sum(1 for r in results.values() if r.outcome.verdict is Verdict.REACHED)
+        return f"{len(states)} jobs: {', '.join(parts)} ({done} done)"

@@ -1,0 +1,93 @@
+"""diff(): which input changes update in place, which replace, which touch nothing remote. No API calls.
+
+Rules
+- Both sides are compared in canonical form (normalize.py): equivalent declarations never differ.
+- ``description``: in-place update (PUT).
+- provider-only options (waiting, timeouts, replacement policy): an update that makes no API call,
+  so the state records the new option.
+- ``name``: compared with the live job's name, so naming an adopted job by its own name changes nothing.
+- ``adopt_job_id``: replaces only when set to a job other than the one managed; dropping it after
+  adoption keeps the job.
+- anything else in the args: replace.
+- ``replace_failed: true`` and a last-seen phase of Failed/Abnormal: replace.
+- status outputs (phase, times, ...) are not inputs and never diff.
+
+Delete-before-replace unless ``delete_before_replace: false``. It is forced when the name stays the
+same (names identify jobs for takeover) and when the old and new job would write to the same OBS
+output or log path: the create page says nothing about two running jobs sharing an output path, so
+two jobs never run at once on one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .args import FAILED_PHASES, PROVIDER_ONLY_FIELDS, UPDATABLE_FIELDS
+from .normalize import try_canonical
+from .outputs import strip_outputs
+from .unknowns import contains_unknown, is_unknown
+from ..client.models import normalize_obs_path
+
+
+@dataclass
+class DiffDecision:
+    changes: bool
+    replaces: list[str] = field(default_factory=list)
+    delete_before_replace: bool = True
+    updates: list[str] = field(default_factory=list)  # in-place (description) or provider-only
+
+
+def _written_paths(inputs: dict[str, Any]) -> set[str]:
+    """OBS prefixes a job writes to: its outputs and its log export path."""
+    out: set[str] = set()
+    alg = inputs.get("algorithm")
+    if isinstance(alg, dict):
+        for ch in alg.get("outputs") or []:
+            if isinstance(ch, dict) and isinstance(ch.get("obs_url"), str):
+                out.add(normalize_obs_path(ch["obs_url"]) or ch["obs_url"])
+    log = inputs.get("log_export_path")
+    if isinstance(log, dict) and isinstance(log.get("obs_url"), str):
+        out.add(normalize_obs_path(log["obs_url"]) or log["obs_url"])
+    return out
+
+
+def _overlap(a: set[str], b: set[str]) -> bool:
+    return any(x.startswith(y) or y.startswith(x) for x in a for y in b)
+
+
+def decide(job_id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffDecision:
+    """olds: the state's outputs (inputs + status); news: the checked new inputs."""
+    raw_old = strip_outputs(olds)
+    old = try_canonical(raw_old) or raw_old
+    raw_new = strip_outputs(news)
+    new = try_canonical(raw_new, old) or raw_new
+    live_name = olds.get("job_name") or old.get("name")
+    replaces: list[str] = []
+    updates: list[str] = []
+    for k in sorted((set(old) | set(new)) - {"name"}):
+        if old.get(k) == new.get(k) and not contains_unknown(new.get(k)):
+            continue
+        if k == "adopt_job_id":
+            (replaces if new.get(k) not in (None, job_id) else updates).append(k)
+        elif k in UPDATABLE_FIELDS or k in PROVIDER_ONLY_FIELDS:
+            updates.append(k)
+        else:
+            replaces.append(k)
+    new_name = new.get("name")
+    if new_name is not None and (is_unknown(new_name) or new_name != live_name):
+        replaces.append("name")
+
+    if new.get("replace_failed") is True and olds.get("phase") in FAILED_PHASES:
+        replaces.append("phase")
+
+    name_unchanged = new_name is None or (not is_unknown(new_name) and new_name == live_name)
+    dbr_opt = new.get("delete_before_replace")
+    dbr = True if dbr_opt is None or contains_unknown(dbr_opt) else bool(dbr_opt)
+    shared_paths = contains_unknown(new.get("algorithm")) or _overlap(_written_paths(old), _written_paths(new))
+    return DiffDecision(
+        changes=bool(replaces or updates),
+        replaces=replaces,
+        delete_before_replace=dbr or name_unchanged or "phase" in replaces or shared_paths,
+        updates=updates,
+    )

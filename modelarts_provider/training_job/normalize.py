@@ -1,0 +1,71 @@
+"""One canonical form of a TrainingJob declaration, shared by check, diff, naming and adoption.
+
+Equivalent declarations must be equal here: a default written out (`node_count: 1`), parameters as a
+map or as a list, numbers or strings as parameter values. The canonical form is the validated args
+dumped to JSON without nulls (defaults filled, parameters as a list of {name, value} strings,
+environments as a map).
+
+Inputs not known yet (preview, values from other resources) stay as they are, in the top-level field
+that holds them; the rest of the declaration is still normalized, so an unknown description does not
+make the algorithm look changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from .args import PROVIDER_ONLY_FIELDS, UPDATABLE_FIELDS, TrainingJobArgs
+from .unknowns import contains_unknown
+
+# Fields that never replace the job, so they are not part of its "spec" (the name suffix keepers,
+# the takeover comparison key and the derived-name rule all use the spec).
+NOT_SPEC = PROVIDER_ONLY_FIELDS | UPDATABLE_FIELDS | {"name"}
+# Stand-ins that let validation of the known fields go on while a required field is unknown.
+_PLACEHOLDER_NAME = "placeholder-name"
+
+
+def canonical(raw: Mapping[str, Any], fallback: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The canonical inputs. Raises ValidationError when the known fields are invalid.
+
+    A top-level field holding an unknown keeps its raw value; to validate the rest, it is replaced by
+    the same field of `fallback` (the previous inputs) when there is one.
+    """
+    unknown = {k for k, v in raw.items() if contains_unknown(v)}
+    probe = {k: v for k, v in raw.items() if k not in unknown}
+    for key in unknown:
+        if fallback is not None and key in fallback and not contains_unknown(fallback[key]):
+            probe[key] = fallback[key]
+        elif key == "name":
+            probe[key] = _PLACEHOLDER_NAME
+    # None values are dropped: Pulumi's wire format drops them too, so state and checked inputs agree.
+    out = TrainingJobArgs.model_validate(probe).model_dump(mode="json", exclude_none=True)
+    for key in unknown:
+        out[key] = raw[key]
+    return out
+
+
+def try_canonical(raw: Mapping[str, Any], fallback: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+    try:
+        return canonical(raw, fallback)
+    except ValidationError:
+        return None
+
+
+def spec_of(inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """The replace-triggering part of canonical inputs."""
+    return {k: v for k, v in inputs.items() if k not in NOT_SPEC}
+
+
+def spec_hash(raw: Mapping[str, Any]) -> str:
+    """Hash of the canonical spec of fully known inputs (keepers of the derived name's suffix).
+
+    Invalid inputs hash as written: check() reports them before anything is created.
+    """
+    norm = try_canonical({**raw, "name": raw.get("name") or _PLACEHOLDER_NAME})
+    spec = spec_of(norm if norm is not None else {k: v for k, v in raw.items() if v is not None})
+    return hashlib.sha256(json.dumps(spec, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:32]

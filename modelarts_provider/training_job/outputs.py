@@ -1,0 +1,100 @@
+"""Live job -> the resource's status outputs (never diffed, refreshed by read).
+
+The output keys are the fields of one model, `JobStatusOutputs`; everything else in a TrainingJob's
+state is an input.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..client.models import TrainingJob, normalize_obs_path
+
+# Console hosts per cloud; the job detail page is the same route on both.
+CONSOLE_HOSTS = {
+    "huaweicloud": "https://console-intl.huaweicloud.com",
+    "otc": "https://console.otc.t-systems.com",
+}
+
+
+class TaskStatusOutput(BaseModel):
+    task: str | None = None
+    exit_code: int | None = None
+    message: str | None = None
+
+
+class JobStatusOutputs(BaseModel):
+    """What a TrainingJob reports about its live job."""
+
+    job_id: str
+    job_name: str | None = None
+    phase: str | None = None
+    secondary_phase: str | None = None
+    create_time: str | None = None
+    start_time: str | None = None
+    duration_ms: int = 0
+    flavor_name: str | None = None
+    task_names: list[str] = []
+    task_statuses: list[TaskStatusOutput] = []
+    output_paths: dict[str, str] = {}
+    output_path: str | None = None
+    console_url: str | None = None
+
+
+OUTPUT_KEYS = frozenset(JobStatusOutputs.model_fields)
+
+
+def strip_outputs(props: dict[str, Any]) -> dict[str, Any]:
+    """The inputs among a resource's properties (no status outputs, no engine-internal `__` keys)."""
+    return {k: v for k, v in props.items() if k not in OUTPUT_KEYS and not k.startswith("__")}
+
+
+def _iso(ms: int | None) -> str | None:
+    if not ms:
+        return None
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def console_url(cloud: str, region: str, job_id: str) -> str:
+    host = CONSOLE_HOSTS.get(cloud, CONSOLE_HOSTS["huaweicloud"])
+    return f"{host}/modelarts/?region={region}#/trainingJobs/trainingjobDetail?jobId={job_id}"
+
+
+def status_outputs(job: TrainingJob, *, cloud: str, region: str) -> dict[str, Any]:
+    live = job.to_wire()
+    status = live.get("status") or {}
+    resource = (live.get("spec") or {}).get("resource") or {}
+    outs_by_name: dict[str, str] = {}
+    for ch in (live.get("algorithm") or {}).get("outputs") or []:
+        url = ((ch.get("remote") or {}).get("obs") or {}).get("obs_url")
+        if ch.get("name") and url:
+            outs_by_name[ch["name"]] = normalize_obs_path(url) or url
+    job_id = job.id or ""
+    return JobStatusOutputs(
+        job_id=job_id,
+        job_name=job.name,
+        phase=status.get("phase"),
+        secondary_phase=status.get("secondary_phase"),
+        create_time=_iso((live.get("metadata") or {}).get("create_time")),
+        start_time=_iso(status.get("start_time")),
+        duration_ms=status.get("duration") or 0,
+        flavor_name=resource.get("flavor_name"),
+        task_names=list(status.get("tasks") or []),
+        task_statuses=[TaskStatusOutput(task=t.task, exit_code=t.exit_code, message=t.message)
+                       for t in job.task_statuses],
+        output_paths=outs_by_name,
+        output_path=next(iter(outs_by_name.values()), None),
+        console_url=console_url(cloud, region, job_id) if job_id else None,
+    ).model_dump(mode="json")
+
+
+def describe_failure(job: TrainingJob) -> str:
+    """'training job NAME (ID) is PHASE; task worker-0: exit code 1: message' for error messages."""
+    parts = [f"training job {job.name} ({job.id}) is {job.phase}"
+             + (f" ({job.secondary_phase})" if job.secondary_phase and job.secondary_phase != job.phase else "")]
+    for t in job.task_statuses:
+        parts.append(f"task {t.task}: exit code {t.exit_code}" + (f": {t.message}" if t.message else ""))
+    return "; ".join(parts)

@@ -1,0 +1,78 @@
+"""TrainingJobProvider: the dynamic provider behind TrainingJob.
+
+Create submits the job (one POST when nothing went wrong) and returns as soon as the service
+accepted it; waiting is the awaiting resource's job. check/diff make no API call.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
+
+from . import lifecycle
+from .args import TrainingJobArgs
+from .check import check_inputs
+from .diff import decide
+from .name_index import NameIndex
+from .outputs import OUTPUT_KEYS, status_outputs, strip_outputs
+from ..provider_base import ModelArtsProvider, say
+
+
+class TrainingJobProvider(ModelArtsProvider):
+    _index: NameIndex | None = None
+    _index_lock = threading.Lock()
+
+    def _names(self) -> NameIndex:
+        with self._index_lock:
+            if self._index is None:
+                self._index = NameIndex(self._api())
+            return self._index
+
+    def _status(self, job: Any) -> dict[str, Any]:
+        s = self._require_settings()
+        return status_outputs(job, cloud=s.cloud, region=s.region)
+
+    def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        inputs, failures = check_inputs(news, olds or None)
+        out = [CheckFailure(f.property, f.reason) for f in failures]
+        if self._config_error is not None:
+            out.append(CheckFailure("modelarts", f"provider configuration: {self._config_error}"))
+        return CheckResult(inputs, out)
+
+    def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+        d = decide(id_, olds, news)
+        return DiffResult(changes=d.changes, replaces=d.replaces or None,
+                          delete_before_replace=d.delete_before_replace if d.replaces else None)
+
+    def create(self, props: dict[str, Any]) -> CreateResult:
+        args = TrainingJobArgs.model_validate(strip_outputs(props))
+        job = lifecycle.submit(self._api(), args, self._names(), say)
+        return CreateResult(job.id, {**args.model_dump(mode="json"), **self._status(job)})
+
+    def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
+        job = self._api().get_job(id_)
+        if job is None:  # the documented not-found code only; any other error raises
+            say(f"job {id_}: gone, dropping it from the state")
+            return ReadResult("", {})
+        inputs = strip_outputs(props)
+        # Description is the one field that can drift in place; show it so the next up restores it.
+        if job.description is not None and "description" in inputs:
+            inputs["description"] = job.description
+        return ReadResult(id_, {**inputs, **self._status(job)})
+
+    def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        args = TrainingJobArgs.model_validate(strip_outputs(news))
+        status = {k: olds.get(k) for k in OUTPUT_KEYS}
+        if (olds.get("description") or "") != args.description:
+            job = self._api().update_description(id_, args.description)
+            say(f"{job.name}: description updated")
+            status = self._status(job)
+        return UpdateResult({**args.model_dump(mode="json"), **status})
+
+    def delete(self, id_: str, props: dict[str, Any]) -> None:
+        timeout = props.get("delete_timeout_seconds") or 900
+        poll = props.get("poll_interval_seconds") or 5.0
+        lifecycle.stop_and_delete(self._api(), id_, float(timeout), float(poll), say)
+        self._names().forget(id_)
