@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from typing import Any
 
 from pulumi.dynamic import ConfigureRequest, ResourceProvider
@@ -19,6 +20,32 @@ from pulumi.dynamic import ConfigureRequest, ResourceProvider
 from .provider_config import NAMESPACE, ProviderConfigError, ProviderSettings, resolve_settings
 
 _OUTPUT_LOCK = threading.Lock()
+_WATCHDOG_STARTED = threading.Event()
+_SHELLS = frozenset({"sh", "dash", "bash"})
+
+
+def _parent_of(pid: int) -> int | None:
+    """The parent pid of a process (Linux /proc), or None when it is gone or unknown."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            # pid (comm) state ppid ...: comm may hold spaces, so split after its closing paren
+            return int(f.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _program(pid: int) -> str:
+    """The executable's name (for a `#!/bin/sh` script: the shell, not the script)."""
+    try:
+        return os.path.basename(os.readlink(f"/proc/{pid}/exe"))
+    except OSError:
+        return ""
+
+
+# The engine starts the provider through a /bin/sh launcher that does not exec: the engine is then
+# the launcher's parent. Both links are watched.
+_PARENT_PID = os.getppid()
+_ENGINE_PID = _parent_of(_PARENT_PID) if _program(_PARENT_PID) in _SHELLS else None
 _CLIENTS: dict[ProviderSettings, Any] = {}
 _CLIENTS_LOCK = threading.Lock()
 
@@ -36,6 +63,33 @@ def say(message: str) -> None:
     with _OUTPUT_LOCK:
         sys.stderr.write(message.rstrip("\n") + "\n")
         sys.stderr.flush()
+
+
+def engine_alive() -> bool:
+    """The engine that launched this provider process is still there (as parent or grandparent)."""
+    if os.getppid() != _PARENT_PID:
+        return False
+    return _ENGINE_PID is None or _parent_of(_PARENT_PID) == _ENGINE_PID
+
+
+def start_orphan_watchdog(every_s: float = 1.0) -> None:
+    """Exit this provider process once the engine that started it is gone.
+
+    The engine starts plugins in their own process group; when `pulumi up` is SIGKILLed nobody stops
+    the provider, which would otherwise serve nothing forever (or go on waiting, and terminate jobs
+    on its own when their deadline passes). Called from configure(), i.e. only in a provider process.
+    """
+    if _WATCHDOG_STARTED.is_set():
+        return
+    _WATCHDOG_STARTED.set()
+
+    def watch() -> None:
+        while engine_alive():
+            time.sleep(every_s)
+        say("modelarts provider: the Pulumi engine is gone; exiting")
+        os._exit(3)
+
+    threading.Thread(target=watch, name="orphan-watchdog", daemon=True).start()
 
 
 def client_for(settings: ProviderSettings) -> Any:
@@ -61,6 +115,7 @@ class ModelArtsProvider(ResourceProvider):
         return (type(self), ())
 
     def configure(self, req: ConfigureRequest) -> None:
+        start_orphan_watchdog()
         try:
             self._settings = resolve_settings(lambda k: req.config.get(f"{NAMESPACE}:{k}"), os.environ)
             self._config_error = None

@@ -13,28 +13,18 @@ A wait that does not end well raises, so nothing is recorded and the next `up` w
 from __future__ import annotations
 
 import hashlib
-import os
 from typing import Any
 
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 from pydantic import ValidationError
 
-from ..provider_base import ModelArtsProvider, ProviderError, say
+from ..provider_base import ModelArtsProvider, ProviderError, engine_alive, say
 from ..training_job.check import failures_from
 from ..training_job.unknowns import contains_unknown
 from .args import OUTPUT_KEYS, AwaitedJob, AwaitedStatus, JobsAwaitArgs, JobsAwaitOutputs
 from .conditions import Verdict, reached
 from .report import failure_report
 from .watcher import Watched, Watcher, WaitAborted
-
-_PARENT = os.getppid()
-
-
-def engine_alive() -> bool:
-    """The engine that launched this provider process is still its parent (a SIGKILLed `pulumi up`
-    must not leave a wait running that could terminate jobs on its own)."""
-    return os.getppid() == _PARENT
-
 
 def _inputs(props: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in props.items() if k not in OUTPUT_KEYS and not k.startswith("__")}
