@@ -147,7 +147,7 @@ def resolve_settings(config_get: Callable[[str], Any], env: Mapping[str, str]) -
     if endpoint is not None and not endpoint.startswith(("http://", "https://")):
         raise ProviderConfigError(f"{NAMESPACE}:endpoint must be an http(s) URL")
 
-    return ProviderSettings(
+    settings = ProviderSettings(
         region=raw["region"], project_id=raw["projectId"], cloud=cloud,  # type: ignore[arg-type]
         endpoint=endpoint.rstrip("/") if endpoint else None, iam_endpoint=raw["iamEndpoint"],
         access_key=ak, secret_key=SecretStr(sk) if sk else None,
@@ -156,6 +156,19 @@ def resolve_settings(config_get: Callable[[str], Any], env: Mapping[str, str]) -
         project_name=raw["projectName"], verify_tls=(verify or "true").lower() == "true",
         ca_bundle=raw["caBundle"],
     )
+    _check_endpoints(settings)
+    return settings
+
+
+def _check_endpoints(settings: ProviderSettings) -> None:
+    """Region and endpoint overrides resolve, here at preview rather than at the first API call."""
+    from .client.endpoints import resolve_endpoints
+
+    try:
+        resolve_endpoints(settings.cloud, settings.region, settings.endpoint, settings.iam_endpoint)
+    except ValueError as err:
+        key = "region" if "region" in str(err) else "endpoint" if "endpoint" in str(err).lower() else "region"
+        raise ProviderConfigError(f"{NAMESPACE}:{key}: {err}") from None
 
 
 def unknown_keys(all_config_keys: list[str]) -> list[str]:

@@ -183,9 +183,14 @@ class JobEntry(_Cfg):
         paths += [(f"inputs.{k}", v) for k, v in self.inputs.items() if isinstance(v, str)]
         paths += [(f"outputs.{k}", v) for k, v in self.outputs.items()]
         for field, value in paths:
-            if value is not None and not _is_obs_path(value):
+            if value is None:
+                continue
+            if not _is_obs_path(value):
                 raise rule(field, f"{value!r} is not an OBS path: use a path relative to the OBS location "
                                   "(e.g. data/mnist/) or obs://bucket/path")
+            problem = _path_problem(value)
+            if problem:
+                raise rule(field, f"{value!r} {problem}")
         if self.image is not None and self.engine is not None:
             raise rule("image", "image and engine are exclusive: image + command for a custom image, "
                                 "or engine (+ codeDir and bootFile) for a preset engine")
@@ -265,6 +270,16 @@ def _is_obs_path(v: str) -> bool:
     if is_absolute_path(v):
         return True
     return not v.startswith("/") and ":" not in v and not any(c.isspace() for c in v)
+
+
+def _path_problem(v: str) -> str | None:
+    """What is wrong with a path that would not name what it seems to, or None."""
+    if any(ord(c) < 32 or ord(c) == 127 for c in v):
+        return "must not contain control characters"
+    key = v.split("://", 1)[1].partition("/")[2] if "://" in v else v.lstrip("/")
+    if "//" in key or any(part == ".." for part in key.split("/")):
+        return "must not contain '..' or '//' inside the path"
+    return None
 
 
 def _uses_relative_obs(job: JobEntry) -> bool:

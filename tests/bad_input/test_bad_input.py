@@ -122,6 +122,13 @@ STACK_CASES: list[tuple[str, Callable[[dict[str, Any]], None], str | tuple[str, 
     ("boot-file-other-scheme", a("bootFile", "https://example.com/train.py"), "boot"),
     ("log-export-no-obs", _all(_set((O,), DELETE), a("codeDir", "obs://emulator-bucket/code/"),
                                a("bootFile", "obs://emulator-bucket/code/train.py")), "jobs.a.obs"),
+    # passed preview and failed at up before (issue 15.7), or were silently sent (issue 13.3)
+    ("boot-file-outside-code-dir", a("bootFile", "obs://emulator-bucket/elsewhere/train.py"), "bootFile"),
+    ("code-dir-dot-dot", a("codeDir", "../../etc/"), "codeDir"),
+    ("input-double-slash", a("inputs", {"data_url": "mnist//train/"}), "inputs"),
+    ("input-control-character", a("inputs", {"data_url": "mnist/\x07train/"}), "inputs"),
+    ("sweep-bool-and-its-string", with_sweep(grid={"flag": [True, "true"]}), "sweeps.s.grid.flag"),
+    ("region-underscore", _set(("modelarts:region",), "eu_de"), "modelarts:region"),
     # conflicting algorithm forms
     ("algorithm-id-and-code", a("algorithmId", "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"), "algorithm"),
     # engine (preset) and image (custom) both given: one silently wins today; must be refused
@@ -261,6 +268,10 @@ ARGS_CASES: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
     ("args-volume-missing-local-path", r(("volumes",), [{"nfs_server_path": "10.0.0.1:/data"}]), "volumes"),
     ("args-auto-stop-zero", r(("auto_stop",), {"duration": 0}), "auto_stop"),
     ("args-node-count-string", r(("node_count",), "one"), "node_count"),
+    ("args-tasks-not-implemented", r(("tasks",), [{"role": "worker", "task_resource": {"node_count": 1}}]), "tasks"),
+    ("args-boot-file-outside-code-dir", r(("algorithm", "boot_file"), "obs://emulator-bucket/other/train.py"),
+     "boot_file"),
+    ("args-code-dir-dot-dot", r(("algorithm", "code_dir"), "obs://emulator-bucket/code/../../x/"), "code_dir"),
     ("args-output-bad-obs", r(("algorithm", "outputs"), [{"name": "train_url", "obs_url": "s3://b/out/"}]), "outputs"),
 ]
 

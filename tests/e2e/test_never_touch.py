@@ -1,0 +1,152 @@
+"""Never touch what is not ours, never store a secret in plaintext, never re-run by accident (issue 15),
+under the real engine and the emulator over HTTP."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient
+from modelarts_provider.client.models import CreateTrainingJobRequest
+from modelarts_provider.training_job.args import TrainingJobArgs
+from tests.faults.kit import (ENGINE, FLAVOR, assert_converged, job, job_stack, name_of, output_of, phase_of,
+                              state_job_ids, update_config, wait_until)
+
+HF_TOKEN = "hf_s3cr3t-token-value-4242"
+
+
+@pytest.fixture(params=[False, True], ids=["names-unique", "duplicate-names-accepted"])
+def emu(request: pytest.FixtureRequest, tmp_path: Path, pulumi_engine: Path) -> Any:
+    """Whether the service refuses a second job with an existing name is not documented: both ways."""
+    from modelarts_emulator.testing import running_emulator
+
+    flags = {"allow_duplicate_names": True} if request.param else {}
+    with running_emulator(tmp_path / "emulator", phase_seconds=0.2, run_seconds=30, **flags) as e:
+        yield e
+
+
+def client_of(emu: Any) -> ModelArtsClient:
+    return ModelArtsClient(ClientSettings(region="cn-north-4", project_id=emu.project_id, endpoint=emu.url,
+                                          credentials=AkSkCredentials(access_key=emu.access_key,
+                                                                      secret_key=emu.secret_key)))
+
+
+def foreign_job(emu: Any, name: str, *, lr: str = "0.5", workspace_id: str | None = None,
+                annotations: dict[str, str] | None = None) -> str:
+    """A colleague's job, created outside the stack."""
+    args = TrainingJobArgs.model_validate({
+        "name": name, "workspace_id": workspace_id, "annotations": annotations or {},
+        "algorithm": {"code_dir": "obs://emulator-bucket/code/mnist/",
+                      "boot_file": "obs://emulator-bucket/code/mnist/train.py",
+                      "engine": {"engine_name": ENGINE["name"], "engine_version": ENGINE["version"]},
+                      "parameters": {"lr": lr}},
+        "flavor_id": FLAVOR})
+    with client_of(emu) as c:
+        return c.create_job(CreateTrainingJobRequest.model_validate(args.to_wire())).id or ""
+
+
+def test_a_same_named_job_that_is_not_ours_stops_the_up_and_is_left_alone(tmp_path: Path, emu: Any) -> None:
+    fail = {"emulator/outcome": "fail", "emulator/run-seconds": "0"}
+    other = foreign_job(emu, "shared-name", annotations=fail)
+    wait_until(lambda: {phase_of(j) for j in emu.jobs()} == {"Failed"}, 20, what="the colleague's job to fail")
+    st = job_stack(tmp_path, emu, jobs={"a": job(name="shared-name")})
+    up = st.up(check=False)
+    text = output_of(up)
+    assert up.returncode != 0
+    assert "a training job named shared-name already exists" in text and other in text, text
+    assert "algorithm.parameters[lr]: declared '0.01', live '0.5'" in text, text
+    assert [(j["metadata"]["id"], phase_of(j)) for j in emu.jobs()] == [(other, "Failed")]
+    assert emu.counters()["terminate"] == 0 and emu.counters()["delete"] == 0
+
+
+def test_a_same_spec_job_in_another_workspace_is_not_ours(tmp_path: Path, emu: Any) -> None:
+    other = foreign_job(emu, "ws-name", lr="0.01", workspace_id="ws-colleague")
+    st = job_stack(tmp_path, emu, jobs={"a": job(name="ws-name")})
+    up = st.up(check=False)
+    assert up.returncode != 0
+    assert "workspace_id: declared '0', live 'ws-colleague'" in output_of(up), output_of(up)
+    assert [j["metadata"]["id"] for j in emu.jobs()] == [other]
+
+
+def test_our_own_interrupted_job_is_taken_over_not_duplicated(tmp_path: Path, emu: Any) -> None:
+    # What a killed `up` leaves behind: our job, same name and spec, not in the state.
+    ours = foreign_job(emu, "ours-name", lr="0.01")
+    st = job_stack(tmp_path, emu, jobs={"a": job(name="ours-name")})
+    up = st.up()
+    assert f"taking over existing job {ours}" in output_of(up)
+    assert state_job_ids(st) == {"ours-name": ours}
+    assert emu.counters()["create"] == 1  # the colleague-style create above, none by the stack
+
+
+def test_secret_config_leaf_stays_secret_end_to_end(tmp_path: Path, emu: Any) -> None:
+    st = job_stack(tmp_path, emu, jobs={"a": job(name="secret-env", environments={"PLAIN": "visible"})})
+    st.run("config", "set", "--secret", "--path", "modelarts-jobs:jobs.a.environments.HF_TOKEN", HF_TOKEN)
+    st.up()
+    live = emu.jobs()[0]
+    env = live["algorithm"]["environments"]
+    env = {k: v for m in env for k, v in m.items()} if isinstance(env, list) else env
+    assert env["HF_TOKEN"] == HF_TOKEN and env["PLAIN"] == "visible"  # the job got it
+    state_dir = st.env["PULUMI_BACKEND_URL"].removeprefix("file://")
+    files = [p for p in Path(state_dir).rglob("*") if p.is_file()]
+    assert files, "no state files found"
+    for path in files:
+        assert HF_TOKEN not in path.read_text(errors="replace"), f"plaintext secret in {path}"
+    blob = json.dumps(st.export()) + json.dumps(st.outputs()) + "".join(p.stdout + p.stderr for p in st.history)
+    assert HF_TOKEN not in blob
+    # The non-secret parts of the job stay readable.
+    assert "secret-env" in json.dumps(st.outputs())
+
+
+def test_a_file_input_keeps_its_form(tmp_path: Path, emu: Any) -> None:
+    st = job_stack(tmp_path, emu, jobs={"a": job(name="file-input", inputs={"data_url": "mnist/train.csv",
+                                                                             "folder": "mnist/"})})
+    st.up()
+    inputs = {i["name"]: i["remote"]["obs"]["obs_url"] for i in emu.jobs()[0]["algorithm"]["inputs"]}
+    assert inputs == {"data_url": "/emulator-bucket/data/mnist/train.csv", "folder": "/emulator-bucket/data/mnist/"}
+
+
+def test_equivalent_declarations_change_nothing(tmp_path: Path, emu: Any) -> None:
+    jobs = {"a": job(parameters={"lr": 0.01, "epochs": 3})}  # derived name: hashed over the spec
+    st = job_stack(tmp_path, emu, jobs=jobs)
+    st.up()
+    update_config(st, {"modelarts-jobs:jobs": {"a": job(parameters={"lr": "0.01", "epochs": "3"}, nodes=1,
+                                                        description="")}})
+    before = emu.counters()["total"]
+    st.preview("--expect-no-changes")
+    st.up()
+    assert emu.counters()["create"] == 1 and emu.counters()["total"] == before
+
+
+def test_adoption_is_stable(tmp_path: Path, emu: Any) -> None:
+    adopted = foreign_job(emu, "adopt-me", lr="0.01")
+    st = job_stack(tmp_path, emu, jobs={"a": job(adoptJobId=adopted)})
+    st.up()
+    assert state_job_ids(st) == {"adopt-me": adopted}
+    # Naming the adopted job by its own live name changes nothing.
+    update_config(st, {"modelarts-jobs:jobs": {"a": job(adoptJobId=adopted, name="adopt-me")}})
+    st.preview("--expect-no-changes")
+    # Dropping adoptJobId after adoption keeps the job (a derived name is generated, but never replaces it).
+    update_config(st, {"modelarts-jobs:jobs": {"a": job()}})
+    preview = st.preview()
+    assert "replace" not in output_of(preview).lower(), output_of(preview)
+    st.up()
+    assert_converged(emu, st, {"adopt-me"})
+    assert state_job_ids(st) == {"adopt-me": adopted}
+    assert emu.counters()["create"] == 1 and emu.counters()["delete"] == 0
+
+
+def test_a_gateway_404_is_an_error_that_changes_nothing(tmp_path: Path, emu: Any) -> None:
+    st = job_stack(tmp_path, emu, jobs={"a": job(name="gateway-404")})
+    st.up()
+    job_id = state_job_ids(st)["gateway-404"]
+    # A wrong endpoint prefix: the gateway answers 404 "The API does not exist" for every path.
+    st.set_config("modelarts:endpoint", emu.url + "/wrong-prefix")
+    refresh = st.run("refresh", "--yes", "--skip-preview", "--run-program", check=False)
+    assert refresh.returncode != 0, output_of(refresh)
+    assert state_job_ids(st) == {"gateway-404": job_id}, "refresh dropped a live job"
+    destroy = st.run("destroy", "--yes", "--skip-preview", "--run-program", check=False)
+    assert destroy.returncode != 0 and "already gone" not in output_of(destroy), output_of(destroy)
+    assert [name_of(j) for j in emu.jobs()] == ["gateway-404"] and phase_of(emu.jobs()[0]) == "Running"
