@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import random
 import time
-from typing import Any, Callable, Collection, Iterable, Optional, Union
+from typing import Any, Callable, Collection, Iterable, Iterator, Optional, Union
 
 import requests
 from pydantic import ValidationError
@@ -71,7 +71,8 @@ class ModelArtsClient:
             user_agent=settings.user_agent,
         )
         self.auth = make_auth(
-            settings.credentials, iam_url=eps.iam, region=settings.region, fetch=self._fetch_iam_token
+            settings.credentials, iam_url=eps.iam, region=settings.region, fetch=self._fetch_iam_token,
+            project_id=settings.project_id,
         )
         self.transport.set_secret_provider(self._secret_values)
 
@@ -233,7 +234,7 @@ class ModelArtsClient:
             ) from None
 
     def get_job(self, job_id: str) -> Optional[TrainingJob]:
-        """The job, or None when it does not exist (ModelArts.2775 or 404)."""
+        """The job, or None when it does not exist (ModelArts.2775 only: any other 404 is raised)."""
         response = self._call("GET", f"/training-jobs/{self._check_id(job_id)}")
         if response.status_code == 200:
             return self._job_from(response)
@@ -266,7 +267,7 @@ class ModelArtsClient:
         raise err
 
     def delete_job(self, job_id: str) -> bool:
-        """Delete a job. True when deleted, False when it was already gone."""
+        """Delete a job. True when deleted, False when it was already gone (ModelArts.2775)."""
         response = self._call("DELETE", f"/training-jobs/{self._check_id(job_id)}")
         if response.status_code in (200, 202, 204):
             return True
@@ -296,8 +297,14 @@ class ModelArtsClient:
         name_like: Optional[str] = None,
         phases: Optional[Iterable[str]] = None,
         limit: int = 50,
+        *,
+        workspace_id: Optional[str] = None,
     ) -> list[TrainingJob]:
-        """Jobs (newest first) through ``POST training-job-searches``, paging up to ``limit`` jobs."""
+        """Jobs (newest first) through ``POST training-job-searches``, paging up to ``limit`` jobs.
+
+        ``workspace_id`` is the list API's own key (not a filter); without it the service lists its
+        default workspace ``"0"`` (SDK ``JobSearches``).
+        """
         filters: list[SearchFilter] = []
         if name_like:
             filters.append(SearchFilter(key="name", operator="like", value=[name_like]))
@@ -308,18 +315,42 @@ class ModelArtsClient:
         offset = 0
         while len(out) < limit:
             page_size = min(SEARCH_PAGE_MAX, limit - len(out))
-            page = self._search_page(offset, page_size, filters)
-            out.extend(page.items)
-            offset += len(page.items)
-            if not page.items or len(page.items) < page_size:
-                break
-            if page.total is not None and offset >= page.total:
+            page = self._search_page(offset, page_size, filters, workspace_id)
+            items = page.jobs
+            out.extend(items)
+            offset += len(items)
+            if len(items) < page_size or _last_page(page, offset):
                 break
         return out[:limit]
 
-    def _search_page(self, offset: int, limit: int, filters: list[SearchFilter]) -> TrainingJobList:
+    def iter_jobs(self, page_size: int = SEARCH_PAGE_MAX, *,
+                  workspace_id: Optional[str] = None) -> Iterator[TrainingJob]:
+        """Every job of the project (or ``workspace_id``), newest first, one list-API page at a time.
+
+        Pages are fetched lazily (offset paging). A job created meanwhile is not yielded and the jobs
+        it pushes onto the next page are not yielded twice (ids are remembered); a job deleted
+        meanwhile can make the job that moves into its place be missed.
+        """
+        if not 1 <= page_size <= SEARCH_PAGE_MAX:
+            raise ValueError(f"page_size must be 1-{SEARCH_PAGE_MAX}")
+        seen: set[str] = set()
+        offset = 0
+        while True:
+            page = self._search_page(offset, page_size, [], workspace_id)
+            items = page.jobs
+            for job in items:
+                if job.id not in seen:
+                    seen.add(job.id or "")
+                    yield job
+            offset += len(items)
+            if len(items) < page_size or _last_page(page, offset):
+                return
+
+    def _search_page(self, offset: int, limit: int, filters: list[SearchFilter],
+                     workspace_id: Optional[str] = None) -> TrainingJobList:
         """One page of the list API (POST training-job-searches; a read, so retried like one)."""
-        req = TrainingJobSearchRequest(offset=offset, limit=limit, filters=filters)
+        extra = {} if workspace_id is None else {"workspace_id": workspace_id}  # sent only when given
+        req = TrainingJobSearchRequest(offset=offset, limit=limit, filters=filters, **extra)
         response = self._call("POST", "/training-job-searches", body=req.to_wire(), idempotent=True)
         if response.status_code != 200:
             raise self._error(response)
@@ -328,19 +359,24 @@ class ModelArtsClient:
         except (ValueError, ValidationError):
             raise self._bad_response(response, "the job list is not in the documented format") from None
 
-    def find_by_name(self, name: str) -> Optional[TrainingJob]:
-        """The job with exactly this name (names are unique in a project), or None."""
+    def find_by_name(self, name: str, workspace_id: Optional[str] = None) -> Optional[TrainingJob]:
+        """The newest job with exactly this name (in ``workspace_id``; default: the service's), or None.
+
+        Whether the service refuses a second job with an existing name is not documented, so the
+        newest one is returned; list_jobs(name_like=...) shows them all.
+        """
         if not name:
             raise ValueError("name must not be empty")
         filters = [SearchFilter(key="name", operator="like", value=[name])]
         offset = 0
         while True:
-            page = self._search_page(offset, SEARCH_PAGE_MAX, filters)
-            for job in page.items:
+            page = self._search_page(offset, SEARCH_PAGE_MAX, filters, workspace_id)
+            items = page.jobs
+            for job in items:
                 if job.name == name:
                     return job
-            offset += len(page.items)
-            if len(page.items) < SEARCH_PAGE_MAX or (page.total is not None and offset >= page.total):
+            offset += len(items)
+            if len(items) < SEARCH_PAGE_MAX or _last_page(page, offset):
                 return None
 
     def wait_for_phase(
@@ -414,3 +450,11 @@ class ModelArtsClient:
                 raise WaitTimeout(job_id, timeout_s, last_job)
             time.sleep(min(interval, remaining))
             interval = min(interval * 1.5, max(max_poll_s, poll_s))
+
+
+def _last_page(page: TrainingJobList, offset: int) -> bool:
+    """True when ``offset`` reached the list's ``total`` (saves fetching an empty last page)."""
+    total = page.total
+    if isinstance(total, str) and total.isdigit():
+        total = int(total)
+    return isinstance(total, int) and offset >= total

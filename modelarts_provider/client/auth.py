@@ -1,7 +1,8 @@
 """Credentials and requests auth objects.
 
-* ``AkSkCredentials`` -> :class:`~.signer.SdkHmacAuth` (SDK-HMAC-SHA256; with ``security_token`` the
-  temporary-credential header ``X-Security-Token`` is added and signed).
+* ``AkSkCredentials`` -> :class:`~.signer.SdkHmacAuth` (SDK-HMAC-SHA256; ``X-Project-Id`` is added
+  and signed on every request, as the SDK's ``BasicCredentials`` does; with ``security_token`` the
+  temporary-credential header ``X-Security-Token`` is added and signed too).
 * ``IamPasswordCredentials`` -> :class:`IamTokenAuth`: ``POST {iam}/v3/auth/tokens`` (password
   method, project scope), token read from ``X-Subject-Token``, cached, renewed before expiry and
   renewed once when the service answers 401 (see ``transport.Transport``).
@@ -229,10 +230,14 @@ def make_auth(
     iam_url: str,
     region: str,
     fetch: "Callable[[str, dict], requests.Response]",
+    project_id: Optional[str] = None,
 ) -> requests.auth.AuthBase:
+    """The auth object of ``credentials``; ``project_id`` becomes the signed ``X-Project-Id`` of AK/SK
+    requests (IAM tokens are project-scoped already)."""
     if isinstance(credentials, AkSkCredentials):
         return SdkHmacAuth(
-            credentials.access_key, credentials.secret_key, credentials.security_token
+            credentials.access_key, credentials.secret_key, credentials.security_token,
+            project_id=project_id,
         )
     if isinstance(credentials, IamPasswordCredentials):
         return IamTokenAuth(credentials, iam_url=iam_url, region=region, fetch=fetch)

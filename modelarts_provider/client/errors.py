@@ -120,7 +120,12 @@ class ModelArtsError(Exception):
 
     @property
     def is_not_found(self) -> bool:
-        return self.error_code == JOB_NOT_FOUND or self.status == 404
+        """The job does not exist: only the documented ModelArts.2775 says so.
+
+        Any other 404 (e.g. the gateway's APIGW.0101 "The API does not exist or has not been
+        published", from a wrong endpoint or path prefix) says nothing about the job: it is an error.
+        """
+        return self.error_code == JOB_NOT_FOUND
 
     def __repr__(self) -> str:
         return (

@@ -1,7 +1,8 @@
 """pydantic v2 models of the ModelArts v2 training-job wire format.
 
 Sources: ``shared/api-docs`` (Creating a Training Job, Querying the Details, Terminating), both
-editions (Huawei Cloud and Open Telekom Cloud); the union of their fields is modelled.
+editions (Huawei Cloud and Open Telekom Cloud), and the official SDK's models
+(``huaweicloudsdkmodelarts``); the union of their fields is modelled.
 
 Conventions
 -----------
@@ -9,9 +10,24 @@ Conventions
   response must survive a round trip through the client unchanged.
 * Field names are the wire names (snake_case already); ``to_wire()`` serialises exactly the fields
   that were set (parsed or passed), dropping ``None`` unless ``keep_nulls=True``.
-* Loosely typed numbers: the documents disagree on several numeric types (e.g. ``npu.unit_num`` is a
-  String, ``gpu.unit_num`` an Integer, ``disk.size`` a String); such fields accept ``int | str`` and
-  keep what the server sent.
+
+Tolerance: read what the service may send, send what the API documents
+---------------------------------------------------------------------
+The pages, their examples and the SDK disagree on types and shapes (the OTC terminate example sends
+``"period": 30`` where every table says String; ``tasks[].algorithm.inputs`` is an array in the
+create request table and one object in the response tables and the SDK). The rule, for every field
+of every model, applied through the annotated types below and nothing else:
+
+* a scalar typed String, Integer, Long or Float accepts a JSON string or a JSON number
+  (``Str``, ``Int``);
+* a field typed as an array of objects, or as one object where another page or the SDK has an array,
+  accepts an array of objects or one object (``Many[T]``; read it with :func:`as_list`);
+* the value is kept exactly as received, type and shape included, so a job round-trips unchanged.
+
+Requests go out in the documented shapes: ``CreateTrainingJobRequest`` turns the conveniences it
+accepts (a flat channel ``{"name", "obs_url"}`` or ``{"name", "dataset"}``, one channel instead of
+a list, non-string parameter values and annotation values) into the documented form (``remote.obs``
+/ ``remote.dataset``, arrays, strings) before anything is sent.
 
 Documented quirks
 -----------------
@@ -26,9 +42,18 @@ Documented quirks
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any, Iterable, Optional, Union
+from typing import Annotated, Any, Iterable, Optional, TypeVar, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    field_validator,
+    model_validator,
+)
 
 __all__ = [
     "Phase",
@@ -39,6 +64,11 @@ __all__ = [
     "obs_path_to_bucket_form",
     "same_obs_path",
     "normalize_environments",
+    "Str",
+    "Int",
+    "Many",
+    "as_list",
+    "as_text",
     "WireModel",
     "JobMetadata",
     "I18nDescription",
@@ -118,8 +148,8 @@ def normalize_obs_path(value: Optional[str]) -> Optional[str]:
 
     A trailing ``/`` (directory) is preserved; repeated slashes after the bucket are collapsed.
     """
-    if value is None:
-        return None
+    if not isinstance(value, str):
+        return value  # None, or a number kept by the tolerance rule
     v = value.strip()
     if v.lower().startswith("obs://"):
         rest = v[6:]
@@ -138,7 +168,7 @@ def normalize_obs_path(value: Optional[str]) -> Optional[str]:
 def obs_path_to_bucket_form(value: Optional[str]) -> Optional[str]:
     """``obs://bucket/path/`` -> ``/bucket/path/`` (the form the service often returns)."""
     norm = normalize_obs_path(value)
-    if norm is None or not norm.startswith("obs://"):
+    if not isinstance(norm, str) or not norm.startswith("obs://"):
         return norm
     return "/" + norm[6:]
 
@@ -188,7 +218,29 @@ def _env_value(v: Any) -> str:
 
 # --- base ------------------------------------------------------------------------------------------
 
-IntOrStr = Union[int, str]
+T = TypeVar("T")
+
+# The tolerance rule (module docstring). Strict members: a value is kept as received, never coerced
+# (a lax ``int`` would turn "30" into 30 and break the round trip).
+Str = Annotated[Union[StrictStr, StrictInt, StrictFloat], "String; a JSON number is accepted and kept"]
+Int = Annotated[Union[StrictInt, StrictFloat, StrictStr], "Integer/Long/Float; a JSON string is accepted and kept"]
+Many = Annotated[Union[list[T], T], "array of objects or one object, kept as received"]
+
+
+def as_list(value: Any) -> list[Any]:
+    """A ``Many`` field as a list: None -> [], one object -> [it], a list -> a copy of it."""
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return list(value)
+    return [value]
+
+
+def as_text(value: Any) -> Optional[str]:
+    """A ``Str`` field as ``str`` (a number the service sent is shown as its JSON text)."""
+    if value is None or isinstance(value, str):
+        return value
+    return str(value)
 
 
 class WireModel(BaseModel):
@@ -209,87 +261,71 @@ class WireModel(BaseModel):
 
 
 class JobMetadata(WireModel):
-    id: Optional[str] = None
-    name: Optional[str] = None  # required in a create request (checked there)
-    workspace_id: Optional[str] = None
-    description: Optional[str] = None
-    create_time: Optional[int] = None  # ms since epoch
-    user_name: Optional[str] = None
-    annotations: Optional[dict[str, str]] = None
-
-    @field_validator("annotations", mode="before")
-    @classmethod
-    def _annotations_to_str(cls, v: Any) -> Any:
-        if isinstance(v, dict):
-            return {str(k): _env_value(val) for k, val in v.items()}
-        return v
+    id: Optional[Str] = None
+    name: Optional[Str] = None  # required in a create request (checked there)
+    workspace_id: Optional[Str] = None
+    description: Optional[Str] = None
+    create_time: Optional[Int] = None  # ms since epoch
+    user_name: Optional[Str] = None
+    annotations: Optional[dict[str, Str]] = None
 
 
 # --- algorithm -------------------------------------------------------------------------------------
 
 
 class I18nDescription(WireModel):
-    language: Optional[str] = None
-    description: Optional[str] = None
+    language: Optional[Str] = None
+    description: Optional[Str] = None
 
 
 class ParameterConstraint(WireModel):
-    type: Optional[str] = None
+    type: Optional[Str] = None
     editable: Optional[bool] = None
     required: Optional[bool] = None
     sensitive: Optional[bool] = None
-    valid_type: Optional[str] = None
-    valid_range: Optional[list[str]] = None
+    valid_type: Optional[Str] = None
+    valid_range: Optional[list[Str]] = None
 
 
 class Parameter(WireModel):
-    name: Optional[str] = None
-    value: Optional[str] = None
-    description: Optional[str] = None
+    name: Optional[Str] = None
+    value: Optional[Str] = None
+    description: Optional[Str] = None
     constraint: Optional[ParameterConstraint] = None
-    i18n_description: Optional[Union[I18nDescription, list[I18nDescription]]] = None
-
-    @field_validator("value", mode="before")
-    @classmethod
-    def _value_to_str(cls, v: Any) -> Any:
-        if isinstance(v, bool):
-            return str(v).lower()
-        if isinstance(v, (int, float)):
-            return str(v)
-        return v
+    i18n_description: Optional[Many[I18nDescription]] = None
 
 
 class RewardAttr(WireModel):
-    name: Optional[str] = None
-    mode: Optional[str] = None  # search direction: max / min
-    regex: Optional[str] = None
+    name: Optional[Str] = None
+    mode: Optional[Str] = None  # search direction: max / min
+    regex: Optional[Str] = None
 
 
 class SearchParam(WireModel):
-    name: Optional[str] = None
-    param_type: Optional[str] = None
-    lower_bound: Optional[str] = None
-    upper_bound: Optional[str] = None
-    discrete_points_num: Optional[str] = None
-    discrete_values: Optional[list[str]] = None
+    name: Optional[Str] = None
+    param_type: Optional[Str] = None
+    lower_bound: Optional[Str] = None
+    upper_bound: Optional[Str] = None
+    discrete_points_num: Optional[Str] = None
+    discrete_values: Optional[list[Str]] = None
 
 
 class AutoSearchAlgoConfigParameter(WireModel):
-    key: Optional[str] = None
-    value: Optional[str] = None
-    type: Optional[str] = None
+    key: Optional[Str] = None
+    value: Optional[Str] = None
+    type: Optional[Str] = None
 
 
 class AlgoConfig(WireModel):
-    name: Optional[str] = None
-    params: Optional[list[AutoSearchAlgoConfigParameter]] = None
+    name: Optional[Str] = None
+    params: Optional[Many[AutoSearchAlgoConfigParameter]] = None
 
 
 class AutoSearch(WireModel):
-    skip_search_params: Optional[str] = None
-    reward_attrs: Optional[list[RewardAttr]] = None
-    search_params: Optional[list[SearchParam]] = None
-    algo_configs: Optional[list[AlgoConfig]] = None
+    skip_search_params: Optional[Str] = None
+    reward_attrs: Optional[Many[RewardAttr]] = None
+    search_params: Optional[Many[SearchParam]] = None
+    algo_configs: Optional[Many[AlgoConfig]] = None
 
 
 class Policies(WireModel):
@@ -297,7 +333,7 @@ class Policies(WireModel):
 
 
 class ObsLocation(WireModel):
-    obs_url: Optional[str] = None  # obs://bucket/path/ or /bucket/path/
+    obs_url: Optional[Str] = None  # obs://bucket/path/ or /bucket/path/
 
     @property
     def normalized(self) -> Optional[str]:
@@ -305,9 +341,9 @@ class ObsLocation(WireModel):
 
 
 class DatasetLocation(WireModel):
-    id: Optional[str] = None
-    version_id: Optional[str] = None
-    obs_url: Optional[str] = None
+    id: Optional[Str] = None
+    version_id: Optional[Str] = None
+    obs_url: Optional[Str] = None
 
 
 class InputRemote(WireModel):
@@ -318,16 +354,16 @@ class InputRemote(WireModel):
 
 
 class RemoteConstraint(WireModel):
-    data_type: Optional[str] = None
-    attributes: Optional[Union[str, dict[str, Any], list[Any]]] = None
+    data_type: Optional[Str] = None
+    attributes: Optional[Union[Str, dict[str, Any], list[Any]]] = None  # String in the tables
 
 
 class Input(WireModel):
-    name: Optional[str] = None
-    description: Optional[str] = None
-    local_dir: Optional[str] = None
+    name: Optional[Str] = None
+    description: Optional[Str] = None
+    local_dir: Optional[Str] = None
     remote: Optional[InputRemote] = None
-    remote_constraint: Optional[list[RemoteConstraint]] = None
+    remote_constraint: Optional[Many[RemoteConstraint]] = None
 
 
 class OutputRemote(WireModel):
@@ -335,42 +371,42 @@ class OutputRemote(WireModel):
 
 
 class Output(WireModel):
-    name: Optional[str] = None
-    description: Optional[str] = None
-    local_dir: Optional[str] = None
+    name: Optional[Str] = None
+    description: Optional[Str] = None
+    local_dir: Optional[Str] = None
     remote: Optional[OutputRemote] = None
-    mode: Optional[str] = None  # upload_periodically (response, task outputs)
-    period: Optional[str] = None
+    mode: Optional[Str] = None  # upload_periodically (responses)
+    period: Optional[Str] = None  # String in the tables, 30 (a number) in the OTC terminate example
 
 
 class Engine(WireModel):
-    engine_id: Optional[str] = None
-    engine_name: Optional[str] = None
-    engine_version: Optional[str] = None
-    image_url: Optional[str] = None
+    engine_id: Optional[Str] = None
+    engine_name: Optional[Str] = None
+    engine_version: Optional[Str] = None
+    image_url: Optional[Str] = None
     v1_compatible: Optional[bool] = None  # response only
-    run_user: Optional[str] = None  # response only
+    run_user: Optional[Str] = None  # response only
 
 
 class JobAlgorithm(WireModel):
     """``algorithm`` of a create request and ``JobAlgorithmResponse`` of a response."""
 
-    id: Optional[str] = None
-    name: Optional[str] = None
-    subscription_id: Optional[str] = None
-    item_version_id: Optional[str] = None
-    code_dir: Optional[str] = None
-    boot_file: Optional[str] = None
-    autosearch_config_path: Optional[str] = None
-    autosearch_framework_path: Optional[str] = None
-    command: Optional[str] = None
-    parameters: Optional[list[Parameter]] = None
+    id: Optional[Str] = None
+    name: Optional[Str] = None
+    subscription_id: Optional[Str] = None
+    item_version_id: Optional[Str] = None
+    code_dir: Optional[Str] = None
+    boot_file: Optional[Str] = None
+    autosearch_config_path: Optional[Str] = None
+    autosearch_framework_path: Optional[Str] = None
+    command: Optional[Str] = None
+    parameters: Optional[Many[Parameter]] = None
     policies: Optional[Policies] = None
-    inputs: Optional[list[Input]] = None
-    outputs: Optional[list[Output]] = None
+    inputs: Optional[Many[Input]] = None
+    outputs: Optional[Many[Output]] = None
     engine: Optional[Engine] = None
-    local_code_dir: Optional[str] = None
-    working_dir: Optional[str] = None
+    local_code_dir: Optional[Str] = None
+    working_dir: Optional[Str] = None
     environments: Optional[dict[str, str]] = None
 
     @field_validator("environments", mode="before")
@@ -380,60 +416,70 @@ class JobAlgorithm(WireModel):
 
 
 class JobConfig(WireModel):
-    parameters: Optional[list[Parameter]] = None
-    inputs: Optional[list[Input]] = None
-    outputs: Optional[list[Output]] = None
+    parameters: Optional[Many[Parameter]] = None
+    inputs: Optional[Many[Input]] = None
+    outputs: Optional[Many[Output]] = None
     engine: Optional[Engine] = None
 
 
 class TaskAlgorithm(WireModel):
+    """``tasks[].algorithm``: ``inputs`` / ``outputs`` are arrays in a request (create page, Tables 16
+    and 31-36) and one object each in a response (TaskResponse ``algorithm``, Tables 68-74; SDK
+    ``TaskResponseAlgorithm``); both are kept as received."""
+
     job_config: Optional[JobConfig] = None
-    code_dir: Optional[str] = None
-    boot_file: Optional[str] = None
+    code_dir: Optional[Str] = None
+    boot_file: Optional[Str] = None
     engine: Optional[Engine] = None
-    inputs: Optional[list[Input]] = None
-    outputs: Optional[list[Output]] = None
-    local_code_dir: Optional[str] = None
-    working_dir: Optional[str] = None
+    inputs: Optional[Many[Input]] = None
+    outputs: Optional[Many[Output]] = None
+    local_code_dir: Optional[Str] = None
+    working_dir: Optional[Str] = None
+    environments: Optional[dict[str, str]] = None  # SDK only; a map, as algorithm.environments
+
+    @field_validator("environments", mode="before")
+    @classmethod
+    def _environments(cls, v: Any) -> Any:
+        return normalize_environments(v)
 
 
 # --- flavors / spec --------------------------------------------------------------------------------
 
 
 class Billing(WireModel):
-    code: Optional[str] = None
-    unit_num: Optional[IntOrStr] = None
+    code: Optional[Str] = None
+    unit_num: Optional[Int] = None
 
 
 class Cpu(WireModel):
-    arch: Optional[str] = None
-    core_num: Optional[IntOrStr] = None
+    arch: Optional[Str] = None
+    core_num: Optional[Int] = None
 
 
 class Gpu(WireModel):
-    unit_num: Optional[IntOrStr] = None
-    product_name: Optional[str] = None
-    memory: Optional[str] = None
+    unit_num: Optional[Int] = None
+    product_name: Optional[Str] = None
+    memory: Optional[Str] = None
 
 
 class Npu(WireModel):
-    unit_num: Optional[IntOrStr] = None
-    product_name: Optional[str] = None
-    memory: Optional[str] = None
+    unit_num: Optional[Int] = None
+    product_name: Optional[Str] = None
+    memory: Optional[Str] = None
 
 
 class Memory(WireModel):
-    size: Optional[IntOrStr] = None
-    unit: Optional[str] = None
+    size: Optional[Int] = None
+    unit: Optional[Str] = None
 
 
 class Disk(WireModel):
-    size: Optional[IntOrStr] = None
-    unit: Optional[str] = None
+    size: Optional[Int] = None
+    unit: Optional[Str] = None
 
 
 class FlavorInfo(WireModel):
-    max_num: Optional[int] = None
+    max_num: Optional[Int] = None
     cpu: Optional[Cpu] = None
     gpu: Optional[Gpu] = None
     npu: Optional[Npu] = None
@@ -442,42 +488,50 @@ class FlavorInfo(WireModel):
 
 
 class FlavorDetail(WireModel):
-    flavor_type: Optional[str] = None
+    flavor_type: Optional[Str] = None
     billing: Optional[Billing] = None
+    attributes: Optional[dict[str, Any]] = None  # OTC terminate example
     flavor_info: Optional[FlavorInfo] = None
 
 
-class TaskResource(WireModel):
-    """``task_resource`` (request: flavor_id/node_count; response: FlavorResponse)."""
+class LogExportPath(WireModel):
+    obs_url: Optional[Str] = None
+    host_path: Optional[Str] = None
 
-    flavor_id: Optional[str] = None
-    node_count: Optional[int] = None
-    flavor_name: Optional[str] = None
-    max_num: Optional[int] = None
-    flavor_type: Optional[str] = None
+
+class TaskResource(WireModel):
+    """``task_resource`` (request: flavor_id/node_count (+ pool_id, SDK); response: FlavorResponse)."""
+
+    flavor_id: Optional[Str] = None
+    node_count: Optional[Int] = None
+    pool_id: Optional[Str] = None
+    flavor_name: Optional[Str] = None
+    max_num: Optional[Int] = None
+    flavor_type: Optional[Str] = None
     billing: Optional[Billing] = None
     flavor_info: Optional[FlavorInfo] = None
     attributes: Optional[dict[str, Any]] = None
 
 
 class Task(WireModel):
-    role: Optional[str] = None
+    role: Optional[Str] = None
     algorithm: Optional[TaskAlgorithm] = None
     task_resource: Optional[TaskResource] = None
+    log_export_path: Optional[LogExportPath] = None  # SDK Task / TaskResponse
 
 
 class Resource(WireModel):
-    policy: Optional[str] = None  # response: "regular" (or "economic" in older jobs)
-    flavor_id: Optional[str] = None
-    flavor_name: Optional[str] = None  # response only
-    node_count: Optional[int] = None
-    pool_id: Optional[str] = None
+    policy: Optional[Str] = None  # response: "regular" (or "economic" in older jobs)
+    flavor_id: Optional[Str] = None
+    flavor_name: Optional[Str] = None  # response only
+    node_count: Optional[Int] = None
+    pool_id: Optional[Str] = None
     flavor_detail: Optional[FlavorDetail] = None  # response only
 
 
 class Nfs(WireModel):
-    nfs_server_path: Optional[str] = None
-    local_path: Optional[str] = None
+    nfs_server_path: Optional[Str] = None
+    local_path: Optional[Str] = None
     read_only: Optional[bool] = None
 
 
@@ -485,19 +539,14 @@ class Volume(WireModel):
     nfs: Optional[Nfs] = None
 
 
-class LogExportPath(WireModel):
-    obs_url: Optional[str] = None
-    host_path: Optional[str] = None
-
-
 class AutoStop(WireModel):
-    time_unit: Optional[str] = None  # HOURS
-    duration: Optional[int] = None
+    time_unit: Optional[Str] = None  # HOURS
+    duration: Optional[Int] = None
 
 
 class JobSpec(WireModel):
     resource: Optional[Resource] = None
-    volumes: Optional[list[Volume]] = None
+    volumes: Optional[Many[Volume]] = None
     log_export_path: Optional[LogExportPath] = None
     auto_stop: Optional[AutoStop] = None
 
@@ -506,43 +555,124 @@ class JobSpec(WireModel):
 
 
 class TaskStatus(WireModel):
-    task: Optional[str] = None
-    exit_code: Optional[int] = None
-    message: Optional[str] = None
+    task: Optional[Str] = None
+    exit_code: Optional[Int] = None
+    message: Optional[Str] = None
 
 
 class RunningRecord(WireModel):
-    start_at: Optional[int] = None
-    end_at: Optional[int] = None
-    start_type: Optional[str] = None
-    end_reason: Optional[str] = None
-    end_related_task: Optional[str] = None
-    end_recover: Optional[str] = None
-    end_recover_before_downgrade: Optional[str] = None
+    start_at: Optional[Int] = None
+    end_at: Optional[Int] = None
+    start_type: Optional[Str] = None
+    end_reason: Optional[Str] = None
+    end_related_task: Optional[Str] = None
+    end_recover: Optional[Str] = None
+    end_recover_before_downgrade: Optional[Str] = None
 
 
 class JobStatus(WireModel):
-    phase: Optional[str] = None  # see Phase; unknown values are kept as strings
-    secondary_phase: Optional[str] = None
-    duration: Optional[int] = None  # ms
-    node_count_metrics: Optional[list[list[int]]] = None
-    tasks: Optional[list[str]] = None
-    start_time: Optional[int] = None
-    task_statuses: Optional[list[TaskStatus]] = None
-    running_records: Optional[list[RunningRecord]] = None
+    phase: Optional[Str] = None  # see Phase; unknown values are kept as strings
+    secondary_phase: Optional[Str] = None
+    duration: Optional[Int] = None  # ms
+    node_count_metrics: Optional[list[list[Int]]] = None
+    tasks: Optional[list[Str]] = None
+    start_time: Optional[Int] = None
+    task_statuses: Optional[Many[TaskStatus]] = None
+    running_records: Optional[Many[RunningRecord]] = None
+
+
+# --- requests: the documented shapes --------------------------------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    """Models (their set fields, nulls included) -> plain JSON data, recursively."""
+    if isinstance(value, WireModel):
+        return value.to_wire(keep_nulls=True)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _scalar_text(value: Any) -> Any:
+    """A number or boolean given for a documented String -> its string (``true``/``false``)."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (int, float)):
+        return str(value)
+    return value
+
+
+def _request_channel(channel: Any) -> Any:
+    """``{"name", "obs_url"}`` / ``{"name", "dataset"}`` -> ``{"name", "remote": {"obs"|"dataset"}}``.
+
+    The create page (Input/Output tables; tasks: Tables 31-36) and the SDK only know ``remote``; a
+    channel already in that form is left alone.
+    """
+    if not isinstance(channel, dict) or "remote" in channel:
+        return channel
+    remote: dict[str, Any] = {}
+    if channel.get("obs_url") is not None:
+        remote["obs"] = {"obs_url": obs_path_to_bucket_form(channel["obs_url"])}
+    if channel.get("dataset") is not None:
+        remote["dataset"] = channel["dataset"]
+    if not remote:
+        return channel
+    rest = {k: v for k, v in channel.items() if k not in ("obs_url", "dataset")}
+    return {**rest, "remote": remote}
+
+
+def _request_algorithm(alg: Any) -> None:
+    """In place: an algorithm's (or job_config's) channels as arrays of documented channels, and
+    parameter values as strings."""
+    if not isinstance(alg, dict):
+        return
+    for key in ("inputs", "outputs"):
+        if alg.get(key) is not None:
+            alg[key] = [_request_channel(c) for c in as_list(alg[key])]
+    if alg.get("parameters") is not None:
+        alg["parameters"] = [
+            {**p, "value": _scalar_text(p["value"])} if isinstance(p, dict) and "value" in p else p
+            for p in as_list(alg["parameters"])
+        ]
 
 
 # --- top level -------------------------------------------------------------------------------------
 
 
 class CreateTrainingJobRequest(WireModel):
-    """Body of ``POST /v2/{project_id}/training-jobs``. ``kind`` is always sent (default ``job``)."""
+    """Body of ``POST /v2/{project_id}/training-jobs``. ``kind`` is always sent (default ``job``).
+
+    Whatever form the caller hands over, the body is built in the documented shapes (module
+    docstring): flat or single channels become arrays of ``remote`` channels, non-string parameter
+    and annotation values become strings.
+    """
 
     kind: str = "job"
     metadata: JobMetadata
     algorithm: Optional[JobAlgorithm] = None
     tasks: Optional[list[Task]] = None
     spec: Optional[JobSpec] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _documented_shapes(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        body = _plain(data)
+        meta = body.get("metadata")
+        if isinstance(meta, dict) and isinstance(meta.get("annotations"), dict):
+            meta["annotations"] = {str(k): _scalar_text(v) for k, v in meta["annotations"].items()}
+        _request_algorithm(body.get("algorithm"))
+        if body.get("tasks") is not None:
+            body["tasks"] = as_list(body["tasks"])
+            for task in body["tasks"]:
+                alg = task.get("algorithm") if isinstance(task, dict) else None
+                _request_algorithm(alg)
+                if isinstance(alg, dict):
+                    _request_algorithm(alg.get("job_config"))
+        return body
 
     @field_validator("metadata")
     @classmethod
@@ -562,32 +692,33 @@ class CreateTrainingJobRequest(WireModel):
 class TrainingJob(WireModel):
     """A training job as returned by create, details, terminate and the list API."""
 
-    kind: Optional[str] = None
+    kind: Optional[Str] = None
     metadata: JobMetadata = Field(default_factory=JobMetadata)
     status: JobStatus = Field(default_factory=JobStatus)
     algorithm: Optional[JobAlgorithm] = None
-    tasks: Optional[list[Task]] = None
+    tasks: Optional[Many[Task]] = None
     spec: Optional[JobSpec] = None
 
+    # typed accessors (the fields keep what the service sent; see the tolerance rule)
     @property
     def id(self) -> Optional[str]:
-        return self.metadata.id
+        return as_text(self.metadata.id)
 
     @property
     def name(self) -> Optional[str]:
-        return self.metadata.name
+        return as_text(self.metadata.name)
 
     @property
     def description(self) -> Optional[str]:
-        return self.metadata.description
+        return as_text(self.metadata.description)
 
     @property
     def phase(self) -> Optional[str]:
-        return self.status.phase
+        return as_text(self.status.phase)
 
     @property
     def secondary_phase(self) -> Optional[str]:
-        return self.status.secondary_phase
+        return as_text(self.status.secondary_phase)
 
     @property
     def is_terminal(self) -> bool:
@@ -595,7 +726,7 @@ class TrainingJob(WireModel):
 
     @property
     def task_statuses(self) -> list[TaskStatus]:
-        return list(self.status.task_statuses or [])
+        return as_list(self.status.task_statuses)
 
 
 class ActionRequest(WireModel):
@@ -629,6 +760,7 @@ class TrainingJobSearchRequest(WireModel):
     sort_by: str = "create_time"
     order: str = "desc"
     group_by: Optional[str] = None
+    workspace_id: Optional[str] = None  # a top-level key, not a filter (SDK JobSearches); service default "0"
     filters: list[SearchFilter] = Field(default_factory=list)
 
     def model_post_init(self, __context: Any) -> None:
@@ -636,17 +768,22 @@ class TrainingJobSearchRequest(WireModel):
 
 
 class TrainingJobList(WireModel):
-    total: Optional[int] = None
-    count: Optional[int] = None
-    limit: Optional[int] = None
-    offset: Optional[int] = None
-    sort_by: Optional[str] = None
-    order: Optional[str] = None
-    group_by: Optional[str] = None
-    items: list[TrainingJob] = Field(default_factory=list)
+    total: Optional[Int] = None
+    count: Optional[Int] = None
+    limit: Optional[Int] = None
+    offset: Optional[Int] = None
+    sort_by: Optional[Str] = None
+    order: Optional[Str] = None
+    group_by: Optional[Str] = None
+    workspace_id: Optional[Str] = None
+    items: Many[TrainingJob] = Field(default_factory=list)
+
+    @property
+    def jobs(self) -> list[TrainingJob]:
+        return as_list(self.items)
 
 
 class ErrorBody(WireModel):
-    error_code: Optional[str] = None
-    error_msg: Optional[str] = None
-    error_solution: Optional[str] = None
+    error_code: Optional[Str] = None
+    error_msg: Optional[Str] = None
+    error_solution: Optional[Str] = None

@@ -375,9 +375,13 @@ class SdkHmacAuth(requests.auth.AuthBase):
     """requests auth object that signs each request with SDK-HMAC-SHA256.
 
     Adds ``Host`` (when absent), ``X-Sdk-Date`` (when absent), ``X-Security-Token`` (temporary
-    credentials), ``X-Sdk-Content-Sha256: UNSIGNED-PAYLOAD`` for non-JSON content types (as the SDK),
-    rewrites the URL query into canonical order and sets ``Authorization``. Every header is signed
-    except transport headers (see ``UNSIGNED_HEADER_NAMES``) and names containing ``_``.
+    credentials), ``X-Project-Id`` (when a project id is given: huaweicloudsdkcore's
+    ``BasicCredentials`` sends it on every request, and Huawei's request guide requires it for AK/SK
+    calls in multi-project and dedicated-cloud accounts), ``X-Sdk-Content-Sha256: UNSIGNED-PAYLOAD``
+    for non-JSON content types (as the SDK), rewrites the URL query into canonical order and sets
+    ``Authorization``. Every header is signed except transport headers (see
+    ``UNSIGNED_HEADER_NAMES``) and names containing ``_``; so ``X-Project-Id`` is signed, as the SDK
+    signs it.
     """
 
     def __init__(
@@ -386,6 +390,7 @@ class SdkHmacAuth(requests.auth.AuthBase):
         secret_key: Union[str, SecretStr],
         security_token: Union[str, SecretStr, None] = None,
         *,
+        project_id: Optional[str] = None,
         clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc),
     ) -> None:
         if not access_key:
@@ -397,6 +402,9 @@ class SdkHmacAuth(requests.auth.AuthBase):
         if security_token is not None and not isinstance(security_token, SecretStr):
             security_token = SecretStr(security_token)
         self._security_token = security_token
+        if project_id is not None and (not project_id.strip() or "\n" in project_id or "\r" in project_id):
+            raise ValueError("project id must be a non-empty single-line value")
+        self._project_id = project_id
         self._clock = clock
 
     @property
@@ -427,6 +435,8 @@ class SdkHmacAuth(requests.auth.AuthBase):
             headers[HEADER_DATE] = format_sdk_date(self._clock())
         if self._security_token is not None:
             headers[HEADER_SECURITY_TOKEN] = self._security_token.get_secret_value()
+        if self._project_id is not None:
+            headers[HEADER_PROJECT_ID] = self._project_id  # signed below, as by the SDK
         content_type = headers.get("Content-Type")
         if content_type and not (
             content_type.startswith("application/json")

@@ -160,11 +160,28 @@ def test_iam_error_body_shape():
     assert parse_error_body(b"") == (None, None, None, None)
 
 
-def test_not_found_variants():
-    for resp in (make_response(400, json.dumps({"error_code": "ModelArts.2775", "error_msg": "gone"}).encode()),
-                 make_response(404, b"")):
-        assert make_client([resp]).get_job("j") is None
-        assert make_client([resp]).delete_job("j") is False
+def test_only_2775_means_gone():
+    gone = make_response(400, json.dumps({"error_code": "ModelArts.2775", "error_msg": "gone"}).encode())
+    assert make_client([gone]).get_job("j") is None
+    assert make_client([gone]).delete_job("j") is False
+
+
+GATEWAY_404 = {"error_code": "APIGW.0101",
+               "error_msg": "The API does not exist or has not been published in the environment"}
+
+
+@pytest.mark.parametrize("body", [json.dumps(GATEWAY_404).encode(), b"", b"<html>Not Found</html>"],
+                         ids=["apigw-0101", "empty", "html"])
+def test_any_other_404_is_an_error_not_a_missing_job(body):
+    """A gateway 404 (wrong endpoint prefix, API not published) says nothing about the job."""
+    for call in (lambda c: c.get_job("j"), lambda c: c.delete_job("j")):
+        with pytest.raises(ModelArtsError) as ei:
+            call(make_client([make_response(404, body)]))
+        assert ei.value.status == 404 and not ei.value.is_not_found
+        _check_error(ei.value)
+    with pytest.raises(ModelArtsError) as ei:
+        make_client([make_response(404, json.dumps(GATEWAY_404).encode())]).get_job("j")
+    assert ei.value.error_code == "APIGW.0101" and "has not been published" in str(ei.value)
 
 
 def test_create_connect_failure_is_not_ambiguous():
