@@ -5,7 +5,8 @@ Rules
 - ``description``: in-place update (PUT).
 - provider-only options (waiting, timeouts, replacement policy): an update that makes no API call,
   so the state records the new option.
-- ``name``: compared with the live job's name, so naming an adopted job by its own name changes nothing.
+- ``name``: compared with the live job's name, so naming an adopted job by its own name changes nothing;
+  a derived name (resource name + random suffix) never replaces the job by itself.
 - ``adopt_job_id``: replaces only when set to a job other than the one managed; dropping it after
   adoption keeps the job.
 - anything else in the args: replace.
@@ -76,7 +77,9 @@ def decide(job_id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffDecis
             replaces.append(k)
     new_name = new.get("name")
     if new_name is not None and (is_unknown(new_name) or new_name != live_name):
-        replaces.append("name")
+        # A derived name is an identifier, not part of the declaration: a renewed suffix (or a
+        # suffix generated after adopt_job_id was dropped) never replaces a job by itself.
+        (updates if new.get("derived_name") is True else replaces).append("name")
 
     if new.get("replace_failed") is True and olds.get("phase") in FAILED_PHASES:
         replaces.append("phase")

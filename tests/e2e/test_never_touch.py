@@ -12,7 +12,9 @@ import pytest
 from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient
 from modelarts_provider.client.models import CreateTrainingJobRequest
 from modelarts_provider.training_job.args import TrainingJobArgs
-from tests.faults.kit import (ENGINE, FLAVOR, assert_converged, job, job_stack, name_of, output_of, phase_of,
+from modelarts_provider.stack.config import parse
+from modelarts_provider.stack.program import plan
+from tests.faults.kit import (ENGINE, FLAVOR, OBS, POOLS, assert_converged, job, job_stack, name_of, output_of, phase_of,
                               state_job_ids, update_config, wait_until)
 
 HF_TOKEN = "hf_s3cr3t-token-value-4242"
@@ -71,10 +73,18 @@ def test_a_same_spec_job_in_another_workspace_is_not_ours(tmp_path: Path, emu: A
     assert [j["metadata"]["id"] for j in emu.jobs()] == [other]
 
 
+def declared(jobs: dict[str, Any]) -> dict[str, TrainingJobArgs]:
+    """The args the stack program builds from these job entries."""
+    cfg = parse({"obs": OBS, "pools": POOLS, "jobs": jobs})
+    return {p.key: p.args for p in plan(cfg)}
+
+
 def test_our_own_interrupted_job_is_taken_over_not_duplicated(tmp_path: Path, emu: Any) -> None:
     # What a killed `up` leaves behind: our job, same name and spec, not in the state.
-    ours = foreign_job(emu, "ours-name", lr="0.01")
-    st = job_stack(tmp_path, emu, jobs={"a": job(name="ours-name")})
+    jobs = {"a": job(name="ours-name")}
+    with client_of(emu) as c:
+        ours = c.create_job(CreateTrainingJobRequest.model_validate(declared(jobs)["a"].to_wire())).id
+    st = job_stack(tmp_path, emu, jobs=jobs)
     up = st.up()
     assert f"taking over existing job {ours}" in output_of(up)
     assert state_job_ids(st) == {"ours-name": ours}
@@ -121,7 +131,9 @@ def test_equivalent_declarations_change_nothing(tmp_path: Path, emu: Any) -> Non
 
 
 def test_adoption_is_stable(tmp_path: Path, emu: Any) -> None:
-    adopted = foreign_job(emu, "adopt-me", lr="0.01")
+    with client_of(emu) as c:
+        args = declared({"a": job(name="adopt-me")})["a"]
+        adopted = c.create_job(CreateTrainingJobRequest.model_validate(args.to_wire())).id or ""
     st = job_stack(tmp_path, emu, jobs={"a": job(adoptJobId=adopted)})
     st.up()
     assert state_job_ids(st) == {"adopt-me": adopted}
