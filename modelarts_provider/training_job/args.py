@@ -39,7 +39,7 @@ class _Model(BaseModel):
 
 
 def rule(field: str, message: str) -> PydanticCustomError:
-    """A cross-field rule violation that names the field it is about (read back by checking.py)."""
+    """A cross-field rule violation that names the field it is about (read back by check.py)."""
     return PydanticCustomError("rule", message.replace("{", "(").replace("}", ")"), {"field": field})
 
 
