@@ -222,9 +222,9 @@ T = TypeVar("T")
 
 # The tolerance rule (module docstring). Strict members: a value is kept as received, never coerced
 # (a lax ``int`` would turn "30" into 30 and break the round trip).
-Str = Annotated[Union[StrictStr, StrictInt, StrictFloat], "String; a JSON number is accepted and kept"]
-Int = Annotated[Union[StrictInt, StrictFloat, StrictStr], "Integer/Long/Float; a JSON string is accepted and kept"]
-Many = Annotated[Union[list[T], T], "array of objects or one object, kept as received"]
+Str = Annotated[Union[StrictStr, StrictInt, StrictFloat], "documented String; a number is kept too"]
+Int = Annotated[Union[StrictInt, StrictFloat, StrictStr], "documented Integer/Long/Float; a string is kept too"]
+Many = Annotated[Union[list[T], T], "array of objects, or one object; kept as received"]
 
 
 def as_list(value: Any) -> list[Any]:

@@ -182,3 +182,40 @@ def test_security_token_is_signed_and_matches_sdk():
     sdk_headers = {k: p.headers[k] for k in p.headers if k.lower() in parsed.signed_headers}
     expected, _ = _sdk_authorization("GET", "modelarts.eu-de.otc.t-systems.com", "/v2/p/training-jobs/x", [], sdk_headers, b"")
     assert p.headers["Authorization"] == expected
+
+
+def test_project_id_header_is_sent_and_signed_as_the_sdk_does():
+    """huaweicloudsdkcore's BasicCredentials(ak, sk, project_id) adds X-Project-Id to every request and
+    its Signer signs every header it holds; ours adds and signs the same header, same signature."""
+    from huaweicloudsdkcore.auth.credentials import BasicCredentials
+
+    fixed = datetime(2024, 2, 29, 23, 59, 59, tzinfo=timezone.utc)
+    project = "a1b2c3d4e5f60718293a4b5c6d7e8f90"
+    host = "modelarts.cn-north-4.myhuaweicloud.com"
+    path = f"/v2/{project}/training-jobs"
+    body = b'{"kind": "job"}'
+    auth = s.SdkHmacAuth(AK, SK, project_id=project, clock=lambda: fixed)
+    p = requests.Request("POST", f"https://{host}{path}", data=body,
+                         headers={"Content-Type": "application/json"}, auth=auth).prepare()
+    parsed = s.parse_authorization(p.headers["Authorization"])
+    assert p.headers["X-Project-Id"] == project and "x-project-id" in parsed.signed_headers
+
+    req = sdk_request.SdkRequest(method="POST", schema="https", host=host, resource_path=path, query_params=[],
+                                 header_params={"Content-Type": "application/json", "X-Sdk-Date": DATE},
+                                 body=body)
+    BasicCredentials(AK, SK, project).sign_request(req)  # the SDK's whole AK/SK path
+    assert req.header_params["X-Project-Id"] == project
+    sdk_parsed = s.parse_authorization(req.header_params["Authorization"])
+    assert "x-project-id" in sdk_parsed.signed_headers
+    # same headers (ours leaves out transport headers such as User-Agent): same Authorization
+    ours = {k: p.headers[k] for k in p.headers if k.lower() in parsed.signed_headers}
+    assert set(k.lower() for k in ours) == set(sdk_parsed.signed_headers)
+    expected, _ = _sdk_authorization("POST", host, path, [], ours, body)
+    assert p.headers["Authorization"] == expected
+
+
+def test_no_project_id_no_header():
+    p = requests.Request("GET", "https://h/v2/p/training-jobs/x", auth=s.SdkHmacAuth(AK, SK)).prepare()
+    assert "X-Project-Id" not in p.headers
+    with pytest.raises(ValueError):
+        s.SdkHmacAuth(AK, SK, project_id="a\r\nX-Evil: 1")
