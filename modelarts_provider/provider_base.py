@@ -86,8 +86,7 @@ def start_orphan_watchdog(every_s: float = 1.0) -> None:
     def watch() -> None:
         while engine_alive():
             time.sleep(every_s)
-        say("modelarts provider: the Pulumi engine is gone; exiting")
-        os._exit(3)
+        os._exit(3)  # nothing to tell: the engine's end of our stderr is gone with it
 
     threading.Thread(target=watch, name="orphan-watchdog", daemon=True).start()
 
