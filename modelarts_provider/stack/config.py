@@ -64,13 +64,12 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
+from ..messages import BUCKET_RE, KEY_RE, PARAM_NAME_RE, explain
 from ..training_job.args import FILE_URL_RE, OBS_URL_RE, rule
 from .sweep import as_param
 
 PROJECT = "modelarts-jobs"
 SECTIONS = ("obs", "pools", "jobs", "sweeps")
-KEY_RE = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$"
-BUCKET_RE = r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$"
 Scalar = Union[str, int, float, bool]
 
 
@@ -198,7 +197,7 @@ class JobEntry(_Cfg):
 
 
 class SweepConfig(JobEntry):
-    grid: dict[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")], Annotated[list[Scalar], Field(min_length=1)]]
+    grid: dict[Annotated[str, Field(pattern=PARAM_NAME_RE)], Annotated[list[Scalar], Field(min_length=1)]]
     max_jobs: Annotated[int, Field(ge=1, le=10000)] = 500
 
     @model_validator(mode="after")
@@ -307,28 +306,17 @@ def _loc_text(loc: tuple[Any, ...]) -> str:
     return text
 
 
-def _reason(err: dict[str, Any]) -> str:
-    msg = err["msg"].removeprefix("Value error, ")
-    if err["type"] == "extra_forbidden":
-        return "unknown key"
-    if err["type"] == "missing":
-        return "is required"
-    return msg
-
-
 def format_errors(error: ValidationError) -> str:
     parts = []
-    for err in error.errors():
-        loc = tuple(p for p in err["loc"] if p not in ("str", "int", "float", "bool", "InputDataset",
-                                                        "list[union[str,int,float,bool]]"))
-        field = (err.get("ctx") or {}).get("field") if err["type"] == "rule" else None
-        if field:
-            loc = loc + tuple(field.split("."))
-        if not loc:
-            parts.append(_reason(err))
-            continue
-        parts.append(f"{_loc_text(loc)}: {_reason(err)}")
+    for loc, reason in explain(error.errors(), MODEL_NAMES):
+        if reason == "is not a known field":
+            reason = "unknown key"
+        parts.append(f"{_loc_text(loc)}: {reason}" if loc else reason)
     return "invalid stack config: " + "; ".join(dict.fromkeys(parts))
+
+
+MODEL_NAMES = frozenset({"ObsConfig", "PoolConfig", "EngineConfig", "SubscriptionConfig", "DatasetConfig",
+                         "InputDataset", "NfsConfig", "JobEntry", "SweepConfig", "StackConfig"})
 
 
 def parse(raw: dict[str, Any], all_keys: list[str] | None = None) -> StackConfig:

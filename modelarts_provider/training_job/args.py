@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from .. import messages
 from ..client.models import FAILED_PHASES, TERMINAL_PHASES as STOPPED_PHASES
 
 JOB_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -26,7 +27,7 @@ JOB_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 OBS_URL_RE = re.compile(r"^(obs://|/)[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[^\s]*)?$")
 # A path inside the training container (the create page: "When code_dir is prefixed with file://").
 FILE_URL_RE = re.compile(r"^file:///[^\s]*$")
-ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+ENV_NAME_RE = re.compile(messages.ENV_NAME_RE)
 
 WaitFor = Literal["none", "created", "running", "completed"]
 
@@ -100,7 +101,7 @@ class I18nDescription(_Model):
 class Parameter(_Model):
     """A running parameter (passed to the boot file as --name=value)."""
 
-    name: Annotated[str, Field(min_length=1, max_length=256, pattern=r"^[A-Za-z0-9_.-]+$")]
+    name: Annotated[str, Field(min_length=1, max_length=256, pattern=messages.PARAM_NAME_RE)]
     value: str = ""
     description: str | None = None
     constraint: ParameterConstraint | None = None
@@ -349,8 +350,8 @@ class Task(_Model):
 
 
 class NfsVolume(_Model):
-    nfs_server_path: Annotated[str, Field(pattern=r"^[^\s:]+:/\S*$")]
-    local_path: Annotated[str, Field(pattern=r"^/\S*$")]
+    nfs_server_path: Annotated[str, Field(pattern=messages.NFS_SERVER_RE)]
+    local_path: Annotated[str, Field(pattern=messages.ABS_PATH_RE)]
     read_only: bool = False
 
 
@@ -505,3 +506,8 @@ def _algorithm_wire(a: Algorithm) -> dict[str, Any]:
         plain["policies"] = a.policies.model_dump(exclude_none=True)
     plain["environments"] = dict(a.environments)  # the service takes a map
     return plain
+
+
+# Model class names, which pydantic puts into error locations of unions; never part of a field path.
+MODEL_NAMES = frozenset(name for name, obj in list(globals().items())
+                        if isinstance(obj, type) and issubclass(obj, BaseModel))

@@ -16,7 +16,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .args import TrainingJobArgs
+from ..messages import explain
+from .args import MODEL_NAMES, TrainingJobArgs
 from .normalize import spec_of, try_canonical
 from .outputs import strip_outputs
 from .unknowns import contains_unknown, is_unknown
@@ -53,39 +54,19 @@ def format_loc(loc: tuple[Any, ...]) -> str:
     return out
 
 
-def _clean_loc(loc: tuple[Any, ...]) -> tuple[Any, ...]:
-    # Pydantic adds the branch name of a union (e.g. "str") or validator tags; drop them.
-    return tuple(p for p in loc if not (isinstance(p, str) and (p in {"str", "int", "float", "bool"}
-                                                                 or p.startswith("function-"))))
-
-
-def _reason(err: dict[str, Any]) -> str:
-    msg = err["msg"]
-    if msg.startswith("Value error, "):
-        msg = msg[len("Value error, "):]
-    if err["type"] == "extra_forbidden":
-        msg = "is not a known field"
-    elif err["type"] == "missing":
-        msg = "is required"
-    return msg
-
-
 def failures_from(error: ValidationError, raw: dict[str, Any], prefix: tuple[Any, ...] = ()) -> list[Failure]:
-    """One Failure per bad field; errors hidden behind unknown values are skipped."""
+    """One Failure per bad field, in words (messages.py); errors hidden behind unknown values are skipped."""
     out: list[Failure] = []
     seen: set[str] = set()
-    for err in error.errors():
-        loc = _clean_loc(tuple(err["loc"]))
+    for loc, reason in explain(error.errors(), MODEL_NAMES):
         hidden, _ = _value_at(raw, loc)
         if hidden:
             continue
-        field = (err.get("ctx") or {}).get("field") if err["type"] == "rule" else None
-        full = prefix + loc + ((field,) if field else ())
-        prop = format_loc(full) or "args"
+        prop = format_loc(prefix + loc) or "args"
         if prop in seen:
             continue
         seen.add(prop)
-        out.append(Failure(prop, _reason(err)))
+        out.append(Failure(prop, reason))
     return out
 
 
