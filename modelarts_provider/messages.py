@@ -61,6 +61,8 @@ def kind_of(value: Any) -> str:
 
 
 def _shown(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # config numbers arrive as floats: 1, not 1.0
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -81,7 +83,7 @@ def _one(err: dict[str, Any]) -> str:
         op = {"greater_than": "greater than", "greater_than_equal": "at least", "less_than": "less than",
               "less_than_equal": "at most"}[kind]
         bound = next(iter(ctx.values()), "?")
-        return f"must be {op} {bound}, not {_shown(value)}"
+        return f"must be {op} {_shown(bound)}, not {_shown(value)}"
     if kind == "too_short":
         return f"must hold at least {ctx.get('min_length')} item{'s' if ctx.get('min_length') != 1 else ''}"
     if kind in _TYPE_WORDS and _TYPE_WORDS[kind]:
@@ -135,6 +137,15 @@ def explain(errors: list[dict[str, Any]], model_names: Iterable[str] = ()) -> li
         if len(loc) != len(raw):
             branchy.add(loc)
         grouped.setdefault(loc, []).append(err)
+    # A union branch that got further (e.g. a map whose `versionId` is missing) says more than the
+    # branches that failed on the type: keep the deeper errors alone.
+    for loc in list(branchy):
+        if any(len(other) > len(loc) and other[:len(loc)] == loc for other in grouped):
+            kept = [e for e in grouped[loc] if e["type"] not in _TYPE_WORDS]
+            if kept:
+                grouped[loc] = kept
+            else:
+                del grouped[loc]
     out = []
     for loc, errs in grouped.items():
         if loc and loc[-1] == "[key]":  # a map key: name the key itself

@@ -164,11 +164,14 @@ def _check_endpoints(settings: ProviderSettings) -> None:
     """Region and endpoint overrides resolve, here at preview rather than at the first API call."""
     from .client.endpoints import resolve_endpoints
 
+    try:  # the region is checked even when an endpoint override makes it unused for the URL
+        resolve_endpoints(settings.cloud, settings.region, None, None)
+    except ValueError as err:
+        raise ProviderConfigError(f"{NAMESPACE}:region: {err}") from None
     try:
         resolve_endpoints(settings.cloud, settings.region, settings.endpoint, settings.iam_endpoint)
     except ValueError as err:
-        key = "region" if "region" in str(err) else "endpoint" if "endpoint" in str(err).lower() else "region"
-        raise ProviderConfigError(f"{NAMESPACE}:{key}: {err}") from None
+        raise ProviderConfigError(f"{NAMESPACE}:endpoint: {err}") from None
 
 
 def unknown_keys(all_config_keys: list[str]) -> list[str]:
