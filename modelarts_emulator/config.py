@@ -38,4 +38,7 @@ class EmulatorConfig(BaseModel):
     latency_ms: float = Field(default=0.0, ge=0)
     catalog: Path | None = None
     max_clock_skew_seconds: float = 15 * 60  # X-Sdk-Date window, as the real gateway
+    # Whether the service refuses a second job with an existing name is not documented: refuse
+    # (ModelArts.2751) by default, accept with --allow-duplicate-names.
+    allow_duplicate_names: bool = False
     quiet: bool = True  # no per-request access log

@@ -1,11 +1,13 @@
 """ModelArts / API-gateway error bodies and codes.
 
-Every error leaves the emulator as ``{"error_msg", "error_code", "error_solution"}`` — the documented
-400 body of the create API — whatever the status code, so a client needs one error parser.
+Every ModelArts error leaves the emulator as ``{"error_msg", "error_code", "error_solution"}`` — the
+documented 400 body of the create API — whatever the status code. The API gateway's own "no such
+API" 404 has the gateway's shape instead: ``{"error_msg", "error_code": "APIGW.0101", "request_id"}``.
 """
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 
 
@@ -18,8 +20,11 @@ class ApiError(Exception):
     msg: str
     solution: str = ""
     headers: dict[str, str] = field(default_factory=dict)
+    request_id: str | None = None  # set: an API-gateway body (request_id instead of error_solution)
 
     def body(self) -> dict[str, str]:
+        if self.request_id is not None:
+            return {"error_msg": self.msg, "error_code": self.code, "request_id": self.request_id}
         return {"error_msg": self.msg, "error_code": self.code, "error_solution": self.solution}
 
 
@@ -113,9 +118,15 @@ def server_error(status: int) -> ApiError:
                     "Retry the request later.")
 
 
+API_NOT_PUBLISHED = "The API does not exist or has not been published in the environment"
+
+
 def not_found_route(path: str) -> ApiError:
-    return ApiError(404, "APIGW.0101", f"The API does not exist or has not been published: {path}",
-                    "Check the request method and URI.")
+    """The gateway's 404 for a path no API is published at (e.g. a wrong endpoint prefix); the real
+    gateway does not echo the path. The same request id goes in the body and X-Request-Id."""
+    request_id = uuid.uuid4().hex
+    return ApiError(404, "APIGW.0101", API_NOT_PUBLISHED, headers={"X-Request-Id": request_id},
+                    request_id=request_id)
 
 
 def method_not_allowed(method: str, path: str) -> ApiError:

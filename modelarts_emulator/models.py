@@ -30,7 +30,7 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     id TEXT NOT NULL UNIQUE,
-    name TEXT NOT NULL UNIQUE,            -- names are unique among existing jobs (ModelArts.2751)
+    name TEXT NOT NULL,                   -- unique unless duplicates are allowed (checked in create)
     description TEXT NOT NULL,
     create_ms INTEGER NOT NULL,
     doc TEXT NOT NULL,                    -- JSON: metadata extras, algorithm and spec as echoed
@@ -45,6 +45,7 @@ CREATE TABLE IF NOT EXISTS jobs (
     message TEXT,
     terminate_ms INTEGER                  -- when terminate was accepted, NULL otherwise
 );
+CREATE INDEX IF NOT EXISTS jobs_by_name ON jobs (name);
 CREATE TABLE IF NOT EXISTS tokens (
     token TEXT PRIMARY KEY,
     expires_ms INTEGER NOT NULL,
@@ -169,9 +170,11 @@ class JobRow:
         }
         if self.doc.get("annotations"):
             meta["annotations"] = self.doc["annotations"]
-        return {"kind": self.doc.get("kind", "job"), "metadata": meta,
-                "status": self.status_at(t), "algorithm": self.doc["algorithm"],
-                "spec": self.doc["spec"]}
+        out = {"kind": self.doc.get("kind", "job"), "metadata": meta, "status": self.status_at(t)}
+        for key in ("algorithm", "tasks", "spec"):  # a job described by tasks alone has no algorithm/spec
+            if self.doc.get(key):
+                out[key] = self.doc[key]
+        return out
 
 
 class Store:
@@ -188,6 +191,19 @@ class Store:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA busy_timeout=5000")
         self._db.executescript(SCHEMA)
+        self._drop_unique_names()
+
+    def _drop_unique_names(self) -> None:
+        """A database made before --allow-duplicate-names has ``name ... UNIQUE``: rebuild its table."""
+        row = self._db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'jobs'").fetchone()
+        if not row or "UNIQUE" not in row[0].split("name TEXT NOT NULL", 1)[1].split(",", 1)[0]:
+            return
+        table = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS jobs"):SCHEMA.index(");") + 2]
+        self._db.executescript(
+            "BEGIN; ALTER TABLE jobs RENAME TO jobs_unique_names; " + table
+            + f" INSERT INTO jobs (seq, {COLUMNS}) SELECT seq, {COLUMNS} FROM jobs_unique_names;"
+            " DROP TABLE jobs_unique_names; COMMIT;")
+        self._db.executescript(SCHEMA)  # the name index, on the new table
 
     def close(self) -> None:
         with self._lock:
@@ -198,11 +214,14 @@ class Store:
 
     # --- jobs -----------------------------------------------------------------------------------
 
-    def create(self, draft: JobDraft, timings: Timings, user_name: str) -> dict[str, Any]:
+    def create(self, draft: JobDraft, timings: Timings, user_name: str, *,
+               allow_duplicate_names: bool = False) -> dict[str, Any]:
         job_id = str(uuid.uuid4())
         t = self.now()
         doc = {"kind": "job", "workspace_id": draft.workspace_id, "user_name": user_name,
                "annotations": draft.annotations, "algorithm": draft.algorithm, "spec": draft.spec}
+        if draft.tasks:
+            doc["tasks"] = draft.tasks
         run_s = None if draft.outcome == "hang" else (
             draft.run_seconds if draft.run_seconds is not None else timings.run_s)
         auto = draft.spec.get("auto_stop")
@@ -214,15 +233,15 @@ class Store:
             terminating_ms=int(timings.terminating_s * 1000),
             auto_stop_ms=auto["duration"] * 3_600_000 if auto else None,
             exit_code=draft.exit_code, message=draft.message, terminate_ms=None)
-        try:
-            with self._lock:
-                self._db.execute(
-                    f"INSERT INTO jobs ({COLUMNS}) VALUES ({','.join('?' * 15)})",
-                    (row.id, row.name, row.description, row.create_ms, json.dumps(doc),
-                     row.node_count, row.outcome, row.creating_ms, row.pending_ms, row.run_ms,
-                     row.terminating_ms, row.auto_stop_ms, row.exit_code, row.message, None))
-        except sqlite3.IntegrityError:
-            raise errors.duplicate_name(draft.name) from None
+        with self._lock:  # one connection, one lock: the check and the insert are atomic
+            taken = self._db.execute("SELECT 1 FROM jobs WHERE name = ?", (draft.name,)).fetchone()
+            if taken and not allow_duplicate_names:
+                raise errors.duplicate_name(draft.name)
+            self._db.execute(
+                f"INSERT INTO jobs ({COLUMNS}) VALUES ({','.join('?' * 15)})",
+                (row.id, row.name, row.description, row.create_ms, json.dumps(doc),
+                 row.node_count, row.outcome, row.creating_ms, row.pending_ms, row.run_ms,
+                 row.terminating_ms, row.auto_stop_ms, row.exit_code, row.message, None))
         return row.render(t)
 
     def _row(self, job_id: str) -> JobRow:

@@ -26,7 +26,7 @@ from .config import EmulatorConfig
 from .controls import Counters, Faults
 from .errors import ApiError
 from .models import Store, Timings
-from .wire import FaultRules, SearchRequest, UpdateRequest, parse
+from .wire import FaultRules, SearchRequest, Settings, UpdateRequest, parse
 
 JOBS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs$")
 JOB_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)$")
@@ -56,6 +56,7 @@ class EmulatorApp:
         self.auth = Authenticator(config, self.store)
         self.counters = Counters()
         self.faults = Faults()
+        self.allow_duplicate_names = config.allow_duplicate_names  # runtime: /_emulator/settings
 
     def close(self) -> None:
         self.store.close()
@@ -98,7 +99,7 @@ class EmulatorApp:
             return Reply(0, drop=True)
         if fault is not None and fault.kind == "status":
             exc = errors.throttled(fault.retry_after) if fault.status == 429 else \
-                errors.server_error(fault.status)
+                errors.not_found_route(raw_path) if fault.status == 404 else errors.server_error(fault.status)
             return _error(exc)
         try:
             reply = self.api(op, method, raw_path, raw_query, headers, body, params)
@@ -125,7 +126,8 @@ class EmulatorApp:
             draft = validation.validate_create(_json(body), self.catalog)
             c = self.config
             timings = Timings(c.phase_seconds, c.phase_seconds, c.run_seconds, c.phase_seconds)
-            return Reply(201, store.create(draft, timings, principal.user_name))
+            return Reply(201, store.create(draft, timings, principal.user_name,
+                                           allow_duplicate_names=self.allow_duplicate_names))
         if op == "get":
             return Reply(200, store.get(params["job"]))
         if op == "terminate":
@@ -156,7 +158,15 @@ class EmulatorApp:
             self.store.reset()
             self.counters.reset()
             self.faults.clear()
+            self.allow_duplicate_names = self.config.allow_duplicate_names
             return Reply(200, {"reset": True})
+        if name == "settings":
+            if method == "POST":
+                changed = parse(Settings, _json(body))
+                if changed.allow_duplicate_names is not None:
+                    self.allow_duplicate_names = changed.allow_duplicate_names
+            if method in ("GET", "POST"):
+                return Reply(200, {"allow_duplicate_names": self.allow_duplicate_names})
         if name == "faults":
             if method == "POST":
                 rules = parse(FaultRules, _json(body))
@@ -211,7 +221,8 @@ class Handler(BaseHTTPRequestHandler):
         if reply.body is not None:
             self.send_header("Content-Type", "application/json;charset=UTF-8")
         self.send_header("Content-Length", str(len(payload)))
-        self.send_header("X-Request-Id", uuid.uuid4().hex)
+        if "X-Request-Id" not in reply.headers:  # a gateway error carries its own (also in its body)
+            self.send_header("X-Request-Id", uuid.uuid4().hex)
         for k, v in reply.headers.items():
             self.send_header(k, v)
         self.end_headers()

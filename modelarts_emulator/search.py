@@ -1,6 +1,7 @@
 """``POST /training-job-searches``: filter, sort and page the stored jobs.
 
-Filtering happens on rendered jobs because ``phase`` is derived from the clock, not stored.
+Filtering happens on rendered jobs because ``phase`` is derived from the clock, not stored. Only
+jobs of the request's ``workspace_id`` are listed (SDK ``JobSearches``: default ``"0"``).
 """
 
 from __future__ import annotations
@@ -26,10 +27,11 @@ def _matches(job: dict[str, Any], f: SearchFilter) -> bool:
 def search(store: Store, req: SearchRequest) -> dict[str, Any]:
     t = store.now()
     jobs = [r.render(t) for r in store.all_rows()]
-    jobs = [j for j in jobs if all(_matches(j, f) for f in req.filters)]
+    jobs = [j for j in jobs if j["metadata"]["workspace_id"] == req.workspace_id
+            and all(_matches(j, f) for f in req.filters)]
     key = (lambda j: j["metadata"]["create_time"]) if req.sort_by == "create_time" else (
         lambda j: j["metadata"]["name"])
     jobs.sort(key=key, reverse=req.order == "desc")
     page = jobs[req.offset:req.offset + req.limit]
     return {"total": len(jobs), "count": len(page), "limit": req.limit, "offset": req.offset,
-            "items": page}
+            "sort_by": req.sort_by, "order": req.order, "workspace_id": req.workspace_id, "items": page}

@@ -7,11 +7,13 @@
         emu.counters()            # {"create": n, ..., "total": n}
         emu.set_faults([{"operation": "create", "kind": "status", "status": 429, "times": 2}])
         emu.clear_faults(); emu.reset(); emu.jobs()
+        emu.settings(allow_duplicate_names=True)  # runtime switches; reset() restores the flags
         emu.restart()             # same port and database: jobs and tokens survive
         emu.session()             # requests.Session signing with the local AK/SK
 
 Keyword flags map to command-line flags (``run_seconds=1`` -> ``--run-seconds 1``; ``True`` -> bare
-flag). The emulator listens on a free port (``--port 0``); ``restart()`` reuses that port.
+flag, e.g. ``allow_duplicate_names=True`` -> ``--allow-duplicate-names``). The emulator listens on a
+free port (``--port 0``); ``restart()`` reuses that port.
 """
 
 from __future__ import annotations
@@ -176,6 +178,12 @@ class RunningEmulator:
         """Every stored job (all phases), as the API renders them."""
         return self._control("GET", "jobs")["items"]
 
+    def settings(self, **changes: Any) -> dict[str, Any]:
+        """Change runtime switches (``allow_duplicate_names``); no argument: read them."""
+        if not changes:
+            return self._control("GET", "settings")
+        return self._control("POST", "settings", changes)
+
     # --- convenience for tests -------------------------------------------------------------------------
 
     @property
@@ -188,7 +196,8 @@ class RunningEmulator:
         from modelarts_provider.client.signer import SdkHmacAuth
 
         s = requests.Session()
-        s.auth = SdkHmacAuth(self.access_key, self.secret_key, self.security_token)
+        s.auth = SdkHmacAuth(self.access_key, self.secret_key, self.security_token,
+                             project_id=self.project_id)
         s.headers["Content-Type"] = "application/json"
         return s
 

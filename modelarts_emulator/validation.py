@@ -1,9 +1,14 @@
 """Create-request validation: the documented rules of ``POST /v2/{project_id}/training-jobs``.
 
-``validate_create`` turns a raw request body into a ``JobDraft``: the algorithm and spec exactly as
-the service echoes them (defaults filled in, engine and flavor resolved from the catalog) plus the
-emulator-only lifecycle choices read from the annotations. Any violation raises an ``ApiError``
-carrying the documented code; 2788 errors name the offending parameter.
+``validate_create`` turns a raw request body into a ``JobDraft``: the algorithm, tasks and spec
+exactly as the service echoes them (defaults filled in, engine and flavor resolved from the catalog)
+plus the emulator-only lifecycle choices read from the annotations. Any violation raises an
+``ApiError`` carrying the documented code; 2788 errors name the offending parameter.
+
+Tasks (create page: "not implemented currently") are accepted in the documented request shape
+(Tables 15-37: channel arrays of ``{name, remote: {obs: {obs_url}}}``) and echoed in the documented
+response shape (TaskResponse, Tables 67-75): ``inputs`` and ``outputs`` one object each, so a task
+takes at most one channel of each (our assumption), and ``task_resource`` a FlavorResponse.
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ class JobDraft:
     run_seconds: float | None  # None: use the server default
     exit_code: int
     message: str | None
+    tasks: list[dict[str, Any]] | None = None  # TaskResponse shapes
 
 
 # --- small typed getters that raise 2788 naming the parameter -------------------------------------
@@ -112,8 +118,7 @@ def validate_create(body: Any, catalog: Catalog) -> JobDraft:
     kind = _str(body.get("kind"), "kind", required=True)
     if kind not in JOB_KINDS:
         raise errors.invalid_param("kind", f"must be one of {sorted(JOB_KINDS)}")
-    if body.get("tasks"):
-        raise errors.invalid_param("tasks", "is not supported; describe the job with spec")
+    tasks, task_nodes = validate_tasks(body.get("tasks"), catalog)
 
     meta = _obj(body.get("metadata"), "metadata", required=True)
     assert meta is not None
@@ -130,13 +135,15 @@ def validate_create(body: Any, catalog: Catalog) -> JobDraft:
     annotations = _str_map(meta.get("annotations"), "metadata.annotations")
     outcome, run_seconds, exit_code, message = _emulator_annotations(annotations)
 
-    algorithm = validate_algorithm(
-        _obj(body.get("algorithm"), "algorithm", required=True), catalog)
-    spec, node_count = validate_spec(_obj(body.get("spec"), "spec", required=True), catalog)
+    # a job is described by algorithm + spec, or by tasks (then both are optional)
+    alg = _obj(body.get("algorithm"), "algorithm", required=not tasks)
+    algorithm = validate_algorithm(alg, catalog) if alg is not None else {}
+    spec_body = _obj(body.get("spec"), "spec", required=not tasks)
+    spec, node_count = validate_spec(spec_body, catalog) if spec_body is not None else ({}, task_nodes)
     return JobDraft(name=name, description=description, workspace_id=workspace_id,
                     annotations=annotations, algorithm=algorithm, spec=spec,
                     node_count=node_count, outcome=outcome, run_seconds=run_seconds,
-                    exit_code=exit_code, message=message)
+                    exit_code=exit_code, message=message, tasks=tasks or None)
 
 
 def validate_description(value: Any) -> str:
@@ -247,7 +254,7 @@ def validate_algorithm(alg: dict[str, Any] | None, catalog: Catalog) -> dict[str
         if command:
             out["command"] = command
         out["parameters"] = [_echo_parameter(p) for p in params]
-        out["engine"] = _engine(engine, catalog)
+        out["engine"] = _engine(engine, catalog, "algorithm.engine")
 
     for key in ("autosearch_config_path", "autosearch_framework_path"):
         value = _obs(alg.get(key), f"algorithm.{key}")
@@ -261,10 +268,10 @@ def validate_algorithm(alg: dict[str, Any] | None, catalog: Catalog) -> dict[str
                                            "must be a directory in /home")
             out[key] = value
 
-    inputs = _inputs(alg.get("inputs"))
+    inputs = _inputs(alg.get("inputs"), "algorithm.inputs")
     if inputs:
         out["inputs"] = inputs
-    outputs = _outputs(alg.get("outputs"))
+    outputs = _outputs(alg.get("outputs"), "algorithm.outputs")
     if outputs:
         out["outputs"] = outputs
     policies = _obj(alg.get("policies"), "algorithm.policies") or {}
@@ -276,18 +283,18 @@ def validate_algorithm(alg: dict[str, Any] | None, catalog: Catalog) -> dict[str
     return out
 
 
-def _engine(engine: dict[str, Any] | None, catalog: Catalog) -> dict[str, Any]:
+def _engine(engine: dict[str, Any] | None, catalog: Catalog, where: str) -> dict[str, Any]:
     if not engine:
         raise errors.invalid_param(
-            "algorithm.engine", "is required (engine_id, engine_name+engine_version or image_url)")
-    engine_id = _str(engine.get("engine_id"), "algorithm.engine.engine_id")
-    name = _str(engine.get("engine_name"), "algorithm.engine.engine_name")
-    version = _str(engine.get("engine_version"), "algorithm.engine.engine_version")
-    image = _str(engine.get("image_url"), "algorithm.engine.image_url")
+            where, "is required (engine_id, engine_name+engine_version or image_url)")
+    engine_id = _str(engine.get("engine_id"), f"{where}.engine_id")
+    name = _str(engine.get("engine_name"), f"{where}.engine_name")
+    version = _str(engine.get("engine_version"), f"{where}.engine_version")
+    image = _str(engine.get("image_url"), f"{where}.image_url")
     chosen = [x for x in (engine_id, name or version, image) if x]
     if len(chosen) != 1:
         raise errors.invalid_param(
-            "algorithm.engine", "set exactly one of engine_id, engine_name+engine_version, image_url")
+            where, "set exactly one of engine_id, engine_name+engine_version, image_url")
     found: Engine | None
     if engine_id:
         found = catalog.engines.get(engine_id)
@@ -296,7 +303,7 @@ def _engine(engine: dict[str, Any] | None, catalog: Catalog) -> dict[str, Any]:
         return found.echo()
     if name or version:
         if not (name and version):
-            raise errors.invalid_param("algorithm.engine.engine_version",
+            raise errors.invalid_param(f"{where}.engine_version",
                                        "engine_name and engine_version must be used together")
         found = catalog.engine_by_name(name, version)
         if found is None:
@@ -304,7 +311,7 @@ def _engine(engine: dict[str, Any] | None, catalog: Catalog) -> dict[str, Any]:
         return found.echo()
     assert image
     if not IMAGE_RE.match(image):
-        raise errors.invalid_param("algorithm.engine.image_url", "must be an image URL")
+        raise errors.invalid_param(f"{where}.image_url", "must be an image URL")
     return {"image_url": image}
 
 
@@ -356,10 +363,10 @@ def _channel_name(ch: dict[str, Any], param: str, seen: set[str]) -> str:
     return name
 
 
-def _inputs(value: Any) -> list[dict[str, Any]]:
+def _inputs(value: Any, where: str, *, obs_only: bool = False) -> list[dict[str, Any]]:
     out, seen = [], set()
-    for i, ch in enumerate(_list(value, "algorithm.inputs")):
-        param = f"algorithm.inputs[{i}]"
+    for i, ch in enumerate(_list(value, where)):
+        param = f"{where}[{i}]"
         ch = _obj(ch, param)
         assert ch is not None
         name = _channel_name(ch, param, seen)
@@ -367,6 +374,9 @@ def _inputs(value: Any) -> list[dict[str, Any]]:
         assert remote is not None
         obs = _obj(remote.get("obs"), f"{param}.remote.obs")
         dataset = _obj(remote.get("dataset"), f"{param}.remote.dataset")
+        if obs_only and dataset:
+            raise errors.invalid_param(f"{param}.remote.dataset",
+                                       "heterogeneous jobs support only OBS (remote.obs)")
         if bool(obs) == bool(dataset):
             raise errors.invalid_param(f"{param}.remote", "set exactly one of obs or dataset")
         echoed: dict[str, Any] = {"name": name}
@@ -389,10 +399,10 @@ def _inputs(value: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _outputs(value: Any) -> list[dict[str, Any]]:
+def _outputs(value: Any, where: str) -> list[dict[str, Any]]:
     out, seen = [], set()
-    for i, ch in enumerate(_list(value, "algorithm.outputs")):
-        param = f"algorithm.outputs[{i}]"
+    for i, ch in enumerate(_list(value, where)):
+        param = f"{where}[{i}]"
         ch = _obj(ch, param)
         assert ch is not None
         name = _channel_name(ch, param, seen)
@@ -423,6 +433,90 @@ def _environments(value: Any) -> dict[str, str]:
             merged.update(_str_map(item, f"algorithm.environments[{i}]"))
         return merged
     raise errors.invalid_param("algorithm.environments", "must be a map of strings")
+
+
+# --- tasks -----------------------------------------------------------------------------------------
+
+def validate_tasks(value: Any, catalog: Catalog) -> tuple[list[dict[str, Any]], int]:
+    """``tasks[]`` -> (TaskResponse objects, total node count)."""
+    out, nodes = [], 0
+    for i, task in enumerate(_list(value, "tasks")):
+        where = f"tasks[{i}]"
+        task = _obj(task, where)
+        assert task is not None
+        echoed: dict[str, Any] = {}
+        role = _str(task.get("role"), f"{where}.role")
+        if role:
+            echoed["role"] = role
+        alg = _obj(task.get("algorithm"), f"{where}.algorithm")
+        if alg is not None:
+            echoed["algorithm"] = _task_algorithm(alg, f"{where}.algorithm", catalog)
+        resource, node_count = _task_resource(
+            _obj(task.get("task_resource"), f"{where}.task_resource", required=True), f"{where}.task_resource",
+            catalog)
+        echoed["task_resource"] = resource
+        nodes += node_count
+        out.append(echoed)
+    return out, nodes
+
+
+def _task_algorithm(alg: dict[str, Any], where: str, catalog: Catalog) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    code_dir = _obs(alg.get("code_dir"), f"{where}.code_dir")
+    boot_file = _obs(alg.get("boot_file"), f"{where}.boot_file")
+    if bool(code_dir) != bool(boot_file):
+        raise errors.invalid_param(f"{where}.code_dir", "code_dir and boot_file must be used together")
+    if code_dir and boot_file:
+        out["code_dir"], out["boot_file"] = code_dir, boot_file
+    # one object each in the response (Tables 68-72): a task takes at most one channel of each
+    for key, check in (("inputs", lambda v, w: _inputs(v, w, obs_only=True)), ("outputs", _outputs)):
+        channels = check(alg.get(key), f"{where}.{key}")
+        if len(channels) > 1:
+            raise errors.invalid_param(f"{where}.{key}", "at most one channel per task (the response "
+                                                         "documents one object)")
+        if channels:
+            ch = {k: v for k, v in channels[0].items() if k != "description"}  # not in Tables 69/72
+            if key == "outputs":
+                # Table 72 and the SDK: mode and period are Strings, defaults upload_periodically / 30s
+                ch.update(mode="upload_periodically", period="30s")
+            out[key] = ch
+    engine = _obj(alg.get("engine"), f"{where}.engine")
+    if engine is not None:
+        out["engine"] = _engine(engine, catalog, f"{where}.engine")
+    job_config = _obj(alg.get("job_config"), f"{where}.job_config")
+    if job_config is not None:  # validated; the response tables have no job_config
+        _parameters(job_config.get("parameters"))
+        _inputs(job_config.get("inputs"), f"{where}.job_config.inputs")
+        _outputs(job_config.get("outputs"), f"{where}.job_config.outputs")
+        if job_config.get("engine") is not None:
+            _engine(_obj(job_config["engine"], f"{where}.job_config.engine"), catalog,
+                    f"{where}.job_config.engine")
+    for key in ("local_code_dir", "working_dir"):
+        value = _str(alg.get(key), f"{where}.{key}")
+        if value:
+            if key == "local_code_dir" and not (value == "/home" or value.startswith("/home/")):
+                raise errors.invalid_param(f"{where}.local_code_dir", "must be a directory in /home")
+            out[key] = value
+    return out
+
+
+def _task_resource(res: dict[str, Any] | None, where: str, catalog: Catalog) -> tuple[dict[str, Any], int]:
+    """Table 37 (flavor_id, node_count mandatory) -> FlavorResponse (Table 76)."""
+    assert res is not None
+    node_count = _int(res.get("node_count"), f"{where}.node_count")
+    if node_count is None or node_count < 1:
+        raise errors.invalid_param(f"{where}.node_count", "is required and must be at least 1")
+    flavor_id = _str(res.get("flavor_id"), f"{where}.flavor_id")
+    if not flavor_id:
+        return {}, node_count
+    flavor = catalog.flavors.get(flavor_id)
+    if flavor is None:
+        raise errors.flavor_not_found(flavor_id)
+    if node_count > flavor.max_num:
+        raise errors.flavor_invalid(
+            f"node_count {node_count} exceeds the maximum of {flavor.max_num} nodes for this flavor.")
+    return {"flavor_id": flavor.flavor_id, "flavor_name": flavor.flavor_name, "max_num": flavor.max_num,
+            **flavor.detail()}, node_count
 
 
 # --- spec ------------------------------------------------------------------------------------------

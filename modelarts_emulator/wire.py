@@ -26,7 +26,16 @@ class SearchRequest(BaseModel):
     limit: int = Field(default=10, ge=1, le=50)
     sort_by: Literal["create_time", "name"] = "create_time"
     order: Literal["asc", "desc"] = "desc"
+    # SDK JobSearches: a top-level key (not a filter), default "0" (the default workspace)
+    workspace_id: str = Field(default="0", min_length=1, max_length=64)
     filters: list[SearchFilter] = Field(default_factory=list)
+
+
+class Settings(BaseModel):
+    """Runtime switches of POST /_emulator/settings (each starts at its command-line value)."""
+
+    model_config = ConfigDict(extra="forbid")
+    allow_duplicate_names: bool | None = None
 
 
 class UpdateRequest(BaseModel):
@@ -41,7 +50,7 @@ class FaultRule(BaseModel):
     operation: Literal["create", "get", "terminate", "delete", "update", "search", "iam_token",
                        "any"] = "any"
     kind: Literal["status", "reset", "latency", "drop_after_commit"] = "status"
-    status: Literal[429, 500, 502, 503, 504] = 503
+    status: Literal[404, 429, 500, 502, 503, 504] = 503  # 404: the gateway's APIGW.0101
     retry_after: float = Field(default=1, ge=0)
     latency_ms: float = Field(default=1000, ge=0)
     times: int = Field(default=1, ge=1)

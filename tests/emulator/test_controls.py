@@ -103,7 +103,7 @@ def test_rules_apply_in_order_and_by_operation(api):
 
 
 def test_invalid_fault_rules_rejected(emu):
-    for rule in ({"kind": "explode"}, {"status": 404}, {"times": 0}, {"operation": "list"}):
+    for rule in ({"kind": "explode"}, {"status": 418}, {"times": 0}, {"operation": "list"}):
         r = requests.post(f"{emu.url}/_emulator/faults", json={"rules": [rule]})
         assert r.status_code == 400, rule
 

@@ -72,7 +72,14 @@ def test_search_validation(api, body, param):
 
 def test_unknown_route_and_method(api):
     r = api.call("GET", f"{api.base}/notebooks")
-    assert r.status_code == 404 and set(r.json()) == {"error_msg", "error_code", "error_solution"}
+    # the API gateway's own 404 body (not a ModelArts error): same request id in body and header
+    assert r.status_code == 404 and r.json() == {
+        "error_code": "APIGW.0101",
+        "error_msg": "The API does not exist or has not been published in the environment",
+        "request_id": r.headers["X-Request-Id"]}
+    assert r.raw.headers.getlist("X-Request-Id") == [r.json()["request_id"]]  # one header, not two
+    # a wrong endpoint prefix reaches no API either, whatever follows it
+    assert api.call("GET", f"/modelarts{api.base}/training-jobs/x").json()["error_code"] == "APIGW.0101"
     r = api.call("PATCH", f"{api.base}/training-jobs/x", {})
     assert r.status_code == 405
 

@@ -35,6 +35,14 @@ def _alg(**fields) -> Callable[[dict], None]:
     return mutate
 
 
+def _obs_channel(name: str) -> dict:
+    return {"name": name, "remote": {"obs": {"obs_url": f"/emulator-bucket/{name}/"}}}
+
+
+def _task(**algorithm) -> dict:
+    return {"algorithm": algorithm, "task_resource": {"flavor_id": "modelarts.vm.cpu.8u", "node_count": 1}}
+
+
 def _many(*mutators) -> Callable[[dict], None]:
     def mutate(body: dict) -> None:
         for m in mutators:
@@ -145,7 +153,23 @@ CASES = [
      "ModelArts.2788", "spec.auto_stop.duration"),
     ("volume-without-server", _set("spec.volumes", [{"nfs": {"local_path": "/home/ma-user/nfs"}}]),
      "ModelArts.2788", "spec.volumes[0].nfs.nfs_server_path"),
-    ("tasks-not-supported", _set("tasks", [{"role": "worker"}]), "ModelArts.2788", "tasks"),
+    # tasks: the documented request shape (create page Tables 15-37) and our one-channel assumption
+    ("task-without-resource", _set("tasks", [{"role": "worker"}]), "ModelArts.2788",
+     "tasks[0].task_resource"),
+    ("task-without-node-count", _set("tasks", [{"task_resource": {"flavor_id": "modelarts.vm.cpu.8u"}}]),
+     "ModelArts.2788", "tasks[0].task_resource.node_count"),
+    ("task-unknown-flavor", _set("tasks", [{"task_resource": {"flavor_id": "nope", "node_count": 1}}]),
+     "ModelArts.2763", "nope"),
+    ("task-flat-channel", _set("tasks", [_task(inputs=[{"name": "d", "obs_url": "/b-1/d/"}])]),
+     "ModelArts.2788", "tasks[0].algorithm.inputs[0].remote"),
+    ("task-two-inputs", _set("tasks", [_task(inputs=[_obs_channel("a"), _obs_channel("b")])]),
+     "ModelArts.2788", "tasks[0].algorithm.inputs"),
+    ("task-dataset-input", _set("tasks", [_task(inputs=[
+        {"name": "ds", "remote": {"dataset": {"id": "d", "version_id": "v"}}}])]),
+     "ModelArts.2788", "tasks[0].algorithm.inputs[0].remote.dataset"),
+    ("task-code-without-boot", _set("tasks", [_task(code_dir="/b-1/code/")]), "ModelArts.2788",
+     "tasks[0].algorithm.code_dir"),
+    ("task-unknown-engine", _set("tasks", [_task(engine={"engine_id": "nope"})]), "ModelArts.2780", "nope"),
 ]
 
 
