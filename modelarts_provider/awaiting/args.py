@@ -9,11 +9,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..training_job.args import WaitFor
 
 
-class _Model(BaseModel):
+class _AwaitModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class AwaitedJob(_Model):
+class AwaitedJob(_AwaitModel):
     job_id: Annotated[str, Field(min_length=1)]
     job_name: str | None = None
     wait_for: WaitFor = "created"
@@ -21,11 +21,11 @@ class AwaitedJob(_Model):
     poll_seconds: Annotated[float, Field(ge=0.05, le=600)] = 5.0
 
 
-class JobsAwaitArgs(_Model):
+class JobsAwaitArgs(_AwaitModel):
     jobs: dict[str, AwaitedJob]
 
 
-class AwaitedStatus(_Model):
+class AwaitedStatus(_AwaitModel):
     """What the last successful wait (or refresh) saw of one job."""
 
     job_id: str
@@ -35,7 +35,7 @@ class AwaitedStatus(_Model):
     reached: bool
 
 
-class JobsAwaitOutputs(_Model):
+class JobsAwaitOutputs(_AwaitModel):
     statuses: dict[str, AwaitedStatus]
     phases: dict[str, str | None]
 

@@ -84,7 +84,7 @@ NonEmpty = Annotated[str, Field(min_length=1, max_length=1024)]
 # --- algorithm parts ---------------------------------------------------------------------------
 
 
-class ParameterConstraint(_Model):
+class ParameterConstraintArg(_Model):
     type: str | None = None
     editable: bool | None = None
     required: bool | None = None
@@ -93,19 +93,19 @@ class ParameterConstraint(_Model):
     valid_range: list[str] | None = None
 
 
-class I18nDescription(_Model):
+class I18nDescriptionArg(_Model):
     language: str | None = None
     description: str | None = None
 
 
-class Parameter(_Model):
+class ParameterArg(_Model):
     """A running parameter (passed to the boot file as --name=value)."""
 
     name: Annotated[str, Field(min_length=1, max_length=256, pattern=messages.PARAM_NAME_RE)]
     value: str = ""
     description: str | None = None
-    constraint: ParameterConstraint | None = None
-    i18n_description: I18nDescription | None = None
+    constraint: ParameterConstraintArg | None = None
+    i18n_description: I18nDescriptionArg | None = None
 
     @field_validator("value", mode="before")
     @classmethod
@@ -124,7 +124,7 @@ class DatasetRef(_Model):
     obs_url: str | None = None
 
 
-class RemoteConstraint(_Model):
+class RemoteConstraintArg(_Model):
     data_type: str | None = None
     attributes: str | None = None
 
@@ -137,7 +137,7 @@ class InputChannel(_Model):
     dataset: DatasetRef | None = None
     local_dir: str | None = None
     description: str | None = None
-    remote_constraint: list[RemoteConstraint] | None = None
+    remote_constraint: list[RemoteConstraintArg] | None = None
 
     check_obs = field_validator("obs_url")(classmethod(lambda cls, v: _obs_url(v)))
 
@@ -157,7 +157,7 @@ class OutputChannel(_Model):
     check_obs = field_validator("obs_url")(classmethod(lambda cls, v: _obs_url(v)))
 
 
-class Engine(_Model):
+class EngineArg(_Model):
     """``engine_id``, or ``engine_name`` + ``engine_version``, or ``image_url``."""
 
     engine_id: str | None = None
@@ -166,7 +166,7 @@ class Engine(_Model):
     image_url: str | None = None
 
     @model_validator(mode="after")
-    def _one_form(self) -> Engine:
+    def _one_form(self) -> EngineArg:
         forms = [self.engine_id is not None,
                  self.engine_name is not None or self.engine_version is not None,
                  self.image_url is not None]
@@ -178,13 +178,13 @@ class Engine(_Model):
         return self
 
 
-class RewardAttr(_Model):
+class RewardAttrArg(_Model):
     name: str | None = None
     mode: Literal["max", "min"] | None = None
     regex: str | None = None
 
 
-class SearchParam(_Model):
+class SearchParamArg(_Model):
     name: str | None = None
     param_type: Literal["continuous", "discrete"] | None = None
     lower_bound: str | None = None
@@ -193,26 +193,26 @@ class SearchParam(_Model):
     discrete_values: list[str] | None = None
 
 
-class AlgoConfigParam(_Model):
+class AlgoConfigParamArg(_Model):
     key: str | None = None
     value: str | None = None
     type: str | None = None
 
 
-class AlgoConfig(_Model):
+class AlgoConfigArg(_Model):
     name: str | None = None
-    params: list[AlgoConfigParam] | None = None
+    params: list[AlgoConfigParamArg] | None = None
 
 
-class AutoSearch(_Model):
+class AutoSearchArg(_Model):
     skip_search_params: str | None = None
-    reward_attrs: list[RewardAttr] | None = None
-    search_params: list[SearchParam] | None = None
-    algo_configs: list[AlgoConfig] | None = None
+    reward_attrs: list[RewardAttrArg] | None = None
+    search_params: list[SearchParamArg] | None = None
+    algo_configs: list[AlgoConfigArg] | None = None
 
 
-class Policies(_Model):
-    auto_search: AutoSearch | None = None
+class PoliciesArg(_Model):
+    auto_search: AutoSearchArg | None = None
 
 
 def _environments(v: Any) -> Any:
@@ -227,7 +227,7 @@ def _environments(v: Any) -> Any:
     return v
 
 
-class Algorithm(_Model):
+class AlgorithmArg(_Model):
     id: str | None = None
     name: str | None = None
     subscription_id: str | None = None
@@ -237,11 +237,11 @@ class Algorithm(_Model):
     autosearch_config_path: ObsUrl | None = None
     autosearch_framework_path: ObsUrl | None = None
     command: Annotated[str, Field(min_length=1, max_length=4096)] | None = None
-    parameters: list[Parameter] = Field(default_factory=list)
-    policies: Policies | None = None
+    parameters: list[ParameterArg] = Field(default_factory=list)
+    policies: PoliciesArg | None = None
     inputs: list[InputChannel] = Field(default_factory=list)
     outputs: list[OutputChannel] = Field(default_factory=list)
-    engine: Engine | None = None
+    engine: EngineArg | None = None
     local_code_dir: str | None = None
     working_dir: str | None = None
     environments: dict[Annotated[str, Field(pattern=ENV_NAME_RE.pattern)], str] = Field(default_factory=dict)
@@ -267,7 +267,7 @@ class Algorithm(_Model):
         return v
 
     @model_validator(mode="after")
-    def _one_form(self) -> Algorithm:
+    def _one_form(self) -> AlgorithmArg:
         by_id = self.id is not None
         by_sub = self.subscription_id is not None or self.item_version_id is not None
         by_code = self.code_dir is not None or self.boot_file is not None
@@ -314,38 +314,6 @@ def _inside(path: str, directory: str) -> bool:
     return p.startswith(d) and len(p) > len(d)
 
 
-# --- tasks (heterogeneous jobs; "not implemented currently" by the service, so refused at check) ---
-
-
-class TaskJobConfig(_Model):
-    parameters: list[Parameter] | None = None
-    inputs: list[InputChannel] | None = None
-    outputs: list[OutputChannel] | None = None
-    engine: Engine | None = None
-
-
-class TaskAlgorithm(_Model):
-    job_config: TaskJobConfig | None = None
-    code_dir: str | None = None
-    boot_file: str | None = None
-    engine: Engine | None = None
-    inputs: list[InputChannel] | None = None
-    outputs: list[OutputChannel] | None = None
-    local_code_dir: str | None = None
-    working_dir: str | None = None
-
-
-class TaskResource(_Model):
-    flavor_id: str | None = None
-    node_count: Annotated[int, Field(ge=1, le=1024)]
-
-
-class Task(_Model):
-    role: str | None = None
-    algorithm: TaskAlgorithm | None = None
-    task_resource: TaskResource | None = None
-
-
 # --- spec parts ---------------------------------------------------------------------------------
 
 
@@ -355,14 +323,14 @@ class NfsVolume(_Model):
     read_only: bool = False
 
 
-class LogExportPath(_Model):
+class LogExportPathArg(_Model):
     obs_url: ObsUrl | None = None
     host_path: str | None = None
 
     check_obs = field_validator("obs_url")(classmethod(lambda cls, v: _obs_url(v)))
 
 
-class AutoStop(_Model):
+class AutoStopArg(_Model):
     time_unit: Literal["HOURS"] = "HOURS"
     duration: Annotated[int, Field(ge=1, le=24 * 365)]
 
@@ -389,16 +357,16 @@ class TrainingJobArgs(_Model):
     annotations: dict[str, str] = Field(default_factory=dict)
     kind: Literal["job"] = "job"
     # body
-    algorithm: Algorithm | None = None
-    tasks: list[Task] | None = None
+    algorithm: AlgorithmArg | None = None
+    tasks: list[Any] | None = None  # refused by the rules below (documented as not implemented)
     # spec.resource
     flavor_id: Annotated[str, Field(min_length=1, max_length=128)] | None = None
     pool_id: Annotated[str, Field(min_length=1, max_length=128)] | None = None
     node_count: Annotated[int, Field(ge=1, le=1024)] = 1
     # spec
     volumes: list[NfsVolume] = Field(default_factory=list)
-    log_export_path: LogExportPath | None = None
-    auto_stop: AutoStop | None = None
+    log_export_path: LogExportPathArg | None = None
+    auto_stop: AutoStopArg | None = None
     # provider options
     wait_for: WaitFor = Field("created", description=(
         "none: return after POST; created: until the job left Creating (default); running: until "
@@ -489,7 +457,7 @@ def _channel_out(c: OutputChannel) -> dict[str, Any]:
     return out
 
 
-def _algorithm_wire(a: Algorithm) -> dict[str, Any]:
+def _algorithm_wire(a: AlgorithmArg) -> dict[str, Any]:
     plain = a.model_dump(exclude_none=True, exclude={"inputs", "outputs", "parameters", "environments",
                                                       "policies", "engine"})
     for key in ("code_dir", "boot_file", "autosearch_config_path", "autosearch_framework_path"):
