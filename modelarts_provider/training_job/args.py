@@ -34,7 +34,7 @@ WaitFor = Literal["none", "created", "running", "completed"]
 __all__ = ["FAILED_PHASES", "STOPPED_PHASES", "TrainingJobArgs", "WaitFor"]
 
 
-class _Model(BaseModel):
+class _ArgModel(BaseModel):
     # extra="forbid": a typo in a field name is a check failure, not a silently ignored key.
     model_config = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=False)
 
@@ -84,7 +84,7 @@ NonEmpty = Annotated[str, Field(min_length=1, max_length=1024)]
 # --- algorithm parts ---------------------------------------------------------------------------
 
 
-class ParameterConstraintArg(_Model):
+class ParameterConstraintArg(_ArgModel):
     type: str | None = None
     editable: bool | None = None
     required: bool | None = None
@@ -93,12 +93,12 @@ class ParameterConstraintArg(_Model):
     valid_range: list[str] | None = None
 
 
-class I18nDescriptionArg(_Model):
+class I18nDescriptionArg(_ArgModel):
     language: str | None = None
     description: str | None = None
 
 
-class ParameterArg(_Model):
+class ParameterArg(_ArgModel):
     """A running parameter (passed to the boot file as --name=value)."""
 
     name: Annotated[str, Field(min_length=1, max_length=256, pattern=messages.PARAM_NAME_RE)]
@@ -118,18 +118,18 @@ class ParameterArg(_Model):
         return v
 
 
-class DatasetRef(_Model):
+class DatasetRef(_ArgModel):
     id: NonEmpty
     version_id: NonEmpty
     obs_url: str | None = None
 
 
-class RemoteConstraintArg(_Model):
+class RemoteConstraintArg(_ArgModel):
     data_type: str | None = None
     attributes: str | None = None
 
 
-class InputChannel(_Model):
+class InputChannel(_ArgModel):
     """A data input: exactly one of ``obs_url`` or ``dataset``."""
 
     name: Annotated[str, Field(min_length=1, max_length=64)]
@@ -148,7 +148,7 @@ class InputChannel(_Model):
         return self
 
 
-class OutputChannel(_Model):
+class OutputChannel(_ArgModel):
     name: Annotated[str, Field(min_length=1, max_length=64)]
     obs_url: ObsUrl
     local_dir: str | None = None
@@ -157,7 +157,7 @@ class OutputChannel(_Model):
     check_obs = field_validator("obs_url")(classmethod(lambda cls, v: _obs_url(v)))
 
 
-class EngineArg(_Model):
+class EngineArg(_ArgModel):
     """``engine_id``, or ``engine_name`` + ``engine_version``, or ``image_url``."""
 
     engine_id: str | None = None
@@ -178,13 +178,13 @@ class EngineArg(_Model):
         return self
 
 
-class RewardAttrArg(_Model):
+class RewardAttrArg(_ArgModel):
     name: str | None = None
     mode: Literal["max", "min"] | None = None
     regex: str | None = None
 
 
-class SearchParamArg(_Model):
+class SearchParamArg(_ArgModel):
     name: str | None = None
     param_type: Literal["continuous", "discrete"] | None = None
     lower_bound: str | None = None
@@ -193,25 +193,25 @@ class SearchParamArg(_Model):
     discrete_values: list[str] | None = None
 
 
-class AlgoConfigParamArg(_Model):
+class AlgoConfigParamArg(_ArgModel):
     key: str | None = None
     value: str | None = None
     type: str | None = None
 
 
-class AlgoConfigArg(_Model):
+class AlgoConfigArg(_ArgModel):
     name: str | None = None
     params: list[AlgoConfigParamArg] | None = None
 
 
-class AutoSearchArg(_Model):
+class AutoSearchArg(_ArgModel):
     skip_search_params: str | None = None
     reward_attrs: list[RewardAttrArg] | None = None
     search_params: list[SearchParamArg] | None = None
     algo_configs: list[AlgoConfigArg] | None = None
 
 
-class PoliciesArg(_Model):
+class PoliciesArg(_ArgModel):
     auto_search: AutoSearchArg | None = None
 
 
@@ -227,7 +227,7 @@ def _environments(v: Any) -> Any:
     return v
 
 
-class AlgorithmArg(_Model):
+class AlgorithmArg(_ArgModel):
     id: str | None = None
     name: str | None = None
     subscription_id: str | None = None
@@ -317,20 +317,20 @@ def _inside(path: str, directory: str) -> bool:
 # --- spec parts ---------------------------------------------------------------------------------
 
 
-class NfsVolume(_Model):
+class NfsVolume(_ArgModel):
     nfs_server_path: Annotated[str, Field(pattern=messages.NFS_SERVER_RE)]
     local_path: Annotated[str, Field(pattern=messages.ABS_PATH_RE)]
     read_only: bool = False
 
 
-class LogExportPathArg(_Model):
+class LogExportPathArg(_ArgModel):
     obs_url: ObsUrl | None = None
     host_path: str | None = None
 
     check_obs = field_validator("obs_url")(classmethod(lambda cls, v: _obs_url(v)))
 
 
-class AutoStopArg(_Model):
+class AutoStopArg(_ArgModel):
     time_unit: Literal["HOURS"] = "HOURS"
     duration: Annotated[int, Field(ge=1, le=24 * 365)]
 
@@ -346,7 +346,7 @@ PROVIDER_ONLY_FIELDS = frozenset({
 UPDATABLE_FIELDS = frozenset({"description"})
 
 
-class TrainingJobArgs(_Model):
+class TrainingJobArgs(_ArgModel):
     """Validated inputs of a TrainingJob. See the module docstring for the layout."""
 
     # metadata
