@@ -49,6 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-duplicate-names", action="store_true",
                    help="accept a job whose name an existing job already has (undocumented behaviour "
                         "of the real service); default: refuse with ModelArts.2751")
+    p.add_argument("--search-offset", choices=("items", "pages"), default="items",
+                   help="what the list API's offset counts: jobs to skip, or pages (the documents disagree)")
     p.add_argument("--verbose", action="store_true", help="log every request to stderr")
     return p
 
@@ -61,7 +63,7 @@ def config_from_args(argv: list[str] | None = None) -> EmulatorConfig:
         iam_user=a.iam_user, iam_password=a.iam_password, iam_domain=a.iam_domain,
         token_ttl_seconds=a.token_ttl_seconds, run_seconds=a.run_seconds,
         phase_seconds=a.phase_seconds, latency_ms=a.latency_ms, catalog=a.catalog,
-        allow_duplicate_names=a.allow_duplicate_names, quiet=not a.verbose)
+        allow_duplicate_names=a.allow_duplicate_names, search_offset=a.search_offset, quiet=not a.verbose)
 
 
 def _ensure_state_dir(db: Path) -> None:

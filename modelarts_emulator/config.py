@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 DEFAULT_HOST = "127.0.0.1"
@@ -41,4 +43,7 @@ class EmulatorConfig(BaseModel):
     # Whether the service refuses a second job with an existing name is not documented: refuse
     # (ModelArts.2751) by default, accept with --allow-duplicate-names.
     allow_duplicate_names: bool = False
+    # The list API's offset: jobs to skip (ModelArts' Python SDK) or a page number (the API reference,
+    # the SDK's JobSearches). Undecided by the documents: both are emulated.
+    search_offset: Literal["items", "pages"] = "items"
     quiet: bool = True  # no per-request access log

@@ -57,6 +57,7 @@ class EmulatorApp:
         self.counters = Counters()
         self.faults = Faults()
         self.allow_duplicate_names = config.allow_duplicate_names  # runtime: /_emulator/settings
+        self.search_offset = config.search_offset
 
     def close(self) -> None:
         self.store.close()
@@ -145,7 +146,7 @@ class EmulatorApp:
             return Reply(200, store.update_description(params["job"], req.description))
         if op == "search":
             req = parse(SearchRequest, _json(body) if body else {})
-            return Reply(200, search.search(store, req))
+            return Reply(200, search.search(store, req, self.search_offset))
         raise errors.not_found_route(raw_path)  # pragma: no cover - route() covers every op
 
     # --- /_emulator controls (no auth, not counted) -------------------------------------------------
@@ -159,14 +160,18 @@ class EmulatorApp:
             self.counters.reset()
             self.faults.clear()
             self.allow_duplicate_names = self.config.allow_duplicate_names
+            self.search_offset = self.config.search_offset
             return Reply(200, {"reset": True})
         if name == "settings":
             if method == "POST":
                 changed = parse(Settings, _json(body))
                 if changed.allow_duplicate_names is not None:
                     self.allow_duplicate_names = changed.allow_duplicate_names
+                if changed.search_offset is not None:
+                    self.search_offset = changed.search_offset
             if method in ("GET", "POST"):
-                return Reply(200, {"allow_duplicate_names": self.allow_duplicate_names})
+                return Reply(200, {"allow_duplicate_names": self.allow_duplicate_names,
+                                   "search_offset": self.search_offset})
         if name == "faults":
             if method == "POST":
                 rules = parse(FaultRules, _json(body))

@@ -24,7 +24,8 @@ def _matches(job: dict[str, Any], f: SearchFilter) -> bool:
     return any(v.lower() in actual.lower() for v in f.value)  # like: fuzzy, case-insensitive
 
 
-def search(store: Store, req: SearchRequest) -> dict[str, Any]:
+def search(store: Store, req: SearchRequest, offset_counts: str = "items") -> dict[str, Any]:
+    """``offset_counts``: ``items`` (jobs to skip) or ``pages`` (page number, 0 = first page)."""
     t = store.now()
     jobs = [r.render(t) for r in store.all_rows()]
     jobs = [j for j in jobs if j["metadata"]["workspace_id"] == req.workspace_id
@@ -32,6 +33,7 @@ def search(store: Store, req: SearchRequest) -> dict[str, Any]:
     key = (lambda j: j["metadata"]["create_time"]) if req.sort_by == "create_time" else (
         lambda j: j["metadata"]["name"])
     jobs.sort(key=key, reverse=req.order == "desc")
-    page = jobs[req.offset:req.offset + req.limit]
+    start = req.offset * req.limit if offset_counts == "pages" else req.offset
+    page = jobs[start:start + req.limit]
     return {"total": len(jobs), "count": len(page), "limit": req.limit, "offset": req.offset,
             "sort_by": req.sort_by, "order": req.order, "workspace_id": req.workspace_id, "items": page}

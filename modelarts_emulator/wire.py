@@ -36,6 +36,7 @@ class Settings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     allow_duplicate_names: bool | None = None
+    search_offset: Literal["items", "pages"] | None = None
 
 
 class UpdateRequest(BaseModel):

@@ -312,14 +312,9 @@ class ModelArtsClient:
         if phase_list:
             filters.append(SearchFilter(key="phase", operator="in", value=phase_list))
         out: list[TrainingJob] = []
-        offset = 0
-        while len(out) < limit:
-            page_size = min(SEARCH_PAGE_MAX, limit - len(out))
-            page = self._search_page(offset, page_size, filters, workspace_id)
-            items = page.jobs
+        for items in self._pages(min(SEARCH_PAGE_MAX, max(limit, 1)), filters, workspace_id):
             out.extend(items)
-            offset += len(items)
-            if len(items) < page_size or _last_page(page, offset):
+            if len(out) >= limit:
                 break
         return out[:limit]
 
@@ -327,24 +322,49 @@ class ModelArtsClient:
                   workspace_id: Optional[str] = None) -> Iterator[TrainingJob]:
         """Every job of the project (or ``workspace_id``), newest first, one list-API page at a time.
 
-        Pages are fetched lazily (offset paging). A job created meanwhile is not yielded and the jobs
-        it pushes onto the next page are not yielded twice (ids are remembered); a job deleted
-        meanwhile can make the job that moves into its place be missed.
+        Pages are fetched lazily. Each job is yielded once (ids are remembered, so the jobs a new job
+        pushes onto the next page are not repeated); a job created meanwhile is not yielded, and a job
+        deleted meanwhile can make the one that moves into its place be missed.
         """
         if not 1 <= page_size <= SEARCH_PAGE_MAX:
             raise ValueError(f"page_size must be 1-{SEARCH_PAGE_MAX}")
-        seen: set[str] = set()
-        offset = 0
+        for items in self._pages(page_size, [], workspace_id):
+            yield from items
+
+    def _pages(self, size: int, filters: list[SearchFilter],
+               workspace_id: Optional[str]) -> Iterator[list[TrainingJob]]:
+        """The list API's pages, newest first: the jobs each page adds (never one twice).
+
+        The documents disagree on ``offset``: the API reference (ListTrainingJobs) and the SDK's
+        ``JobSearches`` call it the page number (0 = first page), ModelArts' own Python SDK
+        (``get_job_list``) the number of jobs to skip. The second request, offset 1, tells them apart:
+        counting jobs it starts with the first page's second job, counting pages with a job not seen
+        yet. A project with one page of jobs costs one request either way.
+        """
+        seen: set[Optional[str]] = set()
+
+        def fresh(page: TrainingJobList) -> list[TrainingJob]:
+            new = [j for j in page.jobs if j.id not in seen]
+            seen.update(j.id for j in page.jobs)
+            return new
+
+        page = self._search_page(0, size, filters, workspace_id)
+        yield fresh(page)
+        covered = len(page.jobs)
+        if _last_page(page, size, covered):
+            return
+        page = self._search_page(1, size, filters, workspace_id)
+        by_jobs = bool(page.jobs) and page.jobs[0].id in seen
+        covered = (1 if by_jobs else size) + len(page.jobs)
+        number = 1
         while True:
-            page = self._search_page(offset, page_size, [], workspace_id)
-            items = page.jobs
-            for job in items:
-                if job.id not in seen:
-                    seen.add(job.id or "")
-                    yield job
-            offset += len(items)
-            if len(items) < page_size or _last_page(page, offset):
-                return
+            new = fresh(page)
+            yield new
+            if not new or _last_page(page, size, covered):
+                return  # the end (or only repeats: a page that adds nothing ends the listing)
+            number += 1
+            page = self._search_page(covered if by_jobs else number, size, filters, workspace_id)
+            covered += len(page.jobs)
 
     def _search_page(self, offset: int, limit: int, filters: list[SearchFilter],
                      workspace_id: Optional[str] = None) -> TrainingJobList:
@@ -368,16 +388,11 @@ class ModelArtsClient:
         if not name:
             raise ValueError("name must not be empty")
         filters = [SearchFilter(key="name", operator="like", value=[name])]
-        offset = 0
-        while True:
-            page = self._search_page(offset, SEARCH_PAGE_MAX, filters, workspace_id)
-            items = page.jobs
+        for items in self._pages(SEARCH_PAGE_MAX, filters, workspace_id):
             for job in items:
                 if job.name == name:
                     return job
-            offset += len(items)
-            if len(items) < SEARCH_PAGE_MAX or _last_page(page, offset):
-                return None
+        return None
 
     def wait_for_phase(
         self,
@@ -452,9 +467,9 @@ class ModelArtsClient:
             interval = min(interval * 1.5, max(max_poll_s, poll_s))
 
 
-def _last_page(page: TrainingJobList, offset: int) -> bool:
-    """True when ``offset`` reached the list's ``total`` (saves fetching an empty last page)."""
+def _last_page(page: TrainingJobList, size: int, covered: int) -> bool:
+    """A short page, or ``covered`` jobs reached the list's ``total`` (saves an empty last request)."""
     total = page.total
     if isinstance(total, str) and total.isdigit():
         total = int(total)
-    return isinstance(total, int) and offset >= total
+    return len(page.jobs) < size or (isinstance(total, int) and covered >= total)

@@ -129,3 +129,17 @@ def test_duplicate_names_when_the_service_accepts_them(client, emu):
     assert first.id != second.id
     assert client.find_by_name("twin").id == second.id  # the newest
     assert [j.id for j in client.list_jobs(name_like="twin")] == [second.id, first.id]
+
+
+@pytest.mark.parametrize("offset_counts,calls", [("items", 4), ("pages", 3)])
+def test_paging_works_whatever_offset_counts(client, emu, offset_counts, calls):
+    """The documents disagree on what the list API's offset counts; the client's second request
+    (offset 1) tells, and every job is listed once, newest first, either way."""
+    emu.settings(search_offset=offset_counts)
+    ids = [client.create_job(job_request(f"page-{i}")).id for i in range(8)][::-1]
+    before = emu.counters()["search"]
+    assert [j.id for j in client.iter_jobs(page_size=3)] == ids
+    assert emu.counters()["search"] - before == calls
+    assert [j.id for j in client.list_jobs(limit=5)] == ids[:5]
+    assert [j.id for j in client.list_jobs(limit=100)] == ids
+    assert client.find_by_name("page-0").id == ids[-1]

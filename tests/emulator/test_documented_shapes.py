@@ -96,16 +96,16 @@ def test_fault_404_is_the_gateways(api):
 
 
 def test_duplicate_names_runtime_switch(api, emu):
-    assert emu.settings() == {"allow_duplicate_names": False}
+    assert emu.settings()["allow_duplicate_names"] is False
     assert api.create(minimal_job("twin")).status_code == 201
     assert api.create(minimal_job("twin")).json()["error_code"] == "ModelArts.2751"
-    assert emu.settings(allow_duplicate_names=True) == {"allow_duplicate_names": True}
+    assert emu.settings(allow_duplicate_names=True)["allow_duplicate_names"] is True
     second = api.create(minimal_job("twin"))
     assert second.status_code == 201
     found = api.search({"filters": [{"key": "name", "operator": "in", "value": ["twin"]}]}).json()
     assert found["total"] == 2 and found["items"][0]["metadata"]["id"] == second.json()["metadata"]["id"]
     emu.reset()  # back to the command-line value
-    assert emu.settings() == {"allow_duplicate_names": False}
+    assert emu.settings()["allow_duplicate_names"] is False
     r = api.call("POST", "/_emulator/settings", {"allow_duplicate_names": "maybe"})
     assert r.status_code == 400
 
@@ -115,7 +115,7 @@ def test_allow_duplicate_names_flag(tmp_path):
         api = Api(emu)
         assert [api.create(minimal_job("same")).status_code for _ in range(3)] == [201, 201, 201]
         assert len({j["metadata"]["id"] for j in emu.jobs()}) == 3
-        assert emu.settings() == {"allow_duplicate_names": True}
+        assert emu.settings()["allow_duplicate_names"] is True
         emu.restart()  # the database keeps the three
         assert len(emu.jobs()) == 3
 
@@ -145,3 +145,17 @@ def test_databases_with_unique_names_are_migrated(tmp_path):
     assert "UNIQUE" not in json.dumps(sqlite3.connect(db).execute(
         "SELECT sql FROM sqlite_master WHERE name = 'jobs'").fetchone()[0].split("name TEXT NOT NULL")[1][:8])
     store.close()
+
+
+def test_search_offset_can_count_pages(api, emu):
+    """The API reference calls offset the page number; ModelArts' Python SDK the jobs to skip."""
+    names = [f"job-{i}" for i in range(5)]
+    for n in names:
+        api.create(minimal_job(n))
+    newest_first = names[::-1]
+    body = {"offset": 1, "limit": 2}
+    assert [j["metadata"]["name"] for j in api.search(body).json()["items"]] == newest_first[1:3]
+    assert emu.settings(search_offset="pages")["search_offset"] == "pages"
+    assert [j["metadata"]["name"] for j in api.search(body).json()["items"]] == newest_first[2:4]
+    emu.reset()
+    assert emu.settings()["search_offset"] == "items"
