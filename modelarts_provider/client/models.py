@@ -16,13 +16,15 @@ Tolerance: read what the service may send, send what the API documents
 The pages, their examples and the SDK disagree on types and shapes (the OTC terminate example sends
 ``"period": 30`` where every table says String; ``tasks[].algorithm.inputs`` is an array in the
 create request table and one object in the response tables and the SDK). The rule, for every field
-of every model, applied through the annotated types below and nothing else:
+a response can carry (only the request-only search, action and update bodies are typed strictly),
+applied through the annotated types below and nothing else:
 
 * a scalar typed String, Integer, Long or Float accepts a JSON string or a JSON number
   (``Str``, ``Int``);
 * a field typed as an array of objects, or as one object where another page or the SDK has an array,
   accepts an array of objects or one object (``Many[T]``; read it with :func:`as_list`);
-* the value is kept exactly as received, type and shape included, so a job round-trips unchanged.
+* the value is kept exactly as received, type and shape included, so a job round-trips unchanged
+  (``environments`` excepted: a documented quirk, below).
 
 Requests go out in the documented shapes: ``CreateTrainingJobRequest`` turns the conveniences it
 accepts (a flat channel ``{"name", "obs_url"}`` or ``{"name", "dataset"}``, one channel instead of
