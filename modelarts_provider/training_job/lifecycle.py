@@ -30,7 +30,8 @@ class JobClient(Protocol):
     def terminate_job(self, job_id: str) -> TrainingJob: ...
     def delete_job(self, job_id: str) -> bool: ...
     def update_description(self, job_id: str, description: str) -> TrainingJob: ...
-    def list_jobs(self, name_like: str | None = None, phases: object = None, limit: int = 50) -> list[TrainingJob]: ...
+    def list_jobs(self, name_like: str | None = None, phases: object = None, limit: int = 50, *,
+                  workspace_id: str | None = None) -> list[TrainingJob]: ...
 
 
 class TrainingJobError(Exception):
@@ -126,7 +127,7 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
     if args.adopt_job_id:
         return adopt(client, args, say)
     name = args.name or ""
-    same_name = index.lookup(name)
+    same_name = index.lookup(name, args.workspace_id)
     ours = [j for j in same_name if not mismatches(args, j)]
     if ours:
         job = ours[0]
@@ -146,7 +147,7 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
         raise TrainingJobError(
             f"could not tell whether training job {name} was created ({err.error_msg}); run `pulumi up` "
             f"again: it finds the job by name and takes it over if it was created, or creates it") from None
-    index.add(job)
+    index.add(job, args.workspace_id)
     say(f"{name}: submitted {job.id}")
     return job
 

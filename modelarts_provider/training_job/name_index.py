@@ -14,6 +14,7 @@ name (one call each), which costs less than paging through thousands of jobs.
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from typing import Protocol
 
 from ..client.models import TrainingJob
@@ -22,42 +23,55 @@ PAGE = 50
 
 
 class ListingClient(Protocol):
-    def list_jobs(self, name_like: str | None = None, phases: object = None, limit: int = 50) -> list[TrainingJob]: ...
+    def list_jobs(self, name_like: str | None = None, phases: object = None, limit: int = 50, *,
+                  workspace_id: str | None = None) -> list[TrainingJob]: ...
+
+
+@dataclass
+class _Listing:
+    jobs: dict[str, TrainingJob]  # by id
+    complete: bool
 
 
 class NameIndex:
+    """One listing per workspace (the list API lists one workspace at a time; a job in another
+    workspace is never ours)."""
+
     def __init__(self, client: ListingClient, max_pages: int = 10) -> None:
         self._client = client
         self._max_jobs = max_pages * PAGE
         self._lock = threading.Lock()
-        self._jobs: dict[str, TrainingJob] | None = None  # by id; None until listed
-        self._complete = False
+        self._listings: dict[str | None, _Listing] = {}
 
-    def _listing(self) -> dict[str, TrainingJob]:
+    def _listing(self, workspace_id: str | None) -> _Listing:
         with self._lock:
-            if self._jobs is None:
+            listing = self._listings.get(workspace_id)
+            if listing is None:
                 # One more than the cap tells a complete listing from a cut one.
-                jobs = self._client.list_jobs(limit=self._max_jobs + 1)
-                self._complete = len(jobs) <= self._max_jobs
-                self._jobs = {j.id or "": j for j in jobs} if self._complete else {}
-            return self._jobs
+                jobs = self._client.list_jobs(limit=self._max_jobs + 1, workspace_id=workspace_id)
+                complete = len(jobs) <= self._max_jobs
+                listing = self._listings[workspace_id] = _Listing(
+                    {j.id or "": j for j in jobs} if complete else {}, complete)
+            return listing
 
-    def lookup(self, name: str) -> list[TrainingJob]:
-        """Every job with exactly this name, newest first."""
-        listing = self._listing()
-        if self._complete:
+    def lookup(self, name: str, workspace_id: str | None = None) -> list[TrainingJob]:
+        """Every job with exactly this name in the workspace, newest first."""
+        listing = self._listing(workspace_id)
+        if listing.complete:
             with self._lock:
-                found = [j for j in listing.values() if j.name == name]
+                found = [j for j in listing.jobs.values() if j.name == name]
         else:
-            found = [j for j in self._client.list_jobs(name_like=name, limit=self._max_jobs) if j.name == name]
+            found = [j for j in self._client.list_jobs(name_like=name, limit=self._max_jobs,
+                                                       workspace_id=workspace_id) if j.name == name]
         return sorted(found, key=lambda j: j.metadata.create_time or 0, reverse=True)
 
-    def add(self, job: TrainingJob) -> None:
+    def add(self, job: TrainingJob, workspace_id: str | None = None) -> None:
         with self._lock:
-            if self._jobs is not None and self._complete and job.id:
-                self._jobs[job.id] = job
+            listing = self._listings.get(workspace_id)
+            if listing is not None and listing.complete and job.id:
+                listing.jobs[job.id] = job
 
     def forget(self, job_id: str) -> None:
         with self._lock:
-            if self._jobs is not None:
-                self._jobs.pop(job_id, None)
+            for listing in self._listings.values():
+                listing.jobs.pop(job_id, None)
