@@ -51,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "of the real service); default: refuse with ModelArts.2751")
     p.add_argument("--search-offset", choices=("items", "pages"), default="items",
                    help="what the list API's offset counts: jobs to skip, or pages (the documents disagree)")
+    p.add_argument("--search-all-workspaces", action="store_true",
+                   help="a search without workspace_id lists every workspace (default: workspace 0, "
+                        "the SDK's documented default)")
     p.add_argument("--verbose", action="store_true", help="log every request to stderr")
     return p
 
@@ -63,7 +66,8 @@ def config_from_args(argv: list[str] | None = None) -> EmulatorConfig:
         iam_user=a.iam_user, iam_password=a.iam_password, iam_domain=a.iam_domain,
         token_ttl_seconds=a.token_ttl_seconds, run_seconds=a.run_seconds,
         phase_seconds=a.phase_seconds, latency_ms=a.latency_ms, catalog=a.catalog,
-        allow_duplicate_names=a.allow_duplicate_names, search_offset=a.search_offset, quiet=not a.verbose)
+        allow_duplicate_names=a.allow_duplicate_names, search_offset=a.search_offset,
+        search_all_workspaces=a.search_all_workspaces, quiet=not a.verbose)
 
 
 def _ensure_state_dir(db: Path) -> None:

@@ -46,4 +46,6 @@ class EmulatorConfig(BaseModel):
     # The list API's offset: jobs to skip (ModelArts' Python SDK) or a page number (the API reference,
     # the SDK's JobSearches). Undecided by the documents: both are emulated.
     search_offset: Literal["items", "pages"] = "items"
+    # A search without workspace_id lists workspace "0" (SDK JobSearches default); True: every workspace.
+    search_all_workspaces: bool = False
     quiet: bool = True  # no per-request access log

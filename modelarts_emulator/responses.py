@@ -58,6 +58,7 @@ class EmulatorApp:
         self.faults = Faults()
         self.allow_duplicate_names = config.allow_duplicate_names  # runtime: /_emulator/settings
         self.search_offset = config.search_offset
+        self.search_all_workspaces = config.search_all_workspaces
 
     def close(self) -> None:
         self.store.close()
@@ -146,7 +147,7 @@ class EmulatorApp:
             return Reply(200, store.update_description(params["job"], req.description))
         if op == "search":
             req = parse(SearchRequest, _json(body) if body else {})
-            return Reply(200, search.search(store, req, self.search_offset))
+            return Reply(200, search.search(store, req, self.search_offset, self.search_all_workspaces))
         raise errors.not_found_route(raw_path)  # pragma: no cover - route() covers every op
 
     # --- /_emulator controls (no auth, not counted) -------------------------------------------------
@@ -161,6 +162,7 @@ class EmulatorApp:
             self.faults.clear()
             self.allow_duplicate_names = self.config.allow_duplicate_names
             self.search_offset = self.config.search_offset
+            self.search_all_workspaces = self.config.search_all_workspaces
             return Reply(200, {"reset": True})
         if name == "settings":
             if method == "POST":
@@ -169,9 +171,12 @@ class EmulatorApp:
                     self.allow_duplicate_names = changed.allow_duplicate_names
                 if changed.search_offset is not None:
                     self.search_offset = changed.search_offset
+                if changed.search_all_workspaces is not None:
+                    self.search_all_workspaces = changed.search_all_workspaces
             if method in ("GET", "POST"):
                 return Reply(200, {"allow_duplicate_names": self.allow_duplicate_names,
-                                   "search_offset": self.search_offset})
+                                   "search_offset": self.search_offset,
+                                   "search_all_workspaces": self.search_all_workspaces})
         if name == "faults":
             if method == "POST":
                 rules = parse(FaultRules, _json(body))

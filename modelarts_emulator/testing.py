@@ -179,7 +179,8 @@ class RunningEmulator:
         return self._control("GET", "jobs")["items"]
 
     def settings(self, **changes: Any) -> dict[str, Any]:
-        """Change runtime switches (``allow_duplicate_names``, ``search_offset``); no argument: read them."""
+        """Change runtime switches (``allow_duplicate_names``, ``search_offset``,
+        ``search_all_workspaces``); no argument: read them."""
         if not changes:
             return self._control("GET", "settings")
         return self._control("POST", "settings", changes)

@@ -27,7 +27,7 @@ class SearchRequest(BaseModel):
     sort_by: Literal["create_time", "name"] = "create_time"
     order: Literal["asc", "desc"] = "desc"
     # SDK JobSearches: a top-level key (not a filter), default "0" (the default workspace)
-    workspace_id: str = Field(default="0", min_length=1, max_length=64)
+    workspace_id: str | None = Field(default=None, min_length=1, max_length=64)
     filters: list[SearchFilter] = Field(default_factory=list)
 
 
@@ -37,6 +37,7 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid")
     allow_duplicate_names: bool | None = None
     search_offset: Literal["items", "pages"] | None = None
+    search_all_workspaces: bool | None = None
 
 
 class UpdateRequest(BaseModel):

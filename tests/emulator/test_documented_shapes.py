@@ -159,3 +159,16 @@ def test_search_offset_can_count_pages(api, emu):
     assert [j["metadata"]["name"] for j in api.search(body).json()["items"]] == newest_first[2:4]
     emu.reset()
     assert emu.settings()["search_offset"] == "items"
+
+
+def test_search_all_workspaces_switch(api, emu):
+    body = minimal_job("elsewhere")
+    body["metadata"]["workspace_id"] = "c" * 32
+    api.create(body)
+    assert api.search({}).json()["total"] == 0  # the documented default: workspace "0"
+    assert emu.settings(search_all_workspaces=True)["search_all_workspaces"] is True
+    listed = api.search({}).json()
+    assert listed["total"] == 1 and "workspace_id" not in listed
+    assert api.search({"workspace_id": "0"}).json()["total"] == 0
+    emu.reset()
+    assert emu.settings()["search_all_workspaces"] is False
