@@ -19,6 +19,7 @@ class AwaitedJob(_AwaitModel):
     wait_for: WaitFor = "created"
     timeout_seconds: Annotated[float, Field(gt=0, le=7 * 24 * 3600)] = 3600
     poll_seconds: Annotated[float, Field(ge=0.05, le=600)] = 5.0
+    workspace_id: str | None = None
 
 
 class JobsAwaitArgs(_AwaitModel):
@@ -33,6 +34,7 @@ class AwaitedStatus(_AwaitModel):
     wait_for: WaitFor
     phase: str | None = None
     reached: bool
+    workspace_id: str | None = None
 
 
 class JobsAwaitOutputs(_AwaitModel):

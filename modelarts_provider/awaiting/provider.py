@@ -59,8 +59,8 @@ class JobsAwaitProvider(ModelArtsProvider):
         return out
 
     def _wait(self, jobs: dict[str, AwaitedJob]) -> dict[str, AwaitedStatus]:
-        watched = [Watched(k, j.job_id, j.job_name or j.job_id, j.wait_for, j.timeout_seconds, j.poll_seconds)
-                   for k, j in jobs.items()]
+        watched = [Watched(k, j.job_id, j.job_name or j.job_id, j.wait_for, j.timeout_seconds, j.poll_seconds,
+                           j.workspace_id) for k, j in jobs.items()]
         if not watched:
             return {}
         client = self._api()
@@ -74,7 +74,8 @@ class JobsAwaitProvider(ModelArtsProvider):
         if report is not None:
             raise ProviderError(report)
         return {r.watched.key: AwaitedStatus(job_id=r.watched.job_id, job_name=r.watched.name,
-                                             wait_for=r.watched.target, phase=r.phase, reached=True)
+                                             wait_for=r.watched.target, phase=r.phase, reached=True,
+                                             workspace_id=r.watched.workspace_id)
                 for r in results if r.outcome.verdict is Verdict.REACHED}
 
     def create(self, props: dict[str, Any]) -> CreateResult:
@@ -95,7 +96,7 @@ class JobsAwaitProvider(ModelArtsProvider):
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         statuses = {k: AwaitedStatus.model_validate(v) for k, v in (props.get("statuses") or {}).items()}
         if statuses:
-            fresh = Watcher(self._api(), say).fetch([s.job_id for s in statuses.values()])
+            fresh = Watcher(self._api(), say).fetch([(s.job_id, s.workspace_id) for s in statuses.values()])
             for s in statuses.values():
                 job = fresh.get(s.job_id)
                 if job is None or not hasattr(job, "phase"):

@@ -33,7 +33,8 @@ class JobsAwait(Resource, module="modelarts", name="JobsAwait"):
         entries = {key: {"job_id": job.job_id, "job_name": job.job_name,
                          "wait_for": job.await_spec["wait_for"],
                          "timeout_seconds": job.await_spec["timeout_seconds"],
-                         "poll_seconds": job.await_spec["poll_seconds"]}
+                         "poll_seconds": job.await_spec["poll_seconds"],
+                         "workspace_id": job.await_spec["workspace_id"]}
                    for key, job in jobs.items()}
         super().__init__(PROVIDER, resource_name, {"jobs": entries, "statuses": None, "phases": None}, opts)
 

@@ -45,6 +45,7 @@ class Watched:
     target: WaitFor
     timeout_s: float
     poll_s: float
+    workspace_id: str | None = None  # the list API lists one workspace at a time
 
 
 @dataclass
@@ -105,23 +106,32 @@ class Watcher:
         with ThreadPoolExecutor(max_workers=min(self.concurrency, len(ids))) as pool:
             return dict(zip(ids, pool.map(self._get, ids)))
 
-    def _list_many(self, ids: list[str]) -> dict[str, Any]:
-        wanted = set(ids)
-        limit = (math.ceil(len(ids) / PAGE) + 1) * PAGE
-        try:
-            listed = self.client.list_jobs(limit=limit)
-        except ModelArtsError as err:
-            if not err.retryable:
-                raise WaitAborted(str(err)) from None
-            listed = []
-        found: dict[str, Any] = {j.id: j for j in listed if j.id in wanted}
-        missing = [i for i in ids if i not in found]
+    def _list_many(self, jobs: list[tuple[str, str | None]]) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        by_workspace: dict[str | None, set[str]] = {}
+        for job_id, workspace in jobs:
+            by_workspace.setdefault(workspace, set()).add(job_id)
+        for workspace, wanted in by_workspace.items():
+            # Pages, newest first, until every wanted job was seen or a page more than they fill.
+            budget = (math.ceil(len(wanted) / PAGE) + 1) * PAGE
+            try:
+                for seen, job in enumerate(self.client.iter_jobs(workspace_id=workspace), start=1):
+                    if job.id in wanted:
+                        found[job.id] = job
+                        wanted.discard(job.id)
+                    if not wanted or seen >= budget:
+                        break
+            except ModelArtsError as err:
+                if not err.retryable:
+                    raise WaitAborted(str(err)) from None
+        missing = [job_id for job_id, _ in jobs if job_id not in found]
         found.update(self._get_many(missing))  # older jobs, or gone: a GET tells
         return found
 
-    def fetch(self, ids: list[str]) -> dict[str, Any]:
-        use_list = self.strategy == "list" or (self.strategy == "auto" and len(ids) > LIST_FROM)
-        return self._list_many(ids) if use_list else self._get_many(ids)
+    def fetch(self, jobs: list[tuple[str, str | None]]) -> dict[str, Any]:
+        """The latest view of each (job id, workspace): a TrainingJob, None (gone) or a transient miss."""
+        use_list = self.strategy == "list" or (self.strategy == "auto" and len(jobs) > LIST_FROM)
+        return self._list_many(jobs) if use_list else self._get_many([job_id for job_id, _ in jobs])
 
     # --- the loop ---------------------------------------------------------------------------------
 
@@ -143,7 +153,7 @@ class Watcher:
             now = self.clock()
             due = [s for s in pending.values() if s.next_poll <= now or s.deadline <= now]
             if due:
-                fresh = self.fetch([s.watched.job_id for s in due])
+                fresh = self.fetch([(s.watched.job_id, s.watched.workspace_id) for s in due])
                 now = self.clock()
                 for s in due:
                     outcome = self._judge(s, fresh.get(s.watched.job_id, _TRANSIENT), now)

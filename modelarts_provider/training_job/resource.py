@@ -156,6 +156,7 @@ class TrainingJob(Resource, module="modelarts", name="TrainingJob"):
             "wait_for": props.get("wait_for", "created"),
             "timeout_seconds": props.get("wait_timeout_seconds", 3600),
             "poll_seconds": props.get("poll_interval_seconds", 5.0),
+            "workspace_id": props.get("workspace_id"),
         }
 
         if props.get("name") is None and props.get("adopt_job_id") is None:
