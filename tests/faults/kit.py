@@ -242,6 +242,11 @@ def _cmdline(pid: int) -> bytes:
         return b""
 
 
+def reap_needed(processes: dict[int, bytes]) -> list[int]:
+    """The given processes that are still alive (same command line: no pid reuse)."""
+    return [pid for pid, cmd in processes.items() if cmd and _cmdline(pid) == cmd]
+
+
 def reap(processes: dict[int, bytes]) -> list[int]:
     """SIGKILL the given processes that are still alive (same command line: no pid reuse)."""
     killed = []

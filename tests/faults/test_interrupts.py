@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from modelarts_provider.stack.sweep import point_names
-from tests.faults.kit import (TRACEBACK_RE, assert_converged, converge, job, job_stack, name_of, output_of, reap, sweep,
+from tests.faults.kit import (TRACEBACK_RE, reap_needed, assert_converged, converge, job, job_stack, name_of, output_of, reap, sweep,
                               up_in_background, wait_until)
 from tests.faults.test_faults import assert_clear_failure, no_duplicates
 
@@ -68,10 +68,12 @@ def test_sigkill_then_cancel_and_up(tmp_path: Path, emu: Any) -> None:
     bg.signal_group(signal.SIGKILL)
     assert bg.wait(30) == -signal.SIGKILL
     try:
-        # The engine starts plugins in their own process groups: the dynamic-provider process outlives
-        # the kill (as after `kill -9` of pulumi in a terminal) and finishes the creates it had begun.
+        # The engine starts plugins in their own process groups, so the kill does not reach the
+        # dynamic-provider process: it notices that its engine is gone and exits by itself.
         emu.clear_faults()
-        time.sleep(1.5)
+        providers = {pid: cmd for pid, cmd in tree.items() if b"pulumi.dynamic" in cmd}
+        assert providers, "no provider process in the killed run's tree"
+        wait_until(lambda: not reap_needed(providers), 15, what="the orphaned provider to exit by itself")
         no_duplicates(emu)
         # A plain `pulumi up` is refused: the dead process still holds the stack lock.
         locked = st.up(check=False)
