@@ -14,12 +14,15 @@ name (one call each), which costs less than paging through thousands of jobs.
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..client.errors import ModelArtsError
 from ..client.models import TrainingJob
 
 PAGE = 50
+LIST_ATTEMPTS = 3
 
 
 class ListingClient(Protocol):
@@ -48,11 +51,23 @@ class NameIndex:
             listing = self._listings.get(workspace_id)
             if listing is None:
                 # One more than the cap tells a complete listing from a cut one.
-                jobs = self._client.list_jobs(limit=self._max_jobs + 1, workspace_id=workspace_id)
+                jobs = self._list(limit=self._max_jobs + 1, workspace_id=workspace_id)
                 complete = len(jobs) <= self._max_jobs
                 listing = self._listings[workspace_id] = _Listing(
                     {j.id or "": j for j in jobs} if complete else {}, complete)
             return listing
+
+    def _list(self, **kwargs: object) -> list[TrainingJob]:
+        """The listing every create of this process waits for: a throttled or failing read is tried
+        again (each try is itself retried by the transport) before the creates give up."""
+        for attempt in range(LIST_ATTEMPTS):
+            try:
+                return self._client.list_jobs(**kwargs)  # type: ignore[arg-type]
+            except ModelArtsError as err:
+                if not err.retryable or attempt == LIST_ATTEMPTS - 1:
+                    raise
+                time.sleep(2.0 * (attempt + 1))
+        raise AssertionError("unreachable")
 
     def lookup(self, name: str, workspace_id: str | None = None) -> list[TrainingJob]:
         """Every job with exactly this name in the workspace, newest first."""
@@ -61,8 +76,8 @@ class NameIndex:
             with self._lock:
                 found = [j for j in listing.jobs.values() if j.name == name]
         else:
-            found = [j for j in self._client.list_jobs(name_like=name, limit=self._max_jobs,
-                                                       workspace_id=workspace_id) if j.name == name]
+            found = [j for j in self._list(name_like=name, limit=self._max_jobs, workspace_id=workspace_id)
+                     if j.name == name]
         return sorted(found, key=lambda j: j.metadata.create_time or 0, reverse=True)
 
     def add(self, job: TrainingJob, workspace_id: str | None = None) -> None:
