@@ -105,10 +105,11 @@ def short_token_emu(tmp_path: Path, pulumi_engine: Path) -> Any:
 
 
 def test_iam_token_expires_during_up(tmp_path: Path, short_token_emu: Any) -> None:
-    # Tokens live 2 s; the up takes longer (400 ms per call): the client must renew as it goes.
+    # Tokens live 2 s; the up takes longer (1 s per call: a listing, two rounds of creates, the wait):
+    # the client must renew as it goes.
     emu = short_token_emu
     st = _iam_stack(tmp_path, emu)
-    emu.set_faults(SLOW)
+    emu.set_faults([{"operation": "any", "kind": "latency", "latency_ms": 1000, "times": 10000}])
     st.up()
     assert emu.counters()["iam_token"] >= 2, emu.counters()
     assert_converged(emu, st, EXPECTED)
