@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from .args import TrainingJobArgs
-from ..client.models import TrainingJob, normalize_obs_path
+from ..client.models import TrainingJob, as_list, as_text, normalize_obs_path
 
 
 def _norm(v: Any) -> Any:
@@ -60,7 +60,7 @@ def mismatches(args: TrainingJobArgs, job: TrainingJob) -> list[str]:
     cmp("node_count", args.node_count, res.get("node_count", 1))
     spec = live.get("spec") or {}
     declared_vols = [v.model_dump() for v in args.volumes]
-    live_vols = [{"read_only": False, **(v.get("nfs") or {})} for v in spec.get("volumes") or []]
+    live_vols = [{"read_only": False, **(v.get("nfs") or {})} for v in as_list(spec.get("volumes"))]
     if declared_vols != live_vols:
         cmp("volumes", declared_vols, live_vols)
     if args.log_export_path is not None:
@@ -88,14 +88,14 @@ def _cmp_algorithm(args: TrainingJobArgs, alg: dict[str, Any], cmp: Any) -> None
         live_engine = alg.get("engine") or {}
         for key, value in a.engine.model_dump(exclude_none=True).items():
             cmp(f"algorithm.engine.{key}", value, live_engine.get(key))
-    live_params = {p.get("name"): p.get("value") for p in alg.get("parameters") or []}
+    live_params = {p.get("name"): as_text(p.get("value")) for p in as_list(alg.get("parameters"))}
     for p in a.parameters:
         cmp(f"algorithm.parameters[{p.name}]", p.value, live_params.get(p.name))
     live_env = alg.get("environments") or {}
     differing = sorted(k for k, v in a.environments.items() if live_env.get(k) != v)
     if differing:
         cmp("algorithm.environments", f"values of {', '.join(differing)} (not shown)", "different values")
-    live_in = {c.get("name"): c for c in alg.get("inputs") or []}
+    live_in = {c.get("name"): c for c in as_list(alg.get("inputs"))}
     for c in a.inputs:
         remote = (live_in.get(c.name) or {}).get("remote") or {}
         if c.obs_url is not None:
@@ -105,7 +105,7 @@ def _cmp_algorithm(args: TrainingJobArgs, alg: dict[str, Any], cmp: Any) -> None
             ds = remote.get("dataset") or {}
             cmp(f"algorithm.inputs[{c.name}].dataset", (c.dataset.id, c.dataset.version_id),
                 (ds.get("id"), ds.get("version_id")))
-    live_out = {c.get("name"): c for c in alg.get("outputs") or []}
+    live_out = {c.get("name"): c for c in as_list(alg.get("outputs"))}
     for o in a.outputs:
         remote = (live_out.get(o.name) or {}).get("remote") or {}
         cmp(f"algorithm.outputs[{o.name}].obs_url", o.obs_url, (remote.get("obs") or {}).get("obs_url"), obs=True)

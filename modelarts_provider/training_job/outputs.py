@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..client.models import TrainingJob, normalize_obs_path
+from ..client.models import TrainingJob, as_list, normalize_obs_path
 
 # Console hosts per cloud; the job detail page is the same route on both.
 CONSOLE_HOSTS = {
@@ -68,7 +68,7 @@ def status_outputs(job: TrainingJob, *, cloud: str, region: str) -> dict[str, An
     status = live.get("status") or {}
     resource = (live.get("spec") or {}).get("resource") or {}
     outs_by_name: dict[str, str] = {}
-    for ch in (live.get("algorithm") or {}).get("outputs") or []:
+    for ch in as_list((live.get("algorithm") or {}).get("outputs")):
         url = ((ch.get("remote") or {}).get("obs") or {}).get("obs_url")
         if ch.get("name") and url:
             outs_by_name[ch["name"]] = normalize_obs_path(url) or url
@@ -82,7 +82,7 @@ def status_outputs(job: TrainingJob, *, cloud: str, region: str) -> dict[str, An
         start_time=_iso(status.get("start_time")),
         duration_ms=status.get("duration") or 0,
         flavor_name=resource.get("flavor_name"),
-        task_names=list(status.get("tasks") or []),
+        task_names=as_list(status.get("tasks")),
         task_statuses=[TaskStatusOutput(task=t.task, exit_code=t.exit_code, message=t.message)
                        for t in job.task_statuses],
         output_paths=outs_by_name,
