@@ -256,6 +256,11 @@ class Store:
             row = self._row(job_id)
         return row.render(self.now())
 
+    def row(self, job_id: str) -> JobRow:
+        """The stored row (task logs derive from it like the phases); unknown: ModelArts.2775."""
+        with self._lock:
+            return self._row(job_id)
+
     def terminate(self, job_id: str) -> dict[str, Any]:
         with self._lock:
             row = self._row(job_id)

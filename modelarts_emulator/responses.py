@@ -20,6 +20,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from . import errors, search, validation
+from .logs import preview as log_preview
 from .auth import Authenticator
 from .catalog import Catalog
 from .config import EmulatorConfig
@@ -32,6 +33,7 @@ JOBS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs$")
 JOB_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)$")
 ACTIONS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)/actions$")
 SEARCH_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-job-searches$")
+LOGS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)/tasks/(?P<task>[^/]+)/logs/preview$")
 IAM_TOKENS = "/v3/auth/tokens"
 CONTROL_PREFIX = "/_emulator/"
 
@@ -72,7 +74,8 @@ class EmulatorApp:
         for regex, ops in ((JOBS_RE, {"POST": "create"}),
                            (JOB_RE, {"GET": "get", "DELETE": "delete", "PUT": "update"}),
                            (ACTIONS_RE, {"POST": "terminate"}),
-                           (SEARCH_RE, {"POST": "search"})):
+                           (SEARCH_RE, {"POST": "search"}),
+                           (LOGS_RE, {"GET": "logs"})):
             m = regex.match(path)
             if m:
                 op = ops.get(method)
@@ -145,6 +148,8 @@ class EmulatorApp:
         if op == "update":
             req = parse(UpdateRequest, _json(body))
             return Reply(200, store.update_description(params["job"], req.description))
+        if op == "logs":  # counted as "logs"; fault rules reach it through operation "any"
+            return Reply(200, log_preview(store.row(params["job"]), params["task"], store.now()))
         if op == "search":
             req = parse(SearchRequest, _json(body) if body else {})
             return Reply(200, search.search(store, req, self.search_offset, self.search_all_workspaces))
