@@ -28,6 +28,7 @@ from .models import (
     ActionRequest,
     CreateTrainingJobRequest,
     SearchFilter,
+    TaskLogPreview,
     TrainingJob,
     TrainingJobList,
     TrainingJobSearchRequest,
@@ -242,6 +243,23 @@ class ModelArtsClient:
         if err.is_not_found:
             return None
         raise err
+
+    def get_task_log_preview(self, job_id: str, task_id: str) -> TaskLogPreview:
+        """A task's log so far (its newest 5 MB at most): ``GET .../tasks/{task_id}/logs/preview``.
+
+        Task ids come from the job's ``status.tasks`` (``models.task_ids``). Retried like any GET;
+        every error, an unknown job (ModelArts.2775) included, is raised.
+        """
+        job_id = self._check_id(job_id)
+        if not task_id or not isinstance(task_id, str) or any(c in task_id for c in "/?#"):
+            raise ValueError(f"invalid task id {task_id!r}")
+        response = self._call("GET", f"/training-jobs/{job_id}/tasks/{task_id}/logs/preview")
+        if response.status_code != 200:
+            raise self._error(response)
+        try:
+            return TaskLogPreview.model_validate(response.json())
+        except (ValueError, ValidationError):
+            raise self._bad_response(response, "the task log is not in the documented format") from None
 
     def terminate_job(self, job_id: str) -> TrainingJob:
         """Terminate a job. A job that already ended (ModelArts.2796) is returned as it is.

@@ -120,6 +120,8 @@ __all__ = [
     "TrainingJobSearchRequest",
     "TrainingJobList",
     "ErrorBody",
+    "TaskLogPreview",
+    "task_ids",
 ]
 
 
@@ -789,3 +791,39 @@ class ErrorBody(WireModel):
     error_code: Optional[Str] = None
     error_msg: Optional[Str] = None
     error_solution: Optional[Str] = None
+
+
+# --- task logs --------------------------------------------------------------------------------------
+
+
+class TaskLogPreview(WireModel):
+    """Body of ``GET .../training-jobs/{id}/tasks/{task_id}/logs/preview`` (SDK
+    ShowTrainingJobLogsPreviewResponse): the log so far, or its newest part (at most 5 MB)."""
+
+    content: Optional[Str] = None  # called "context" before 2022-03-01 (SDK docs): read as well
+    current_size: Optional[Int] = None  # bytes of ``content``
+    full_size: Optional[Int] = None  # bytes of the whole log
+
+    @property
+    def text(self) -> str:
+        value = self.content if self.content is not None else (self.model_extra or {}).get("context")
+        return (as_text(value) or "") if isinstance(value, (str, int, float)) else ""
+
+    @property
+    def sizes(self) -> tuple[Optional[int], Optional[int]]:
+        """(current_size, full_size) as ints, None where absent or not a number."""
+        def num(v: Any) -> Optional[int]:
+            try:
+                return int(v) if v is not None and not isinstance(v, bool) else None
+            except (TypeError, ValueError):
+                return None
+        return num(self.current_size), num(self.full_size)
+
+
+def task_ids(job: TrainingJob) -> list[str]:
+    """The job's task ids for the log API: ``status.tasks``, else ``task_statuses[].task``, else the
+    documented single-node default ``worker-0``."""
+    ids = [as_text(t) for t in job.status.tasks or []]
+    if not any(ids):
+        ids = [as_text(s.task) for s in job.task_statuses]
+    return list(dict.fromkeys(i for i in ids if i)) or ["worker-0"]
