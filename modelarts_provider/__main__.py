@@ -1,0 +1,24 @@
+"""``python -m modelarts_provider COMMAND``: the provider's command-line tools.
+
+    logs   print (and follow) a training job's task logs (logs_cli.py)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import logs_cli
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m modelarts_provider",
+                                     description="Command-line tools of the ModelArts provider.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    logs_cli.register(commands)
+    args = parser.parse_args(argv)
+    return args.handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,157 @@
+"""`python -m modelarts_provider logs` against real stacks (Pulumi CLI + emulator over HTTP), and its parts."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from modelarts_provider.client.models import TaskLogPreview
+from modelarts_provider.logs_cli import JobRef, LogFollower, LogsError, find_job
+from tests.e2e.harness import REPO_ROOT, Stack
+from tests.e2e.test_training_jobs import job, make_stack
+
+from .conftest import SECRET_ENV_VALUE
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def logs(st: Stack, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "modelarts_provider", "logs", "--stack", st.name, "--cwd", str(st.workdir),
+           "--interval", "0.3", *args]
+    return subprocess.run(cmd, cwd=REPO_ROOT, env=st.env, text=True, capture_output=True, timeout=timeout)
+
+
+def phase_of(emu: Any, name: str) -> str:
+    return next(j["status"]["phase"] for j in emu.jobs() if j["metadata"]["name"] == name)
+
+
+def wait_for(emu: Any, name: str, phases: set[str], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while phase_of(emu, name) not in phases:
+        assert time.monotonic() < deadline, f"{name} still {phase_of(emu, name)}"
+        time.sleep(0.1)
+
+
+def assert_no_secrets(emu: Any, *procs: subprocess.CompletedProcess[str]) -> None:
+    blob = "".join(p.stdout + p.stderr for p in procs)
+    for secret in (emu.secret_key, SECRET_ENV_VALUE):
+        assert secret not in blob
+
+
+def test_running_then_finished_then_followed(tmp_path: Path, emu: Any) -> None:
+    env = {"HW_SECRET_KEY": SECRET_ENV_VALUE, "NCCL_DEBUG": "INFO"}
+    st = make_stack(tmp_path, emu, {
+        "slow": job(name="slow-job", waitFor="none", environments=env, parameters={"epochs": 4},
+                    annotations={"emulator/run-seconds": "6"}),
+        "quick": job(name="quick-job", waitFor="none", parameters={"epochs": 2},
+                     annotations={"emulator/run-seconds": "3", "emulator/outcome": "fail",
+                                  "emulator/exit-code": "5"}),
+    })
+    st.up()
+    wait_for(emu, "slow-job", {"Running"})
+
+    running = logs(st, "slow")  # by job key, while it runs: the log so far
+    assert running.returncode == 0, running.stderr
+    assert "training job slow-job" in running.stdout and "env NCCL_DEBUG=INFO" in running.stdout
+    assert "env HW_SECRET_KEY=******" in running.stdout and "exited with code" not in running.stdout
+    assert running.stderr == ""
+
+    followed = logs(st, "quick-job", "--follow")  # by job name; ends by itself when the job does
+    assert followed.returncode == 0, followed.stderr
+    out = followed.stdout.splitlines()
+    assert out[-1].endswith("ERROR exit code 5: Training process of worker-0 exited with code 5.")
+    assert len(out) == len(set(out))  # each line once, though the log was fetched many times
+    assert "epoch 1/2" in followed.stdout
+    assert followed.stderr.splitlines()[-1] == "quick (quick-job): job ended Failed"
+
+    wait_for(emu, "slow-job", {"Completed"})
+    done = logs(st, "slow", "--task", "worker-0")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(running.stdout)  # the same log, grown
+    assert done.stdout.splitlines()[-1].endswith("task worker-0 exited with code 0")
+    assert "epoch 4/4" in done.stdout
+
+    missing = logs(st, "nope")
+    assert missing.returncode == 1 and missing.stdout == ""
+    assert missing.stderr.strip() == "logs: no job 'nope' in stack test (its jobs: quick, slow)"
+    bad_task = logs(st, "slow", "--task", "worker-3")
+    assert bad_task.returncode == 1 and bad_task.stderr.count("\n") == 1 and "ModelArts.2788" in bad_task.stderr
+    assert_no_secrets(emu, running, followed, done, missing, bad_task)
+
+
+def test_follow_waits_through_pending_with_a_note(tmp_path: Path) -> None:
+    from modelarts_emulator.testing import running_emulator
+
+    # Creating and Pending last 10 s each: `up` and the command's start-up take a few seconds
+    with running_emulator(tmp_path / "slow-emu", phase_seconds=10, run_seconds=1) as emu:
+        st = make_stack(tmp_path, emu, {"train": job(waitFor="none", parameters={"epochs": 3})})
+        st.up()
+        name = st.outputs()["jobs"]["train"]["name"]
+        followed = logs(st, "train", "-f")
+    assert followed.returncode == 0, followed.stderr
+    notes = followed.stderr.splitlines()
+    waiting = [n for n in notes if n.endswith(", waiting for the log...")]
+    assert waiting and set(waiting) <= {"worker-0: job is Creating, waiting for the log...",
+                                        "worker-0: job is Pending, waiting for the log..."}
+    assert len(waiting) == len(set(waiting))  # one note per phase, not one per poll
+    assert notes[-1] == f"train ({name}): job ended Completed"
+    lines = followed.stdout.splitlines()
+    assert lines[-1].endswith("exited with code 0") and "epoch 3/3" in followed.stdout
+    assert len(lines) == len(set(lines))  # every line once
+    assert_no_secrets(emu, followed)
+
+
+# --- parts ---------------------------------------------------------------------------------------------
+
+
+class FakePulumi:
+    stack = "s"
+
+    def __init__(self, outputs: Any, export: Any) -> None:
+        self.docs = {"output": outputs, "export": export}
+
+    def json(self, *args: str) -> Any:
+        return self.docs[args[1]]
+
+
+def test_find_job_in_outputs_then_state() -> None:
+    outputs = {"jobs": {"a": {"id": "id-a", "name": "job-a", "phase": "Running", "outputPath": "obs://b/"}}}
+    export = {"deployment": {"resources": [
+        {"urn": "urn:pulumi:s::p::pulumi-python:dynamic:Resource::b", "type": "pulumi-python:dynamic:Resource",
+         "outputs": {"job_id": "id-b", "job_name": "job-b"}},
+        {"urn": "urn:pulumi:s::p::pulumi-python:dynamic:Resource::await", "type": "pulumi-python:dynamic:Resource",
+         "outputs": {"phases": {}}},
+    ]}}
+    p: Any = FakePulumi(outputs, export)
+    assert find_job(p, "a") == JobRef("id-a", "a (job-a)") == find_job(p, "job-a")
+    assert find_job(p, "b") == JobRef("id-b", "b (job-b)") == find_job(p, "job-b")
+    with pytest.raises(LogsError, match=r"no job 'c' in stack s \(its jobs: a, b\)"):
+        find_job(p, "c")
+    assert find_job(FakePulumi({}, export), "b").id == "id-b"  # no exports at all (a failed first up)
+
+
+def preview(text: str, full: int | None = None) -> TaskLogPreview:
+    return TaskLogPreview(content=text, current_size=len(text.encode()),
+                          full_size=len(text.encode()) if full is None else full)
+
+
+def test_follower_prints_each_line_once() -> None:
+    out, notes = io.StringIO(), []
+    f = LogFollower(["worker-0"], ["s3cr3t-value"], out, notes.append)
+    f.feed("worker-0", preview("a\nb"), final=False)  # "b" is not finished yet
+    f.feed("worker-0", preview("a\nbc\nd\n"), final=False)
+    f.feed("worker-0", preview("a\nbc\nd\nKEY=s3cr3t-value tail s3cr3t-value"), final=True)
+    assert out.getvalue() == "a\nbc\nd\nKEY=****** tail ***\n" and notes == []
+
+    out, notes = io.StringIO(), []
+    f = LogFollower(["worker-0", "worker-1"], [], out, notes.append)
+    f.feed("worker-1", preview("x\ny\n"), final=False)
+    f.feed("worker-1", preview("z\n", full=10), final=False)  # the preview holds only the newest bytes
+    assert out.getvalue() == "[worker-1] x\n[worker-1] y\n[worker-1] z\n"
+    assert notes == ["worker-1: 4 bytes of log not shown (older than the preview)"]
