@@ -1,0 +1,37 @@
+"""A failed `pulumi up` says why: its error carries the failing task's last log lines.
+
+The waiting code (awaiting/report.py) appends failure_log_tail(client, job) to the error of a job
+that failed or timed out.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from modelarts_provider.client.models import TrainingJob
+from tests.e2e.test_training_jobs import job, make_stack
+
+from .conftest import SECRET_ENV_VALUE, client_for
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def test_failed_up_shows_the_failing_tasks_last_log_lines(tmp_path: Path, emu: Any) -> None:
+    fail = {"emulator/outcome": "fail", "emulator/exit-code": "3", "emulator/run-seconds": "0.5"}
+    st = make_stack(tmp_path, emu, {"bad": job(name="bad-job", waitFor="completed", annotations=fail,
+                                               environments={"HW_SECRET_KEY": SECRET_ENV_VALUE})})
+    up = st.up(check=False)
+    assert up.returncode != 0
+    text = up.stdout + up.stderr
+    (live,) = emu.jobs()
+    with client_for(emu) as client:
+        log = client.get_task_log_preview(TrainingJob.model_validate(live).id, "worker-0").text
+    last = log.splitlines()[-1]
+    assert last.endswith("ERROR exit code 3: Training process of worker-0 exited with code 3.")
+    assert "last 20 lines of worker-0:" in text
+    assert last in text  # the emulator's last log line, as it is
+    for secret in (SECRET_ENV_VALUE, emu.secret_key):
+        assert secret not in text
