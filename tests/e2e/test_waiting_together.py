@@ -146,3 +146,17 @@ def test_sigkill_mid_wait_then_up_converges_and_no_provider_outlives_it(tmp_path
     assert emu.counters()["create"] == 3, "a job was created twice"
     assert {phase_of(j) for j in emu.jobs()} == {"Completed"}
     assert "waiting for 3 training jobs" in output_of(up)
+
+
+def test_exported_phases_are_fresh_after_refresh_run_program(tmp_path: Path, emu: Any) -> None:
+    st = job_stack(tmp_path, emu, jobs={"a": job(name="fresh-a", waitFor="created"),
+                                        "n": job(name="fresh-n", waitFor="none")})
+    st.up()
+    before = st.outputs()["jobs"]
+    assert before["a"]["phase"] != "Completed" and before["n"]["phase"] != "Completed", before
+    wait_until(lambda: {phase_of(j) for j in emu.jobs()} == {"Completed"}, 30, what="the jobs to complete")
+    st.run("refresh", "--yes", "--skip-preview", "--run-program")
+    after = st.outputs()["jobs"]
+    assert after["a"]["phase"] == after["n"]["phase"] == "Completed", after
+    # and the refresh left nothing to do
+    st.preview("--expect-no-changes")
