@@ -9,7 +9,8 @@ from the start of the wait). Polling is either
 - `get`: one GET per due job, `concurrency` at a time;
 
 and `auto` (the default) lists when more than `LIST_FROM` jobs are due at once. benchmarks/ measures
-both (calls per job and wall time).
+both (calls per job and wall time, B4): it forces one with the environment variable
+MODELARTS_AWAIT_STRATEGY=list|get (read when a Watcher is made without a strategy; other values: auto).
 
 A job past its deadline is terminated (cost safety) and reported; a failed job is reported with its
 phase, each task's exit code and message, and the tail of its failing tasks' logs. Transient poll
@@ -19,6 +20,7 @@ errors (429, 5xx, network) are tolerated until the job's deadline; any other err
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -32,6 +34,7 @@ from ..training_job.args import WaitFor
 from .conditions import Condition, Outcome, Verdict, before, exists, first_decisive, not_failed, reaches, still_running
 
 Strategy = Literal["auto", "list", "get"]
+STRATEGY_ENV = "MODELARTS_AWAIT_STRATEGY"  # measurement hook (benchmarks B4)
 LIST_FROM = 2
 PAGE = 50
 _TRANSIENT = object()  # a poll that failed transiently: no news about the job
@@ -71,18 +74,24 @@ class _State:
     errors: list[str] = field(default_factory=list)
 
 
+def default_strategy() -> Strategy:
+    """`auto`, unless MODELARTS_AWAIT_STRATEGY forces `list` or `get` (benchmarks/ measure both)."""
+    value = os.environ.get(STRATEGY_ENV, "").strip().lower()
+    return value if value in ("list", "get") else "auto"  # type: ignore[return-value]
+
+
 class WaitAborted(Exception):
     """The wait cannot go on (the engine is gone, or polling hit a non-transient error)."""
 
 
 class Watcher:
-    def __init__(self, client: Any, say: Callable[[str], None], *, strategy: Strategy = "auto",
+    def __init__(self, client: Any, say: Callable[[str], None], *, strategy: Strategy | None = None,
                  concurrency: int = 8, summary_every_s: float = 30.0, summary_from: int = 5,
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
                  alive: Callable[[], bool] = lambda: True) -> None:
         self.client = client
         self.say = say
-        self.strategy = strategy
+        self.strategy: Strategy = strategy or default_strategy()
         self.concurrency = concurrency
         self.summary_every_s = summary_every_s
         self.summary_from = summary_from
