@@ -3,7 +3,7 @@
     python -m modelarts_provider logs --stack STACK JOB [--task worker-0] [--follow] [--cwd DIR]
 
 JOB is a job key of the stack config or a job name. Its id comes from the stack's outputs
-(``jobs.<key>.id``) or else from its state (the TrainingJob resources' ``job_id`` / ``job_name``); the
+(``jobs.<key>.id``) or else from its state (the dynamic resources with a ``job_id`` / ``job_name``); the
 client is built from the stack's ``modelarts:`` config (``pulumi config --show-secrets``) and the
 HW_* / OS_* environment, exactly as the provider resolves it. Without ``--task`` every task's log is
 printed (lines prefixed ``[task] `` when there are several). ``--follow`` prints only new lines until
@@ -31,7 +31,8 @@ from .logs import client_secrets, one_line_error, safe_line
 __all__ = ["register", "run", "find_job", "stack_settings", "LogFollower", "LogsError"]
 
 WAITING_PHASES = frozenset({"Creating", "Pending"})  # no process yet, so no log
-DYNAMIC_RESOURCE = "pulumi-python:dynamic:Resource"
+# "pulumi-python:dynamic/modelarts:TrainingJob" today, "pulumi-python:dynamic:Resource" in older states
+DYNAMIC_TYPE_PREFIX = "pulumi-python:dynamic"
 PULUMI_TIMEOUT_S = 180
 
 
@@ -128,7 +129,7 @@ def find_job(pulumi: PulumiCli, wanted: str) -> JobRef:
         exported = StackExport()
     for res in exported.deployment.resources or []:
         job_id, name = res.outputs.get("job_id"), res.outputs.get("job_name")
-        if res.type != DYNAMIC_RESOURCE or not isinstance(job_id, str) or not job_id:
+        if not res.type.startswith(DYNAMIC_TYPE_PREFIX) or not isinstance(job_id, str) or not job_id:
             continue
         key = res.urn.rsplit("::", 1)[-1]
         known.append(key)

@@ -15,6 +15,7 @@ from modelarts_provider.client.models import TrainingJob
 from tests.e2e.test_training_jobs import job, make_stack
 
 from .conftest import SECRET_ENV_VALUE, client_for
+from .test_logs_cli import logs
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -35,3 +36,10 @@ def test_failed_up_shows_the_failing_tasks_last_log_lines(tmp_path: Path, emu: A
     assert last in text  # the emulator's last log line, as it is
     for secret in (SECRET_ENV_VALUE, emu.secret_key):
         assert secret not in text
+
+    # the failed up exported nothing: the logs command finds the job in the state
+    assert "jobs" not in st.outputs()
+    shown = logs(st, "bad")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == log.replace(SECRET_ENV_VALUE, "******") and shown.stdout.endswith(last + "\n")
+    assert SECRET_ENV_VALUE not in shown.stdout + shown.stderr

@@ -123,15 +123,20 @@ class FakePulumi:
 def test_find_job_in_outputs_then_state() -> None:
     outputs = {"jobs": {"a": {"id": "id-a", "name": "job-a", "phase": "Running", "outputPath": "obs://b/"}}}
     export = {"deployment": {"resources": [
-        {"urn": "urn:pulumi:s::p::pulumi-python:dynamic:Resource::b", "type": "pulumi-python:dynamic:Resource",
-         "outputs": {"job_id": "id-b", "job_name": "job-b"}},
-        {"urn": "urn:pulumi:s::p::pulumi-python:dynamic:Resource::await", "type": "pulumi-python:dynamic:Resource",
-         "outputs": {"phases": {}}},
+        {"urn": "urn:pulumi:s::p::pulumi-python:dynamic/modelarts:TrainingJob::b",
+         "type": "pulumi-python:dynamic/modelarts:TrainingJob", "outputs": {"job_id": "id-b", "job_name": "job-b"}},
+        {"urn": "urn:pulumi:s::p::pulumi-python:dynamic:Resource::old", "type": "pulumi-python:dynamic:Resource",
+         "outputs": {"job_id": "id-old", "job_name": "job-old"}},  # an older state's type
+        {"urn": "urn:pulumi:s::p::pulumi-python:dynamic/modelarts:JobsAwait::await",
+         "type": "pulumi-python:dynamic/modelarts:JobsAwait", "outputs": {"phases": {}}},
+        {"urn": "urn:pulumi:s::p::random:index/randomString:RandomString::x", "type": "random:index/randomString:RandomString",
+         "outputs": {"job_id": "not-a-job"}},
     ]}}
     p: Any = FakePulumi(outputs, export)
     assert find_job(p, "a") == JobRef("id-a", "a (job-a)") == find_job(p, "job-a")
     assert find_job(p, "b") == JobRef("id-b", "b (job-b)") == find_job(p, "job-b")
-    with pytest.raises(LogsError, match=r"no job 'c' in stack s \(its jobs: a, b\)"):
+    assert find_job(p, "old") == JobRef("id-old", "old (job-old)")
+    with pytest.raises(LogsError, match=r"no job 'c' in stack s \(its jobs: a, b, old\)"):
         find_job(p, "c")
     assert find_job(FakePulumi({}, export), "b").id == "id-b"  # no exports at all (a failed first up)
 
