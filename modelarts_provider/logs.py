@@ -110,18 +110,28 @@ def failure_log_tail(client: LogSource, job: TrainingJob, lines: int = 20) -> st
         return f"\n(logs unavailable: {one_line_error(exc, secrets)})"
     if not job_id:
         return "\n(logs unavailable: the job has no id)"
-    blocks = [_task_tail(client, job_id, task, lines, secrets) for task in tasks[:MAX_TASKS]]
-    if len(tasks) > MAX_TASKS:
-        blocks.append(f"({len(tasks) - MAX_TASKS} more failing tasks not shown)")
+    blocks: list[str] = []
+    for i, task in enumerate(tasks[:MAX_TASKS]):
+        block, service_down = _task_tail(client, job_id, task, lines, secrets)
+        blocks.append(block)
+        if service_down and i + 1 < len(tasks):
+            # the client already retried for a while: do not make the failed command wait again per task
+            blocks.append(f"({len(tasks) - i - 1} more failing tasks not fetched)")
+            break
+    else:
+        if len(tasks) > MAX_TASKS:
+            blocks.append(f"({len(tasks) - MAX_TASKS} more failing tasks not shown)")
     return "".join("\n" + block for block in blocks)
 
 
-def _task_tail(client: LogSource, job_id: str, task: str, lines: int, secrets: list[str]) -> str:
+def _task_tail(client: LogSource, job_id: str, task: str, lines: int, secrets: list[str]) -> tuple[str, bool]:
+    """(the block of ``task``, whether the service looked unreachable)."""
     try:
         text = client.get_task_log_preview(job_id, task).text
         shown = [line for line in safe_lines(text, secrets) if line.strip()][-max(lines, 1):]
     except Exception as exc:  # noqa: BLE001 - a log we cannot fetch must not replace the error
-        return f"(logs of {task} unavailable: {one_line_error(exc, secrets)})"
+        down = bool(getattr(exc, "retryable", True))  # throttled, 5xx, network, or not even an API error
+        return f"(logs of {task} unavailable: {one_line_error(exc, secrets)})", down
     if not shown:
-        return f"(the log of {task} is empty)"
-    return f"last {lines} lines of {task}:\n" + "\n".join(INDENT + line for line in shown)
+        return f"(the log of {task} is empty)", False
+    return f"last {lines} lines of {task}:\n" + "\n".join(INDENT + line for line in shown), False

@@ -108,6 +108,29 @@ def test_unexpected_errors_and_odd_jobs() -> None:
     tail = failure_log_tail(Many(), job_of({"task_statuses": statuses}))
     assert tail.count("last 20 lines of") == 4 and tail.endswith("\n(2 more failing tasks not shown)")
 
+    # an unreachable service is not asked again for each task (the client already retried)
+    calls: list[str] = []
+
+    class Down(Empty):
+        def get_task_log_preview(self, job_id: str, task_id: str) -> TaskLogPreview:
+            calls.append(task_id)
+            raise ModelArtsError("connection refused", error_code="Client.ConnectionError")
+
+    tail = failure_log_tail(Down(), job_of({"task_statuses": statuses[:3]}))
+    assert calls == ["worker-0"]
+    assert tail == ("\n(logs of worker-0 unavailable: Client.ConnectionError connection refused)"
+                    "\n(2 more failing tasks not fetched)")
+
+    class OneBadTask(Many):  # a refusal about one task (4xx) does not stop the others
+        def get_task_log_preview(self, job_id: str, task_id: str) -> TaskLogPreview:
+            if task_id == "worker-0":
+                raise ModelArtsError("no such task", status=400, error_code="ModelArts.2788")
+            return super().get_task_log_preview(job_id, task_id)
+
+    tail = failure_log_tail(OneBadTask(), job_of({"task_statuses": statuses[:2]}))
+    assert tail == ("\n(logs of worker-0 unavailable: ModelArts.2788 no such task (HTTP 400))"
+                    "\nlast 20 lines of worker-1:\n    worker-1 failed")
+
 
 def test_safe_line() -> None:
     assert safe_line("export AWS_SECRET_ACCESS_KEY=abc123 x=1") == "export AWS_SECRET_ACCESS_KEY=****** x=1"
