@@ -6,6 +6,7 @@ Stack config keys (namespace ``modelarts:``; set credentials with ``pulumi confi
     projectId       project id of the region                                    env HW_PROJECT_ID, OS_PROJECT_ID
     cloud           huaweicloud | otc (default: otc for eu-* regions or OS_* credentials, else huaweicloud)
     endpoint        ModelArts endpoint override (e.g. the local emulator)       env MODELARTS_ENDPOINT
+    obsEndpoint     OBS endpoint override (e.g. the local OBS)                  env OBS_ENDPOINT
     iamEndpoint     IAM endpoint override (password auth)
     accessKey       AK                                                          env HW_ACCESS_KEY, OS_ACCESS_KEY
     secretKey       SK (secret)                                                 env HW_SECRET_KEY, OS_SECRET_KEY
@@ -35,6 +36,7 @@ ENV_FALLBACKS: dict[str, tuple[str, ...]] = {
     "projectId": ("HW_PROJECT_ID", "OS_PROJECT_ID"),
     "cloud": (),
     "endpoint": ("MODELARTS_ENDPOINT",),
+    "obsEndpoint": ("OBS_ENDPOINT",),
     "iamEndpoint": (),
     "accessKey": ("HW_ACCESS_KEY", "OS_ACCESS_KEY"),
     "secretKey": ("HW_SECRET_KEY", "OS_SECRET_KEY"),
@@ -64,6 +66,7 @@ class ProviderSettings(BaseModel):
     project_id: str
     cloud: Literal["huaweicloud", "otc"]
     endpoint: str | None = None
+    obs_endpoint: str | None = None  # read by modelarts_provider.obs (code uploads, buckets)
     iam_endpoint: str | None = None
     access_key: str | None = None
     secret_key: SecretStr | None = None
@@ -146,10 +149,14 @@ def resolve_settings(config_get: Callable[[str], Any], env: Mapping[str, str]) -
     endpoint = raw["endpoint"]
     if endpoint is not None and not endpoint.startswith(("http://", "https://")):
         raise ProviderConfigError(f"{NAMESPACE}:endpoint must be an http(s) URL")
+    obs_endpoint = raw["obsEndpoint"]
+    if obs_endpoint is not None and not obs_endpoint.startswith(("http://", "https://")):
+        raise ProviderConfigError(f"{NAMESPACE}:obsEndpoint must be an http(s) URL")
 
     settings = ProviderSettings(
         region=raw["region"], project_id=raw["projectId"], cloud=cloud,  # type: ignore[arg-type]
         endpoint=endpoint.rstrip("/") if endpoint else None, iam_endpoint=raw["iamEndpoint"],
+        obs_endpoint=obs_endpoint.rstrip("/") if obs_endpoint else None,
         access_key=ak, secret_key=SecretStr(sk) if sk else None,
         security_token=SecretStr(raw["securityToken"]) if raw["securityToken"] else None,
         iam_user=user, iam_password=SecretStr(password) if password else None, iam_domain=domain,

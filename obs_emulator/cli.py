@@ -1,0 +1,76 @@
+"""Command line: ``python -m obs_emulator [--host H] [--port P] [--state-dir DIR] ...``."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from . import config as c
+from .config import ObsEmulatorConfig
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m obs_emulator",
+        description="Local OBS: an S3-compatible object store (moto's S3 backend) with SigV4 auth, "
+                    "persistence under --state-dir, counters and fault injection (/_obs/*).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--host", default=c.DEFAULT_HOST, help="address to listen on")
+    p.add_argument("--port", type=int, default=c.DEFAULT_PORT,
+                   help="port to listen on (0 picks a free port; the ready line shows it)")
+    p.add_argument("--state-dir", type=Path, default=c.DEFAULT_STATE_DIR,
+                   help=f"folder of the database ({c.DB_NAME}): buckets and objects survive restarts")
+    p.add_argument("--in-memory", action="store_true", help="keep nothing on disk (ignores --state-dir)")
+    p.add_argument("--access-key", default=c.DEFAULT_ACCESS_KEY, help="accepted AK")
+    p.add_argument("--secret-key", default=c.DEFAULT_SECRET_KEY, help="SK of the accepted AK")
+    p.add_argument("--security-token", default=None,
+                   help="accepted x-amz-security-token (temporary credentials); none by default")
+    p.add_argument("--region", default=c.DEFAULT_REGION,
+                   help="region of buckets created without a LocationConstraint")
+    p.add_argument("--verbose", action="store_true", help="log every request to stderr")
+    return p
+
+
+def config_from_args(argv: list[str] | None = None) -> ObsEmulatorConfig:
+    a = build_parser().parse_args(argv)
+    return ObsEmulatorConfig(host=a.host, port=a.port, state_dir=None if a.in_memory else a.state_dir,
+                             access_key=a.access_key, secret_key=a.secret_key,
+                             security_token=a.security_token, region=a.region, quiet=not a.verbose)
+
+
+def _ensure_state_dir(folder: Path) -> None:
+    """Create the folder; a folder under `.state` gets its own .gitignore so it is never committed."""
+    folder.mkdir(parents=True, exist_ok=True)
+    top = folder if folder.name == ".state" else folder.parent
+    if top.name == ".state" and not (top / ".gitignore").exists():
+        (top / ".gitignore").write_text("*\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    cfg = config_from_args(argv)
+    if cfg.state_dir is not None:
+        _ensure_state_dir(cfg.state_dir)
+    from .server import ObsServer  # after argparse, so --help stays instant
+
+    server = ObsServer(cfg)
+
+    def stop(signum: int, frame: object) -> None:  # serve_forever must be stopped from another thread
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    buckets, objects = server.restored
+    where = f"state {cfg.db_path}, restored {buckets} buckets, {objects} objects" if cfg.db_path else "in memory"
+    print(f"OBS emulator listening on {server.url} ({where})", flush=True)
+    try:
+        server.serve_forever(poll_interval=0.2)
+    finally:
+        server.server_close()
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
