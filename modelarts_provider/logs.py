@@ -10,7 +10,7 @@ are masked again, whatever the service already did.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Optional, Protocol
+from typing import Any, Iterable, Protocol
 
 from .client.errors import redact
 from .client.models import TaskLogPreview, TrainingJob, task_ids
@@ -103,6 +103,7 @@ def failure_log_tail(client: LogSource, job: TrainingJob, lines: int = 20) -> st
     MAX_TASKS), a blank line, ``last N lines of <task>:`` and those lines indented; or a one-line
     note when its log cannot be fetched. One preview request per task. Never raises."""
     secrets = client_secrets(client)
+    lines = max(lines, 1)
     try:
         job_id = job.id
         tasks = failing_tasks(job)
@@ -128,7 +129,7 @@ def _task_tail(client: LogSource, job_id: str, task: str, lines: int, secrets: l
     """(the block of ``task``, whether the service looked unreachable)."""
     try:
         text = client.get_task_log_preview(job_id, task).text
-        shown = [line for line in safe_lines(text, secrets) if line.strip()][-max(lines, 1):]
+        shown = [line for line in safe_lines(text, secrets) if line.strip()][-lines:]
     except Exception as exc:  # noqa: BLE001 - a log we cannot fetch must not replace the error
         down = bool(getattr(exc, "retryable", True))  # throttled, 5xx, network, or not even an API error
         return f"(logs of {task} unavailable: {one_line_error(exc, secrets)})", down
