@@ -10,7 +10,7 @@ import threading
 
 from .wire import FaultRule
 
-OPERATIONS = ("create", "get", "terminate", "delete", "update", "search", "iam_token")
+OPERATIONS = ("create", "get", "terminate", "delete", "update", "search", "logs", "iam_token")
 
 
 class Counters:

@@ -49,7 +49,7 @@ class FaultRule(BaseModel):
     """One fault-injection rule of POST /_emulator/faults (see ARCHITECTURE.md)."""
 
     model_config = ConfigDict(extra="forbid")
-    operation: Literal["create", "get", "terminate", "delete", "update", "search", "iam_token",
+    operation: Literal["create", "get", "terminate", "delete", "update", "search", "logs", "iam_token",
                        "any"] = "any"
     kind: Literal["status", "reset", "latency", "drop_after_commit"] = "status"
     status: Literal[404, 429, 500, 502, 503, 504] = 503  # 404: the gateway's APIGW.0101
