@@ -182,7 +182,12 @@ class Watcher:
     def _judge(self, s: _State, fresh: Any, now: float) -> Outcome | None:
         if fresh is _TRANSIENT:
             if now >= s.deadline:
-                return s.condition(s.job, now)  # too late whatever the service would say
+                # Too late whatever the service would say. A job never answered for is not gone
+                # (exists() would say so of "no view"): only the deadline judges it.
+                w = s.watched
+                judge = s.condition if s.job is not None else before(s.deadline, w.timeout_s, w.target, w.name,
+                                                                     w.job_id)
+                return judge(s.job, now)
             return None
         s.job = fresh
         phase = fresh.phase if fresh is not None else None

@@ -54,7 +54,9 @@ def _obs_url(v: str | None) -> str | None:
         return v
     if not OBS_URL_RE.match(v):
         raise ValueError(f"must be an OBS URL such as obs://bucket/path/ (or /bucket/path/), not {v!r}")
-    key = v.split("/", 3)[3] if v.startswith("obs://") and v.count("/") >= 3 else v.lstrip("/").partition("/")[2]
+    # The key with the "/" after the bucket: "obs://bkt//x" must read as a "//" inside the path.
+    rest = v[len("obs://"):] if v.startswith("obs://") else v[1:]
+    key = rest[rest.index("/"):] if "/" in rest else ""
     _safe_key(v, key)
     return v
 

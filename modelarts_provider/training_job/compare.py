@@ -29,6 +29,16 @@ def _fmt(v: Any) -> str:
     return "(unset)" if v is None else repr(v)
 
 
+def _same(declared: Any, actual: Any) -> bool:
+    """Equal, or the same number in the other JSON type (the client keeps either as received)."""
+    if declared == actual:
+        return True
+    scalars = (str, int, float)
+    return (isinstance(declared, scalars) and isinstance(actual, scalars)
+            and not isinstance(declared, bool) and not isinstance(actual, bool)
+            and isinstance(declared, str) != isinstance(actual, str) and str(declared) == str(actual))
+
+
 def mismatches(args: TrainingJobArgs, job: TrainingJob) -> list[str]:
     """'field: declared X, live Y' for every declared field the live job does not match."""
     live = job.to_wire()
@@ -36,7 +46,7 @@ def mismatches(args: TrainingJobArgs, job: TrainingJob) -> list[str]:
 
     def cmp(field: str, declared: Any, actual: Any, obs: bool = False) -> None:
         a, b = (_norm(declared), _norm(actual)) if obs else (declared, actual)
-        if a != b:
+        if not _same(a, b):
             if SECRET_LOOKING.search(field):
                 out.append(f"{field}: differs (values not shown)")
             else:

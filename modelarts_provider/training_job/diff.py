@@ -78,8 +78,13 @@ def decide(job_id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffDecis
     new_name = new.get("name")
     if new_name is not None and (is_unknown(new_name) or new_name != live_name):
         # A derived name is an identifier, not part of the declaration: a renewed suffix (or a
-        # suffix generated after adopt_job_id was dropped) never replaces a job by itself.
-        (updates if new.get("derived_name") is True else replaces).append("name")
+        # suffix generated after adopt_job_id was dropped) never replaces a job by itself. It is
+        # recorded once (an update); compared with the recorded name, not the live one, so it is
+        # not an update again at every `up` (the job keeps its live name).
+        if new.get("derived_name") is not True:
+            replaces.append("name")
+        elif is_unknown(new_name) or new_name != old.get("name"):
+            updates.append("name")
 
     if new.get("replace_failed") is True and olds.get("phase") in FAILED_PHASES:
         replaces.append("phase")

@@ -1,179 +1,228 @@
-"""An in-memory stand-in for ModelArtsClient: phases advance one step per get_job.
+"""An in-memory stand-in for ModelArtsClient (the operations the TrainingJob provider uses).
 
-It keeps the real client's contracts (docs/ARCHITECTURE.md), including the parts the provider
-relies on instead of doing the work itself:
+It keeps the real client's contracts (docs/ARCHITECTURE.md, "Client contract"), checked against the
+real client talking to the emulator in ``tests/provider/test_fakes.py``:
 
-* ``create_job`` resolves an ambiguous failure by looking the job up by name (``fail_create_after_commit``)
-  and raises ``ModelArtsError`` ``Client.AmbiguousCreate`` when that lookup fails
+* jobs live in a workspace (``metadata.workspace_id``, default ``"0"``); ``list_jobs`` and
+  ``iter_jobs`` list one workspace, newest first (``workspace_id=None`` is the service default
+  ``"0"``), unless ``search_all_workspaces`` (as the emulator's switch); ``name_like`` matches a
+  case-insensitive substring, ``phases`` filters, ``limit`` cuts;
+* a second job with an existing name is refused with ModelArts.2751 (HTTP 400), unless
+  ``allow_duplicate_names``; ``add()`` seeds jobs directly, duplicates included;
+* ``get_job`` of a missing job is None, ``delete_job`` False, ``terminate_job`` and
+  ``update_description`` raise ModelArts.2775 (HTTP 400, as documented);
+* ``terminate_job`` of a job that already ended returns it unchanged (the client turns 2796 into that);
+* ``create_job`` resolves an ambiguous failure by looking the job up by name
+  (``fail_create_after_commit``) and raises ``Client.AmbiguousCreate`` when that lookup fails too
   (``ambiguous_create_unresolved``); ``create_error`` is raised as is (e.g. a definitive 400).
-* ``wait_for_phase`` is the real loop's contract on a virtual clock (``now``; every sleep is
-  recorded in ``sleeps``): ``until`` is a set or a predicate; ``on_change`` on the first poll and
-  every (phase, secondary phase) change; back-off x1.5 up to ``max(max_poll_s, poll_s)`` while
-  nothing changes, never sleeping past the deadline; Failed/Abnormal -> JobFailedError; another
-  terminal phase -> ModelArtsError Client.UnexpectedPhase; gone -> ModelArtsError ModelArts.2775;
-  deadline -> WaitTimeout; retryable ModelArtsErrors from ``get_job`` tolerated until the deadline.
-  ``tests/provider/test_fakes.py`` runs the same scenarios against the real loop.
-* ``get_faults``: errors ``get_job`` raises, one per call, before anything else.
-* ``terminating_polls``: how many polls a job is seen Terminating (default 0: Terminated at once).
+
+Phases: a created job walks ``script`` one step per ``get_job`` (a listing shows the job without
+moving it); ``set_phase`` changes it out of band; a Terminating job is Terminated after
+``terminating_polls`` gets. Every call is recorded in ``log`` as ``(operation, detail)`` and its
+operation in ``calls``.
 """
 
 from __future__ import annotations
 
+import copy
 import itertools
-from collections.abc import Callable, Collection
+import threading
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-from modelarts_provider.client.errors import (CLIENT_AMBIGUOUS_CREATE, CLIENT_UNEXPECTED_PHASE, JOB_NOT_FOUND,
-                                              JobFailedError, ModelArtsError, WaitTimeout)
-from modelarts_provider.client.models import FAILED_PHASES, TERMINAL_PHASES, CreateTrainingJobRequest, TrainingJob
+from modelarts_provider.client.errors import (CLIENT_AMBIGUOUS_CREATE, DUPLICATE_NAME, JOB_NOT_FOUND,
+                                              ModelArtsError)
+from modelarts_provider.client.models import TERMINAL_PHASES, CreateTrainingJobRequest, TrainingJob
 
 _ids = itertools.count(1)
+DEFAULT_WORKSPACE = "0"
+
+
+def not_found(job_id: str) -> ModelArtsError:
+    return ModelArtsError(f"The training job {job_id} does not exist.", status=400, error_code=JOB_NOT_FOUND,
+                          error_solution="Check whether the training job ID is correct.")
 
 
 class FakeClient:
-    def __init__(self, script: list[str] | None = None, exit_code: int | None = None) -> None:
+    def __init__(self, script: list[str] | None = None, exit_code: int | None = None, *,
+                 allow_duplicate_names: bool = False, search_all_workspaces: bool = False) -> None:
         # script: the phases a new job walks through, one per get_job.
         self.script = script or ["Creating", "Pending", "Running", "Completed"]
         self.exit_code = exit_code
-        self.jobs: dict[str, dict[str, Any]] = {}
+        self.allow_duplicate_names = allow_duplicate_names
+        self.search_all_workspaces = search_all_workspaces
+        self.jobs: dict[str, dict[str, Any]] = {}  # wire form by id, in creation order
         self.steps: dict[str, int] = {}
         self.calls: list[str] = []
+        self.log: list[tuple[str, Any]] = []
         self.fail_create_after_commit = False      # the POST commits, then the connection drops
         self.ambiguous_create_unresolved = False   # ... and the lookup by name fails too
         self.create_error: ModelArtsError | None = None
-        self.get_faults: list[Exception] = []
-        self.terminating_polls = 0  # polls a job is seen Terminating before it is Terminated
+        self.get_faults: list[Exception] = []      # raised by get_job, one per call, first
+        self.list_faults: list[Exception] = []     # raised by list_jobs, one per call, first
+        self.terminating_polls = 0  # gets a job is seen Terminating before it is Terminated
         self._seen_terminating: dict[str, int] = {}
-        self.now = 0.0
-        self.sleeps: list[float] = []
+        self._clock_ms = 1_700_000_000_000
+        self._lock = threading.RLock()  # the provider calls from several threads
+
+    # --- bookkeeping -------------------------------------------------------------------------------
+
+    def _record(self, op: str, detail: Any = None) -> None:
+        self.calls.append(op)
+        self.log.append((op, detail))
+
+    def count(self, op: str) -> int:
+        return self.calls.count(op)
+
+    def details(self, op: str) -> list[Any]:
+        return [d for o, d in self.log if o == op]
+
+    def touched(self) -> set[str]:
+        """Operations that change a job (what a refusal must never do)."""
+        return {op for op in self.calls if op in ("create", "terminate", "delete", "update")}
 
     def _job(self, job_id: str) -> TrainingJob:
-        wire = dict(self.jobs[job_id])
+        wire = copy.deepcopy(self.jobs[job_id])
         phase = wire["status"]["phase"]
-        if phase == "Failed" and self.exit_code is not None:
-            wire["status"] = {**wire["status"], "task_statuses": [
-                {"task": "worker-0", "exit_code": self.exit_code, "message": "boom"}]}
+        if phase in ("Failed", "Abnormal") and self.exit_code is not None:
+            wire["status"]["task_statuses"] = [{"task": "worker-0", "exit_code": self.exit_code, "message": "boom"}]
         return TrainingJob.model_validate(wire)
 
-    def add(self, body: dict[str, Any], phase: str = "Running") -> TrainingJob:
-        job_id = f"job-{next(_ids)}"
-        wire = dict(body)
-        wire["metadata"] = {**body["metadata"], "id": job_id, "create_time": 1700000000000}
-        wire["status"] = {"phase": phase, "secondary_phase": phase, "tasks": ["worker-0"]}
-        self.jobs[job_id] = wire
-        self.steps[job_id] = self.script.index(phase) if phase in self.script else len(self.script) - 1
-        return self._job(job_id)
+    def workspace_of(self, job_id: str) -> str:
+        return self.jobs[job_id]["metadata"]["workspace_id"]
+
+    def add(self, body: dict[str, Any], phase: str = "Running", *, workspace_id: str | None = None,
+            name: str | None = None) -> TrainingJob:
+        """Seed a job (no call recorded, no name check: duplicates allowed)."""
+        with self._lock:
+            job_id = f"job-{next(_ids)}"
+            self._clock_ms += 1000
+            wire = copy.deepcopy(body)
+            meta = wire.setdefault("metadata", {})
+            meta.update(id=job_id, create_time=self._clock_ms)
+            if name is not None:
+                meta["name"] = name
+            meta["workspace_id"] = workspace_id or meta.get("workspace_id") or DEFAULT_WORKSPACE
+            meta.setdefault("description", "")
+            wire["status"] = {"phase": phase, "secondary_phase": phase, "tasks": ["worker-0"]}
+            self.jobs[job_id] = wire
+            self.steps[job_id] = self.script.index(phase) if phase in self.script else len(self.script) - 1
+            return self._job(job_id)
 
     def set_phase(self, job_id: str, phase: str) -> None:
         """Out-of-band change (someone else terminated it, the service failed it, ...)."""
-        self.jobs[job_id]["status"] = {**self.jobs[job_id]["status"], "phase": phase}
+        self.jobs[job_id]["status"] = {**self.jobs[job_id]["status"], "phase": phase, "secondary_phase": phase}
+
+    def phase_of(self, job_id: str) -> str:
+        return self.jobs[job_id]["status"]["phase"]
+
+    # --- the client's operations -------------------------------------------------------------------
 
     def create_job(self, request: CreateTrainingJobRequest) -> TrainingJob:
-        self.calls.append("create")
-        if self.create_error is not None:
-            raise self.create_error
-        job = self.add(request.to_wire(), self.script[0])
-        if self.ambiguous_create_unresolved:
-            raise ModelArtsError(
-                f"create of training job {request.name} had an ambiguous outcome and the lookup by name failed: "
-                "Service Unavailable", status=503, error_code=CLIENT_AMBIGUOUS_CREATE,
-                error_solution="the job may exist; run the operation again (it will look the job up first)")
-        if self.fail_create_after_commit:  # the real client looks it up by name and returns it
-            found = self.find_by_name(request.name)
-            assert found is not None and found.id == job.id
-            return found
-        return job
+        with self._lock:
+            self._record("create", request.name)
+            if self.create_error is not None:
+                raise self.create_error
+            if not self.allow_duplicate_names and any(w["metadata"]["name"] == request.name
+                                                      for w in self.jobs.values()):
+                raise ModelArtsError(f"The training job name {request.name} already exists.", status=400,
+                                     error_code=DUPLICATE_NAME,
+                                     error_solution="Use another job name or delete the existing job first.")
+            job = self.add(request.to_wire(), self.script[0])
+            if self.ambiguous_create_unresolved:
+                raise ModelArtsError(
+                    f"create of training job {request.name} had an ambiguous outcome and the lookup by name "
+                    "failed: Service Unavailable", status=503, error_code=CLIENT_AMBIGUOUS_CREATE,
+                    error_solution="the job may exist; run the operation again (it will look the job up first)")
+            if self.fail_create_after_commit:  # the real client looks it up by name and returns it
+                found = self.find_by_name(request.name, request.metadata.workspace_id)
+                assert found is not None and found.id == job.id
+                return found
+            return job
 
     def get_job(self, job_id: str) -> TrainingJob | None:
-        self.calls.append("get")
-        if self.get_faults:
-            raise self.get_faults.pop(0)
-        if job_id not in self.jobs:
-            return None
-        phase = self.jobs[job_id]["status"]["phase"]
-        if phase == "Terminating":
-            seen = self._seen_terminating[job_id] = self._seen_terminating.get(job_id, 0) + 1
-            if seen > self.terminating_polls:
-                self.jobs[job_id]["status"] = {**self.jobs[job_id]["status"], "phase": "Terminated"}
-        elif phase in self.script and phase not in ("Completed", "Failed", "Abnormal"):
-            i = min(self.steps[job_id] + 1, len(self.script) - 1)
-            self.steps[job_id] = i
-            self.jobs[job_id]["status"] = {**self.jobs[job_id]["status"], "phase": self.script[i]}
-        return self._job(job_id)
+        with self._lock:
+            self._record("get", job_id)
+            if self.get_faults:
+                raise self.get_faults.pop(0)
+            if job_id not in self.jobs:
+                return None
+            phase = self.jobs[job_id]["status"]["phase"]
+            if phase == "Terminating":
+                seen = self._seen_terminating[job_id] = self._seen_terminating.get(job_id, 0) + 1
+                if seen > self.terminating_polls:
+                    self.set_phase(job_id, "Terminated")
+            elif phase in self.script and phase not in TERMINAL_PHASES:
+                i = min(self.steps[job_id] + 1, len(self.script) - 1)
+                self.steps[job_id] = i
+                self.set_phase(job_id, self.script[i])
+            return self._job(job_id)
 
     def terminate_job(self, job_id: str) -> TrainingJob:
-        self.calls.append("terminate")
-        st = self.jobs[job_id]["status"]
-        if st["phase"] in ("Creating", "Pending", "Running"):
-            self.jobs[job_id]["status"] = {**st, "phase": "Terminating"}
-        return self._job(job_id)
+        with self._lock:
+            self._record("terminate", job_id)
+            if job_id not in self.jobs:
+                raise not_found(job_id)
+            if self.phase_of(job_id) in ("Creating", "Pending", "Running"):
+                self.set_phase(job_id, "Terminating")
+            return self._job(job_id)
 
     def delete_job(self, job_id: str) -> bool:
-        self.calls.append("delete")
-        return self.jobs.pop(job_id, None) is not None
+        with self._lock:
+            self._record("delete", job_id)
+            return self.jobs.pop(job_id, None) is not None
 
     def update_description(self, job_id: str, description: str) -> TrainingJob:
-        self.calls.append("update")
-        self.jobs[job_id]["metadata"]["description"] = description
-        return self._job(job_id)
+        with self._lock:
+            self._record("update", job_id)
+            if job_id not in self.jobs:
+                raise not_found(job_id)
+            self.jobs[job_id]["metadata"]["description"] = description
+            return self._job(job_id)
 
-    def find_by_name(self, name: str) -> TrainingJob | None:
-        self.calls.append("search")
+    def _listed(self, workspace_id: str | None, name_like: str | None = None,
+                phases: Iterable[str] | None = None) -> list[TrainingJob]:
+        workspace = None if workspace_id is None and self.search_all_workspaces else (
+            workspace_id or DEFAULT_WORKSPACE)
+        wanted = {str(p) for p in phases} if phases else None
+        out = []
         for job_id, wire in self.jobs.items():
-            if wire["metadata"]["name"] == name:
-                return self._job(job_id)
-        return None
+            meta = wire["metadata"]
+            if workspace is not None and meta["workspace_id"] != workspace:
+                continue
+            if name_like and name_like.lower() not in meta["name"].lower():
+                continue
+            if wanted is not None and wire["status"]["phase"] not in wanted:
+                continue
+            out.append(self._job(job_id))
+        return sorted(out, key=lambda j: j.metadata.create_time or 0, reverse=True)
 
-    # --- wait_for_phase: the real client's contract, on the virtual clock --------------------------
+    def list_jobs(self, name_like: str | None = None, phases: Iterable[str] | None = None, limit: int = 50, *,
+                  workspace_id: str | None = None) -> list[TrainingJob]:
+        with self._lock:
+            self._record("list", {"name_like": name_like, "phases": phases, "limit": limit,
+                                  "workspace_id": workspace_id})
+            if self.list_faults:
+                raise self.list_faults.pop(0)
+            return self._listed(workspace_id, name_like, phases)[:limit]
 
-    def _sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
-
-    def wait_for_phase(self, job_id: str, until: Callable[[str], bool] | Collection[str], timeout_s: float,
-                       poll_s: float = 2.0, on_change: Callable[[TrainingJob], None] | None = None, *,
-                       max_poll_s: float = 30.0) -> TrainingJob:
-        self.calls.append("wait")
-        if not job_id or not isinstance(job_id, str) or any(c in job_id for c in "/?#"):
-            raise ValueError(f"invalid training job id {job_id!r}")
-        if callable(until):
-            accept = until
-        else:
-            wanted = {str(p) for p in until}
-            accept = lambda phase: phase in wanted  # noqa: E731
-        deadline = self.now + timeout_s
-        interval = max(poll_s, 0.05)
-        last_key: tuple | None = None
-        last_job: TrainingJob | None = None
+    def iter_jobs(self, page_size: int = 50, *, workspace_id: str | None = None) -> Iterator[TrainingJob]:
+        if not 1 <= page_size <= 50:
+            raise ValueError("page_size must be 1-50")
+        start = 0
         while True:
-            try:
-                job = self.get_job(job_id)
-            except ModelArtsError as exc:
-                if not exc.retryable or self.now >= deadline:
-                    raise
-            else:
-                if job is None:
-                    raise ModelArtsError(f"training job {job_id} does not exist (any more)",
-                                         error_code=JOB_NOT_FOUND,
-                                         error_solution="it was deleted while being waited for")
-                key = (job.phase, job.secondary_phase)
-                if key != last_key:
-                    last_key = key
-                    interval = max(poll_s, 0.05)
-                    if on_change is not None:
-                        on_change(job)
-                last_job = job
-                phase = job.phase or ""
-                if accept(phase):
+            with self._lock:
+                self._record("page", workspace_id)
+                page = self._listed(workspace_id)[start:start + page_size]
+            yield from page
+            if len(page) < page_size:
+                return
+            start += page_size
+
+    def find_by_name(self, name: str, workspace_id: str | None = None) -> TrainingJob | None:
+        with self._lock:
+            self._record("search", name)
+            for job in self._listed(workspace_id, name_like=name):
+                if job.name == name:
                     return job
-                if phase in FAILED_PHASES:
-                    raise JobFailedError(job)
-                if phase in TERMINAL_PHASES:
-                    raise ModelArtsError(
-                        f"training job {job.name or ''} ({job_id}) ended {phase} before reaching the awaited phase",
-                        error_code=CLIENT_UNEXPECTED_PHASE, error_solution="the job will not change phase any more")
-            remaining = deadline - self.now
-            if remaining <= 0:
-                raise WaitTimeout(job_id, timeout_s, last_job)
-            self._sleep(min(interval, remaining))
-            interval = min(interval * 1.5, max(max_poll_s, poll_s))
+            return None

@@ -45,8 +45,8 @@ def test_environments_accepts_list_of_maps_and_sends_a_map():
     ({"name": "bad name!"}, "name", "1-64 characters"),
     ({"name": "x" * 65}, "name", "1-64"),
     ({"name": None}, "name", "required"),
-    ({"node_count": 0}, "node_count", "greater than or equal to 1"),
-    ({"wait_for": "forever"}, "wait_for", "'none', 'created', 'running' or 'completed'"),
+    ({"node_count": 0}, "node_count", "must be at least 1, not 0"),
+    ({"wait_for": "forever"}, "wait_for", "must be one of none, created, running or completed, not 'forever'"),
     ({"flavor_id": None}, "flavor_id", "required"),
     ({"description": "x" * 300}, "description", "at most 256"),
     ({"colour": "red"}, "colour", "not a known field"),
@@ -57,8 +57,9 @@ def test_environments_accepts_list_of_maps_and_sends_a_map():
     ({"algorithm": {"engine": {"image_url": "i"}}}, "algorithm.command", "needs a command"),
     ({"algorithm": {**CODE, "inputs": [{"name": "d"}]}}, "algorithm.inputs[0].obs_url", "exactly one"),
     ({"algorithm": {**CODE, "local_code_dir": "/tmp"}}, "algorithm.local_code_dir", "/home"),
-    ({"auto_stop": {"duration": 0}}, "auto_stop.duration", "greater than or equal to 1"),
-    ({"volumes": [{"nfs_server_path": "nocolon", "local_path": "/x"}]}, "volumes[0].nfs_server_path", "pattern"),
+    ({"auto_stop": {"duration": 0}}, "auto_stop.duration", "must be at least 1, not 0"),
+    ({"volumes": [{"nfs_server_path": "nocolon", "local_path": "/x"}]}, "volumes[0].nfs_server_path",
+     "'nocolon' is not an NFS server path: host:/path, e.g. 192.168.0.82:/data"),
 ])
 def test_one_failure_per_bad_field_naming_it(over, prop, fragment):
     _, failures = check_inputs(job_inputs(**over))

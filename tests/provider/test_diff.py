@@ -1,24 +1,41 @@
+"""check() + decide(): update in place vs replace, the derived-name rule, adoption, delete-before-replace."""
+
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+from pulumi.output import Unknown
+
 from modelarts_provider.training_job.check import check_inputs
-from modelarts_provider.training_job.unknowns import UNKNOWN
 from modelarts_provider.training_job.diff import decide
+from modelarts_provider.training_job.unknowns import UNKNOWN
 
-from .common import job_inputs
+from .common import CODE, job_inputs
 
-
-def state(**over):
-    inputs, _ = check_inputs(job_inputs(**over))
-    return {**inputs, "job_id": "j1", "job_name": inputs["name"], "phase": "Running"}
+UNKNOWNS = pytest.mark.parametrize("unknown", [UNKNOWN, Unknown()], ids=["wire-string", "Unknown-object"])
 
 
-def news(**over):
-    return check_inputs(job_inputs(**over))[0]
+def state(job_name: str | None = None, phase: str = "Running", **over: Any) -> dict[str, Any]:
+    """What the state holds after a create: the checked inputs plus the status outputs."""
+    inputs, failures = check_inputs(job_inputs(**over))
+    assert failures == []
+    return {**inputs, "job_id": "j1", "job_name": job_name or inputs["name"], "phase": phase}
+
+
+def news(olds: dict[str, Any] | None = None, **over: Any) -> dict[str, Any]:
+    inputs, failures = check_inputs(job_inputs(**over), olds)
+    assert failures == []
+    return inputs
+
+
+def outputs_at(*urls: str) -> dict[str, Any]:
+    return {**CODE, "outputs": [{"name": f"o{i}", "obs_url": u} for i, u in enumerate(urls)]}
 
 
 def test_no_change():
     d = decide("j1", state(), news())
-    assert not d.changes and not d.replaces
+    assert not d.changes and not d.replaces and not d.updates
 
 
 def test_status_outputs_never_diff():
@@ -28,44 +45,182 @@ def test_status_outputs_never_diff():
 
 def test_description_is_in_place():
     d = decide("j1", state(), news(description="new"))
-    assert d.changes and d.updates == ["description"] and not d.replaces
+    assert d.changes and d.updates == ["description"] and d.replaces == []
+
+
+@UNKNOWNS
+def test_an_unknown_description_at_preview_is_an_update_not_a_replace(unknown):
+    old = state()
+    new = news(old, description=unknown)
+    assert new["description"] is unknown and new["flavor_id"] == "modelarts.vm.cpu.2u"
+    d = decide("j1", old, new)
+    assert d.changes and d.updates == ["description"] and d.replaces == []
+
+
+@UNKNOWNS
+def test_an_unknown_spec_field_at_preview_is_a_replace(unknown):
+    d = decide("j1", state(), news(state(), flavor_id=unknown))
+    assert d.replaces == ["flavor_id"]
 
 
 def test_provider_only_options_change_nothing_remote():
     d = decide("j1", state(), news(wait_for="completed", wait_timeout_seconds=99, delete_before_replace=False))
-    assert d.changes and not d.replaces
+    assert d.changes and d.replaces == []
+    assert d.updates == ["delete_before_replace", "wait_for", "wait_timeout_seconds"]
 
 
 def test_flavor_change_replaces_delete_first_by_default():
     d = decide("j1", state(), news(flavor_id="modelarts.p3.large.public", name="job-b"))
-    assert "flavor_id" in d.replaces and d.delete_before_replace
-
-
-def test_create_before_delete_opt_out_when_name_changes():
-    d = decide("j1", state(), news(flavor_id="f2", name="job-b", delete_before_replace=False))
-    assert d.replaces and d.delete_before_replace is False
+    assert d.replaces == ["flavor_id", "name"] and d.delete_before_replace is True
 
 
 def test_same_name_forces_delete_before_replace():
-    d = decide("j1", state(), news(flavor_id="f2", delete_before_replace=False))
+    d = decide("j1", state(), news(flavor_id="f2", delete_before_replace=False,
+                                   algorithm=outputs_at("obs://bkt/elsewhere/")))
+    assert set(d.replaces) == {"algorithm", "flavor_id"} and d.delete_before_replace is True
+
+
+@pytest.mark.parametrize("old_url,new_url", [
+    ("obs://bkt/out/", "obs://bkt/out/"),
+    ("obs://bkt/out/", "/bkt/out/"),            # the same path, the API's spelling
+    ("obs://bkt/out/", "obs://bkt/out/run-2/"),  # inside the old one
+    ("obs://bkt/out/run-2/", "obs://bkt/out/"),  # around the old one
+])
+def test_a_shared_output_path_forces_delete_before_replace(old_url, new_url):
+    old = state(algorithm=outputs_at(old_url))
+    d = decide("j1", old, news(name="job-b", flavor_id="f2", delete_before_replace=False,
+                               algorithm=outputs_at(new_url)))
+    assert "flavor_id" in d.replaces and d.delete_before_replace is True
+
+
+def test_a_shared_log_path_forces_delete_before_replace():
+    old = state(algorithm=outputs_at("obs://bkt/out/"), log_export_path={"obs_url": "obs://bkt/logs/"})
+    d = decide("j1", old, news(name="job-b", flavor_id="f2", delete_before_replace=False,
+                               algorithm=outputs_at("obs://bkt/out-2/"), log_export_path={"obs_url": "/bkt/logs/"}))
     assert d.replaces and d.delete_before_replace is True
 
 
-def test_unknown_name_during_preview_is_a_replace():
-    from pulumi.output import Unknown
+def test_distinct_output_paths_honour_delete_before_replace_false():
+    old = state(algorithm=outputs_at("obs://bkt/out/a/"), log_export_path={"obs_url": "obs://bkt/logs/a/"})
+    d = decide("j1", old, news(name="job-b", flavor_id="f2", delete_before_replace=False,
+                               algorithm=outputs_at("obs://bkt/out/b/"), log_export_path={"obs_url": "obs://bkt/logs/b/"}))
+    assert set(d.replaces) == {"algorithm", "flavor_id", "log_export_path", "name"}
+    assert d.delete_before_replace is False
 
-    for unknown in (UNKNOWN, Unknown()):
-        d = decide("j1", state(), news(flavor_id="f2", name=unknown))
-        assert {"flavor_id", "name"} <= set(d.replaces)
+
+@UNKNOWNS
+def test_an_unknown_name_during_preview_is_a_replace(unknown):
+    d = decide("j1", state(), news(flavor_id="f2", name=unknown))
+    assert d.replaces == ["flavor_id", "name"]
 
 
-def test_replace_failed_opt_in():
-    failed = {**state(replace_failed=True), "phase": "Failed"}
-    assert not decide("j1", {**state(), "phase": "Failed"}, news()).changes
-    d = decide("j1", failed, news(replace_failed=True))
-    assert d.replaces == ["phase"] and d.delete_before_replace
+def test_replace_failed_replaces_a_job_last_seen_failed():
+    for phase in ("Failed", "Abnormal"):
+        d = decide("j1", state(replace_failed=True, phase=phase), news(replace_failed=True))
+        assert d.replaces == ["phase"] and d.delete_before_replace is True
+    assert not decide("j1", state(phase="Failed"), news()).changes  # not opted in
+    assert not decide("j1", state(replace_failed=True, phase="Completed"), news(replace_failed=True)).changes
+
+
+# --- the derived-name rule ---------------------------------------------------------------------
+
+
+def derived_state(**over: Any) -> dict[str, Any]:
+    return state(name="train-abc123", derived_name=True, **over)
+
+
+@pytest.mark.parametrize("new_name", ["train-xyz789", UNKNOWN, Unknown()], ids=["renewed", "wire-unknown", "Unknown"])
+def test_a_new_derived_name_with_an_unchanged_spec_keeps_the_old_name(new_name):
+    old = derived_state(description="a")
+    new = news(old, name=new_name, derived_name=True, description="b", wait_for="running")
+    assert new["name"] == "train-abc123"  # check returns the job's name
+    d = decide("j1", old, new)
+    assert d.replaces == [] and d.updates == ["description", "wait_for"]
+
+
+def test_a_derived_name_is_kept_under_equivalent_declarations():
+    old = derived_state()
+    new = news(old, name="train-xyz789", derived_name=True, node_count=1,
+               algorithm={**CODE, "parameters": [{"name": "lr", "value": "0.1"}],
+                          "outputs": [{"name": "train_url", "obs_url": "obs://bkt/out/"}]})
+    assert new["name"] == "train-abc123" and not decide("j1", old, new).changes
+
+
+def test_a_new_derived_name_with_a_changed_spec_is_the_new_job_name():
+    old = derived_state()
+    new = news(old, name="train-xyz789", derived_name=True, flavor_id="f2")
+    assert new["name"] == "train-xyz789"
+    d = decide("j1", old, new)
+    assert d.replaces == ["flavor_id"] and "name" in d.updates  # the spec replaces, the name alone never
+
+
+def test_a_declared_name_change_replaces():
+    d = decide("j1", state(), news(state(), name="job-b"))
+    assert d.replaces == ["name"]
+
+
+# --- adoption -----------------------------------------------------------------------------------
+
+
+def adopted_state(**over: Any) -> dict[str, Any]:
+    return state(name=None, adopt_job_id="j1", job_name="live-name", **over)
+
+
+def test_naming_the_adopted_job_by_its_live_name_changes_nothing():
+    old = adopted_state()
+    assert not decide("j1", old, news(old, name="live-name", adopt_job_id="j1")).changes
+
+
+def test_naming_the_adopted_job_by_another_name_replaces():
+    old = adopted_state()
+    assert decide("j1", old, news(old, name="other-name", adopt_job_id="j1")).replaces == ["name"]
+
+
+def test_dropping_adopt_job_id_with_the_live_name_is_no_replace():
+    old = adopted_state()
+    d = decide("j1", old, news(old, name="live-name"))
+    assert d.replaces == [] and d.updates == ["adopt_job_id"]
+
+
+def test_dropping_adopt_job_id_with_a_derived_name_keeps_the_job():
+    old = adopted_state()
+    new = news(old, name="res-abc123", derived_name=True)
+    assert new["name"] == "live-name"
+    d = decide("j1", old, new)
+    assert d.replaces == [] and set(d.updates) == {"adopt_job_id", "derived_name"}
 
 
 def test_adopt_job_id_only_replaces_for_another_job():
-    assert not decide("j1", state(), news(adopt_job_id="j1")).replaces
+    old = adopted_state()
+    assert not decide("j1", old, news(old, name=None, adopt_job_id="j1")).changes
+    d = decide("j1", old, news(old, name=None, adopt_job_id="j2"))
+    assert d.replaces == ["adopt_job_id"]
     assert decide("j1", state(), news(adopt_job_id="j2")).replaces == ["adopt_job_id"]
+
+
+# --- as the engine calls them: check gets the old inputs, diff the old state ----------------------
+
+
+def two_ups(first_old_inputs: dict[str, Any], job_name: str, **declared: Any) -> list[Any]:
+    """Check + diff of the same declaration on two consecutive `up`s (the first one's update applied)."""
+    out = []
+    old_inputs = first_old_inputs
+    for _ in range(2):
+        st_ = {**old_inputs, "job_id": "j1", "job_name": job_name, "phase": "Running"}
+        new = news(old_inputs, **declared)
+        out.append((new["name"], decide("j1", st_, new)))
+        old_inputs = new
+    return out
+
+
+def test_a_renewed_derived_name_is_kept_with_the_old_inputs_alone():
+    old_inputs = news(name="train-abc123", derived_name=True)
+    (name1, d1), (name2, d2) = two_ups(old_inputs, "train-abc123", name="train-xyz789", derived_name=True)
+    assert name1 == name2 == "train-abc123" and not d1.changes and not d2.changes
+
+
+def test_dropping_adoption_with_a_derived_name_is_one_update_then_nothing():
+    old_inputs = news(name=None, adopt_job_id="j1")
+    (_, first), (_, second) = two_ups(old_inputs, "live-name", name="res-abc123", derived_name=True)
+    assert first.replaces == [] and set(first.updates) == {"adopt_job_id", "derived_name", "name"}
+    assert not second.changes  # no update at every later `up`

@@ -51,12 +51,16 @@ def test_unknown_modelarts_keys():
     assert unknown_keys(["modelarts:region", "modelarts:secretkey", "other:x"]) == ["modelarts:secretkey"]
 
 
-def test_provider_pickles_by_reference_without_settings():
+@pytest.mark.parametrize("resource_module,module", [
+    ("modelarts_provider.training_job.resource", b"modelarts_provider.training_job.provider"),
+    ("modelarts_provider.awaiting.resource", b"modelarts_provider.awaiting.provider"),
+])
+def test_provider_pickles_by_reference_without_settings(resource_module, module):
     from pulumi.dynamic.dynamic import serialize_provider
     import base64
+    import importlib
 
-    from modelarts_provider.training_job.resource import PROVIDER
-
-    raw = base64.b64decode(serialize_provider(PROVIDER))
-    assert b"modelarts_provider.provider" in raw and len(raw) < 200
+    provider = importlib.import_module(resource_module).PROVIDER  # the one object every resource uses
+    raw = base64.b64decode(serialize_provider(provider))
+    assert module in raw and len(raw) < 200
     assert pickle.loads(raw).__dict__ == {}

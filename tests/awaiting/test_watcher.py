@@ -1,0 +1,173 @@
+"""Watcher: recorded workflows replayed on a virtual clock, with every polling strategy they name.
+
+For each workflow and strategy: the outcome (verdict, phase) and reason of every job, which jobs were
+terminated, every printed line in order (one per phase change, never two merged), the elapsed virtual
+time, and the calls per job (`get`) and per workspace (`page`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from modelarts_provider.awaiting.conditions import Verdict
+from modelarts_provider.awaiting.watcher import Result, Watched, Watcher, WaitAborted, _State
+from modelarts_provider.client.models import TrainingJob
+
+from .replay import FakeClock, ReplayClient, all_workflows, load
+
+
+class Lines(list):
+    def __call__(self, message: str) -> None:
+        assert "\n" not in message, f"merged lines: {message!r}"
+        self.append(message)
+
+
+def watched(job: dict[str, Any]) -> Watched:
+    return Watched(job["key"], job["id"], job["name"], job["wait_for"], job["timeout_s"], job["poll_s"],
+                   job.get("workspace_id"))
+
+
+def replay(workflow: dict[str, Any], strategy: str) -> tuple[list[Result], ReplayClient, Lines, FakeClock]:
+    client, lines, clock = ReplayClient(workflow["jobs"]), Lines(), FakeClock()
+    watcher = Watcher(client, lines, strategy=strategy, clock=clock, sleep=clock.sleep)
+    results = watcher.run([watched(j) for j in workflow["jobs"]])
+    return results, client, lines, clock
+
+
+CASES = [(name, strategy) for name in all_workflows() for strategy in load(name)["strategies"]]
+
+
+def test_the_recordings_are_there():
+    assert {"created_then_completed.json", "one_fails_among_many.json", "deadline_passed.json",
+            "transient_errors_then_running.json", "deleted_while_waiting.json",
+            "terminated_by_someone.json"} <= set(all_workflows())
+
+
+@pytest.mark.parametrize("name,strategy", CASES, ids=[f"{n[:-5]}-{s}" for n, s in CASES])
+def test_recorded_workflow(name, strategy):
+    wf = load(name)
+    expect = wf["expect"]
+    results, client, lines, clock = replay(wf, strategy)
+
+    assert [r.watched.key for r in results] == [j["key"] for j in wf["jobs"]]  # declaration order
+    got = {r.watched.key: [r.outcome.verdict.value, r.phase] for r in results}
+    assert got == expect["outcomes"]
+    reasons = {r.watched.key: r.outcome.reason for r in results if r.outcome.reason}
+    assert reasons == expect.get("reasons", {})
+    assert {r.watched.key: r.note for r in results if r.note} == expect.get("notes", {})
+    assert client.ids("terminate") == set(expect["terminated"])
+    assert all(n == 1 for n in client.calls("terminate").values())
+    assert lines == expect["lines"]
+    assert clock.now == expect["elapsed_s"]
+    calls = expect["calls"][strategy]
+    assert client.calls("get") == calls["get"]
+    assert client.calls("page") == calls["page"]
+
+
+def test_one_line_per_phase_change_and_never_a_repeat():
+    results, _, lines, _ = replay(load("one_fails_among_many.json"), "get")
+    per_job: dict[str, list[str]] = {}
+    for line in lines:
+        if line[0].isdigit():
+            continue  # summary
+        name, _, text = line.partition(": ")
+        per_job.setdefault(name, []).append(text)
+    assert per_job["sweep-5"] == ["Creating", "Creating -> Pending", "Pending -> Running", "Running -> Completed",
+                                  "reached completed (Completed)"]
+    assert per_job["sweep-3"] == ["Pending", "Pending -> Running", "Running -> Failed"]
+    assert len(lines) == len(set(lines))
+
+
+def test_list_and_get_strategies_agree_on_everything_but_the_calls():
+    wf = load("one_fails_among_many.json")
+    outcomes = []
+    for strategy in ("get", "list", "auto"):
+        results, _, lines, clock = replay(wf, strategy)
+        outcomes.append(([(r.watched.key, r.outcome, r.phase) for r in results], list(lines), clock.now))
+    assert outcomes[0] == outcomes[1] == outcomes[2]
+
+
+def test_list_strategy_costs_a_page_per_round_not_a_call_per_job():
+    jobs = [{"key": f"k{i}", "id": f"job-{i}", "name": f"n{i}", "wait_for": "completed", "timeout_s": 600,
+             "poll_s": 5, "polls": ["Running", "Running", "Completed"]} for i in range(40)]
+    _, by_get, _, _ = replay({"jobs": jobs}, "get")
+    _, by_list, _, _ = replay({"jobs": jobs}, "list")
+    assert sum(by_get.calls("get").values()) == 120 and by_get.calls("page") == {}
+    assert by_list.calls("page") == {"0": 3} and by_list.calls("get") == {}
+
+
+def test_list_strategy_pages_until_every_awaited_job_was_seen():
+    # 90 jobs in the workspace, the 3 awaited ones the oldest (on the second page): no GET needed
+    jobs = [{"key": f"k{i}", "id": f"job-{i}", "name": f"n{i}", "wait_for": "created", "timeout_s": 600,
+             "poll_s": 5, "polls": ["Running"]} for i in range(90)]
+    client, clock = ReplayClient(jobs), FakeClock()
+    results = Watcher(client, Lines(), strategy="list", clock=clock, sleep=clock.sleep).run(
+        [watched(j) for j in jobs[:3]])
+    assert [r.outcome.verdict for r in results] == [Verdict.REACHED] * 3
+    assert client.calls("page") == {"0": 2} and client.calls("get") == {}
+
+
+def test_list_strategy_falls_back_to_a_get_for_jobs_beyond_the_page_budget():
+    jobs = [{"key": f"k{i}", "id": f"job-{i}", "name": f"n{i}", "wait_for": "created", "timeout_s": 600,
+             "poll_s": 5, "polls": ["Running"]} for i in range(160)]
+    client, clock = ReplayClient(jobs), FakeClock()
+    Watcher(client, Lines(), strategy="list", clock=clock, sleep=clock.sleep).run([watched(j) for j in jobs[:3]])
+    # budget: (ceil(3/50) + 1) pages of 50 = 100 jobs; the 3 oldest are further down: one GET each
+    assert client.calls("page") == {"0": 2} and client.calls("get") == {"job-0": 1, "job-1": 1, "job-2": 1}
+
+
+def test_a_non_transient_poll_error_aborts_the_wait():
+    jobs = [{"key": "a", "id": "job-a", "name": "a", "wait_for": "completed", "timeout_s": 600, "poll_s": 5,
+             "polls": ["Running", {"error": 403}]}]
+    client, clock = ReplayClient(jobs), FakeClock()
+    with pytest.raises(WaitAborted, match="Recorded.403 recorded HTTP 403"):
+        Watcher(client, Lines(), strategy="get", clock=clock, sleep=clock.sleep).run([watched(jobs[0])])
+    assert client.calls("terminate") == {}
+
+
+def test_the_wait_stops_when_the_engine_is_gone():
+    jobs = [{"key": "a", "id": "job-a", "name": "a", "wait_for": "completed", "timeout_s": 600, "poll_s": 5,
+             "polls": ["Running"]}]
+    client, clock = ReplayClient(jobs), FakeClock()
+    alive = iter([True, True, False])
+    with pytest.raises(WaitAborted, match="the Pulumi engine that started this wait is gone"):
+        Watcher(client, Lines(), strategy="get", clock=clock, sleep=clock.sleep,
+                alive=lambda: next(alive)).run([watched(jobs[0])])
+    assert client.calls("get") == {"job-a": 1} and client.calls("terminate") == {}
+
+
+def test_each_job_keeps_its_own_poll_interval():
+    jobs = [{"key": "fast", "id": "job-f", "name": "f", "wait_for": "completed", "timeout_s": 600, "poll_s": 2,
+             "polls": ["Running"] * 5 + ["Completed"]},
+            {"key": "slow", "id": "job-s", "name": "s", "wait_for": "completed", "timeout_s": 600, "poll_s": 30,
+             "polls": ["Running", "Completed"]}]
+    results, client, _, clock = replay({"jobs": jobs}, "get")
+    assert client.calls("get") == {"job-f": 6, "job-s": 2} and clock.now == 30
+    assert [r.outcome.verdict for r in results] == [Verdict.REACHED, Verdict.REACHED]
+
+
+def test_summary_line_format():
+    def state(phase: str | None) -> _State:
+        s = _State(Watched("k", "id", "n", "completed", 1, 1), lambda j, t: None, 0, 0)
+        s.phase = phase
+        return s
+
+    states = [state(p) for p in ["Running", "Running", "Completed", "Pending", "Queued", None]]
+    done = {"a": Result(states[2].watched, type("O", (), {"verdict": Verdict.REACHED})(), None)}
+    assert Watcher.summary(states, done) == "6 jobs: 1 Pending, 2 Running, 1 Completed, 1 Queued, 1 unknown (1 done)"
+
+
+def test_nothing_to_watch_returns_at_once():
+    client, clock = ReplayClient([]), FakeClock()
+    assert Watcher(client, Lines(), clock=clock, sleep=clock.sleep).run([]) == [] and client.log == []
+
+
+def test_fetch_reports_gone_and_transient_views():
+    jobs = [{"key": "a", "id": "job-a", "polls": ["Running"]}, {"key": "b", "id": "job-b", "polls": [None]},
+            {"key": "c", "id": "job-c", "polls": [{"error": 503}]}]
+    client = ReplayClient(jobs)
+    fresh = Watcher(client, Lines(), strategy="get").fetch([("job-a", None), ("job-b", None), ("job-c", None)])
+    assert isinstance(fresh["job-a"], TrainingJob) and fresh["job-a"].phase == "Running"
+    assert fresh["job-b"] is None and not isinstance(fresh["job-c"], TrainingJob) and fresh["job-c"] is not None

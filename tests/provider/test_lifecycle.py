@@ -1,0 +1,442 @@
+"""lifecycle.submit / adopt / stop / stop_and_delete with the fake client and a NameIndex.
+
+Only our job (same name, same spec, same workspace) is ever taken over; a job that is not ours is
+named in the refusal and never terminated, deleted or updated.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from modelarts_provider.client.errors import ModelArtsError
+from modelarts_provider.client.models import TrainingJob
+from modelarts_provider.training_job import lifecycle
+from modelarts_provider.training_job.args import TrainingJobArgs
+from modelarts_provider.training_job.lifecycle import TrainingJobError, submit
+from modelarts_provider.training_job.name_index import NameIndex
+
+from .common import job_inputs
+from .fakes import FakeClient
+
+ALL_PHASES = ["Creating", "Pending", "Running", "Completed", "Failed", "Abnormal", "Terminating", "Terminated"]
+
+
+class Said(list):
+    """A printer that keeps every line and refuses merged lines."""
+
+    def __call__(self, message: str) -> None:
+        assert "\n" not in message, message
+        self.append(message)
+
+
+def args(**over) -> TrainingJobArgs:
+    return TrainingJobArgs.model_validate(job_inputs(**over))
+
+
+def not_ours_message(job: TrainingJob, phase: str, why: str, name: str = "job-a") -> str:
+    return (f"a training job named {name} already exists ({job.id}, {phase}) and is not this declaration ({why}); "
+            "nothing was changed: rename the declared job, adopt the existing one with adopt_job_id, or remove "
+            "it yourself")
+
+
+# --- one listing, one POST ----------------------------------------------------------------------
+
+
+def test_n_creates_through_one_index_list_once_and_post_once_each():
+    c = FakeClient()
+    for i in range(3):
+        c.add(args(name=f"someone-else-{i}").to_wire())
+    index, said = NameIndex(c), Said()
+    jobs = [submit(c, args(name=f"job-{i}"), index, said) for i in range(7)]
+    assert c.calls == ["list"] + ["create"] * 7
+    assert c.details("list") == [{"name_like": None, "phases": None, "limit": 501, "workspace_id": None}]
+    assert [j.name for j in jobs] == [f"job-{i}" for i in range(7)] and len({j.id for j in jobs}) == 7
+    assert said == [f"job-{i}: submitted {j.id}" for i, j in enumerate(jobs)]
+    assert all(j.phase == "Creating" for j in jobs)  # submitted, not waited for
+
+
+def test_concurrent_creates_share_the_one_listing():
+    c = FakeClient()
+    index = NameIndex(c)
+    with ThreadPoolExecutor(4) as pool:
+        jobs = list(pool.map(lambda i: submit(c, args(name=f"job-{i}"), index, Said()), range(12)))
+    assert c.count("list") == 1 and c.count("create") == 12 and len({j.id for j in jobs}) == 12
+
+
+def test_a_submitted_job_is_in_the_listing_for_the_next_create_of_the_process():
+    c = FakeClient()
+    index = NameIndex(c)
+    first = submit(c, args(), index, Said())
+    said = Said()
+    again = submit(c, args(), index, said)
+    assert again.id == first.id and c.calls == ["list", "create"]
+    assert said == [f"job-a: taking over existing job {first.id} (Creating)"]
+
+
+def test_each_workspace_is_listed_once_with_its_own_key():
+    c = FakeClient()
+    index = NameIndex(c)
+    for ws in (None, "ws-1", None, "ws-1", "ws-2"):
+        submit(c, args(name=f"job-{ws}-{c.count('create')}", workspace_id=ws), index, Said())
+    assert [d["workspace_id"] for d in c.details("list")] == [None, "ws-1", "ws-2"]
+    assert c.count("create") == 5
+
+
+# --- takeover: only our job, in any phase ------------------------------------------------------
+
+
+@pytest.mark.parametrize("phase", ALL_PHASES)
+def test_our_job_is_taken_over_in_any_phase_and_never_touched(phase):
+    c = FakeClient()
+    ours = c.add(args().to_wire(), phase)
+    said = Said()
+    job = submit(c, args(), NameIndex(c), said)
+    assert job.id == ours.id and job.phase == phase
+    assert c.calls == ["list"]  # no POST, no terminate, no delete, no update
+    assert c.phase_of(ours.id) == phase and list(c.jobs) == [ours.id]
+    assert said == [f"job-a: taking over existing job {ours.id} ({phase})"]
+
+
+def test_takeover_updates_a_changed_description_only():
+    c = FakeClient()
+    ours = c.add(args(description="old").to_wire(), "Running")
+    said = Said()
+    job = submit(c, args(description="new"), NameIndex(c), said)
+    assert job.id == ours.id and job.description == "new"
+    assert c.log == [("list", c.details("list")[0]), ("update", ours.id)]
+    assert said == [f"job-a: taking over existing job {ours.id} (Running)", "job-a: updating description"]
+
+
+def test_takeover_compares_obs_paths_in_either_spelling():
+    c = FakeClient()
+    # The service answers /bucket/key; the declaration says obs://bucket/key.
+    ours = c.add(args().to_wire(), "Running")
+    assert c.jobs[ours.id]["algorithm"]["code_dir"] == "/bkt/code/"
+    assert submit(c, args(), NameIndex(c), Said()).id == ours.id and c.count("create") == 0
+
+
+def test_takeover_reads_numbers_in_either_json_type():
+    # The client keeps a number sent as a string (and the reverse) as received (tolerance rule).
+    c = FakeClient()
+    ours = c.add(args(node_count=2, auto_stop={"duration": 3}).to_wire(), "Running")
+    wire = c.jobs[ours.id]
+    wire["spec"]["resource"]["node_count"] = "2"
+    wire["spec"]["auto_stop"]["duration"] = "3"
+    wire["algorithm"]["parameters"] = [{"name": "lr", "value": 0.1}]
+    assert submit(c, args(node_count=2, auto_stop={"duration": 3}), NameIndex(c), Said()).id == ours.id
+    with pytest.raises(TrainingJobError, match="node_count: declared 3, live '2'"):
+        submit(c, args(node_count=3, auto_stop={"duration": 3}), NameIndex(c), Said())
+    assert c.touched() == set()
+
+
+@pytest.mark.parametrize("phase", ["Running", "Failed", "Completed", "Terminated"])
+def test_same_name_with_another_spec_is_refused_naming_it_and_nothing_is_touched(phase):
+    c = FakeClient(allow_duplicate_names=True)
+    theirs = c.add(args(flavor_id="modelarts.vm.cpu.8u", node_count=2).to_wire(), phase)
+    with pytest.raises(TrainingJobError) as e:
+        submit(c, args(), NameIndex(c), Said())
+    assert str(e.value) == not_ours_message(
+        theirs, phase, "flavor_id: declared 'modelarts.vm.cpu.2u', live 'modelarts.vm.cpu.8u'; "
+                       "node_count: declared 1, live 2")
+    assert c.calls == ["list"] and c.touched() == set()
+    assert c.phase_of(theirs.id) == phase and list(c.jobs) == [theirs.id]
+
+
+def test_a_refusal_never_quotes_secret_looking_values():
+    c = FakeClient()
+    theirs = c.add(args(annotations={"api_token": "their-token-value"},
+                        algorithm={"code_dir": "obs://bkt/code/", "boot_file": "obs://bkt/code/train.py",
+                                   "engine": {"engine_name": "PyTorch", "engine_version": "1.8"},
+                                   "environments": {"DB_PASSWORD": "their-password"}}).to_wire())
+    mine = args(annotations={"api_token": "my-token-value"},
+                algorithm={"code_dir": "obs://bkt/code/", "boot_file": "obs://bkt/code/train.py",
+                           "engine": {"engine_name": "PyTorch", "engine_version": "1.8"},
+                           "environments": {"DB_PASSWORD": "my-password"}})
+    with pytest.raises(TrainingJobError) as e:
+        submit(c, mine, NameIndex(c), Said())
+    msg = str(e.value)
+    assert msg == not_ours_message(theirs, "Running", "annotations[api_token]: differs (values not shown); "
+                                   "algorithm.environments: declared 'values of DB_PASSWORD (not shown)', "
+                                   "live 'different values'")
+    for secret in ("their-token-value", "my-token-value", "their-password", "my-password"):
+        assert secret not in msg
+    assert c.touched() == set()
+
+
+def test_same_spec_in_another_workspace_is_never_listed_never_touched():
+    # The list API lists one workspace: theirs (ws-colleague) is not in ours ("0").
+    c = FakeClient(allow_duplicate_names=True)
+    theirs = c.add(args().to_wire(), "Running", workspace_id="ws-colleague")
+    job = submit(c, args(), NameIndex(c), Said())
+    assert job.id != theirs.id and c.workspace_of(job.id) == "0"
+    assert c.calls == ["list", "create"] and c.details("list")[0]["workspace_id"] is None
+    assert c.phase_of(theirs.id) == "Running"
+
+
+def test_same_spec_in_another_workspace_refused_by_the_service_is_not_retried():
+    c = FakeClient(allow_duplicate_names=False)  # the service may refuse the name project-wide
+    theirs = c.add(args().to_wire(), "Running", workspace_id="ws-colleague")
+    with pytest.raises(ModelArtsError) as e:
+        submit(c, args(), NameIndex(c), Said())
+    assert e.value.error_code == "ModelArts.2751" and "job-a" in str(e.value)
+    assert c.calls == ["list", "create"] and list(c.jobs) == [theirs.id] and c.phase_of(theirs.id) == "Running"
+
+
+def test_same_spec_in_another_workspace_listed_anyway_is_refused_naming_it():
+    # A service (or the emulator's switch) that lists every workspace: the workspace decides.
+    c = FakeClient(search_all_workspaces=True)
+    theirs = c.add(args().to_wire(), "Running", workspace_id="ws-colleague")
+    with pytest.raises(TrainingJobError) as e:
+        submit(c, args(), NameIndex(c), Said())
+    assert str(e.value) == not_ours_message(theirs, "Running", "workspace_id: declared '0', live 'ws-colleague'")
+    assert c.calls == ["list"] and c.touched() == set()
+
+
+def test_our_job_declared_in_a_workspace_is_taken_over_there():
+    c = FakeClient(search_all_workspaces=True)
+    default = c.add(args().to_wire(), "Running")  # same name + spec, default workspace: not ours
+    ours = c.add(args(workspace_id="ws-1").to_wire(), "Pending")
+    job = submit(c, args(workspace_id="ws-1"), NameIndex(c), Said())
+    assert job.id == ours.id and c.calls == ["list"] and c.phase_of(default.id) == "Running"
+
+
+@pytest.mark.parametrize("ours_is_newest", [True, False])
+def test_duplicate_names_the_one_that_is_ours_is_taken_over(ours_is_newest):
+    c = FakeClient(allow_duplicate_names=True)
+    other = args(flavor_id="modelarts.vm.cpu.8u").to_wire()
+    if ours_is_newest:
+        theirs, ours = c.add(other, "Failed"), c.add(args().to_wire(), "Running")
+    else:
+        ours, theirs = c.add(args().to_wire(), "Running"), c.add(other, "Failed")
+    said = Said()
+    job = submit(c, args(), NameIndex(c), said)
+    assert job.id == ours.id and c.calls == ["list"]
+    assert c.phase_of(theirs.id) == "Failed" and set(c.jobs) == {ours.id, theirs.id}
+    assert said == [f"job-a: taking over existing job {ours.id} (Running)"]
+
+
+def test_two_of_ours_the_newest_is_taken_over():
+    c = FakeClient(allow_duplicate_names=True)
+    c.add(args().to_wire(), "Completed")
+    newest = c.add(args().to_wire(), "Running")
+    assert submit(c, args(), NameIndex(c), Said()).id == newest.id and c.calls == ["list"]
+
+
+def test_two_not_ours_the_refusal_names_the_newest():
+    c = FakeClient(allow_duplicate_names=True)
+    c.add(args(flavor_id="f-old").to_wire(), "Completed")
+    newest = c.add(args(flavor_id="f-new").to_wire(), "Running")
+    with pytest.raises(TrainingJobError) as e:
+        submit(c, args(), NameIndex(c), Said())
+    assert str(e.value) == not_ours_message(newest, "Running",
+                                            "flavor_id: declared 'modelarts.vm.cpu.2u', live 'f-new'")
+    assert c.touched() == set()
+
+
+def test_a_name_that_only_contains_ours_is_not_a_match():
+    c = FakeClient(allow_duplicate_names=True)
+    c.add(args(name="job-a-2", flavor_id="other").to_wire(), "Running")
+    job = submit(c, args(), NameIndex(c), Said())
+    assert job.name == "job-a" and c.calls == ["list", "create"]
+
+
+# --- deleting and reusing a name in one process ------------------------------------------------
+
+
+def test_a_replacement_reusing_the_name_after_delete_is_not_refused():
+    c = FakeClient(script=["Creating", "Running"])
+    index = NameIndex(c)
+    old = submit(c, args(), index, Said())
+    lifecycle.stop_and_delete(c, old.id, 5, 0.01, Said())
+    index.forget(old.id)
+    new = submit(c, args(flavor_id="modelarts.vm.cpu.8u"), index, Said())
+    assert new.id != old.id and list(c.jobs) == [new.id]
+    assert c.count("list") == 1 and c.count("create") == 2
+
+
+def test_the_index_remembers_a_deleted_job_until_it_is_forgotten():
+    c = FakeClient(script=["Creating", "Running"])
+    index = NameIndex(c)
+    old = submit(c, args(), index, Said())
+    lifecycle.stop_and_delete(c, old.id, 5, 0.01, Said())
+    with pytest.raises(TrainingJobError, match=f"already exists \\({old.id}, Creating\\)"):
+        submit(c, args(flavor_id="modelarts.vm.cpu.8u"), index, Said())
+    index.forget(old.id)
+    assert submit(c, args(flavor_id="modelarts.vm.cpu.8u"), index, Said()).id != old.id
+
+
+# --- projects bigger than the listing cap -------------------------------------------------------
+
+
+def test_a_project_bigger_than_max_pages_falls_back_to_a_search_per_name():
+    c = FakeClient()
+    ours = c.add(args().to_wire(), "Running")  # the oldest: beyond the first page
+    for i in range(60):
+        c.add(args(name=f"other-{i}").to_wire())
+    index = NameIndex(c, max_pages=1)
+    taken = submit(c, args(), index, Said())
+    created = submit(c, args(name="job-new"), index, Said())
+    again = submit(c, args(name="job-new"), index, Said())
+    assert taken.id == ours.id and again.id == created.id and c.count("create") == 1
+    assert [(d["name_like"], d["limit"]) for d in c.details("list")] == [
+        (None, 51), ("job-a", 50), ("job-new", 50), ("job-new", 50)]
+
+
+def test_a_project_of_exactly_max_pages_is_listed_whole():
+    c = FakeClient()
+    for i in range(50):
+        c.add(args(name=f"other-{i}").to_wire())
+    index = NameIndex(c, max_pages=1)
+    submit(c, args(), index, Said())
+    submit(c, args(name="job-b"), index, Said())
+    assert [(d["name_like"], d["limit"]) for d in c.details("list")] == [(None, 51)]
+
+
+# --- create outcomes ----------------------------------------------------------------------------
+
+
+def test_ambiguous_create_resolved_by_the_client_is_one_job():
+    c = FakeClient()
+    c.fail_create_after_commit = True
+    job = submit(c, args(), NameIndex(c), Said())
+    assert list(c.jobs) == [job.id] and c.calls == ["list", "create", "search"]
+
+
+def test_unresolvable_ambiguous_create_says_rerun_and_the_rerun_takes_over():
+    c = FakeClient()
+    c.ambiguous_create_unresolved = True  # committed, but the client's lookup failed
+    with pytest.raises(TrainingJobError) as e:
+        submit(c, args(), NameIndex(c), Said())
+    assert str(e.value) == (
+        "could not tell whether training job job-a was created (create of training job job-a had an ambiguous "
+        "outcome and the lookup by name failed: Service Unavailable); run `pulumi up` again: it finds the job by "
+        "name and takes it over if it was created, or creates it")
+    assert c.calls == ["list", "create"]  # nothing resent, no guess
+
+    c.ambiguous_create_unresolved = False
+    (committed,) = c.jobs
+    again = submit(c, args(), NameIndex(c), Said())  # the next `up`: a new provider process
+    assert again.id == committed and c.count("create") == 1
+
+
+def test_definitive_create_rejection_propagates_unchanged():
+    c = FakeClient()
+    c.create_error = ModelArtsError("flavor not found", status=400, error_code="ModelArts.2763")
+    with pytest.raises(ModelArtsError) as e:
+        submit(c, args(), NameIndex(c), Said())
+    assert e.value is c.create_error and c.calls == ["list", "create"] and c.jobs == {}
+
+
+def test_a_failing_listing_stops_the_create_before_any_post():
+    c = FakeClient()
+    c.list_faults = [ModelArtsError("forbidden", status=403)]
+    with pytest.raises(ModelArtsError, match="forbidden"):
+        submit(c, args(), NameIndex(c), Said())
+    assert c.count("create") == 0
+
+
+# --- adoption -----------------------------------------------------------------------------------
+
+
+def test_adopt_a_matching_job():
+    c = FakeClient(script=["Creating", "Running"])
+    live = c.add(args().to_wire(), "Running")
+    said = Said()
+    job = submit(c, args(name=None, adopt_job_id=live.id), NameIndex(c), said)
+    assert job.id == live.id and c.calls == ["get"]  # no listing, no POST
+    assert said == [f"job-a: adopted {live.id} (Running)"]
+
+
+def test_adopt_syncs_the_description():
+    c = FakeClient()
+    live = c.add(args(description="theirs").to_wire(), "Completed")
+    job = submit(c, args(name=None, adopt_job_id=live.id, description="mine"), NameIndex(c), Said())
+    assert job.description == "mine" and c.calls == ["get", "update"]
+
+
+def test_adopt_mismatch_lists_every_differing_field():
+    c = FakeClient()
+    live = c.add(args().to_wire(), "Running")
+    with pytest.raises(TrainingJobError) as e:
+        submit(c, args(adopt_job_id=live.id, name="job-b", flavor_id="f2",
+                       algorithm={"code_dir": "obs://bkt/other/", "boot_file": "obs://bkt/other/t.py",
+                                  "engine": {"engine_name": "PyTorch", "engine_version": "1.8"}}),
+               NameIndex(c), Said())
+    assert str(e.value) == (
+        f"cannot adopt training job job-a ({live.id}): the declaration differs: "
+        "name: declared 'job-b', live 'job-a'; "
+        "algorithm.code_dir: declared 'obs://bkt/other/', live '/bkt/code/'; "
+        "algorithm.boot_file: declared 'obs://bkt/other/t.py', live '/bkt/code/train.py'; "
+        "flavor_id: declared 'f2', live 'modelarts.vm.cpu.2u'")
+    assert c.touched() == set()
+
+
+def test_adopt_missing_job():
+    c = FakeClient()
+    with pytest.raises(TrainingJobError) as e:
+        submit(c, args(adopt_job_id="zzz"), NameIndex(c), Said())
+    assert str(e.value) == "adopt_job_id zzz: no such training job" and c.calls == ["get"]
+
+
+# --- stop and delete ----------------------------------------------------------------------------
+
+
+def test_delete_terminates_an_active_job_waits_and_deletes():
+    c = FakeClient(script=["Creating", "Running"])
+    job = c.add(args().to_wire(), "Running")
+    c.terminating_polls = 2
+    said = Said()
+    lifecycle.stop_and_delete(c, job.id, 5, 0.01, said)
+    assert c.jobs == {} and c.calls == ["get", "terminate", "get", "get", "get", "delete"]
+    assert said == ["job-a: terminating (Running)", "job-a: Running -> Terminating",
+                    "job-a: Terminating -> Terminated", "job-a: deleted"]
+
+
+@pytest.mark.parametrize("phase", ["Completed", "Failed", "Terminated"])
+def test_delete_of_an_ended_job_does_not_terminate(phase):
+    c = FakeClient()
+    job = c.add(args().to_wire(), phase)
+    lifecycle.stop_and_delete(c, job.id, 5, 0.01, Said())
+    assert c.jobs == {} and "terminate" not in c.calls and c.count("delete") == 1
+
+
+def test_delete_of_a_gone_job_succeeds():
+    c = FakeClient()
+    said = Said()
+    lifecycle.stop_and_delete(c, "nope", 5, 0.01, said)
+    assert c.calls == ["get"] and said == ["job nope: already gone"]
+
+
+def test_stop_that_does_not_take_effect_times_out_naming_the_job():
+    c = FakeClient()
+    job = c.add(args().to_wire(), "Running")
+    c.terminating_polls = 10**6
+    clock = [0.0]
+
+    def sleep(s: float) -> None:
+        clock[0] += s
+
+    with pytest.raises(TrainingJobError) as e:
+        lifecycle.stop(c, job, 10, 2, Said(), clock=lambda: clock[0], sleep=sleep)
+    assert str(e.value) == f"training job job-a ({job.id}) did not stop within 10s: it is Terminating"
+    assert clock[0] == 10 and c.count("terminate") == 1 and job.id in c.jobs
+
+
+def test_stop_terminates_again_a_job_that_moved_on_before_terminate_took():
+    c = FakeClient()
+    job = c.add(args().to_wire(), "Creating")
+    calls = []
+    real_terminate = c.terminate_job
+
+    def terminate(job_id: str) -> TrainingJob:  # the first terminate is lost: the job moves on
+        calls.append(job_id)
+        if len(calls) == 1:
+            c._record("terminate", job_id)
+            return c._job(job_id)
+        return real_terminate(job_id)
+
+    c.terminate_job = terminate
+    stopped = lifecycle.stop(c, job, 5, 0.01, Said())
+    assert stopped is not None and stopped.phase == "Terminated" and len(calls) == 2
