@@ -36,8 +36,12 @@ class JobsAwaitProvider(ModelArtsProvider):
         try:
             JobsAwaitArgs.model_validate(raw)
         except ValidationError as e:
-            return CheckResult(raw, [CheckFailure(f.property, f.reason) for f in failures_from(e, raw)])
-        return CheckResult(raw, [])
+            failures = [CheckFailure(f.property, f.reason) for f in failures_from(e, raw)]
+            if failures or not contains_unknown(raw):
+                return CheckResult(raw, failures)
+            return CheckResult(raw, [])  # decided once the job ids are known
+        # Defaults filled in, so an omitted wait_for compares equal to the recorded "created".
+        return CheckResult(JobsAwaitArgs.model_validate(raw).model_dump(mode="json", exclude_none=True), [])
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         jobs = _inputs(news).get("jobs")

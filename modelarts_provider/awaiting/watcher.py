@@ -198,7 +198,8 @@ class Watcher:
 
     def _settle(self, s: _State, outcome: Outcome) -> Result:
         result = Result(s.watched, outcome, s.job)
-        if outcome.verdict is Verdict.TIMED_OUT and still_running(s.job):
+        # A job never seen (every poll failed) may be running too: cost safety says terminate it.
+        if outcome.verdict is Verdict.TIMED_OUT and (s.job is None or still_running(s.job)):
             try:
                 self.client.terminate_job(s.watched.job_id)
                 result.note = "it was terminated"

@@ -58,7 +58,9 @@ def _obs_url(v: str | None) -> str | None:
     rest = v[len("obs://"):] if v.startswith("obs://") else v[1:]
     key = rest[rest.index("/"):] if "/" in rest else ""
     _safe_key(v, key)
-    return v
+    # One spelling: obs://bucket/key and /bucket/key name the same place, so they must not differ in
+    # the canonical inputs (a spelling change is not a new job). The request sends /bucket/key.
+    return "obs://" + rest
 
 
 def _safe_key(v: str, key: str) -> None:

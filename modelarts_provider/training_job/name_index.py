@@ -22,6 +22,7 @@ from ..client.errors import ModelArtsError
 from ..client.models import TrainingJob
 
 PAGE = 50
+DEFAULT_WORKSPACE = "0"  # what the list API lists when no workspace is given
 LIST_ATTEMPTS = 3
 
 
@@ -47,6 +48,7 @@ class NameIndex:
         self._listings: dict[str | None, _Listing] = {}
 
     def _listing(self, workspace_id: str | None) -> _Listing:
+        workspace_id = None if workspace_id in (None, DEFAULT_WORKSPACE) else workspace_id
         with self._lock:
             listing = self._listings.get(workspace_id)
             if listing is None:
@@ -81,6 +83,7 @@ class NameIndex:
         return sorted(found, key=lambda j: j.metadata.create_time or 0, reverse=True)
 
     def add(self, job: TrainingJob, workspace_id: str | None = None) -> None:
+        workspace_id = None if workspace_id in (None, DEFAULT_WORKSPACE) else workspace_id
         with self._lock:
             listing = self._listings.get(workspace_id)
             if listing is not None and listing.complete and job.id:
