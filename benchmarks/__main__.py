@@ -1,10 +1,11 @@
-"""`python -m benchmarks` (= `./dev bench`): B1 `pulumi up` scale, B2 preview/refresh, B3 client RPS.
+"""`python -m benchmarks` (= `./dev bench`): B1 `pulumi up` scale, B2 preview/refresh, B3 client RPS, B4 sweeps that wait.
 
-    ./dev bench                              # N = 1,10,100,300, L = 100 ms, B2 on N = 100, B3
-    ./dev bench --sizes 1,10 --no-b2 --no-b3 # a quick subset
+    ./dev bench                              # N = 1,10,100,300, L = 100 ms, B2 on N = 100, B3, B4
+    ./dev bench --sizes 1,10 --no-b2 --no-b3 --no-b4   # a quick subset
+    ./dev bench --no-b1 --no-b2 --no-b3 --b4-sizes 1,8 --b4-calls-sizes 32   # B4 alone, small
     ./dev bench --profile 100                # also sample the provider process at N = 100
 
-Writes benchmarks/results/{results.md,results.json,scale.png} (or --out DIR).
+Writes benchmarks/results/{results.md,results.json,scale.png,sweeps.png} (or --out DIR).
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ def _analysis(data: dict) -> list[str]:
         if r["bound_s"] < 1.0 and r["extra_s"] < 3.0:
             notes.append(f"N={r['n']}: the bound ({r['bound_s']:.2f}s) is below the fixed cost of a run: the extra "
                          f"{r['extra_s']:.1f}s is mostly importing modelarts_provider (pydantic models, client) in the "
-                         f"program and in the provider process, plus one job's three serial calls.")
+                         f"program and in the provider process, plus the serial calls of the first job (POST after "
+                         f"the shared listing, then the wait).")
         elif ratio > 1.5:
             notes.append(f"N={r['n']}: extra time is {ratio:.1f}× the bound — see the profile section "
                          f"(`--profile {r['n']}`) for where the provider threads wait.")
@@ -42,6 +44,37 @@ def _analysis(data: dict) -> list[str]:
     for r in data["b2"]:
         if not r["ok"]:
             notes.append(f"B2 {r['op']}: requirement not met ({r['note']}): calls {r['calls']}.")
+    cmp = data.get("b1_vs_before")
+    if cmp and cmp["now"]["calls_per_job"] != cmp["before"]["calls_per_job"]:
+        b, n = cmp["before"], cmp["now"]
+        notes.append(f"B1 N={b['n']}: {n['calls_per_job']:g} API calls per job now (a POST plus a share of the "
+                     f"process's one listing and of the JobsAwait's polls) against {b['calls_per_job']:g} before, "
+                     f"so the bound is {n['bound_s']:.1f}s instead of {b['bound_s']:.1f}s: compare the walls "
+                     f"({n['job_s']:.1f}s vs {b['job_s']:.1f}s) as well as extra / bound.")
+    notes += _b4_analysis(data.get("b4"))
+    return notes
+
+
+def _b4_analysis(b4: dict | None) -> list[str]:
+    """Where the extra wall of the largest completed sweep went, per strategy; the goals not met."""
+    if not b4:
+        return []
+    notes = []
+    runs = [r for r in b4["runs"] if r["wait_for"] == "completed"]
+    for s in b4["settings"]["strategies"]:
+        rs = {r["n"]: r for r in runs if r["strategy"] == s}
+        if 1 not in rs or len(rs) < 2:
+            continue
+        one, big = rs[1], rs[max(rs)]
+        parts = [(k, (big[k] or 0) - (one[k] or 0)) for k in ("to_first_post_s", "create_span_s", "tail_s")]
+        names = {"to_first_post_s": "start → first POST", "create_span_s": "create span", "tail_s": "tail"}
+        notes.append(f"B4 {s}: wall(N={big['n']}) − wall(1) = {big['wall_s'] - one['wall_s']:.1f}s, of which "
+                     + ", ".join(f"{names[k]} {v:+.1f}s" for k, v in parts)
+                     + f" (creates: {big['n']} POSTs through the provider's 4 threads"
+                     f" at L = {b4['settings']['latency_ms']:g} ms, engine steps and state checkpoints).")
+    for g in b4.get("goals") or []:
+        if g["met"] is False:
+            notes.append(f"B4 goal not met: {g['goal']} (measured {g['value']}).")
     return notes
 
 
@@ -50,9 +83,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", default="1,10,100,300", help="comma-separated N for B1")
     ap.add_argument("--latency-ms", type=float, default=100.0, help="emulator latency per API call (L)")
     ap.add_argument("--b2-size", type=int, default=100, help="N of the stack B2 previews and refreshes")
+    ap.add_argument("--no-b1", action="store_true", help="skip B1 (B2 still ups its own N unless --no-b2)")
     ap.add_argument("--no-b2", action="store_true")
     ap.add_argument("--no-b3", action="store_true")
     ap.add_argument("--b3-calls", type=int, default=500)
+    ap.add_argument("--no-b4", action="store_true")
+    ap.add_argument("--b4-sizes", default="1,8,32,128", help="N of the waitFor: completed sweeps (ratio to N = 1)")
+    ap.add_argument("--b4-calls-sizes", default="32,128", help="N of the waitFor: none / created sweeps (calls/job)")
+    ap.add_argument("--b4-strategies", default="auto,list,get",
+                    help="awaiting strategies of the completed and created sweeps (auto = the default, no override)")
+    ap.add_argument("--b4-latency-ms", type=float, default=None, help="emulator latency for B4 (default: --latency-ms)")
+    ap.add_argument("--b4-poll-seconds", type=float, default=1.0,
+                    help="pollIntervalSeconds of the waitFor: completed sweeps")
+    ap.add_argument("--b4-calls-poll-seconds", type=float, default=5.0,
+                    help="pollIntervalSeconds of the waitFor: none / created sweeps (5 = the stack default)")
+    ap.add_argument("--b4-run-seconds", type=float, default=10.0, help="emulator --run-seconds for B4")
+    ap.add_argument("--b4-phase-seconds", type=float, default=1.0, help="emulator --phase-seconds for B4")
     ap.add_argument("--profile", default="", help="comma-separated N whose provider process is sampled")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results")
     ap.add_argument("--pulumi-env", action="append", default=[], metavar="KEY=VALUE",
@@ -60,12 +106,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", action="store_true", help="keep the temporary stacks and emulator databases")
     args = ap.parse_args(argv)
 
-    sizes = [int(x) for x in args.sizes.split(",") if x.strip()]
+    sizes = [] if args.no_b1 else [int(x) for x in args.sizes.split(",") if x.strip()]
     profile = {int(x) for x in args.profile.split(",") if x.strip()}
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("PULUMI_RUNTIME_VIRTUALENV", str(ROOT / ".venv"))
-    from benchmarks.report import markdown, plot
+    from benchmarks.report import b1_comparison, markdown, plot, plot_b4
     from benchmarks.scale import run_scale
+    from benchmarks.sweeps import B4Settings, run_b4
     from tests.e2e.harness import PULUMI_VERSION, engine_bin_dir
 
     if not shutil.which("pulumi", path=str(engine_bin_dir())) and not shutil.which("pulumi"):
@@ -78,12 +125,23 @@ def main(argv: list[str] | None = None) -> int:
         extra_env = dict(kv.split("=", 1) for kv in args.pulumi_env)
         res = run_scale(work, sizes, args.latency_ms, None if args.no_b2 else args.b2_size, profile,
                         log=lambda m: print(m, flush=True), extra_env=extra_env)
+        b4 = None
+        if not args.no_b4:
+            cfg = B4Settings(sizes=[int(x) for x in args.b4_sizes.split(",") if x.strip()],
+                             call_sizes=[int(x) for x in args.b4_calls_sizes.split(",") if x.strip()],
+                             strategies=[x.strip() for x in args.b4_strategies.split(",") if x.strip()],
+                             latency_ms=args.latency_ms if args.b4_latency_ms is None else args.b4_latency_ms,
+                             poll_s=args.b4_poll_seconds,
+                             calls_poll_s=args.b4_calls_poll_seconds, run_s=args.b4_run_seconds, phase_s=args.b4_phase_seconds)
+            b4 = run_b4(work, cfg, log=lambda m: print(m, flush=True), extra_env=extra_env).to_json()
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
         else:
             print(f"kept {work}")
     data = res.to_json()
+    data["b1_vs_before"] = b1_comparison(data)
+    data["b4"] = b4
 
     b3_text = None
     if not args.no_b3:
@@ -103,14 +161,18 @@ def main(argv: list[str] | None = None) -> int:
             "pulumi": f"v{PULUMI_VERSION}", "duration_s": round(time.time() - t0, 1)}
     args.out.mkdir(parents=True, exist_ok=True)
     notes = _analysis(data)
-    plot_note = plot(data, args.out / "scale.png")
+    plot_note = plot(data, args.out / "scale.png") if data["b1"] else "no B1 rows: scale.png not written"
     if plot_note:
         notes.append(plot_note)
+    b4_plot_note = plot_b4(b4, args.out / "sweeps.png") if b4 else None
+    if b4_plot_note:
+        notes.append(b4_plot_note)
     (args.out / "results.json").write_text(json.dumps({"meta": meta, **data, "b3": b3_text}, indent=2) + "\n")
     (args.out / "results.md").write_text(markdown(data, meta, b3_text, notes))
     print((args.out / "results.md").read_text())
     print(f"wrote {args.out / 'results.md'}, {args.out / 'results.json'}" +
-          ("" if plot_note else f", {args.out / 'scale.png'}"))
+          ("" if plot_note else f", {args.out / 'scale.png'}") +
+          (f", {args.out / 'sweeps.png'}" if b4 and not b4_plot_note else ""))
     return 0
 
 

@@ -18,6 +18,25 @@ def _calls(c: dict[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in c.items() if k != "total") + f" (total {c.get('total', 0)})"
 
 
+# B1 at N = 300 before the waiting design of issue 9 (a create waited for its own job: 3 calls per job),
+# commit a811b92, benchmarks/README.md: the figure B1 must not regress from.
+B1_REFERENCE = {"commit": "a811b92", "date": "2026-11-22 15:42 UTC", "n": 300, "latency_ms": 100.0,
+                "job_s": 36.26, "baseline_s": 11.88, "extra_s": 24.38, "calls_per_job": 3.0, "bound_s": 22.5,
+                "ratio": 1.08}
+
+
+def b1_comparison(data: dict[str, Any]) -> dict[str, Any] | None:
+    """This run's B1 row at the reference N and L against B1_REFERENCE (None when not measured)."""
+    ref = B1_REFERENCE
+    row = next((r for r in data.get("b1") or [] if r["n"] == ref["n"] and r["latency_ms"] == ref["latency_ms"]), None)
+    if row is None:
+        return None
+    return {"before": ref, "now": {k: row[k] for k in ("job_s", "baseline_s", "extra_s", "calls_per_job",
+                                                       "bound_s", "ratio")},
+            "job_s_change": round(row["job_s"] / ref["job_s"], 3),
+            "regressed": row["job_s"] > ref["job_s"] * 1.1 and row["extra_s"] > ref["extra_s"] * 1.1}
+
+
 def markdown(data: dict[str, Any], meta: dict[str, Any], b3_text: str | None, notes: list[str]) -> str:
     L = data["latency_ms"]
     lines = [
@@ -42,6 +61,19 @@ def markdown(data: dict[str, Any], meta: dict[str, Any], b3_text: str | None, no
     if data["b1"]:
         lines += ["", "API calls by operation (job stack up): " + "; ".join(
             f"N={r['n']}: {_calls(r['calls'])}" for r in data["b1"])]
+    cmp = data.get("b1_vs_before")
+    if cmp:
+        b, n = cmp["before"], cmp["now"]
+        lines += ["", f"B1 at N = {b['n']} against the committed figure before the new waiting design "
+                      f"(commit {b['commit']}, {b['date']}):", "",
+                  "| | job stack up (s) | baseline up (s) | extra (s) | API calls/job | bound (s) | extra / bound |",
+                  "|---|---:|---:|---:|---:|---:|---:|",
+                  f"| before | {_fmt(b['job_s'])} | {_fmt(b['baseline_s'])} | {_fmt(b['extra_s'])} | "
+                  f"{_fmt(b['calls_per_job'])} | {_fmt(b['bound_s'])} | {_fmt(b['ratio'])} |",
+                  f"| now | {_fmt(n['job_s'])} | {_fmt(n['baseline_s'])} | {_fmt(n['extra_s'])} | "
+                  f"{_fmt(n['calls_per_job'])} | {_fmt(n['bound_s'])} | {_fmt(n['ratio'])} |", "",
+                  f"Job stack up now / before: {cmp['job_s_change']:.2f}× — "
+                  + ("**regressed**." if cmp["regressed"] else "no regression.")]
     if data["b2"]:
         lines += ["", f"## B2 — preview and refresh of the N = {data['b2'][0]['n']} stack", "",
                   "| command | job stack (s) | baseline (s) | extra (s) | API calls | bound (s) | extra / bound | "
@@ -53,6 +85,8 @@ def markdown(data: dict[str, Any], meta: dict[str, Any], b3_text: str | None, no
                          f"{r['note']} | {'yes' if r['ok'] else '**NO**'} |")
     if b3_text is not None:
         lines += ["", "## B3 — the client alone (benchmarks/client_rps.py)", "", "```", b3_text.rstrip(), "```"]
+    if data.get("b4"):
+        lines += b4_markdown(data["b4"])
     prof = data.get("profiles") or {}
     if prof:
         lines += ["", "## Profiles (wall-clock sampling of the dynamic-provider process)", ""]
@@ -91,6 +125,101 @@ def plot(data: dict[str, Any], path: Path) -> str | None:
         ax.set_yscale("log")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return None
+
+
+# --- B4 -------------------------------------------------------------------------------------------
+
+
+def _met(v: bool | None) -> str:
+    return "–" if v is None else ("yes" if v else "**NO**")
+
+
+def b4_markdown(b4: dict[str, Any]) -> list[str]:
+    cfg, runs = b4["settings"], b4["runs"]
+    done = [r for r in runs if r["wait_for"] == "completed"]
+    lines = ["", "## B4 — sweeps that wait: N jobs side by side, and API calls per job", "",
+             f"Fresh emulator per run: `--run-seconds {cfg['run_s']:g} --phase-seconds {cfg['phase_s']:g} "
+             f"--latency-ms {cfg['latency_ms']:g}` (a job completes {2 * cfg['phase_s'] + cfg['run_s']:g} s after "
+             f"its POST); one sweep of N jobs; wall = `pulumi up "
+             f"--skip-preview`. Strategy = the awaiting poll (`auto` = the default; `list` / `get` forced with "
+             f"MODELARTS_AWAIT_STRATEGY). ratio = wall / wall(N = 1) of the same strategy."]
+    strategies = list(cfg["strategies"])
+    if done:
+        head = "| N | " + " | ".join(f"wall {s} (s) | ratio {s}" for s in strategies) + " | " + \
+            " | ".join(f"calls/job {s}" for s in strategies) + " |"
+        lines += ["", f"### `waitFor: completed`, side by side (`pollIntervalSeconds: {cfg['poll_s']:g}`)", "", head,
+                  "|---:|" + "---:|" * (3 * len(strategies))]
+        for n in cfg["sizes"]:
+            by = {r["strategy"]: r for r in done if r["n"] == n}
+            cells = [f"{_fmt(by[s]['wall_s']) if s in by else '–'} | {_fmt(by[s]['ratio']) if s in by else '–'}"
+                     for s in strategies]
+            cells += [_fmt(by[s]["calls_per_job"]) if s in by else "–" for s in strategies]
+            lines.append(f"| {n} | " + " | ".join(cells) + " |")
+        lines += ["", "Where the time went (emulator job records; tail = end of `up` − the moment the last job "
+                      "completed: poll lag + engine finishing):", "",
+                  "| N | strategy | wall (s) | start → first POST (s) | create span (s) | training (s) | tail (s) "
+                  "| API calls (by operation) | provider peak RSS (MB) |",
+                  "|---:|---|---:|---:|---:|---:|---:|---|---:|"]
+        for r in done:
+            lines.append(f"| {r['n']} | {r['strategy']} | {_fmt(r['wall_s'])} | {_fmt(r['to_first_post_s'])} | "
+                         f"{_fmt(r['create_span_s'])} | {2 * cfg['phase_s'] + cfg['run_s']:g} | {_fmt(r['tail_s'])} | "
+                         f"{_calls(r['calls'])} | {_fmt(r['provider_peak_rss_mb'])} |")
+    others = [r for r in runs if r["wait_for"] != "completed"]
+    if others:
+        lines += ["", f"### API calls per job, `waitFor: none` and `waitFor: created` "
+                      f"(`pollIntervalSeconds: {cfg['calls_poll_s']:g}`)", "",
+                  "| waitFor | N | strategy | wall (s) | API calls/job | API calls (by operation) | phases at the end |",
+                  "|---|---:|---|---:|---:|---|---|"]
+        for r in others:
+            lines.append(f"| {r['wait_for']} | {r['n']} | {r['strategy'] if r['wait_for'] != 'none' else '(no wait)'} | "
+                         f"{_fmt(r['wall_s'])} | {_fmt(r['calls_per_job'])} | "
+                         f"{_calls(r['calls'])} | {', '.join(f'{k} {v}' for k, v in r['phases'].items())} |")
+    if b4.get("goals"):
+        lines += ["", "### Goals (issue 9 item 6)", "", "| goal | measured | met |", "|---|---:|---|"]
+        for g in b4["goals"]:
+            lines.append(f"| {g['goal']} | {_fmt(g['value'])} | {_met(g['met'])} |")
+    return lines
+
+
+def plot_b4(b4: dict[str, Any], path: Path) -> str | None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "matplotlib is not installed (pip install -e '.[bench]'): no B4 PNG written"
+    done = [r for r in b4["runs"] if r["wait_for"] == "completed"]
+    if not done:
+        return None
+    cfg = b4["settings"]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4.2), dpi=120)
+    for s, mark in zip(cfg["strategies"], "osd"):
+        rs = sorted((r for r in done if r["strategy"] == s), key=lambda r: r["n"])
+        ns = [r["n"] for r in rs]
+        ax1.plot(ns, [r["ratio"] for r in rs], mark + "-", label=f"{s}" + (" (default)" if s == "auto" else ""))
+        ax2.plot(ns, [r["calls_per_job"] for r in rs], mark + ("--" if s == "auto" else "-"), label=s)
+    ax1.plot([32, 128], [1.2, 1.5], "rv", label="goal (max)")
+    ax1.axhline(1.0, color="k", linewidth=0.8, linestyle="--")
+    ax1.set_title(f"waitFor completed: wall / wall(N=1)\n(job = {2 * cfg['phase_s'] + cfg['run_s']:g} s, "
+                  f"L = {cfg['latency_ms']:g} ms, poll {cfg['poll_s']:g} s)", fontsize=9)
+    ax2.set_title("waitFor completed: API calls per job", fontsize=9)
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+
+    ns = sorted({r["n"] for r in done} | {32, 128})
+    ax2.set_ylim(bottom=0)
+    for ax in (ax1, ax2):
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(ns)
+        ax.xaxis.set_major_formatter(ScalarFormatter())
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlabel("N (jobs in the sweep)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
