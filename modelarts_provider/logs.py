@@ -79,7 +79,7 @@ def safe_lines(text: str, secrets: Iterable[str] = ()) -> list[str]:
 def one_line_error(exc: BaseException, secrets: Iterable[str] = ()) -> str:
     """An exception as one short line without secrets (ModelArtsError already is one)."""
     text = str(exc) or type(exc).__name__
-    if not type(exc).__name__.startswith(("ModelArts", "JobFailed", "WaitTimeout")):
+    if not type(exc).__name__.startswith("ModelArts"):
         text = f"{type(exc).__name__}: {text}"
     text = redact(" ".join(text.split()), secrets)
     return text if len(text) <= ERROR_MAX else text[: ERROR_MAX - 1] + "…"

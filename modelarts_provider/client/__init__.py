@@ -4,7 +4,7 @@ safe retries and clear errors. See docs/ARCHITECTURE.md ("Client contract")."""
 from .api import ModelArtsClient
 from .auth import AkSkCredentials, Credentials, IamPasswordCredentials, IamTokenAuth
 from .endpoints import Endpoints, iam_endpoint, modelarts_endpoint, resolve_endpoints
-from .errors import JobFailedError, ModelArtsError, WaitTimeout
+from .errors import ModelArtsError
 from .models import (
     ACTIVE_PHASES,
     FAILED_PHASES,
@@ -55,8 +55,6 @@ __all__ = [
     "iam_endpoint",
     "resolve_endpoints",
     "ModelArtsError",
-    "JobFailedError",
-    "WaitTimeout",
     "Phase",
     "ACTIVE_PHASES",
     "FAILED_PHASES",

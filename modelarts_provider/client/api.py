@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import random
 import time
-from typing import Any, Callable, Collection, Iterable, Iterator, Optional, Union
+from typing import Any, Iterable, Iterator, Optional
 
 import requests
 from pydantic import ValidationError
@@ -15,15 +15,11 @@ from .errors import (
     CANNOT_TERMINATE,
     CLIENT_AMBIGUOUS_CREATE,
     CLIENT_BAD_RESPONSE,
-    CLIENT_UNEXPECTED_PHASE,
     DUPLICATE_NAME,
     JOB_NOT_FOUND,
-    JobFailedError,
     ModelArtsError,
-    WaitTimeout,
 )
 from .models import (
-    FAILED_PHASES,
     TERMINAL_PHASES,
     ActionRequest,
     CreateTrainingJobRequest,
@@ -411,79 +407,6 @@ class ModelArtsClient:
                 if job.name == name:
                     return job
         return None
-
-    def wait_for_phase(
-        self,
-        job_id: str,
-        until: Union[Callable[[str], bool], Collection[str]],
-        timeout_s: float,
-        poll_s: float = 2.0,
-        on_change: Optional[Callable[[TrainingJob], None]] = None,
-        *,
-        max_poll_s: float = 30.0,
-    ) -> TrainingJob:
-        """Poll the job until ``until`` accepts its phase; return that job.
-
-        * ``until``: a set of phases or a predicate on the phase string;
-        * ``on_change(job)`` is called on the first poll and every phase change (secondary phase
-          changes count too);
-        * polls every ``poll_s`` seconds, backing off x1.5 up to ``max_poll_s`` while nothing changes
-          (reset on change), never sleeping past the deadline;
-        * Failed/Abnormal not accepted by ``until`` -> :class:`JobFailedError` (task exit codes and
-          messages); another terminal phase not accepted -> ModelArtsError (Client.UnexpectedPhase);
-          job gone -> ModelArtsError (ModelArts.2775); deadline -> :class:`WaitTimeout`.
-        * Transient errors (429/5xx/network after the transport's retries) are tolerated until the
-          deadline.
-        """
-        job_id = self._check_id(job_id)
-        if callable(until):
-            accept = until
-        else:
-            wanted = {str(p) for p in until}
-            accept = lambda phase: phase in wanted  # noqa: E731
-        deadline = time.monotonic() + timeout_s
-        interval = max(poll_s, 0.05)
-        last_key: Optional[tuple] = None
-        last_job: Optional[TrainingJob] = None
-        while True:
-            try:
-                job = self.get_job(job_id)
-            except ModelArtsError as exc:
-                if not exc.retryable or time.monotonic() >= deadline:
-                    raise
-                log.info("polling %s: transient error %s", job_id, exc)
-                job = last_job if last_job is not None else None
-            else:
-                if job is None:
-                    raise ModelArtsError(
-                        f"training job {job_id} does not exist (any more)",
-                        error_code=JOB_NOT_FOUND,
-                        error_solution="it was deleted while being waited for",
-                    )
-                key = (job.phase, job.secondary_phase)
-                if key != last_key:
-                    last_key = key
-                    interval = max(poll_s, 0.05)
-                    if on_change is not None:
-                        on_change(job)
-                last_job = job
-                phase = job.phase or ""
-                if accept(phase):
-                    return job
-                if phase in FAILED_PHASES:
-                    raise JobFailedError(job)
-                if phase in TERMINAL_PHASES:
-                    raise ModelArtsError(
-                        f"training job {job.name or ''} ({job_id}) ended {phase} before reaching the awaited phase",
-                        error_code=CLIENT_UNEXPECTED_PHASE,
-                        error_solution="the job will not change phase any more",
-                    )
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise WaitTimeout(job_id, timeout_s, last_job)
-            time.sleep(min(interval, remaining))
-            interval = min(interval * 1.5, max(max_poll_s, poll_s))
-
 
 def _last_page(page: TrainingJobList, size: int, covered: int) -> bool:
     """A short page, or ``covered`` jobs reached the list's ``total`` (saves an empty last request)."""

@@ -16,16 +16,13 @@ import logging
 import threading
 import time
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Callable, Optional, Union
+from typing import Callable, Optional, Union
 
 import requests
 from pydantic import BaseModel, ConfigDict, SecretStr, field_validator
 
 from .errors import CLIENT_AUTH, ModelArtsError
 from .signer import SdkHmacAuth
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .transport import Transport
 
 __all__ = [
     "AkSkCredentials",

@@ -4,8 +4,8 @@
 
     ModelArts.2755 algorithm not found (HTTP 400): Check whether the training project information in the request is valid. [request 5f0c...]
 
-Subclasses add context but are still ``ModelArtsError``: ``JobFailedError`` (Failed/Abnormal while
-waiting, with the tasks' exit codes and messages) and ``WaitTimeout``.
+Waiting for jobs is not the client's: the awaiting resource (modelarts_provider.awaiting) polls many
+jobs at once and reports failures itself.
 """
 
 from __future__ import annotations
@@ -17,19 +17,15 @@ from typing import TYPE_CHECKING, Any, Iterable, Optional
 if TYPE_CHECKING:  # pragma: no cover
     import requests
 
-    from .models import TaskStatus, TrainingJob
 
 __all__ = [
     "ModelArtsError",
-    "JobFailedError",
-    "WaitTimeout",
     "JOB_NOT_FOUND",
     "DUPLICATE_NAME",
     "CLIENT_CONNECTION",
     "CLIENT_TIMEOUT",
     "CLIENT_BAD_RESPONSE",
     "CLIENT_AMBIGUOUS_CREATE",
-    "CLIENT_UNEXPECTED_PHASE",
     "redact",
 ]
 
@@ -42,10 +38,7 @@ CLIENT_CONNECTION = "Client.ConnectionError"
 CLIENT_TIMEOUT = "Client.Timeout"
 CLIENT_BAD_RESPONSE = "Client.BadResponse"
 CLIENT_AMBIGUOUS_CREATE = "Client.AmbiguousCreate"
-CLIENT_UNEXPECTED_PHASE = "Client.UnexpectedPhase"
 CLIENT_AUTH = "Client.AuthError"
-CLIENT_WAIT_TIMEOUT = "Client.WaitTimeout"
-CLIENT_JOB_FAILED = "Client.JobFailed"
 
 _MAX_PART = 500
 _WS = re.compile(r"\s+")
@@ -208,47 +201,3 @@ def parse_error_body(
         str(solution) if solution else None,
         str(request_id) if request_id else None,
     )
-
-
-class JobFailedError(ModelArtsError):
-    """The job reached Failed or Abnormal while being waited for.
-
-    ``job`` is the last TrainingJob seen; ``task_statuses`` carries each task's exit code and message.
-    """
-
-    def __init__(self, job: "TrainingJob") -> None:
-        self.job = job
-        self.phase = job.phase
-        self.task_statuses: list["TaskStatus"] = job.task_statuses
-        tasks = "; ".join(
-            f"{t.task or 'task'} exit code {t.exit_code if t.exit_code is not None else '?'}"
-            + (f": {t.message}" if t.message else "")
-            for t in self.task_statuses
-        )
-        secondary = f"/{job.secondary_phase}" if job.secondary_phase else ""
-        msg = f"training job {job.name or ''} ({job.id}) ended {job.phase}{secondary}"
-        super().__init__(
-            msg,
-            error_code=CLIENT_JOB_FAILED,
-            error_solution=(f"tasks: {tasks}" if tasks else "no task status reported")
-            + "; check the job logs in ModelArts",
-        )
-
-    @property
-    def exit_codes(self) -> dict[str, Optional[int]]:
-        return {t.task or f"task-{i}": t.exit_code for i, t in enumerate(self.task_statuses)}
-
-
-class WaitTimeout(ModelArtsError):
-    """The awaited phase was not reached before the deadline. ``job`` is the last job seen."""
-
-    def __init__(self, job_id: str, timeout_s: float, job: "Optional[TrainingJob]" = None) -> None:
-        self.job_id = job_id
-        self.job = job
-        self.timeout_s = timeout_s
-        self.last_phase = job.phase if job is not None else None
-        super().__init__(
-            f"training job {job_id} still {self.last_phase or 'unknown'} after {timeout_s:g}s",
-            error_code=CLIENT_WAIT_TIMEOUT,
-            error_solution="increase the timeout or check the job in ModelArts",
-        )

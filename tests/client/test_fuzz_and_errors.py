@@ -17,11 +17,9 @@ from modelarts_provider.client import (
     AkSkCredentials,
     ClientSettings,
     IamPasswordCredentials,
-    JobFailedError,
     ModelArtsClient,
     ModelArtsError,
     TrainingJob,
-    WaitTimeout,
     iam_endpoint,
     modelarts_endpoint,
     resolve_endpoints,
@@ -202,18 +200,6 @@ def test_create_ambiguous_then_found_by_name():
     assert found.name == "n"
     methods = [(m, u.rsplit("/", 1)[-1], idem) for m, u, idem, _ in client.transport.calls]
     assert methods == [("POST", "training-jobs", False), ("POST", "training-job-searches", True)]
-
-
-def test_job_failed_error_text():
-    data = details_example()
-    data["status"]["phase"] = "Failed"
-    data["status"]["task_statuses"] = [{"task": "worker-0", "exit_code": 137, "message": "OOM killed"},
-                                       {"task": "worker-1", "exit_code": 0}]
-    err = JobFailedError(TrainingJob.model_validate(data))
-    assert err.exit_codes == {"worker-0": 137, "worker-1": 0}
-    assert "worker-0 exit code 137: OOM killed" in str(err) and "\n" not in str(err)
-    assert isinstance(err, ModelArtsError)
-    assert "still Running after 5s" in str(WaitTimeout("j", 5, TrainingJob.model_validate({"status": {"phase": "Running"}})))
 
 
 def test_reprs_never_show_secrets():

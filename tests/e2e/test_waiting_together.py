@@ -6,9 +6,7 @@ from the emulator's recorded timestamps, never by timing the `up`.
 
 from __future__ import annotations
 
-import os
 import signal
-import time
 from pathlib import Path
 from typing import Any
 

@@ -8,7 +8,6 @@ real stack program (`__main__.py`) in a throwaway Pulumi project, pointed at a l
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal

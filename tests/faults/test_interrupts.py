@@ -12,16 +12,15 @@ from __future__ import annotations
 
 import signal
 import sqlite3
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from modelarts_provider.stack.sweep import point_names
-from tests.faults.kit import (TRACEBACK_RE, reap_needed, assert_converged, converge, job, job_stack, name_of, output_of, reap, sweep,
+from tests.faults.kit import (TRACEBACK_RE, reap_needed, assert_converged, converge, job, job_stack, output_of, reap, sweep,
                               up_in_background, wait_until)
-from tests.faults.test_faults import assert_clear_failure, no_duplicates
+from tests.faults.test_faults import no_duplicates
 
 GRID = {"lr": [0.1, 0.2, 0.3]}
 JOBS = {f"j{i}": job(name=f"intr-{i}") for i in range(3)}
