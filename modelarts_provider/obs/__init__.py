@@ -1,4 +1,5 @@
-"""OBS client (S3-compatible API over boto3) for code uploads and buckets; no Pulumi imports.
+"""OBS client (S3-compatible API over boto3) for code uploads and buckets. No Pulumi imports here
+(provider_support.py, the shared provider side, is imported on its own).
 
     from modelarts_provider.obs import ObsClient, resolve_obs_settings
 

@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -167,6 +167,23 @@ class ObsClient:
     def delete_object(self, bucket: str, key: str) -> None:
         """Idempotent: deleting a missing key succeeds (as S3 and OBS answer 204)."""
         self._call("delete_object", bucket, key, Bucket=bucket, Key=key)
+
+    def delete_keys(self, bucket: str, keys: Iterable[str], parallelism: int = 8) -> int:
+        """Delete many keys, ``parallelism`` at a time; the first failure is raised after the rest.
+
+        One DeleteObject each rather than DeleteObjects: its required body checksum is sent by
+        botocore >= 1.36 as CRC32, which not every S3-compatible service accepts.
+        """
+        from concurrent.futures import ThreadPoolExecutor
+
+        todo = list(keys)
+        if not todo:
+            return 0
+        with ThreadPoolExecutor(max_workers=min(parallelism, len(todo)), thread_name_prefix="obs-del") as pool:
+            futures = [pool.submit(self.delete_object, bucket, k) for k in todo]
+        for future in futures:
+            future.result()
+        return len(todo)
 
     # --- one call ---------------------------------------------------------------------------------
 

@@ -7,8 +7,9 @@ import re
 
 __all__ = ["BUCKET_RULE", "bucket_name_problem"]
 
-BUCKET_RULE = ("3-63 characters: lowercase letters, digits, hyphens and periods, starting and ending "
-               "with a letter or digit, no '..', '.-' or '-.', not an IP address")
+# the stack config's words for the pattern (messages.py), and OBS's further rules
+BUCKET_RULE = ("3-63 characters: lowercase letters, digits, dots, hyphens; starts and ends with a letter "
+               "or digit; no '..', '.-' or '-.'; not an IP address")
 _BUCKET_RE = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
 
 
@@ -23,4 +24,4 @@ def bucket_name_problem(name: object) -> str | None:
             valid = False
         except ValueError:
             pass
-    return None if valid else f"{name!r} is not a valid OBS bucket name ({BUCKET_RULE})"
+    return None if valid else f"{name!r} is not a valid bucket name: {BUCKET_RULE}"
