@@ -43,7 +43,7 @@ def _client(endpoint: str, access_key: str, secret_key: str, region: str) -> Any
         "s3", endpoint_url=endpoint, region_name=region, aws_access_key_id=access_key,
         aws_secret_access_key=secret_key,
         config=Config(s3={"addressing_style": "path"}, signature_version="s3v4",
-                      connect_timeout=2, read_timeout=5, retries={"mode": "standard", "max_attempts": 1},
+                      connect_timeout=2, read_timeout=5, retries={"mode": "standard", "total_max_attempts": 1},
                       request_checksum_calculation="when_required",
                       response_checksum_validation="when_required"))
 

@@ -178,7 +178,7 @@ class RunningObs:
             endpoint_url=self.url, region_name=self.region, aws_access_key_id=self.access_key,
             aws_secret_access_key=self.secret_key, aws_session_token=self.security_token,
             config=Config(s3={"addressing_style": "path"}, signature_version="s3v4",
-                          retries={"mode": "standard", "max_attempts": 1},
+                          retries={"mode": "standard", "total_max_attempts": 1},
                           request_checksum_calculation="when_required",
                           response_checksum_validation="when_required"))
         kw.update(overrides)

@@ -54,7 +54,7 @@ class ObsClient:
             verify=verify,
             config=Config(
                 s3={"addressing_style": settings.addressing_style}, signature_version="s3v4",
-                retries={"mode": "standard", "max_attempts": settings.max_attempts},
+                retries={"mode": "standard", "total_max_attempts": settings.max_attempts},
                 max_pool_connections=settings.pool_size, tcp_keepalive=True,
                 connect_timeout=settings.connect_timeout, read_timeout=settings.read_timeout,
                 request_checksum_calculation="when_required",
