@@ -30,6 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="accepted x-amz-security-token (temporary credentials); none by default")
     p.add_argument("--region", default=c.DEFAULT_REGION,
                    help="region of buckets created without a LocationConstraint")
+    p.add_argument("--latency-ms", type=float, default=0.0,
+                   help="delay added to every S3 request (emulates the network round trip to OBS)")
     p.add_argument("--verbose", action="store_true", help="log every request to stderr")
     return p
 
@@ -38,7 +40,8 @@ def config_from_args(argv: list[str] | None = None) -> ObsEmulatorConfig:
     a = build_parser().parse_args(argv)
     return ObsEmulatorConfig(host=a.host, port=a.port, state_dir=None if a.in_memory else a.state_dir,
                              access_key=a.access_key, secret_key=a.secret_key,
-                             security_token=a.security_token, region=a.region, quiet=not a.verbose)
+                             security_token=a.security_token, region=a.region, latency_ms=a.latency_ms,
+                             quiet=not a.verbose)
 
 
 def _ensure_state_dir(folder: Path) -> None:

@@ -30,6 +30,7 @@ class ObsEmulatorConfig(BaseModel):
     secret_key: str = DEFAULT_SECRET_KEY
     security_token: str | None = None  # accepted x-amz-security-token (temporary credentials)
     region: str = DEFAULT_REGION  # where a bucket created without LocationConstraint lives
+    latency_ms: float = Field(default=0.0, ge=0)  # added to every S3 request (a network round trip)
     max_clock_skew_seconds: float = 15 * 60  # RequestTimeTooSkewed beyond it, as S3 and OBS
     quiet: bool = True  # no per-request access log
 

@@ -16,6 +16,7 @@ import json
 import socket
 import struct
 import sys
+import time
 import traceback
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -101,6 +102,8 @@ class Handler(BaseHTTPRequestHandler):
             self._control(raw_path[len(CONTROL_PREFIX):])
             return
         body = self._read_body()
+        if self.server.config.latency_ms:
+            time.sleep(self.server.config.latency_ms / 1000)
         headers = {k.lower(): v for k, v in self.headers.items()}
         bucket, _, key = unquote(raw_path).lstrip("/").partition("/")
         query = {k: v[0] for k, v in parse_qs(raw_query, keep_blank_values=True).items()}

@@ -38,7 +38,7 @@ class CodeUploadArgs(BaseModel):
     excludes: list[str] = []
     max_total_bytes: int = Field(default=Limits().max_total_bytes, ge=1, le=5 * 1024 * MiB)
     max_files: int = Field(default=Limits().max_files, ge=1, le=100_000)
-    parallelism: int = Field(default=8, ge=1, le=64)
+    parallelism: int = Field(default=8, ge=1, le=32)  # threads; the client pools 32 connections
     # computed by the program; None when it could not read the directory (check says why)
     content_hash: str | None = None
     file_count: int | None = None

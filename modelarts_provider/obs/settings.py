@@ -39,7 +39,7 @@ class ObsSettings(BaseModel):
     connect_timeout: float = Field(default=5.0, gt=0)
     read_timeout: float = Field(default=60.0, gt=0)
     max_attempts: int = Field(default=5, ge=1, le=20)  # botocore standard mode: first try included
-    pool_size: int = Field(default=16, ge=1, le=256)  # pooled connections: >= upload threads
+    pool_size: int = Field(default=32, ge=1, le=256)  # pooled keep-alive connections: >= upload threads
     addressing_style: Literal["path", "virtual"] = "path"  # bucket in the path (the local OBS needs it)
 
     def secrets(self) -> list[str]:
