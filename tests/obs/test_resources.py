@@ -88,6 +88,23 @@ def test_upload_noop_change_and_destroy(tmp_path: Path, obs: Any, s3: Any, mnist
     # outputs or anything printed
     assert_no_secret(tmp_path, st, obs.secret_key)
 
+    # another boot file of the same content: an in-place update of the outputs, no upload
+    obs.reset()
+    st.set_config("bootFile", "lib/model.py")
+    st.up()
+    assert st.outputs()["boot_file"] == f"obs://code-bucket/{prefix}lib/model.py"
+    assert st.outputs()["code_dir"] == out["code_dir"]
+    assert obs.counters()["total"] == 0
+
+    # a prefix whose marker vanished is dropped at refresh, and the next up restores it (no file re-sent)
+    s3.delete_object(Bucket="code-bucket", Key=f"code/mnist/{short}.complete.json")
+    st.refresh()
+    assert not [r for r in st.resources() if r["type"].endswith("modelarts:CodeUpload")]
+    obs.reset()
+    st.up()
+    assert st.outputs()["code_dir"] == out["code_dir"]
+    assert obs.counters()["put_object"] == 1  # the marker alone
+
     # new content: a new prefix; the old one (files and marker) is gone after the update
     (mnist / "lib" / "model.py").write_text("W = 2\n")
     st.up()
@@ -98,6 +115,21 @@ def test_upload_noop_change_and_destroy(tmp_path: Path, obs: Any, s3: Any, mnist
 
     st.destroy()
     assert "code-bucket" not in [b["Name"] for b in s3.list_buckets()["Buckets"]]
+
+
+def test_iam_password_login_is_refused_at_preview(tmp_path: Path, obs: Any, mnist: Path,
+                                                  pulumi_engine: Path) -> None:
+    st = new_stack(tmp_path / "stack", PROGRAM, config={
+        "modelarts:region": "cn-north-4", "modelarts:obsEndpoint": obs.url, "modelarts:iamUser": "emulator-user",
+        "modelarts:iamDomain": "emulator-domain", "test-project:bucket": "code-bucket",
+        "test-project:create": "true", "test-project:localDir": str(mnist)},
+        secrets={"modelarts:iamPassword": "emulator-password"})
+    proc = st.preview(check=False)
+    assert proc.returncode != 0
+    assert ("provider configuration: OBS needs AK/SK: set modelarts:accessKey (or HW_ACCESS_KEY / OS_ACCESS_KEY) "
+            "and modelarts:secretKey (or HW_SECRET_KEY / OS_SECRET_KEY); an IAM user/password login is not "
+            "accepted by OBS's S3-compatible API") in proc.stdout
+    assert obs.counters()["total"] == 0
 
 
 def test_existing_bucket_is_kept(tmp_path: Path, obs: Any, s3: Any, mnist: Path, pulumi_engine: Path) -> None:
