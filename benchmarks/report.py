@@ -42,7 +42,8 @@ def markdown(data: dict[str, Any], meta: dict[str, Any], b3_text: str | None, no
     lines = [
         "# Benchmark results",
         "",
-        f"Command: `{meta['command']}`  ",
+        f"Command: `{meta['command']}`  " + (f"(re-rendered {meta['rendered']} with `--render`: same figures, "
+                                             f"requirements judged by the current code)  " if meta.get("rendered") else ""),
         f"Date: {meta['date']}; machine: {meta['machine']}; Pulumi {meta['pulumi']}; emulator latency L = {L:g} ms "
         f"per API call; dynamic-provider thread pool = 4.",
         "",
@@ -61,6 +62,11 @@ def markdown(data: dict[str, Any], meta: dict[str, Any], b3_text: str | None, no
     if data["b1"]:
         lines += ["", "API calls by operation (job stack up): " + "; ".join(
             f"N={r['n']}: {_calls(r['calls'])}" for r in data["b1"])]
+        split = [r for r in data["b1"] if r.get("create_span_s") is not None]
+        if split:
+            lines += ["", "Job stack up, where the time went (emulator create times): " + "; ".join(
+                f"N={r['n']}: start → first POST {_fmt(r['to_first_post_s'])}s, POSTs {_fmt(r['create_span_s'])}s, "
+                f"last POST → end {_fmt(r['after_last_post_s'])}s" for r in split)]
     cmp = data.get("b1_vs_before")
     if cmp:
         b, n = cmp["before"], cmp["now"]
