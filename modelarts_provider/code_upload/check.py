@@ -35,7 +35,7 @@ def strip_outputs(props: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in props.items() if k not in OUTPUT_KEYS and not k.startswith("__")}
 
 
-def boot_file_problem(boot_file: str, local_dir: str) -> str | None:
+def boot_file_problem(boot_file: str) -> str | None:
     p = PurePosixPath(boot_file)
     if p.is_absolute() or ".." in p.parts or "\\" in boot_file:
         return f"{boot_file!r} must be a path relative to local_dir with '/' separators, e.g. train.py"
@@ -60,7 +60,7 @@ def check_inputs(news: dict[str, Any]) -> tuple[CodeUploadArgs | None, list[Fail
     failures: list[Failure] = []
     if not bucket_unknown and (problem := bucket_name_problem(args.bucket)):
         failures.append(Failure("bucket", problem))
-    boot_problem = boot_file_problem(args.boot_file_path, args.local_dir)
+    boot_problem = boot_file_problem(args.boot_file_path)
     if boot_problem:
         failures.append(Failure("boot_file", boot_problem))
     try:

@@ -83,7 +83,7 @@ class CodeUploadProvider(ObsProviderBase):
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         args = CodeUploadArgs.model_validate(strip_outputs(news))
-        outputs = _outputs(args, 0, olds.get("uploaded_files", 0) + olds.get("skipped_files", 0))
+        outputs = _outputs(args, 0, (olds.get("uploaded_files") or 0) + (olds.get("skipped_files") or 0))
         return UpdateResult({**news, **outputs.model_dump()})
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
