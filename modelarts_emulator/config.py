@@ -48,4 +48,6 @@ class EmulatorConfig(BaseModel):
     search_offset: Literal["items", "pages"] = "items"
     # A search without workspace_id lists workspace "0" (SDK JobSearches default); True: every workspace.
     search_all_workspaces: bool = False
+    # Where the local OBS is (http://127.0.0.1:8781): a job whose boot file is not there fails.
+    obs_endpoint: str | None = None
     quiet: bool = True  # no per-request access log

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from . import errors, search, validation
+from . import errors, obs_check, search, validation
 from .logs import preview as log_preview
 from .auth import Authenticator
 from .catalog import Catalog
@@ -130,6 +130,8 @@ class EmulatorApp:
         if op == "create":
             draft = validation.validate_create(_json(body), self.catalog)
             c = self.config
+            if c.obs_endpoint:
+                draft = obs_check.check_boot_file(draft, c.obs_endpoint, c.access_key, c.secret_key)
             timings = Timings(c.phase_seconds, c.phase_seconds, c.run_seconds, c.phase_seconds)
             return Reply(201, store.create(draft, timings, principal.user_name,
                                            allow_duplicate_names=self.allow_duplicate_names))
