@@ -2,9 +2,10 @@
 
 Reads the typed stack config (schema: modelarts_provider/stack/config.py; provider settings:
 modelarts_provider/provider_config.py), validates all of it before any resource is declared (so a
-bad key or value fails `pulumi preview` with one line naming it and no API call), declares one
-TrainingJob per job and per sweep point, one JobsAwait that waits for all of them (each to its own
-`waitFor`), and exports per job its id, name, phase and output path:
+bad key or value fails `pulumi preview` with one line naming it and no API call), declares the
+buckets and code uploads the jobs need, one TrainingJob per job and per sweep point, one JobsAwait
+that waits for all of them (each to its own `waitFor`), and exports per job its id, name, phase and
+output path:
 
     jobs: {<job key>: {id, name, phase, outputPath}}
 
@@ -20,11 +21,11 @@ from pathlib import Path
 import pulumi
 from pulumi.runtime import get_config_env, is_config_secret
 
-from modelarts_provider import TrainingJob, await_jobs
 from modelarts_provider.provider_config import NAMESPACE, ProviderConfigError, resolve_settings, unknown_keys
 from modelarts_provider.stack.config import PROJECT, SECTIONS, StackConfigError, parse
+from modelarts_provider.stack.declare import declare
 from modelarts_provider.stack.program import plan
-from modelarts_provider.stack.secrets import mark_secrets, read_stack_config, secret_values
+from modelarts_provider.stack.secrets import read_stack_config, secret_values
 
 
 def main() -> None:
@@ -42,14 +43,14 @@ def main() -> None:
                 raw[section] = project_cfg.get_object(section)
             except Exception:  # not JSON: a plain string where a map is expected
                 raise StackConfigError(f"invalid stack config: {PROJECT}:{section} must be a map") from None
-        plans = plan(parse(raw, keys))
+        cfg = parse(raw, keys)
+        plans = plan(cfg)
     except (ProviderConfigError, StackConfigError) as err:
         raise pulumi.RunError(str(err)) from None
 
     secrets = secret_values(raw, lambda s: f"{PROJECT}:{s}", is_config_secret,
                             read_stack_config(Path.cwd(), pulumi.get_stack()))
-    jobs = {p.key: TrainingJob(p.key, mark_secrets(p.args.model_dump(exclude_none=True), secrets)) for p in plans}
-    waited = await_jobs(jobs)
+    jobs, waited = declare(cfg, plans, secrets)
     exports = {}
     for key, job in jobs.items():
         phase = job.phase

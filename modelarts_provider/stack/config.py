@@ -7,6 +7,8 @@
         data: data/                # default "data/"
         outputs: outputs/          # default "outputs/"
         logs: logs/                # default "logs/"; null: no log export
+        create: false              # true: the stack creates the bucket (destroy removes it when empty)
+        forceDestroy: false        # with create: destroy deletes its objects first
     modelarts-jobs:pools:          # named resource pools
       gpu:
         flavor: modelarts.p3.large.public      # flavor id (public pool), or with poolId for dedicated
@@ -25,6 +27,9 @@
         codeDir: mnist/                         # + bootFile + engine: own code (relative to obs code prefix,
                                                 #   or absolute: obs://bucket/key or /bucket/key)
         bootFile: train.py                      #   relative to codeDir (or a full obs:// URL)
+        code: {localDir: ./training/mnist, bootFile: train.py}   # + engine: own code from a local
+                                                #   directory, uploaded to obs://<bucket>/<code prefix>/<key>/<hash>/
+                                                #   (excludes: [...] adds .gitignore-style patterns)
         engine: {name: PyTorch, version: ...}   #   or {id: ...} or {image: swr.../img:tag}
         image: swr.../img:tag                   # + command: custom image
         command: python train.py
@@ -86,6 +91,8 @@ class ObsConfig(_Cfg):
     data: str = "data/"
     outputs: str = "outputs/"
     logs: str | None = "logs/"
+    create: bool = False
+    force_destroy: bool = False
 
     @field_validator("code", "data", "outputs", "logs")
     @classmethod
@@ -101,6 +108,14 @@ class ObsConfig(_Cfg):
         parts = [p.strip("/") for p in (prefix, *rel) if p and p.strip("/")]
         tail = "/" if folder and parts else ""
         return f"obs://{self.bucket}/" + "/".join(parts) + tail
+
+
+class CodeSource(_Cfg):
+    """Own code from a local directory (relative to the project directory), uploaded through OBS."""
+
+    local_dir: Annotated[str, Field(min_length=1)]
+    boot_file: Annotated[str, Field(min_length=1)]
+    excludes: list[str] = Field(default_factory=list)
 
 
 class PoolConfig(_Cfg):
@@ -152,6 +167,7 @@ class JobEntry(_Cfg):
     subscription: SubscriptionConfig | None = None
     code_dir: str | None = None
     boot_file: str | None = None
+    code: CodeSource | None = None
     engine: EngineConfig | None = None
     image: str | None = None
     command: str | None = None
@@ -190,6 +206,15 @@ class JobEntry(_Cfg):
             problem = _path_problem(value)
             if problem:
                 raise rule(field, f"{value!r} {problem}")
+        if self.code is not None:
+            others = [k for k, v in (("codeDir", self.code_dir), ("bootFile", self.boot_file),
+                                     ("algorithmId", self.algorithm_id), ("subscription", self.subscription),
+                                     ("image", self.image)) if v is not None]
+            if others:
+                raise rule("code", f"code (a local directory) and {', '.join(others)} are exclusive: one "
+                                   "algorithm form per job")
+            if self.engine is None:
+                raise rule("engine", "code from a local directory needs an engine (name + version, id or image)")
         if self.image is not None and self.engine is not None:
             raise rule("image", "image and engine are exclusive: image + command for a custom image, "
                                 "or engine (+ codeDir and bootFile) for a preset engine")
@@ -284,7 +309,8 @@ def _path_problem(v: str) -> str | None:
 def _uses_relative_obs(job: JobEntry) -> bool:
     rel = [job.code_dir] if job.code_dir is not None else []
     rel += [v for v in job.inputs.values() if isinstance(v, str)]
-    return any(not is_absolute_path(v) for v in rel) or bool(job.outputs) or job.logs
+    return (any(not is_absolute_path(v) for v in rel) or bool(job.outputs) or job.logs
+            or job.code is not None)  # an upload goes to the location's bucket
 
 
 def _uses_obs(job: JobEntry) -> bool:
@@ -315,7 +341,7 @@ def format_errors(error: ValidationError) -> str:
     return "invalid stack config: " + "; ".join(dict.fromkeys(parts))
 
 
-MODEL_NAMES = frozenset({"ObsConfig", "PoolConfig", "EngineConfig", "SubscriptionConfig", "DatasetConfig",
+MODEL_NAMES = frozenset({"CodeSource", "ObsConfig", "PoolConfig", "EngineConfig", "SubscriptionConfig", "DatasetConfig",
                          "InputDataset", "NfsConfig", "JobEntry", "SweepConfig", "StackConfig"})
 
 

@@ -14,10 +14,22 @@ from .sweep import as_param, point_names
 
 
 @dataclass(frozen=True)
+class Upload:
+    """A local code directory to upload once, for one job or for every point of a sweep."""
+
+    key: str             # the job key or the sweep key: <code prefix>/<key>/<content hash>/
+    obs: str             # the OBS location's name
+    local_dir: str
+    boot_file: str
+    excludes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class JobPlan:
     key: str             # export key and Pulumi resource name
     config_path: str     # e.g. modelarts-jobs:jobs.mnist, for messages
-    args: TrainingJobArgs
+    args: TrainingJobArgs  # with code from a local directory: code_dir/boot_file stand-ins (see upload)
+    upload: Upload | None = None
 
 
 def _rel(obs: ObsConfig | None, prefix_attr: str, value: str, *extra: str) -> str:
@@ -47,8 +59,19 @@ def _engine(job: JobEntry) -> dict[str, Any] | None:
     return {k: v for k, v in out.items() if v is not None}
 
 
+# Stands in for the content hash in a code_dir that the upload fills in at deploy time.
+PENDING_HASH = "0" * 16
+
+
+def upload_of(cfg: StackConfig, job: JobEntry, key: str) -> Upload | None:
+    if job.code is None:
+        return None
+    name = job.obs if job.obs is not None else next(iter(cfg.obs))
+    return Upload(key, name, job.code.local_dir, job.code.boot_file, tuple(job.code.excludes))
+
+
 def job_args(cfg: StackConfig, job: JobEntry, out_dir: str, *, name: str | None,
-             extra_params: dict[str, Any] | None = None) -> dict[str, Any]:
+             extra_params: dict[str, Any] | None = None, upload_key: str | None = None) -> dict[str, Any]:
     """The TrainingJobArgs input dict for one job; `out_dir` is its folder under outputs/ and logs/."""
     obs = cfg.obs_for(job)
     pool = cfg.pools[job.pool]
@@ -65,6 +88,11 @@ def job_args(cfg: StackConfig, job: JobEntry, out_dir: str, *, name: str | None,
             alg["boot_file"] = job.boot_file if is_absolute_path(job.boot_file) else code + job.boot_file.lstrip("/")
     elif job.boot_file is not None:
         alg["boot_file"] = job.boot_file  # without code_dir: let the args rules report it
+    if job.code is not None and obs is not None:
+        # Where the upload will put it; the declared job gets the upload's outputs instead.
+        code = obs.url(obs.code, upload_key or out_dir, PENDING_HASH)
+        alg["code_dir"] = code
+        alg["boot_file"] = code + job.code.boot_file.removeprefix("./").lstrip("/")
     engine = _engine(job)
     if engine is not None:
         alg["engine"] = engine
@@ -139,12 +167,14 @@ def plan(cfg: StackConfig) -> list[JobPlan]:
     plans: list[JobPlan] = []
     for key, job in cfg.jobs.items():
         path = f"{PROJECT}:jobs.{key}"
-        plans.append(JobPlan(key, path, _validate(path, job_args(cfg, job, key, name=job.name))))
+        plans.append(JobPlan(key, path, _validate(path, job_args(cfg, job, key, name=job.name)),
+                             upload_of(cfg, job, key)))
     for sweep_key, sweep in cfg.sweeps.items():
         path = f"{PROJECT}:sweeps.{sweep_key}"
         for job_name, point in point_names(sweep_key, sweep.grid):
-            raw = job_args(cfg, sweep, f"{sweep_key}/{job_name}", name=job_name, extra_params=point)
-            plans.append(JobPlan(job_name, path, _validate(path, raw)))
+            raw = job_args(cfg, sweep, f"{sweep_key}/{job_name}", name=job_name, extra_params=point,
+                           upload_key=sweep_key)
+            plans.append(JobPlan(job_name, path, _validate(path, raw), upload_of(cfg, sweep, sweep_key)))
     keys = [p.key for p in plans]
     dup = sorted({k for k in keys if keys.count(k) > 1})
     if dup:
