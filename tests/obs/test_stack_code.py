@@ -1,0 +1,156 @@
+"""Code from a local directory through OBS, declared in stack config (issue 10), under the real engine,
+with the local OBS and the ModelArts emulator told where it is (a missing boot file fails a job)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from modelarts_provider.stack.sweep import point_names
+from tests.faults.kit import ENGINE, job_stack, name_of, output_of, phase_of, provider_config, update_config
+
+TRAIN = "import sys\nprint('training', sys.argv[1:])\n"
+
+
+@pytest.fixture
+def emu(tmp_path: Path, obs: Any, pulumi_engine: Path) -> Any:
+    from modelarts_emulator.testing import running_emulator
+
+    with running_emulator(tmp_path / "emulator", phase_seconds=0.2, run_seconds=30, obs_endpoint=obs.url) as e:
+        yield e
+
+
+def code(local_dir: Path, **over: Any) -> dict[str, Any]:
+    entry = {"pool": "gpu", "code": {"localDir": str(local_dir), "bootFile": "train.py"}, "engine": dict(ENGINE),
+             "pollIntervalSeconds": 0.2, "waitFor": "running"}
+    entry.update(over)
+    return entry
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def stack(tmp_path: Path, emu: Any, obs: Any, jobs: dict[str, Any], sweeps: dict[str, Any] | None = None,
+          **loc: Any) -> Any:
+    plain, secrets = provider_config(emu)
+    plain["modelarts:obsEndpoint"] = obs.url
+    location = {"bucket": "stack-code", "create": True, "forceDestroy": True, **loc}
+    return job_stack(tmp_path, emu, jobs=jobs, sweeps=sweeps, obs={"main": location}, plain=plain, secrets=secrets)
+
+
+def code_prefixes(s3: Any, bucket: str = "stack-code") -> set[str]:
+    """{<key>/<hash>} of every uploaded code folder."""
+    out = set()
+    for page in s3.get_paginator("list_objects").paginate(Bucket=bucket, Prefix="code/"):
+        for o in page.get("Contents", []):
+            parts = o["Key"].split("/")
+            if len(parts) > 3:
+                out.add(f"{parts[1]}/{parts[2]}")
+    return out
+
+
+def live_code_dir(emu: Any, name: str) -> str:
+    return next(j for j in emu.jobs() if name_of(j) == name)["algorithm"]["code_dir"]
+
+
+def test_upload_run_noop_change_and_destroy(tmp_path: Path, emu: Any, obs: Any, s3: Any) -> None:
+    a = write(tmp_path / "src-a", {"train.py": TRAIN, "lib/util.py": "X = 1\n", "__pycache__/junk.pyc": "x"})
+    b = write(tmp_path / "src-b", {"train.py": TRAIN})
+    grid = {"lr": [0.1, 0.2, 0.3]}
+    sweep = {**code(b), "grid": grid}
+    st = stack(tmp_path, emu, obs, jobs={"a": code(a, name="code-a")}, sweeps={"s": sweep})
+    st.up()
+    prefixes = code_prefixes(s3)
+    assert {p.split("/")[0] for p in prefixes} == {"a", "s"} and len(prefixes) == 2  # a sweep uploads once
+    (a_prefix,) = [p for p in prefixes if p.startswith("a/")]
+    keys = {o["Key"] for o in s3.list_objects(Bucket="stack-code", Prefix=f"code/{a_prefix}/")["Contents"]}
+    assert keys == {f"code/{a_prefix}/train.py", f"code/{a_prefix}/lib/util.py"}  # __pycache__ excluded
+    assert live_code_dir(emu, "code-a") == f"/stack-code/code/{a_prefix}/"
+    assert {phase_of(j) for j in emu.jobs()} <= {"Running"}, "a job failed: its boot file was not in OBS"
+    sweep_dirs = {live_code_dir(emu, n) for n, _ in point_names("s", grid)}
+    assert len(sweep_dirs) == 1
+
+    # Unchanged content: no diff, no request to OBS or ModelArts at preview or up.
+    obs_before, ma_before = obs.counters()["total"], emu.counters()["total"]
+    st.preview("--expect-no-changes")
+    st.up()
+    assert obs.counters()["total"] == obs_before and emu.counters()["total"] == ma_before
+
+    # Changed content: a new prefix, exactly that job re-runs, the old prefix is removed after it.
+    creates = emu.counters()["create"]
+    (a / "train.py").write_text(TRAIN + "# v2\n")
+    up = st.up()
+    assert emu.counters()["create"] == creates + 1, output_of(up)
+    new = code_prefixes(s3)
+    assert a_prefix not in new and len([p for p in new if p.startswith("a/")]) == 1
+    assert live_code_dir(emu, "code-a") != f"/stack-code/code/{a_prefix}/"
+
+    # Destroy: the jobs, the uploads, then the bucket it created.
+    st.destroy()
+    assert "stack-code" not in [b["Name"] for b in s3.list_buckets()["Buckets"]]
+    assert emu.jobs() == []
+
+
+def test_existing_bucket_is_kept_and_a_missing_one_fails_before_any_job(tmp_path: Path, emu: Any, obs: Any,
+                                                                      s3: Any) -> None:
+    a = write(tmp_path / "src", {"train.py": TRAIN})
+    st = stack(tmp_path, emu, obs, jobs={"a": code(a, name="kept-a")}, create=False, forceDestroy=False)
+    up = st.up(check=False)
+    assert up.returncode != 0 and "stack-code" in output_of(up), output_of(up)
+    assert emu.counters()["create"] == 0, "a job was created although its bucket is missing"
+    s3.create_bucket(Bucket="stack-code", CreateBucketConfiguration={"LocationConstraint": s3.meta.region_name})
+    s3.put_object(Bucket="stack-code", Key="theirs.txt", Body=b"not ours")
+    st.up()
+    st.destroy()
+    assert [o["Key"] for o in s3.list_objects(Bucket="stack-code")["Contents"]] == ["theirs.txt"]
+
+
+@pytest.mark.parametrize("case,mutate,expect", [
+    ("missing-directory", lambda d: d / "nope", "does not exist"),
+    ("empty-directory", lambda d: d / "empty", "holds no files to upload"),
+    ("boot-file-not-in-it", lambda d: d / "other", "train.py"),
+])
+def test_bad_local_code_is_refused_at_preview(tmp_path: Path, emu: Any, obs: Any, case: str, mutate: Any,
+                                              expect: str) -> None:
+    (tmp_path / "empty").mkdir()
+    write(tmp_path / "other", {"main.py": TRAIN})
+    st = stack(tmp_path, emu, obs, jobs={"a": code(mutate(tmp_path), name="bad-code")})
+    before = obs.counters()["total"], emu.counters()["total"]
+    preview = st.preview(check=False)
+    text = output_of(preview)
+    assert preview.returncode != 0 and expect in text, text
+    assert "Traceback" not in text
+    assert (obs.counters()["total"], emu.counters()["total"]) == before
+
+
+def test_upload_faults_converge_with_no_partial_prefix_referenced(tmp_path: Path, emu: Any, obs: Any,
+                                                                  s3: Any) -> None:
+    files = {f"pkg/m{i}.py": f"V = {i}\n" for i in range(12)}
+    a = write(tmp_path / "src", {"train.py": TRAIN, **files})
+    st = stack(tmp_path, emu, obs, jobs={"a": code(a, name="fault-a")})
+    obs.set_faults([{"operation": "put_object", "kind": "status", "status": 503, "after": 4, "times": 40},
+                    {"operation": "put_object", "kind": "reset", "after": 2, "times": 2}])
+    first = st.up(check=False)
+    obs.clear_faults()
+    if first.returncode != 0:
+        assert emu.jobs() == [], "a job references a partially uploaded prefix"
+    st.up()
+    (prefix,) = code_prefixes(s3)
+    keys = {o["Key"] for o in s3.list_objects(Bucket="stack-code", Prefix=f"code/{prefix}/")["Contents"]}
+    assert keys == {f"code/{prefix}/{k}" for k in ["train.py", *files]}
+    assert [phase_of(j) for j in emu.jobs()] == ["Running"]
+
+
+def test_no_secret_in_state_or_output(tmp_path: Path, emu: Any, obs: Any) -> None:
+    a = write(tmp_path / "src", {"train.py": TRAIN})
+    st = stack(tmp_path, emu, obs, jobs={"a": code(a, name="secret-free")})
+    st.up()
+    blob = json.dumps(st.export()) + json.dumps(st.outputs()) + "".join(p.stdout + p.stderr for p in st.history)
+    assert emu.secret_key not in blob
