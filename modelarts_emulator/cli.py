@@ -3,24 +3,19 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
-import threading
 from pathlib import Path
 
 from . import config as c
 from .config import EmulatorConfig
+from .local_server import listen_parser, serve
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="python -m modelarts_emulator",
-        description="Local ModelArts: an emulator of the ModelArts v2 training-job API "
-                    "(with API-gateway auth and an emulated IAM token service).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--host", default=c.DEFAULT_HOST, help="address to listen on")
-    p.add_argument("--port", type=int, default=c.DEFAULT_PORT,
-                   help="port to listen on (0 picks a free port; the ready line shows it)")
+    p = listen_parser("python -m modelarts_emulator",
+                      "Local ModelArts: an emulator of the ModelArts v2 training-job API "
+                      "(with API-gateway auth and an emulated IAM token service).",
+                      c.DEFAULT_HOST, c.DEFAULT_PORT)
     p.add_argument("--db", type=Path, default=c.DEFAULT_DB,
                    help="SQLite database file (jobs and IAM tokens survive restarts)")
     p.add_argument("--project-id", default=c.DEFAULT_PROJECT_ID,
@@ -89,19 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     from .server import EmulatorServer  # after argparse, so --help stays instant
 
     server = EmulatorServer(cfg)
-
-    def stop(signum, frame):  # serve_forever must be stopped from another thread
-        threading.Thread(target=server.shutdown, daemon=True).start()
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    print(f"ModelArts emulator listening on {server.url} (project {cfg.project_id}, "
-          f"db {cfg.db})", flush=True)
-    try:
-        server.serve_forever(poll_interval=0.2)
-    finally:
-        server.server_close()
-    return 0
+    return serve(server, f"ModelArts emulator listening on {server.url} (project {cfg.project_id}, "
+                         f"db {cfg.db})")
 
 
 if __name__ == "__main__":  # pragma: no cover

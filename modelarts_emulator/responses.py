@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
-import struct
 import sys
 import time
 import traceback
@@ -26,6 +24,7 @@ from .catalog import Catalog
 from .config import EmulatorConfig
 from .controls import Counters, Faults
 from .errors import ApiError
+from .local_server import reset_connection
 from .models import Store, Timings
 from .wire import FaultRules, SearchRequest, Settings, UpdateRequest, parse
 
@@ -248,14 +247,7 @@ class Handler(BaseHTTPRequestHandler):
 
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _handle
 
-    def _reset_connection(self) -> None:
-        """Close with an RST (SO_LINGER 0) and no response: the client sees a connection reset."""
-        self.close_connection = True
-        try:
-            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            self.connection.close()
-        except OSError:
-            pass
+    _reset_connection = reset_connection  # an RST and no response: the client sees a reset
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         if not self.server.app.config.quiet:  # type: ignore[attr-defined]

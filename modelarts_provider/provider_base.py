@@ -13,11 +13,13 @@ import os
 import sys
 import threading
 import time
-from typing import Any
+from typing import Any, Callable, ClassVar, Generic, Mapping, TypeVar
 
 from pulumi.dynamic import ConfigureRequest, ResourceProvider
 
 from .provider_config import NAMESPACE, ProviderConfigError, ProviderSettings, resolve_settings
+
+S = TypeVar("S")
 
 _OUTPUT_LOCK = threading.Lock()
 _WATCHDOG_STARTED = threading.Event()
@@ -102,13 +104,24 @@ def client_for(settings: ProviderSettings) -> Any:
         return client
 
 
-class ModelArtsProvider(ResourceProvider):
+class SettingsProvider(ResourceProvider, Generic[S]):
+    """Settings of type S from `configure()` (the `modelarts:` config, else the environment).
+
+    A subclass names its resolver and errors. Bad settings do not fail configure(): the message is
+    kept and raised by the first call that needs the settings (and may be reported by check()).
+    """
+
     # The serialized provider holds no secret (see module docstring); keep it plain in the state.
     serialize_as_secret_always = False
 
     # Class-level defaults: an instance pickles with nothing of its own.
-    _settings: ProviderSettings | None = None
+    _settings: S | None = None
     _config_error: str | None = None
+
+    _resolve: ClassVar[Callable[[Callable[[str], Any], Mapping[str, str]], Any]]  # a staticmethod
+    _bad_config: ClassVar[type[Exception]]  # what _resolve raises on unusable settings
+    _unusable: ClassVar[type[Exception]]  # what _require_settings raises
+    _missing: ClassVar[str]
 
     def __reduce__(self) -> tuple[type, tuple[()]]:
         return (type(self), ())
@@ -116,21 +129,28 @@ class ModelArtsProvider(ResourceProvider):
     def configure(self, req: ConfigureRequest) -> None:
         start_orphan_watchdog()
         try:
-            self._settings = resolve_settings(lambda k: req.config.get(f"{NAMESPACE}:{k}"), os.environ)
+            self._settings = self._resolve(lambda k: req.config.get(f"{NAMESPACE}:{k}"), os.environ)
             self._config_error = None
-        except ProviderConfigError as err:
+        except self._bad_config as err:
             self._settings, self._config_error = None, str(err)
 
-    def _require_settings(self) -> ProviderSettings:
+    def _require_settings(self) -> S:
         if self._settings is None:
             if self._config_error is None:  # configure() not called (e.g. direct use): read env only
                 try:
-                    self._settings = resolve_settings(lambda _k: None, os.environ)
-                except ProviderConfigError as err:
+                    self._settings = self._resolve(lambda _k: None, os.environ)
+                except self._bad_config as err:
                     self._config_error = str(err)
             if self._settings is None:
-                raise ProviderError(self._config_error or "provider settings missing")
+                raise self._unusable(self._config_error or self._missing)
         return self._settings
+
+
+class ModelArtsProvider(SettingsProvider[ProviderSettings]):
+    _resolve = staticmethod(resolve_settings)
+    _bad_config = ProviderConfigError
+    _unusable = ProviderError
+    _missing = "provider settings missing"
 
     def _api(self) -> Any:
         return client_for(self._require_settings())

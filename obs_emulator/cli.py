@@ -3,24 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
-import threading
 from pathlib import Path
+
+from modelarts_emulator.local_server import listen_parser, serve
 
 from . import config as c
 from .config import ObsEmulatorConfig
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="python -m obs_emulator",
-        description="Local OBS: an S3-compatible object store (moto's S3 backend) with SigV4 auth, "
-                    "persistence under --state-dir, counters and fault injection (/_obs/*).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--host", default=c.DEFAULT_HOST, help="address to listen on")
-    p.add_argument("--port", type=int, default=c.DEFAULT_PORT,
-                   help="port to listen on (0 picks a free port; the ready line shows it)")
+    p = listen_parser("python -m obs_emulator",
+                      "Local OBS: an S3-compatible object store (moto's S3 backend) with SigV4 auth, "
+                      "persistence under --state-dir, counters and fault injection (/_obs/*).",
+                      c.DEFAULT_HOST, c.DEFAULT_PORT)
     p.add_argument("--state-dir", type=Path, default=c.DEFAULT_STATE_DIR,
                    help=f"folder of the database ({c.DB_NAME}): buckets and objects survive restarts")
     p.add_argument("--in-memory", action="store_true", help="keep nothing on disk (ignores --state-dir)")
@@ -59,20 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     from .server import ObsServer  # after argparse, so --help stays instant
 
     server = ObsServer(cfg)
-
-    def stop(signum: int, frame: object) -> None:  # serve_forever must be stopped from another thread
-        threading.Thread(target=server.shutdown, daemon=True).start()
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
     buckets, objects = server.restored
     where = f"state {cfg.db_path}, restored {buckets} buckets, {objects} objects" if cfg.db_path else "in memory"
-    print(f"OBS emulator listening on {server.url} ({where})", flush=True)
-    try:
-        server.serve_forever(poll_interval=0.2)
-    finally:
-        server.server_close()
-    return 0
+    return serve(server, f"OBS emulator listening on {server.url} ({where})")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,18 +13,18 @@ import base64
 import hashlib
 import io
 import json
-import socket
-import struct
 import sys
 import time
 import traceback
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable
 from urllib.parse import parse_qs, unquote, unquote_to_bytes
 from xml.sax.saxutils import escape
 
 from pydantic import ValidationError
+
+from modelarts_emulator.local_server import LocalHTTPServer, reset_connection
 
 from . import auth
 from .config import CONTROL_PREFIX, ObsEmulatorConfig
@@ -65,11 +65,7 @@ def _digest_problem(content_md5: str | None, body: bytes) -> tuple[str, str] | N
     return None
 
 
-class ObsServer(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 256  # parallel uploads open many connections at once
-    allow_reuse_address = True
-
+class ObsServer(LocalHTTPServer):
     def __init__(self, config: ObsEmulatorConfig) -> None:
         self.config = config
         self.controls = Controls()
@@ -77,11 +73,6 @@ class ObsServer(ThreadingHTTPServer):
         self.store = Store(config.db_path) if config.db_path is not None else None
         self.restored = self.store.restore() if self.store is not None else (0, 0)
         super().__init__((config.host, config.port), Handler)
-
-    @property
-    def url(self) -> str:
-        host, port = self.server_address[:2]
-        return f"http://{host}:{port}"
 
     def server_close(self) -> None:
         super().server_close()
@@ -231,14 +222,7 @@ class Handler(BaseHTTPRequestHandler):
         if payload:
             self.wfile.write(payload)
 
-    def _reset_connection(self) -> None:
-        """No answer, an RST (SO_LINGER 0): the client sees the connection reset mid-request."""
-        self.close_connection = True
-        try:
-            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            self.connection.close()
-        except OSError:
-            pass
+    _reset_connection = reset_connection  # no answer, an RST: the client sees a reset mid-request
 
     def _control(self, name: str) -> None:
         body = self._read_body()

@@ -8,14 +8,13 @@ the state or an output. This module imports Pulumi; the rest of modelarts_provid
 
 from __future__ import annotations
 
-import os
 import threading
 from typing import Any
 
-from pulumi.dynamic import CheckFailure, ConfigureRequest, ResourceProvider
+from pulumi.dynamic import CheckFailure
 from pulumi.output import Unknown
 
-from ..provider_base import start_orphan_watchdog
+from ..provider_base import SettingsProvider
 from ..provider_config import NAMESPACE
 from .client import ObsClient
 from .errors import ObsConfigError
@@ -37,38 +36,17 @@ class ObsProviderError(Exception):
     """A provider call that cannot proceed: one line, names the resource's bucket/prefix, no secrets."""
 
 
-class ObsProviderBase(ResourceProvider):
-    serialize_as_secret_always = False  # the pickle holds no secret (see __reduce__)
-    _settings: ObsSettings | None = None
-    _config_error: str | None = None
-
-    def __reduce__(self) -> tuple[type, tuple[()]]:
-        return (type(self), ())
-
-    def configure(self, req: ConfigureRequest) -> None:
-        start_orphan_watchdog()
-        try:
-            self._settings = resolve_obs_settings(lambda k: req.config.get(f"{NAMESPACE}:{k}"), os.environ)
-            self._config_error = None
-        except ObsConfigError as err:
-            self._settings, self._config_error = None, str(err)
+class ObsProviderBase(SettingsProvider[ObsSettings]):
+    _resolve = staticmethod(resolve_obs_settings)
+    _bad_config = ObsConfigError
+    _unusable = ObsProviderError
+    _missing = "OBS settings missing"
 
     def config_failures(self) -> list[CheckFailure]:
         """check()'s report of unusable settings (at preview, before any API call)."""
         if self._config_error is None:
             return []
         return [CheckFailure(NAMESPACE, f"provider configuration: {self._config_error}")]
-
-    def _require_settings(self) -> ObsSettings:
-        if self._settings is None:
-            if self._config_error is None:  # configure() not called (direct use): environment only
-                try:
-                    self._settings = resolve_obs_settings(lambda _k: None, os.environ)
-                except ObsConfigError as err:
-                    self._config_error = str(err)
-            if self._settings is None:
-                raise ObsProviderError(self._config_error or "OBS settings missing")
-        return self._settings
 
     def _obs(self) -> ObsClient:
         settings = self._require_settings()

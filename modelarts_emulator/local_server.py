@@ -1,0 +1,223 @@
+"""What the two local clouds (this emulator and obs_emulator) share about being a local server.
+
+Server side: the threaded HTTP server base, the command line's --host/--port and its serve loop, and
+the connection reset used by faults. Test side: ``LocalServerProcess``, the server run as a
+subprocess (``testing.RunningEmulator``, ``obs_emulator.testing.RunningObs``). Standard library and
+requests only, so the local OBS can import it without loading the emulator.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import queue
+import re
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, ClassVar, Self
+
+import requests
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+READY_RE = re.compile(r"listening on (http://\S+)")
+
+
+# --- server side ---------------------------------------------------------------------------------
+
+class LocalHTTPServer(ThreadingHTTPServer):
+    daemon_threads = True  # connection threads never block shutdown
+    request_queue_size = 256  # bursts of parallel requests must not be refused by the backlog
+    allow_reuse_address = True
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host}:{port}"
+
+
+def reset_connection(handler: BaseHTTPRequestHandler) -> None:
+    """Close with an RST (SO_LINGER 0) and no response: the client sees a connection reset."""
+    handler.close_connection = True
+    try:
+        handler.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        handler.connection.close()
+    except OSError:
+        pass
+
+
+def listen_parser(prog: str, description: str, host: str, port: int) -> argparse.ArgumentParser:
+    """A parser with the --host/--port every local server takes."""
+    p = argparse.ArgumentParser(prog=prog, description=description,
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--host", default=host, help="address to listen on")
+    p.add_argument("--port", type=int, default=port,
+                   help="port to listen on (0 picks a free port; the ready line shows it)")
+    return p
+
+
+def serve(server: LocalHTTPServer, ready_line: str) -> int:
+    """Print the ready line (LocalServerProcess waits for it), serve until SIGTERM/SIGINT, close."""
+
+    def stop(signum: int, frame: object) -> None:  # serve_forever must be stopped from another thread
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    # before the ready line: a test may stop the server as soon as it has read it
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    print(ready_line, flush=True)
+    try:
+        server.serve_forever(poll_interval=0.2)
+    finally:
+        server.server_close()
+    return 0
+
+
+# --- test side -----------------------------------------------------------------------------------
+
+class LocalStartError(RuntimeError):
+    pass
+
+
+class LocalServerProcess:
+    """``python -m <module>`` on 127.0.0.1 and a free port (kept across restarts), with its controls.
+
+    Keyword flags map to command-line flags (``run_seconds=1`` -> ``--run-seconds 1``; ``True`` ->
+    bare flag). A subclass names the module and adds the flags of its state (``_state_argv``).
+    """
+
+    module: ClassVar[str]
+    label: ClassVar[str]  # the server's name in error messages
+    control_prefix: ClassVar[str]  # path prefix of the unauthenticated controls, e.g. "/_obs"
+    log_name: ClassVar[str]
+    start_timeout: ClassVar[float]
+    start_error: ClassVar[type[LocalStartError]] = LocalStartError
+
+    def __init__(self, workdir: Path | str, flags: dict[str, Any]) -> None:
+        self.workdir = Path(workdir)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.flags = dict(flags)
+        self.flags.pop("port", None)  # chosen by the OS on first start, then kept
+        self.flags.pop("host", None)
+        self.log_path = self.workdir / self.log_name
+        self.port = 0
+        self.url = ""
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._http = requests.Session()  # controls only (no auth)
+
+    def _state_argv(self) -> list[str]:
+        raise NotImplementedError
+
+    def _argv(self) -> list[str]:
+        argv = [sys.executable, "-m", self.module, "--host", "127.0.0.1", "--port", str(self.port),
+                *self._state_argv()]
+        for key, value in self.flags.items():
+            if value is None or value is False:
+                continue
+            argv.append("--" + key.replace("_", "-"))
+            if value is not True:
+                argv.append(str(value))
+        return argv
+
+    def start(self, timeout: float | None = None) -> Self:
+        if self._proc is not None:
+            raise RuntimeError(f"{self.label} already running")
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+        env["PYTHONUNBUFFERED"] = "1"
+        with open(self.log_path, "ab") as log:
+            self._proc = subprocess.Popen(self._argv(), stdout=subprocess.PIPE, stderr=log,
+                                          cwd=str(self.workdir), env=env)
+        lines: queue.Queue[str] = queue.Queue()
+        out = self._proc.stdout
+        assert out is not None
+
+        def pump() -> None:  # keep draining stdout so the child never blocks on a full pipe
+            for raw in iter(out.readline, b""):
+                lines.put(raw.decode(errors="replace"))
+
+        threading.Thread(target=pump, daemon=True).start()
+        deadline = time.monotonic() + (self.start_timeout if timeout is None else timeout)
+        while True:
+            if self._proc.poll() is not None:
+                raise self.start_error(f"{self.label} exited with {self._proc.returncode}:\n"
+                                       + self._log_tail())
+            try:
+                line = lines.get(timeout=0.05)
+            except queue.Empty:
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise self.start_error(f"{self.label} did not become ready:\n"
+                                           + self._log_tail()) from None
+                continue
+            m = READY_RE.search(line)
+            if m:
+                self.url = m.group(1)
+                self.port = int(self.url.rsplit(":", 1)[1])
+                break
+        self._http.get(f"{self.url}{self.control_prefix}/counters", timeout=5).raise_for_status()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout)
+        if proc.stdout:
+            proc.stdout.close()
+        self._http.close()
+        self._http = requests.Session()
+
+    def restart(self) -> Self:
+        """Stop and start again on the same port with the same state."""
+        self.stop()
+        return self.start()
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def _log_tail(self, n: int = 4000) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-n:]
+        except OSError:
+            return ""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # --- controls --------------------------------------------------------------------------------
+
+    def _control(self, method: str, name: str, json: Any = None) -> Any:
+        r = self._http.request(method, f"{self.url}{self.control_prefix}/{name}", json=json, timeout=10)
+        r.raise_for_status()
+        return r.json()
+
+    def counters(self) -> dict[str, int]:
+        return self._control("GET", "counters")
+
+    def reset(self) -> None:
+        self._control("POST", "reset")
+
+    def set_faults(self, rules: list[Any]) -> None:
+        """Replace the fault rules; items are dicts (or pydantic FaultRule objects)."""
+        payload = [r.model_dump() if hasattr(r, "model_dump") else dict(r) for r in rules]
+        self._control("POST", "faults", {"rules": payload})
+
+    def clear_faults(self) -> None:
+        self._control("DELETE", "faults")
