@@ -13,8 +13,14 @@ EXIT_CODE = 2  # what a Python process exits with when its script file does not 
 
 
 def boot_file_of(draft: JobDraft) -> str | None:
-    """The OBS path of the draft's boot file (own code on OBS), or None (algorithm id, image, file://)."""
-    boot = (draft.algorithm or {}).get("boot_file")
+    """The OBS path of the draft's boot file (own code on OBS), or None (algorithm id, image, file://).
+
+    An algorithm from algorithm management or a subscription brings its own code (the catalog's
+    boot file is echoed, not the user's): only own code is checked."""
+    alg = draft.algorithm or {}
+    if alg.get("id") or alg.get("subscription_id"):
+        return None
+    boot = alg.get("boot_file")
     if isinstance(boot, str) and (boot.startswith("obs://") or (boot.startswith("/") and not boot.startswith("//"))):
         return boot
     return None

@@ -245,17 +245,30 @@ def test_bad_config_fails_preview_with_one_line_and_no_api_call(tmp_path: Path, 
     assert emu.counters()["total"] == 0
 
 
-def test_local_stack_file_runs_against_the_emulator(tmp_path: Path, emu: Any) -> None:
-    """stacks/Pulumi.local.yaml as shipped (secure secret key, passphrase `local`), endpoint pointed at the test emulator."""
+def test_local_stack_file_runs_against_the_emulator(tmp_path: Path) -> None:
+    """stacks/Pulumi.local.yaml as shipped (secure secret key, passphrase `local`), pointed at a test
+    emulator and a test local OBS: its code uploads reach the OBS and the emulator finds the boot file."""
+    from modelarts_emulator.testing import running_emulator
+    from obs_emulator.testing import running_obs
+
+    with running_obs(tmp_path / "obs") as obs, \
+            running_emulator(tmp_path / "emulator", run_seconds=2, phase_seconds=0.2, obs_endpoint=obs.url) as emu:
+        _run_local_stack(tmp_path, emu, obs)
+
+
+def _run_local_stack(tmp_path: Path, emu: Any, obs: Any) -> None:
     st = new_stack(tmp_path, REPO_ROOT, stack="local")
     st.env["PULUMI_CONFIG_PASSPHRASE"] = "local"
     shipped = yaml.safe_load((REPO_ROOT / "stacks" / "Pulumi.local.yaml").read_text())
     (st.workdir / "Pulumi.local.yaml").write_text(yaml.safe_dump(shipped, sort_keys=False))
     st.set_config("modelarts:endpoint", emu.url)
+    st.set_config("modelarts:obsEndpoint", obs.url)
     cfg = copy.deepcopy(shipped["config"])
     for section in ("modelarts-jobs:jobs", "modelarts-jobs:sweeps"):
         for spec in cfg.get(section, {}).values():
             spec["waitFor"] = "created"  # keep the test fast; the shipped waits are exercised by ./dev up
+            if "code" in spec:  # relative to the project directory, which is the repository for ./dev
+                spec["code"]["localDir"] = str(REPO_ROOT / spec["code"]["localDir"])
     st.write_config({k: v for k, v in cfg.items() if k.startswith("modelarts-jobs:")})
     st.preview()  # first preview: derived names are still unknown, check must accept them
     assert emu.counters()["total"] == 0
@@ -264,6 +277,8 @@ def test_local_stack_file_runs_against_the_emulator(tmp_path: Path, emu: Any) ->
     declared = len(cfg["modelarts-jobs:jobs"]) + 4  # 2x2 sweep
     assert len(out) == declared == len(emu.jobs())
     assert all(v["id"] and v["phase"] for v in out.values())
+    assert not [j for j in emu.jobs() if j["status"]["phase"] == "Failed"], "a boot file was not in OBS"
+    assert obs.counters()["total"] > 0
     st.destroy()
     assert emu.jobs() == []
     assert_no_plaintext_secrets(st, emu)
