@@ -2,12 +2,16 @@
 # Build the Pulumi "random" resource provider plugin (pulumi-resource-random)
 # from Go modules only, compatible with the pulumi_random 4.21.1 Python SDK.
 #
-# Usage: scripts/build_random_plugin.sh [--force] [OUTPUT_DIR]
+# Usage: scripts/build_random_plugin.sh [--force | --check] [OUTPUT_DIR]
 #
 #   OUTPUT_DIR  where pulumi-resource-random is installed; default
 #               ${MODELARTS_ENGINE_CACHE:-$HOME/.cache/modelarts-pulumi}/engine-v3.259.0/home/plugins/resource-random-v4.21.1
 #               (also settable with RANDOM_PLUGIN_OUT_DIR)
 #   --force     rebuild even if the pinned version is already installed
+#   --check     build nothing, print nothing: exit 0 if the pinned version is installed, 1 if not
+#
+# All messages go to standard error (scripts/install_engine.sh runs this as one step, its output in
+# .state/setup.log).
 #
 # Environment:
 #   RANDOM_PLUGIN_WORK_DIR  scratch build dir (default: <cache>/random-plugin-build)
@@ -25,16 +29,19 @@ VERSION_PKG="modelarts.local/pulumi-random-bridge/provider"
 TF_RANDOM_MODULE="github.com/terraform-providers/terraform-provider-random"
 
 force=0
+check=0
 out_arg=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --force) force=1 ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --check) check=1 ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "unknown option: $1" >&2; exit 2 ;;
     *) out_arg="$1" ;;
   esac
   shift
 done
+exec >&2  # messages are for people; stdout stays free for the caller's own output
 
 script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=env.sh
@@ -52,6 +59,10 @@ installed_version() {
   timeout 20 "$1" -version 2>/dev/null | tr -d '[:space:]'
 }
 
+if [[ $check -eq 1 ]]; then
+  [[ "$(installed_version "$target" || true)" == "$PLUGIN_VERSION" ]]
+  exit
+fi
 if [[ $force -eq 0 ]] && [[ "$(installed_version "$target" || true)" == "$PLUGIN_VERSION" ]]; then
   echo "${BIN_NAME} ${PLUGIN_VERSION} already installed at ${target}"
   exit 0

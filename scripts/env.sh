@@ -6,7 +6,8 @@ MODELARTS_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$MODELARTS_ROOT/scripts/versions.env"
 MODELARTS_ENGINE_CACHE="${MODELARTS_ENGINE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/modelarts-pulumi}"
 MODELARTS_ENGINE_BIN="$MODELARTS_ENGINE_CACHE/engine-v$PULUMI_VERSION/bin"
-MODELARTS_STATE="$MODELARTS_ROOT/.state"
+# Local state (file backend, emulator database, pids, logs); overridable, e.g. by tests.
+MODELARTS_STATE="${MODELARTS_STATE:-$MODELARTS_ROOT/.state}"
 export MODELARTS_ROOT MODELARTS_ENGINE_CACHE MODELARTS_ENGINE_BIN MODELARTS_STATE
 
 # A pulumi of the pinned version already on PATH wins; otherwise the one our installer built.

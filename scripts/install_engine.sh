@@ -1,16 +1,55 @@
 #!/usr/bin/env bash
 # Installs the Pulumi engine offline, from Go modules, into a versioned cache outside the repository:
 #   pulumi (CLI), pulumi-language-python (+ its exec script), pulumi-resource-pulumi-python (dynamic
-#   provider launcher) in bin/, and pulumi-resource-random in the plugins/ of a Pulumi home beside it. Idempotent: every piece already built is reused.
+#   provider launcher) in bin/, and pulumi-resource-random in the plugins/ of a Pulumi home beside it.
+# Idempotent and silent when everything is cached. Otherwise one line per step on standard error,
+#   engine: building pulumi CLI (step 1 of 3)... done in 354 s
+# with the build tools' own output in $MODELARTS_STATE/setup.log (.state/setup.log), whose tail is
+# printed only when a step fails. Nothing is ever written to standard output.
 # Pulumi's own download host is unreachable here, so nothing is downloaded but Go modules.
 set -euo pipefail
-. "$(cd "$(dirname "$0")" && pwd)/env.sh"
+scripts="$(cd "$(dirname "$0")" && pwd)"
+. "$scripts/env.sh"
+. "$scripts/steps.sh"
+exec >&2  # every message here is for people; stdout stays free for the caller's own output
 
-command -v go >/dev/null 2>&1 || { echo "engine: Go is required to build the Pulumi engine offline (apt-get install golang or see go.dev)" >&2; exit 1; }
-mkdir -p "$MODELARTS_ENGINE_BIN"
+cli="$MODELARTS_ENGINE_BIN/pulumi"
+host="$MODELARTS_ENGINE_BIN/pulumi-language-python"
 work="$MODELARTS_ENGINE_CACHE/build"
-mkdir -p "$work"
-modcache="$(go env GOMODCACHE)"
+
+cli_cached() { [ -x "$cli" ] && [ "$("$cli" version 2>/dev/null)" = "v$PULUMI_VERSION" ]; }
+host_cached() {
+  [ -x "$host" ] && [ -f "$MODELARTS_ENGINE_BIN/.python-host-$PULUMI_PYTHON_HOST_SDK_VERSION" ] &&
+    [ -x "$MODELARTS_ENGINE_BIN/pulumi-language-python-exec" ] &&
+    [ -x "$MODELARTS_ENGINE_BIN/pulumi-resource-pulumi-python" ]
+}
+random_cached() { "$scripts/build_random_plugin.sh" --check; }
+# The user's own pulumi of the pinned version (with its language host) wins; only the random plugin is ours.
+own_cli() { [ "$(command -v pulumi)" != "$cli" ] && [ "$(pulumi version 2>/dev/null)" = "v$PULUMI_VERSION" ]; }
+
+todo() { # the steps still to do, in order
+  if ! own_cli; then
+    cli_cached || echo cli
+    host_cached || echo host
+  fi
+  random_cached || echo random
+}
+
+steps="$(todo)"
+[ -n "$steps" ] || exit 0  # everything cached: say nothing
+
+# One build at a time per engine cache; whoever waited finds the work done.
+mkdir -p "$MODELARTS_ENGINE_CACHE"
+exec 8>"$MODELARTS_ENGINE_CACHE/.install.lock"
+if command -v flock >/dev/null 2>&1 && ! flock -n 8; then
+  echo "engine: another set-up is building the engine in $MODELARTS_ENGINE_CACHE; waiting for it..."
+  flock 8
+  steps="$(todo)"
+  [ -n "$steps" ] || exit 0
+fi
+
+command -v go >/dev/null 2>&1 || { echo "engine: Go is required to build the Pulumi engine offline (apt-get install golang or see go.dev)"; exit 1; }
+mkdir -p "$MODELARTS_ENGINE_BIN" "$work"
 
 # A throwaway wrapper module per binary: `go install mod@version` refuses modules with replace directives.
 build_in_wrapper() { # name, main package, output, go.mod body, ldflags
@@ -18,24 +57,12 @@ build_in_wrapper() { # name, main package, output, go.mod body, ldflags
   mkdir -p "$dir"
   printf '%s\n' "$gomod" >"$dir/go.mod"
   printf '//go:build tools\n\npackage tools\n\nimport _ "%s"\n' "$pkg" >"$dir/tools.go"
-  (cd "$dir" && GOFLAGS=-mod=mod go mod tidy >/dev/null 2>&1 || (cd "$dir" && GOFLAGS=-mod=mod go mod tidy))
+  (cd "$dir" && GOFLAGS=-mod=mod go mod tidy)
   (cd "$dir" && go build -trimpath -ldflags "-s -w $ldflags" -o "$out.tmp" "$pkg")
   mv "$out.tmp" "$out"
 }
 
-cli="$MODELARTS_ENGINE_BIN/pulumi"
-if [ "$(command -v pulumi)" != "$cli" ] && [ "$(pulumi version 2>/dev/null)" = "v$PULUMI_VERSION" ]; then
-  # The user's own pinned engine (with its language host) wins; only the random plugin is ours.
-  echo "engine: using pulumi v$PULUMI_VERSION already on PATH ($(command -v pulumi))"
-  "$(dirname "$0")/build_random_plugin.sh"
-  exit 0
-fi
-
-if [ -x "$cli" ] && [ "$("$cli" version 2>/dev/null)" = "v$PULUMI_VERSION" ]; then
-  echo "engine: pulumi v$PULUMI_VERSION cached at $cli"
-else
-  echo "engine: building pulumi CLI v$PULUMI_VERSION from Go modules (first run takes several minutes)..."
-  start=$SECONDS
+build_cli() {
   build_in_wrapper cli github.com/pulumi/pulumi/pkg/v3/cmd/pulumi "$cli" "module modelarts.local/build/cli
 
 go 1.25
@@ -48,15 +75,9 @@ require (
 // pkg/v3's own go.mod carries this replace; wrapper modules must repeat it.
 replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-20241001131231-d02d263e614e" \
     "-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$PULUMI_VERSION"
-  echo "engine: pulumi CLI built in $((SECONDS - start))s"
-fi
+}
 
-host="$MODELARTS_ENGINE_BIN/pulumi-language-python"
-if [ -x "$host" ] && [ -f "$MODELARTS_ENGINE_BIN/.python-host-$PULUMI_PYTHON_HOST_SDK_VERSION" ]; then
-  echo "engine: python language host cached at $host"
-else
-  echo "engine: building pulumi-language-python from github.com/pulumi/pulumi/sdk/v3@v$PULUMI_PYTHON_HOST_SDK_VERSION..."
-  start=$SECONDS
+build_host() {
   build_in_wrapper python-host github.com/pulumi/pulumi/sdk/v3/python/cmd/pulumi-language-python "$host" \
     "module modelarts.local/build/pythonhost
 
@@ -64,16 +85,29 @@ go 1.25
 
 require github.com/pulumi/pulumi/sdk/v3 v$PULUMI_PYTHON_HOST_SDK_VERSION" \
     "-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$PULUMI_PYTHON_HOST_SDK_VERSION"
+  # The exec script and the dynamic-provider launcher are plain scripts in the sdk module of the pinned version.
+  local sdk
+  sdk="$(cd "$work" && GOFLAGS=-mod=mod go mod download -json "github.com/pulumi/pulumi/sdk/v3@v$PULUMI_VERSION" |
+         sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')"
+  [ -d "$sdk" ] || { echo "github.com/pulumi/pulumi/sdk/v3@v$PULUMI_VERSION not found in the module cache"; return 1; }
+  install -m 0755 "$sdk/python/cmd/pulumi-language-python-exec" "$MODELARTS_ENGINE_BIN/pulumi-language-python-exec"
+  install -m 0755 "$sdk/python/dist/pulumi-resource-pulumi-python" "$MODELARTS_ENGINE_BIN/pulumi-resource-pulumi-python"
   touch "$MODELARTS_ENGINE_BIN/.python-host-$PULUMI_PYTHON_HOST_SDK_VERSION"
-  echo "engine: python language host built in $((SECONDS - start))s"
+}
+
+log="${STEP_LOG:-$MODELARTS_STATE/setup.log}"
+total=$(printf '%s\n' "$steps" | wc -l) n=0 start=$SECONDS
+if own_cli; then
+  echo "engine: using pulumi v$PULUMI_VERSION on PATH ($(command -v pulumi)); building the random plugin (log: $log)"
+else
+  echo "engine: building Pulumi v$PULUMI_VERSION from Go modules into $MODELARTS_ENGINE_CACHE (first time: 15-20 min on 2 cores; log: $log)"
 fi
-
-# The exec script and the dynamic-provider launcher are plain scripts in the sdk module of the pinned version.
-sdk="$modcache/github.com/pulumi/pulumi/sdk/v3@v$PULUMI_VERSION"
-[ -d "$sdk" ] || (cd "$work/cli" && go mod download github.com/pulumi/pulumi/sdk/v3@v$PULUMI_VERSION)
-install -m 0755 "$sdk/python/cmd/pulumi-language-python-exec" "$MODELARTS_ENGINE_BIN/pulumi-language-python-exec"
-install -m 0755 "$sdk/python/dist/pulumi-resource-pulumi-python" "$MODELARTS_ENGINE_BIN/pulumi-resource-pulumi-python"
-
-"$(dirname "$0")/build_random_plugin.sh"
-
-echo "engine: ready in $MODELARTS_ENGINE_BIN (pulumi $("$cli" version))"
+for s in $steps; do
+  n=$((n + 1))
+  case "$s" in
+    cli) step "engine: building pulumi CLI (step $n of $total)" build_cli ;;
+    host) step "engine: building python language host (step $n of $total)" build_host ;;
+    random) step "engine: building random provider plugin (step $n of $total)" "$scripts/build_random_plugin.sh" ;;
+  esac
+done
+echo "engine: ready in $((SECONDS - start)) s (pulumi v$PULUMI_VERSION, $(dirname "$(command -v pulumi)"))"
