@@ -100,7 +100,7 @@ total=$(printf '%s\n' "$steps" | wc -l) n=0 start=$SECONDS
 if own_cli; then
   echo "engine: using pulumi v$PULUMI_VERSION on PATH ($(command -v pulumi)); building the random plugin (log: $log)"
 else
-  echo "engine: building Pulumi v$PULUMI_VERSION from Go modules into $MODELARTS_ENGINE_CACHE (first time: 15-20 min on 2 cores; log: $log)"
+  echo "engine: building Pulumi v$PULUMI_VERSION from Go modules into $MODELARTS_ENGINE_CACHE (first time: 8-20 min on 2 cores; log: $log)"
 fi
 for s in $steps; do
   n=$((n + 1))
