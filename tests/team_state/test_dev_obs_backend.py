@@ -1,8 +1,8 @@
 """`MODELARTS_BACKEND=obs ./dev up`: the local stack's state in the local OBS (bucket modelarts-pulumi-state),
 with ./dev's own state directory redirected (MODELARTS_STATE) so the repository's .state/ is not touched.
 
-./dev serves the local clouds on their fixed ports (8780, 8781): the test is skipped when something
-already listens there (e.g. a developer's own ./dev up), rather than fight over them.
+./dev serves the local clouds on their fixed ports (8780, 8781): when something already listens there
+(e.g. a developer's own ./dev up), the test fails saying so (never a silent skip): stop them and rerun.
 """
 
 from __future__ import annotations
@@ -51,7 +51,8 @@ def test_dev_up_with_obs_backend_keeps_the_local_stack_state_in_the_local_obs(tm
         pytest.fail("the engine is not built: run ./dev setup first (./dev test does)")
     busy = [p for p in (8780, 8781) if _busy(p)]
     if busy:
-        pytest.skip(f"port(s) {busy} in use (a running ./dev up?): ./dev's local clouds need them")
+        pytest.fail(f"port(s) {busy} in use (a running ./dev up?): ./dev's local clouds need them: "
+                    "run ./dev emulator stop and ./dev obs stop, then this test again")
     state = tmp_path / "state"
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PULUMI_", "HW_", "OS_", "AWS_ACCESS", "AWS_SECRET", "AWS_SESSION"))}
