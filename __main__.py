@@ -21,6 +21,7 @@ from pathlib import Path
 import pulumi
 from pulumi.runtime import get_config_env, is_config_secret
 
+from modelarts_provider.messages import shown
 from modelarts_provider.provider_config import NAMESPACE, ProviderConfigError, resolve_settings, unknown_keys
 from modelarts_provider.stack.config import PROJECT, SECTIONS, StackConfigError, parse
 from modelarts_provider.stack.declare import declare
@@ -42,7 +43,9 @@ def main() -> None:
             try:
                 raw[section] = project_cfg.get_object(section)
             except Exception:  # not JSON: a plain string where a map is expected
-                raise StackConfigError(f"invalid stack config: {PROJECT}:{section} must be a map") from None
+                given = "" if is_config_secret(f"{PROJECT}:{section}") else f" {shown(project_cfg.get(section))}"
+                raise StackConfigError(f"invalid stack config: {PROJECT}:{section}: must be a map, "
+                                       f"not a string{given}") from None
         cfg = parse(raw, keys)
         plans = plan(cfg)
     except (ProviderConfigError, StackConfigError) as err:

@@ -60,7 +60,8 @@ def kind_of(value: Any) -> str:
     return "empty" if value is None else type(value).__name__
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
+    """A value as a message quotes it: repr, cut at 60 characters."""
     if isinstance(value, float) and value.is_integer():
         value = int(value)  # config numbers arrive as floats: 1, not 1.0
     text = repr(value)
@@ -72,23 +73,29 @@ def _one(err: dict[str, Any]) -> str:
     msg: str = err["msg"]
     if kind == "string_pattern_mismatch":
         words = PATTERN_WORDS.get(str(ctx.get("pattern")), "is not in the allowed form")
-        return f"{_shown(value)} {words}"
+        return f"{shown(value)} {words}"
     if kind == "literal_error":
-        return f"must be one of {ctx.get('expected', '').replace(chr(39), '')}, not {_shown(value)}"
+        expected = str(ctx.get("expected", "")).replace(chr(39), "")
+        few = ", " not in expected  # one choice or two: "must be max or min"
+        return f"must be {'' if few else 'one of '}{expected}, not {shown(value)}"
     if kind == "string_too_long":
         return f"must be at most {ctx.get('max_length')} characters (got {len(value) if isinstance(value, str) else '?'})"
     if kind == "string_too_short":
-        return f"must be at least {ctx.get('min_length')} character{'s' if ctx.get('min_length') != 1 else ''}"
+        if ctx.get("min_length") == 1:
+            return "must not be empty"
+        return f"must be at least {ctx.get('min_length')} characters (got {len(value) if isinstance(value, str) else '?'})"
     if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
         op = {"greater_than": "greater than", "greater_than_equal": "at least", "less_than": "less than",
               "less_than_equal": "at most"}[kind]
         bound = next(iter(ctx.values()), "?")
-        return f"must be {op} {_shown(bound)}, not {_shown(value)}"
+        return f"must be {op} {shown(bound)}, not {shown(value)}"
     if kind == "too_short":
-        return f"must hold at least {ctx.get('min_length')} item{'s' if ctx.get('min_length') != 1 else ''}"
+        if ctx.get("min_length") == 1:
+            return "must not be empty"
+        return f"must hold at least {ctx.get('min_length')} items (got {ctx.get('actual_length', '?')})"
     if kind in _TYPE_WORDS and _TYPE_WORDS[kind]:
         return f"must be {_TYPE_WORDS[kind]}, not {kind_of(value)}" + (
-            f" {_shown(value)}" if isinstance(value, (str, int, float)) and not isinstance(value, bool) else "")
+            f" {shown(value)}" if isinstance(value, (str, int, float)) and not isinstance(value, bool) else "")
     if kind == "extra_forbidden":
         return "is not a known field"
     if kind == "missing":

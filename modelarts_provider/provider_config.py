@@ -18,11 +18,13 @@ Stack config keys (namespace ``modelarts:``; set credentials with ``pulumi confi
     verifyTls       true | false (default true)
     caBundle        path to a CA bundle
 
-Stack config wins over the environment, key by key. Errors name the key and never carry a value.
+Stack config wins over the environment, key by key. Errors name the key; they show the value given
+only for settings that are not secrets (never a key, token or password).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
@@ -54,7 +56,7 @@ OTC_REGION_PREFIXES = ("eu-de", "eu-nl", "eu-ch")
 
 
 class ProviderConfigError(ValueError):
-    """A missing or inconsistent provider setting; the message names keys, never values."""
+    """A missing or inconsistent provider setting; the message names keys, never a secret's value."""
 
 
 class ProviderSettings(BaseModel):
@@ -123,7 +125,7 @@ def resolve_settings(config_get: Callable[[str], Any], env: Mapping[str, str]) -
     if cloud is None:
         cloud = "otc" if used_os_env or raw["region"].startswith(OTC_REGION_PREFIXES) else "huaweicloud"  # type: ignore[union-attr]
     if cloud not in ("huaweicloud", "otc"):
-        raise ProviderConfigError(f"{NAMESPACE}:cloud must be huaweicloud or otc")
+        raise ProviderConfigError(f"{NAMESPACE}:cloud must be huaweicloud or otc, not {cloud!r}")
 
     ak, sk = raw["accessKey"], raw["secretKey"]
     user, password, domain = raw["iamUser"], raw["iamPassword"], raw["iamDomain"]
@@ -145,13 +147,14 @@ def resolve_settings(config_get: Callable[[str], Any], env: Mapping[str, str]) -
 
     verify = raw["verifyTls"]
     if verify is not None and verify.lower() not in ("true", "false"):
-        raise ProviderConfigError(f"{NAMESPACE}:verifyTls must be true or false")
-    endpoint = raw["endpoint"]
-    if endpoint is not None and not endpoint.startswith(("http://", "https://")):
-        raise ProviderConfigError(f"{NAMESPACE}:endpoint must be an http(s) URL")
-    obs_endpoint = raw["obsEndpoint"]
-    if obs_endpoint is not None and not obs_endpoint.startswith(("http://", "https://")):
-        raise ProviderConfigError(f"{NAMESPACE}:obsEndpoint must be an http(s) URL")
+        raise ProviderConfigError(f"{NAMESPACE}:verifyTls must be true or false, not {verify!r}")
+    for key in ("endpoint", "obsEndpoint", "iamEndpoint"):
+        url = raw[key]
+        if url is not None and not url.startswith(("http://", "https://")):
+            raise ProviderConfigError(f"{NAMESPACE}:{key} must be an http(s) URL, e.g. https://host:443, not {url!r}")
+    _check_project_name(raw["projectName"], raw["region"])  # type: ignore[arg-type]
+    _check_ca_bundle(raw["caBundle"])
+    endpoint, obs_endpoint = raw["endpoint"], raw["obsEndpoint"]
 
     settings = ProviderSettings(
         region=raw["region"], project_id=raw["projectId"], cloud=cloud,  # type: ignore[arg-type]
@@ -165,6 +168,20 @@ def resolve_settings(config_get: Callable[[str], Any], env: Mapping[str, str]) -
     )
     _check_endpoints(settings)
     return settings
+
+
+def _check_project_name(name: str | None, region: str) -> None:
+    """IAM project names are the region's own (eu-de) or a subproject of it (eu-de_team): any other
+    name would scope the token to another region's project, refused only at the first API call."""
+    if name is not None and name != region and not name.startswith(region + "_"):
+        raise ProviderConfigError(f"{NAMESPACE}:projectName {name!r} is not a project of region {region!r}: "
+                                  f"use {region} or a subproject {region}_<name>")
+
+
+def _check_ca_bundle(path: str | None) -> None:
+    if path is not None and not os.path.isfile(path):
+        raise ProviderConfigError(f"{NAMESPACE}:caBundle {path!r} is not a readable file (a PEM bundle of "
+                                  "CA certificates)")
 
 
 def _check_endpoints(settings: ProviderSettings) -> None:

@@ -7,6 +7,7 @@ or without the boot file is refused at preview whatever the program managed to c
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -17,9 +18,9 @@ from ..messages import explain
 from ..obs.names import bucket_name_problem
 from ..obs.provider_support import is_unknown
 from .args import INPUT_NAMES, OUTPUT_KEYS, CodeUploadArgs
-from .manifest import ScanError, scan
+from .manifest import Limits, Manifest, ScanError, scan
 
-__all__ = ["Failure", "check_inputs", "boot_file_problem"]
+__all__ = ["Failure", "check_inputs", "boot_file_problem", "directory_failures"]
 
 
 @dataclass(frozen=True)
@@ -35,13 +36,36 @@ def strip_outputs(props: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in props.items() if k not in OUTPUT_KEYS and not k.startswith("__")}
 
 
-def boot_file_problem(boot_file: str) -> str | None:
+def boot_file_problem(boot_file: str, local_dir_name: str = "local_dir") -> str | None:
     p = PurePosixPath(boot_file)
     if p.is_absolute() or ".." in p.parts or "\\" in boot_file:
-        return f"{boot_file!r} must be a path relative to local_dir with '/' separators, e.g. train.py"
+        return f"{boot_file!r} must be a path relative to {local_dir_name} with '/' separators, e.g. train.py"
     if p.suffix != ".py":
         return f"{boot_file!r} must be a Python file (.py): ModelArts starts a code-directory job with a Python boot file"
     return None
+
+
+# How the failures name the arguments: CodeUpload's own names, or the stack config's (code.localDir, ...).
+ARG_NAMES = {"local_dir": "local_dir", "boot_file": "boot_file"}
+
+
+def directory_failures(local_dir: str, source: Path, boot_file: str, excludes: Sequence[str], limits: Limits,
+                       names: Mapping[str, str] = ARG_NAMES) -> tuple[Manifest | None, list[Failure]]:
+    """What keeps a local code directory from being uploaded: the boot file's form, the directory
+    (missing, empty, over a limit) and the boot file's presence. Stat only, no API call."""
+    failures: list[Failure] = []
+    boot_problem = boot_file_problem(boot_file, names["local_dir"])
+    if boot_problem:
+        failures.append(Failure(names["boot_file"], boot_problem))
+    try:
+        manifest = scan(source, local_dir, excludes, limits)
+    except ScanError as err:
+        return None, [*failures, Failure(names.get(err.field, err.field), err.message)]
+    if not boot_problem and not manifest.has(boot_file.removeprefix("./")):
+        failures.append(Failure(names["boot_file"], f"{boot_file!r} is not in {local_dir} (expected a .py file "
+                                                    f"relative to {names['local_dir']}, e.g. train.py; excluded "
+                                                    f"files do not count)"))
+    return manifest, failures
 
 
 def check_inputs(news: dict[str, Any]) -> tuple[CodeUploadArgs | None, list[Failure]]:
@@ -60,18 +84,11 @@ def check_inputs(news: dict[str, Any]) -> tuple[CodeUploadArgs | None, list[Fail
     failures: list[Failure] = []
     if not bucket_unknown and (problem := bucket_name_problem(args.bucket)):
         failures.append(Failure("bucket", problem))
-    boot_problem = boot_file_problem(args.boot_file_path)
-    if boot_problem:
-        failures.append(Failure("boot_file", boot_problem))
-    try:
-        manifest = scan(Path(args.source_path), args.local_dir, args.excludes, args.limits)
-    except ScanError as err:
-        failures.append(Failure(err.field, err.message))
+    manifest, found = directory_failures(args.local_dir, Path(args.source_path), args.boot_file_path,
+                                         args.excludes, args.limits)
+    failures += found
+    if manifest is None:
         return None, failures
-    if not boot_problem and not manifest.has(args.boot_file_path.removeprefix("./")):
-        failures.append(Failure("boot_file", f"{args.boot_file_path!r} is not in {args.local_dir} (expected "
-                                             f"a .py file relative to local_dir, e.g. train.py; excluded "
-                                             f"files do not count)"))
     if args.content_hash is None and not failures:
         failures.append(Failure("local_dir", f"{args.local_dir} changed while the program read it: run again"))
     return (None if failures else args), failures

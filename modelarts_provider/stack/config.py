@@ -100,7 +100,10 @@ class ObsConfig(_Cfg):
         if v is None:
             return v
         if v.startswith(("/", "obs:")) or re.search(r"\s", v):
-            raise ValueError("must be a relative prefix inside the bucket, e.g. data/")
+            raise ValueError(f"must be a relative prefix inside the bucket, e.g. data/, not {v!r}")
+        problem = _path_problem(v)
+        if problem:
+            raise ValueError(f"{v!r} {problem}")
         return v.strip("/") + "/" if v.strip("/") else ""
 
     def url(self, prefix: str, *rel: str, folder: bool = True) -> str:
@@ -136,6 +139,18 @@ class EngineConfig(_Cfg):
     version: str | None = None
     image: str | None = None
 
+    @model_validator(mode="after")
+    def _one_form(self) -> EngineConfig:
+        # The API's engine forms, said in the config's own keys (the args' rules say engine_name etc.).
+        forms = [self.id is not None, self.name is not None or self.version is not None, self.image is not None]
+        if sum(forms) != 1:
+            raise rule("", "set exactly one of id, name + version, or image")
+        if (self.name is None) != (self.version is None):
+            raise rule("version" if self.version is None else "name",
+                       "name and version go together, e.g. name: PyTorch, version: "
+                       "pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64")
+        return self
+
 
 class SubscriptionConfig(_Cfg):
     id: str
@@ -158,7 +173,7 @@ class NfsConfig(_Cfg):
 
 
 class JobEntry(_Cfg):
-    pool: Key
+    pool: str  # a key of pools: an unknown one is named by StackConfig's reference check
     obs: str | None = None
     nodes: Annotated[int, Field(ge=1, le=1024)] = 1
     name: str | None = None
@@ -220,6 +235,30 @@ class JobEntry(_Cfg):
                                 "or engine (+ codeDir and bootFile) for a preset engine")
         return self
 
+    @model_validator(mode="after")
+    def _algorithm_form(self) -> JobEntry:
+        """The API's four algorithm forms (plus code from a local directory), in the config's keys."""
+        own_code = self.code_dir is not None or self.boot_file is not None
+        custom_image = self.image is not None or (self.engine is not None and self.engine.image is not None
+                                                  and not own_code and self.code is None)
+        forms = [name for name, on in (("algorithmId", self.algorithm_id is not None),
+                                       ("subscription", self.subscription is not None),
+                                       ("codeDir + bootFile", own_code), ("code", self.code is not None),
+                                       ("image", custom_image)) if on]
+        if len(forms) != 1:
+            raise rule("", "set exactly one algorithm form: algorithmId, subscription, codeDir + bootFile + engine, "
+                           f"code + engine, or image + command; found: {', '.join(forms) or 'none'}")
+        if own_code and (self.code_dir is None or self.boot_file is None):
+            raise rule("bootFile" if self.boot_file is None else "codeDir",
+                       "codeDir and bootFile go together: bootFile is the script inside codeDir")
+        if own_code and self.engine is None:
+            raise rule("engine", "codeDir + bootFile need an engine: name + version, id, or image")
+        if (self.algorithm_id is not None or self.subscription is not None) and self.engine is not None:
+            raise rule("engine", "must be left out when the algorithm is given by algorithmId or subscription")
+        if custom_image and self.command is None:
+            raise rule("command", "is required with a custom image: the command that starts the training")
+        return self
+
 
 class SweepConfig(JobEntry):
     grid: dict[Annotated[str, Field(pattern=PARAM_NAME_RE)], Annotated[list[Scalar], Field(min_length=1)]]
@@ -271,10 +310,13 @@ class StackConfig(_Cfg):
                 if job.obs is not None and job.obs not in self.obs:
                     known = ", ".join(sorted(self.obs)) or "none defined in modelarts-jobs:obs"
                     raise rule(f"{where}.obs", f"unknown OBS location {job.obs!r} (known: {known})")
-                if job.obs is None and len(self.obs) > 1 and _uses_obs(job):
-                    raise rule(f"{where}.obs", "is required when several OBS locations are defined")
-                if job.obs is None and not self.obs and _uses_relative_obs(job):
-                    raise rule(f"{where}.obs", "relative paths need an OBS location (modelarts-jobs:obs)")
+                uses = _obs_uses(job) if job.obs is None else []
+                if uses and len(self.obs) > 1:
+                    raise rule(f"{where}.obs", f"is required when several OBS locations are defined "
+                                               f"({', '.join(sorted(self.obs))})")
+                if uses and not self.obs:
+                    raise rule(f"{where}.obs", f"{', '.join(uses)} need an OBS location: define one in "
+                                               "modelarts-jobs:obs (logs: false and absolute paths need none)")
         return self
 
     def obs_for(self, job: JobEntry) -> ObsConfig | None:
@@ -306,15 +348,14 @@ def _path_problem(v: str) -> str | None:
     return None
 
 
-def _uses_relative_obs(job: JobEntry) -> bool:
-    rel = [job.code_dir] if job.code_dir is not None else []
-    rel += [v for v in job.inputs.values() if isinstance(v, str)]
-    return (any(not is_absolute_path(v) for v in rel) or bool(job.outputs) or job.logs
-            or job.code is not None)  # an upload goes to the location's bucket
-
-
-def _uses_obs(job: JobEntry) -> bool:
-    return _uses_relative_obs(job)
+def _obs_uses(job: JobEntry) -> list[str]:
+    """The keys of a job that need its OBS location: relative paths, outputs, log export, an upload."""
+    uses = ["codeDir"] if job.code_dir is not None and not is_absolute_path(job.code_dir) else []
+    uses += [f"inputs.{k}" for k, v in job.inputs.items() if isinstance(v, str) and not is_absolute_path(v)]
+    uses += [f"outputs.{k}" for k, v in job.outputs.items() if not is_absolute_path(v)]
+    uses += ["logs"] if job.logs else []
+    uses += ["code"] if job.code is not None else []  # an upload goes to the location's bucket
+    return uses
 
 
 # --- loading and messages ------------------------------------------------------------------------

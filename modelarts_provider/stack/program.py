@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from ..code_upload.check import directory_failures
+from ..code_upload.manifest import Limits
 from ..training_job.args import TrainingJobArgs
 from ..training_job.check import failures_from
 from .config import PROJECT, JobEntry, ObsConfig, StackConfig, StackConfigError, is_absolute_path
@@ -150,6 +155,16 @@ def _config_field(prop: str) -> str:
     return prop
 
 
+# Args names a rule's words may still use (the form rules are the config's own, see JobEntry).
+_CONFIG_WORDS = {"code_dir": "codeDir", "boot_file": "bootFile", "local_code_dir": "localCodeDir",
+                 "working_dir": "workingDir"}
+_WORDS_RE = re.compile(r"\b(" + "|".join(_CONFIG_WORDS) + r")\b")
+
+
+def _config_words(reason: str) -> str:
+    return _WORDS_RE.sub(lambda m: _CONFIG_WORDS[m[1]], reason)
+
+
 def _validate(path: str, raw: dict[str, Any]) -> TrainingJobArgs:
     derived = raw.get("name") is None and raw.get("adopt_job_id") is None
     # A derived name (resource name + random suffix) only exists at deploy time; validate the rest
@@ -159,12 +174,31 @@ def _validate(path: str, raw: dict[str, Any]) -> TrainingJobArgs:
         args = TrainingJobArgs.model_validate(checked)
         return args.model_copy(update={"name": None}) if derived else args
     except ValidationError as e:
-        parts = [f"{path}.{_config_field(f.property)}: {f.reason}" for f in failures_from(e, raw)]
+        parts = [f"{path}.{_config_field(f.property)}: {_config_words(f.reason)}" for f in failures_from(e, raw)]
         raise StackConfigError("invalid stack config: " + "; ".join(parts)) from None
+
+
+# CodeUpload's argument names -> the keys of a job's `code` entry, for messages.
+_CODE_NAMES = {"local_dir": "code.localDir", "boot_file": "code.bootFile"}
+
+
+def _check_code(path: str, job: JobEntry) -> None:
+    """The local code directory can be uploaded: refused here in the config's keys, rather than by
+    the CodeUpload resource in its own argument names."""
+    if job.code is None:
+        return
+    code = job.code
+    _, failures = directory_failures(repr(code.local_dir), Path(code.local_dir).expanduser().resolve(),
+                                     code.boot_file.removeprefix("./"), code.excludes, Limits(), _CODE_NAMES)
+    if failures:
+        raise StackConfigError("invalid stack config: " + "; ".join(f"{path}.{f}" for f in failures))
 
 
 def plan(cfg: StackConfig) -> list[JobPlan]:
     plans: list[JobPlan] = []
+    for section, entries in (("jobs", cfg.jobs), ("sweeps", cfg.sweeps)):
+        for key, entry in entries.items():
+            _check_code(f"{PROJECT}:{section}.{key}", entry)
     for key, job in cfg.jobs.items():
         path = f"{PROJECT}:jobs.{key}"
         plans.append(JobPlan(key, path, _validate(path, job_args(cfg, job, key, name=job.name)),

@@ -267,7 +267,7 @@ class AlgorithmArg(_ArgModel):
     @classmethod
     def _in_home(cls, v: str | None) -> str | None:
         if v is not None and not (v == "/home" or v.startswith("/home/")):
-            raise ValueError("must be a directory under /home (API rule)")
+            raise ValueError(f"must be a directory under /home (API rule), not {v!r}")
         return v
 
     @model_validator(mode="after")
@@ -281,8 +281,7 @@ class AlgorithmArg(_ArgModel):
                                        ("engine.image_url", by_image)) if on]
         if len(forms) != 1:
             found = ", ".join(forms) if forms else "none"
-            raise rule("", "set exactly one algorithm form: id | subscription_id + item_version_id | "
-                       f"code_dir + boot_file (+ engine) | engine.image_url (+ command); found: {found}")
+            raise rule("", f"set exactly one algorithm form: {ALGORITHM_FORMS}; found: {found}")
         if by_sub and (self.subscription_id is None or self.item_version_id is None):
             raise rule("item_version_id" if self.item_version_id is None else "subscription_id",
                        "subscription_id and item_version_id must be set together")
@@ -299,14 +298,16 @@ class AlgorithmArg(_ArgModel):
                                  "or image_url)")
         if by_image and self.command is None:
             raise rule("command", "a custom image (engine.image_url) needs a command")
-        names = [p.name for p in self.parameters]
-        if len(names) != len(set(names)):
-            raise rule("parameters", "parameter names must be unique")
-        for kind, chans in (("inputs", self.inputs), ("outputs", self.outputs)):
-            cn = [c.name for c in chans]
-            if len(cn) != len(set(cn)):
-                raise rule(kind, "channel names must be unique")
+        for kind, names in (("parameters", [p.name for p in self.parameters]),
+                            ("inputs", [c.name for c in self.inputs]), ("outputs", [c.name for c in self.outputs])):
+            twice = sorted({n for n in names if names.count(n) > 1})
+            if twice:
+                what = "parameter" if kind == "parameters" else "channel"
+                raise rule(kind, f"{what} names must be unique: {', '.join(map(repr, twice))} given more than once")
         return self
+
+
+ALGORITHM_FORMS = "id, subscription_id + item_version_id, code_dir + boot_file + engine, or engine.image_url + command"
 
 
 def _inside(path: str, directory: str) -> bool:
@@ -389,7 +390,8 @@ class TrainingJobArgs(_ArgModel):
     @classmethod
     def _name(cls, v: str | None) -> str | None:
         if v is not None and not JOB_NAME_RE.match(v):
-            raise ValueError("must be 1-64 characters of letters, digits, underscores and hyphens")
+            raise ValueError(f"{messages.shown(v)} is not a valid job name: 1-64 characters of letters, digits, "
+                             "underscores and hyphens")
         return v
 
     @model_validator(mode="after")
@@ -402,7 +404,7 @@ class TrainingJobArgs(_ArgModel):
             raise rule("tasks", "is not supported: the service documents the task list as not implemented; "
                                 "declare algorithm with flavor_id/pool_id instead")
         if self.algorithm is None:
-            raise rule("algorithm", "is required (one of the four algorithm forms)")
+            raise rule("algorithm", f"is required: one of {ALGORITHM_FORMS}")
         if self.flavor_id is None and self.pool_id is None:
             raise rule("flavor_id", "is required: set flavor_id, or pool_id (+ flavor_id) for a dedicated pool")
         return self

@@ -47,6 +47,34 @@ def test_errors_name_the_key_never_the_value(values, fragment):
     assert fragment in str(e.value) and SK not in str(e.value)
 
 
+AKSK = {"region": "eu-de", "projectId": "p", "accessKey": "AK", "secretKey": SK}
+
+
+@pytest.mark.parametrize("name,accepted", [("eu-de", True), ("eu-de_team-a", True), ("eu-nl", False),
+                                           ("eu-de-team", False), ("team", False)])
+def test_project_name_belongs_to_the_region(name, accepted):
+    if accepted:
+        assert resolve_settings(cfg({**AKSK, "projectName": name}), {}).project_name == name
+    else:
+        with pytest.raises(ProviderConfigError, match="is not a project of region 'eu-de'"):
+            resolve_settings(cfg({**AKSK, "projectName": name}), {})
+
+
+def test_ca_bundle_must_be_a_file(tmp_path):
+    bundle = tmp_path / "ca.pem"
+    bundle.write_text("-----BEGIN CERTIFICATE-----\n")
+    assert resolve_settings(cfg({**AKSK, "caBundle": str(bundle)}), {}).ca_bundle == str(bundle)
+    with pytest.raises(ProviderConfigError, match="caBundle .* is not a readable file"):
+        resolve_settings(cfg({**AKSK, "caBundle": str(tmp_path)}), {})
+
+
+@pytest.mark.parametrize("key", ["endpoint", "obsEndpoint", "iamEndpoint"])
+def test_endpoints_are_http_urls(key):
+    assert resolve_settings(cfg({**AKSK, key: "https://h:443"}), {})
+    with pytest.raises(ProviderConfigError, match=f"modelarts:{key} must be an http\\(s\\) URL"):
+        resolve_settings(cfg({**AKSK, key: "h:443"}), {})
+
+
 def test_unknown_modelarts_keys():
     assert unknown_keys(["modelarts:region", "modelarts:secretkey", "other:x"]) == ["modelarts:secretkey"]
 

@@ -52,7 +52,7 @@ def test_adding_a_grid_value_keeps_existing_names():
     (lambda c: c["jobs"]["mnist"].update(waitFor="ever"), "modelarts-jobs:jobs.mnist.waitFor"),
     (lambda c: c["obs"]["main"].update(bucket="Bad_Bucket"), "modelarts-jobs:obs.main.bucket"),
     (lambda c: c["jobs"]["mnist"].update(name="bad name"), "modelarts-jobs:jobs.mnist.name"),
-    (lambda c: c["jobs"]["mnist"].update(algorithmId="x"), "modelarts-jobs:jobs.mnist.algorithm"),
+    (lambda c: c["jobs"]["mnist"].update(algorithmId="x"), "modelarts-jobs:jobs.mnist: set exactly one algorithm form"),
     (lambda c: c["jobs"]["mnist"].pop("bootFile"), "modelarts-jobs:jobs.mnist.bootFile"),
     (lambda c: c.update(sweeps={"s": {"pool": "cpu", "algorithmId": "a", "grid": {"lr": []}}}),
      "modelarts-jobs:sweeps.s.grid.lr"),

@@ -20,6 +20,7 @@ import pytest
 
 from tests.e2e import harness
 from tests.faults.kit import FAST_EMULATOR
+from tests.obs.conftest import obs, s3  # noqa: F401  (the local OBS per test, shared with tests/obs)
 
 STATE_BUCKET = "team-state"
 TEAM_PASSPHRASE = "team-passphrase-Vq83-shared-by-ci"
@@ -34,19 +35,6 @@ def backend_env(obs: Any) -> dict[str, str]:
     """What a teammate or CI exports to use the team's backend (the OBS AK/SK under Pulumi's names)."""
     return {"PULUMI_BACKEND_URL": backend_url(obs), "AWS_ACCESS_KEY_ID": obs.access_key,
             "AWS_SECRET_ACCESS_KEY": obs.secret_key, "PULUMI_CONFIG_PASSPHRASE": TEAM_PASSPHRASE}
-
-
-@pytest.fixture
-def obs(tmp_path: Path) -> Iterator[Any]:
-    from obs_emulator.testing import running_obs
-
-    with running_obs(tmp_path / "obs") as server:
-        yield server
-
-
-@pytest.fixture
-def s3(obs: Any) -> Any:
-    return obs.client()
 
 
 @pytest.fixture

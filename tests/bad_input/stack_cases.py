@@ -1,0 +1,326 @@
+"""Bad stack configs (the modelarts-jobs:* sections and the modelarts:* provider settings), each with
+the exact message `pulumi preview` must refuse it with (the text after `error: `)."""
+
+from __future__ import annotations
+
+from tests.bad_input.mutations import (DELETE, JOBS, NO_ALGORITHM, OBS_KEY, POOLS_KEY, SWEEPS, Case, both,
+                                       job_field as a, obs_field, pool_field, put, setting, with_sweep)
+from tests.faults.kit import PROJECT, job, sweep
+
+
+def cfg(text: str) -> str:
+    """A refusal of the modelarts-jobs:* sections."""
+    return f"invalid stack config: {PROJECT}:{text}"
+
+
+IMAGE = "swr.cn-north-4.myhuaweicloud.com/team/img:1"
+OWN_CODE_OFF = both(a("codeDir", DELETE), a("bootFile", DELETE))
+LOCAL_CODE = OWN_CODE_OFF + a("code", {"localDir": ".", "bootFile": "__main__.py"})
+IAM_ONLY = both(setting("accessKey", DELETE), setting("secretKey", DELETE))
+
+STACK_CASES: list[Case] = [
+    # --- required fields ---
+    Case("job-pool-missing", a("pool", DELETE),
+         cfg('jobs.a.pool: is required')),
+    Case("no-algorithm", NO_ALGORITHM,
+         cfg('jobs.a: set exactly one algorithm form: algorithmId, subscription, codeDir + bootFile + engine, '
+             'code + engine, or image + command; found: none'), covers=()),
+    Case("codedir-without-bootfile", a("bootFile", DELETE),
+         cfg('jobs.a.bootFile: codeDir and bootFile go together: bootFile is the script inside codeDir')),
+    Case("subscription-missing-version", NO_ALGORITHM + a("subscription", {"id": "sub-1"}),
+         cfg('jobs.a.subscription.versionId: is required'),
+         covers=((JOBS, "a", "subscription", "versionId"),)),
+    Case("subscription-missing-id", NO_ALGORITHM + a("subscription", {"versionId": "v1"}),
+         cfg('jobs.a.subscription.id: is required'),
+         covers=((JOBS, "a", "subscription", "id"),)),
+    Case("volume-missing-server", a("volumes", [{"localPath": "/mnt/nfs"}]),
+         cfg('jobs.a.volumes[0].nfsServerPath: is required'),
+         covers=((JOBS, "a", "volumes", 0, "nfsServerPath"),)),
+    Case("volume-missing-local-path", a("volumes", [{"nfsServerPath": "10.0.0.1:/data"}]),
+         cfg('jobs.a.volumes[0].localPath: is required'),
+         covers=((JOBS, "a", "volumes", 0, "localPath"),)),
+    Case("dataset-missing-version", a("inputs", {"data_url": {"dataset": {"id": "ds1"}}}),
+         cfg('jobs.a.inputs.data_url.dataset.versionId: is required'),
+         covers=((JOBS, "a", "inputs", "data_url", "dataset", "versionId"),)),
+    Case("dataset-missing-id", a("inputs", {"data_url": {"dataset": {"versionId": "v1"}}}),
+         cfg('jobs.a.inputs.data_url.dataset.id: is required'),
+         covers=((JOBS, "a", "inputs", "data_url", "dataset", "id"),)),
+    Case("obs-bucket-missing", obs_field("bucket", DELETE),
+         cfg('obs.main.bucket: is required')),
+    Case("pool-without-flavor-or-id", put((POOLS_KEY, "gpu"), {"maxNodes": 2}),
+         cfg('pools.gpu.flavor: set flavor (public pool) and/or poolId (dedicated pool)'),
+         covers=((POOLS_KEY, "gpu", "flavor"),)),
+    # --- wrong types ---
+    Case("nodes-not-int", a("nodes", "two"),
+         cfg("jobs.a.nodes: must be a whole number, not a string 'two'")),
+    Case("nodes-float", a("nodes", 1.5),
+         cfg('jobs.a.nodes: must be a whole number, not a number 1.5')),
+    Case("parameters-list-value", a("parameters", {"lr": [1, 2]}),
+         cfg('jobs.a.parameters.lr: must be a string, number or boolean, not a list')),
+    Case("environments-map-value", a("environments", {"X": {"y": 1}}),
+         cfg('jobs.a.environments.X: must be a string, number or boolean, not a map')),
+    Case("logs-not-bool", a("logs", "sometimes"),
+         cfg("jobs.a.logs: must be a boolean (true or false), not a string 'sometimes'")),
+    Case("jobs-not-a-map", put((JOBS,), "mnist"),
+         cfg("jobs: must be a map, not a string 'mnist'")),
+    Case("pools-is-list", put((POOLS_KEY,), ["gpu"]),
+         cfg('pools: must be a map, not a list')),
+    Case("obs-is-list", put((OBS_KEY,), ["main"]),
+         cfg('obs: must be a map, not a list')),
+    Case("sweeps-not-a-map", put((SWEEPS,), "lr-sweep"),
+         cfg("sweeps: must be a map, not a string 'lr-sweep'")),
+    Case("volumes-not-a-list", a("volumes", {"nfsServerPath": "10.0.0.1:/data", "localPath": "/mnt/nfs"}),
+         cfg('jobs.a.volumes: must be a list, not a map')),
+    Case("job-entry-is-string", put((JOBS, "a"), "gpu"),
+         cfg("jobs.a: must be a map, not a string 'gpu'")),
+    Case("annotations-non-string", a("annotations", {"team": {"x": 1}}),
+         cfg('jobs.a.annotations.team: must be a string, not a map')),
+    Case("maxnodes-not-int", pool_field("maxNodes", "many"),
+         cfg("pools.gpu.maxNodes: must be a whole number, not a string 'many'")),
+    Case("pool-flavor-not-string", pool_field("flavor", 5),
+         cfg('pools.gpu.flavor: must be a string, not a whole number 5')),
+    Case("pool-id-not-string", pool_field("poolId", ["p1"]),
+         cfg('pools.gpu.poolId: must be a string, not a list')),
+    Case("delete-before-replace-not-bool", a("deleteBeforeReplace", "perhaps"),
+         cfg("jobs.a.deleteBeforeReplace: must be a boolean (true or false), not a string 'perhaps'")),
+    Case("replace-failed-not-bool", a("replaceFailed", "perhaps"),
+         cfg("jobs.a.replaceFailed: must be a boolean (true or false), not a string 'perhaps'")),
+    Case("obs-create-not-bool", obs_field("create", "perhaps"),
+         cfg("obs.main.create: must be a boolean (true or false), not a string 'perhaps'")),
+    Case("obs-force-destroy-not-bool", obs_field("forceDestroy", "perhaps"),
+         cfg("obs.main.forceDestroy: must be a boolean (true or false), not a string 'perhaps'")),
+    Case("volume-read-only-not-bool", a("volumes", [{"nfsServerPath": "10.0.0.1:/data", "localPath": "/mnt/nfs",
+                                                    "readOnly": "perhaps"}]),
+         cfg("jobs.a.volumes[0].readOnly: must be a boolean (true or false), not a string 'perhaps'"),
+         covers=((JOBS, "a", "volumes", 0, "readOnly"),)),
+    Case("subscription-not-a-map", NO_ALGORITHM + a("subscription", "sub-1"),
+         cfg("jobs.a.subscription: must be a map, not a string 'sub-1'"),
+         covers=((JOBS, "a", "subscription"),)),
+    Case("input-dataset-not-a-map", a("inputs", {"data_url": {"dataset": "ds1"}}),
+         cfg("jobs.a.inputs.data_url.dataset: must be a map, not a string 'ds1'"),
+         covers=((JOBS, "a", "inputs", "data_url", "dataset"),)),
+    Case("engine-id-not-string", a("engine", {"id": 5}),
+         cfg('jobs.a.engine.id: must be a string, not a whole number 5'), covers=((JOBS, "a", "engine", "id"),)),
+    Case("working-dir-not-string", a("workingDir", 5),
+         cfg('jobs.a.workingDir: must be a string, not a whole number 5')),
+    Case("algorithm-id-not-string", NO_ALGORITHM + a("algorithmId", ["a1"]),
+         cfg('jobs.a.algorithmId: must be a string, not a list'),
+         covers=((JOBS, "a", "algorithmId"),)),
+    Case("code-excludes-not-list", LOCAL_CODE + a("code", {"localDir": ".", "bootFile": "__main__.py",
+                                                           "excludes": "*.pyc"}),
+         cfg("jobs.a.code.excludes: must be a list, not a string '*.pyc'"),
+         covers=((JOBS, "a", "code", "excludes"),)),
+    # --- out-of-range numbers ---
+    Case("nodes-zero", a("nodes", 0),
+         cfg('jobs.a.nodes: must be at least 1, not 0')),
+    Case("nodes-over-pool-limit", a("nodes", 5),
+         cfg("jobs.a.nodes: 5 exceeds pool 'gpu' maxNodes 4")),
+    Case("nodes-huge", a("nodes", 100000),
+         cfg('jobs.a.nodes: must be at most 1024, not 100000')),
+    Case("maxnodes-zero", pool_field("maxNodes", 0),
+         cfg('pools.gpu.maxNodes: must be at least 1, not 0')),
+    Case("wait-timeout-negative", a("waitTimeoutSeconds", -1),
+         cfg('jobs.a.waitTimeoutSeconds: must be greater than 0, not -1')),
+    Case("poll-interval-zero", a("pollIntervalSeconds", 0),
+         cfg('jobs.a.pollIntervalSeconds: must be at least 0.05, not 0')),
+    Case("delete-timeout-zero", a("deleteTimeoutSeconds", 0),
+         cfg('jobs.a.deleteTimeoutSeconds: must be greater than 0, not 0')),
+    Case("auto-stop-zero", a("autoStopHours", 0),
+         cfg('jobs.a.autoStopHours: must be at least 1, not 0')),
+    Case("description-too-long", a("description", "d" * 300),
+         cfg('jobs.a.description: must be at most 256 characters (got 300)')),
+    # --- bad names and keys ---
+    Case("name-with-space", a("name", "bad name"),
+         cfg("jobs.a.name: 'bad name' is not a valid job name: 1-64 characters of letters, digits, underscores "
+             'and hyphens')),
+    Case("name-too-long", a("name", "n" * 65),
+         cfg(f"jobs.a.name: '{'n' * 56}... is not a valid job name: "  # long values are cut at 60 characters
+             "1-64 characters of letters, digits, underscores and hyphens")),
+    Case("name-with-slash", a("name", "team/job"),
+         cfg("jobs.a.name: 'team/job' is not a valid job name: 1-64 characters of letters, digits, underscores "
+             'and hyphens')),
+    Case("job-key-bad-chars", put((JOBS, "a b!"), job(name="bad-key")),
+         cfg("jobs.a b!: 'a b!' is not a valid key: 1-40 characters: letters, digits, '_' and '-'; starts with "
+             'a letter or digit')),
+    Case("pool-key-bad-chars", both(put((POOLS_KEY, "g p"), {"flavor": "x"}), a("pool", "g p")),
+         cfg("pools.g p: 'g p' is not a valid key: 1-40 characters: letters, digits, '_' and '-'; starts with "
+             "a letter or digit"),
+         covers=((POOLS_KEY, "g p"),)),
+    Case("unknown-job-field", a("flavour", "x"),
+         cfg('jobs.a.flavour: unknown key'), covers=()),
+    Case("misspelt-boot-file", both(a("bootFile", DELETE), a("bootfile", "train.py")),
+         cfg('jobs.a.bootfile: unknown key'), covers=()),
+    Case("unknown-section", put((f"{PROJECT}:job",), {"a": job(name="x")}),
+         ('invalid stack config: unknown key modelarts-jobs:job (allowed: modelarts-jobs:obs, '
+         'modelarts-jobs:pools, modelarts-jobs:jobs, modelarts-jobs:sweeps)'), covers=()),
+    Case("wait-for-not-a-choice", a("waitFor", "finished"),
+         cfg("jobs.a.waitFor: must be one of none, created, running or completed, not 'finished'")),
+    Case("env-name-invalid", a("environments", {"1BAD NAME": "x"}),
+         cfg("jobs.a.environments.1BAD NAME: '1BAD NAME' is not a valid environment variable name: letters, "
+             "digits, '_', '.' and '-'; starts with a letter or '_'")),
+    # --- bad OBS paths ---
+    Case("bucket-uppercase", obs_field("bucket", "My_Bucket"),
+         cfg("obs.main.bucket: 'My_Bucket' is not a valid bucket name: 3-63 characters: lowercase letters, "
+             'digits, dots, hyphens; starts and ends with a letter or digit')),
+    Case("bucket-too-short", obs_field("bucket", "ab"),
+         cfg("obs.main.bucket: 'ab' is not a valid bucket name: 3-63 characters: lowercase letters, digits, "
+             'dots, hyphens; starts and ends with a letter or digit')),
+    Case("obs-prefix-absolute", obs_field("data", "/abs/data/"),
+         cfg("obs.main.data: must be a relative prefix inside the bucket, e.g. data/, not '/abs/data/'")),
+    Case("obs-prefix-url", obs_field("code", "obs://other/code/"),
+         cfg("obs.main.code: must be a relative prefix inside the bucket, e.g. data/, not 'obs://other/code/'")),
+    Case("obs-outputs-with-space", obs_field("outputs", "my outputs/"),
+         cfg("obs.main.outputs: must be a relative prefix inside the bucket, e.g. data/, not 'my outputs/'")),
+    Case("obs-logs-dot-dot", obs_field("logs", "../logs/"),
+         cfg("obs.main.logs: '../logs/' must not contain '..' or '//' inside the path")),
+    Case("input-s3-url", a("inputs", {"data_url": "s3://bucket/data/"}),
+         cfg("jobs.a.inputs.data_url: 's3://bucket/data/' is not an OBS path: use a path relative to the OBS "
+             'location (e.g. data/mnist/) or obs://bucket/path')),
+    Case("output-other-scheme", a("outputs", {"train_url": "https://example.com/out/"}),
+         cfg("jobs.a.outputs.train_url: 'https://example.com/out/' is not an OBS path: use a path relative to the "
+             "OBS location (e.g. data/mnist/) or obs://bucket/path")),
+    Case("code-dir-bad-url", a("codeDir", "obs:/bucket/code"),
+         cfg("jobs.a.codeDir: 'obs:/bucket/code' is not an OBS path: use a path relative to the OBS location "
+             '(e.g. data/mnist/) or obs://bucket/path')),
+    Case("boot-file-other-scheme", a("bootFile", "https://example.com/train.py"),
+         cfg("jobs.a.bootFile: 'https://example.com/train.py' is not an OBS path: use a path relative to the "
+             'OBS location (e.g. data/mnist/) or obs://bucket/path')),
+    Case("log-export-no-obs", both(put((OBS_KEY,), DELETE), a("codeDir", "obs://emulator-bucket/code/"),
+                                   a("bootFile", "obs://emulator-bucket/code/train.py")),
+         cfg("jobs.a.obs: outputs.train_url, logs need an OBS location: define one in modelarts-jobs:obs "
+             "(logs: false and absolute paths need none)"),
+         covers=((JOBS, "a", "obs"),)),
+    # passed preview and failed at up before (issue 15.7), or were silently sent (issue 13.3)
+    Case("boot-file-outside-code-dir", a("bootFile", "obs://emulator-bucket/elsewhere/train.py"),
+         cfg("jobs.a.bootFile: must be inside codeDir 'obs://emulator-bucket/code/mnist/' (the service "
+             "requires it), not 'obs://emulator-bucket/elsewhere/train.py'")),
+    Case("code-dir-dot-dot", a("codeDir", "../../etc/"),
+         cfg("jobs.a.codeDir: '../../etc/' must not contain '..' or '//' inside the path")),
+    Case("input-double-slash", a("inputs", {"data_url": "mnist//train/"}),
+         cfg("jobs.a.inputs.data_url: 'mnist//train/' must not contain '..' or '//' inside the path")),
+    Case("input-control-character", a("inputs", {"data_url": "mnist/\x07train/"}),
+         cfg("jobs.a.inputs.data_url: 'mnist/\\x07train/' must not contain control characters")),
+    Case("local-code-dir-outside-home", a("localCodeDir", "/tmp/code"),
+         cfg("jobs.a.localCodeDir: must be a directory under /home (API rule), not '/tmp/code'")),
+    Case("sweep-bool-and-its-string", with_sweep(grid={"flag": [True, "true"]}),
+         cfg('sweeps.s.grid.flag: values must be distinct (as the parameter strings they become: true, true)')),
+    Case("region-underscore", setting("region", "eu_de"),
+         "modelarts:region: invalid region 'eu_de' (expected e.g. cn-north-4 or eu-de)"),
+    # --- code from a local directory ---
+    Case("code-local-dir-missing", LOCAL_CODE + a("code", {"localDir": "no-such-dir", "bootFile": "train.py"}),
+         cfg("jobs.a.code.localDir: 'no-such-dir' does not exist (expected a directory with the training code, "
+             'relative to the Pulumi project or absolute)'),
+         covers=((JOBS, "a", "code", "localDir"),)),
+    Case("code-boot-file-missing", LOCAL_CODE + a("code", {"localDir": ".", "bootFile": "no_such_train.py"}),
+         cfg("jobs.a.code.bootFile: 'no_such_train.py' is not in '.' (expected a .py file relative to "
+             'code.localDir, e.g. train.py; excluded files do not count)'),
+         covers=((JOBS, "a", "code", "bootFile"),)),
+    Case("code-and-code-dir", a("code", {"localDir": ".", "bootFile": "__main__.py"}),
+         cfg('jobs.a.code: code (a local directory) and codeDir, bootFile are exclusive: one algorithm form '
+             'per job')),
+    # --- conflicting algorithm forms ---
+    Case("algorithm-id-and-code", a("algorithmId", "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"),
+         cfg('jobs.a: set exactly one algorithm form: algorithmId, subscription, codeDir + bootFile + engine, '
+             'code + engine, or image + command; found: algorithmId, codeDir + bootFile'), covers=()),
+    # engine (preset) and image (custom) both given: one silently won before; refused since
+    Case("image-and-engine", both(a("image", IMAGE), a("command", "python train.py")),
+         cfg('jobs.a.image: image and engine are exclusive: image + command for a custom image, or engine (+ '
+             'codeDir and bootFile) for a preset engine'),
+         covers=((JOBS, "a", "image"),)),
+    Case("engine-name-without-version", a("engine", {"name": "PyTorch"}),
+         cfg('jobs.a.engine.version: name and version go together, e.g. name: PyTorch, version: '
+             'pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64'),
+         covers=((JOBS, "a", "engine", "name"),)),
+    Case("engine-version-without-name", a("engine", {"version": "pytorch_1.8.0"}),
+         cfg('jobs.a.engine.name: name and version go together, e.g. name: PyTorch, version: '
+             'pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64'),
+         covers=((JOBS, "a", "engine", "version"),)),
+    Case("engine-image-and-name", a("engine", {"image": IMAGE, "name": "PyTorch", "version": "1.8"}),
+         cfg('jobs.a.engine: set exactly one of id, name + version, or image'),
+         covers=((JOBS, "a", "engine", "image"),)),
+    Case("engine-missing-for-code", a("engine", DELETE),
+         cfg('jobs.a.engine: codeDir + bootFile need an engine: name + version, id, or image')),
+    Case("subscription-and-algorithm-id", NO_ALGORITHM + a("subscription", {"id": "s", "versionId": "v"})
+         + a("algorithmId", "abc"),
+         cfg('jobs.a: set exactly one algorithm form: algorithmId, subscription, codeDir + bootFile + engine, '
+             'code + engine, or image + command; found: algorithmId, subscription'), covers=((JOBS, "a", "subscription"),)),
+    Case("image-without-command", NO_ALGORITHM + a("image", IMAGE),
+         cfg('jobs.a.command: is required with a custom image: the command that starts the training'), covers=((JOBS, "a", "command"),)),
+    # --- unknown references ---
+    Case("unknown-pool", a("pool", "tpu"),
+         cfg("jobs.a.pool: unknown pool 'tpu' (known: gpu)")),
+    Case("unknown-obs-location", a("obs", "archive"),
+         cfg("jobs.a.obs: unknown OBS location 'archive' (known: main)")),
+    Case("no-pools-defined", put((POOLS_KEY,), DELETE),
+         cfg("jobs.a.pool: unknown pool 'gpu' (known: none defined in modelarts-jobs:pools)"), covers=((JOBS, "a", "pool"),)),
+    # --- malformed sweeps ---
+    Case("sweep-empty-grid", with_sweep(grid={}),
+         cfg('sweeps.s.grid: needs at least one parameter with a list of values')),
+    Case("sweep-empty-values", with_sweep(grid={"lr": []}),
+         cfg("sweeps.s.grid.lr: must not be empty")),
+    Case("sweep-duplicate-values", with_sweep(grid={"lr": [0.1, 0.1]}),
+         cfg('sweeps.s.grid.lr: values must be distinct (as the parameter strings they become: 0.1, 0.1)')),
+    Case("sweep-too-many-points", with_sweep(grid={"lr": list(range(30)), "bs": list(range(20))}),
+         cfg('sweeps.s.grid: expands to 600 jobs, more than maxJobs (500)')),
+    Case("sweep-with-name", with_sweep(name="fixed"),
+         cfg('sweeps.s.name: is not allowed in a sweep: job names are derived from the grid point')),
+    Case("sweep-adopt", with_sweep(adoptJobId="abc"),
+         cfg('sweeps.s.adoptJobId: is not allowed in a sweep')),
+    Case("sweep-grid-and-parameter", with_sweep(parameters={"lr": 0.5}),
+         cfg('sweeps.s.grid.lr: is also a fixed parameter; remove it from parameters'), covers=((SWEEPS, "s", "grid"),)),
+    Case("sweep-same-key-as-job", put((SWEEPS, "a"), sweep({"lr": [1]})),
+         cfg('sweeps.a: a sweep cannot have the same key as a job'), covers=((SWEEPS, "a"),)),
+    Case("sweep-grid-missing", with_sweep(grid=DELETE),
+         cfg('sweeps.s.grid: is required')),
+    Case("sweep-grid-scalar", with_sweep(grid={"lr": 0.1}),
+         cfg('sweeps.s.grid.lr: must be a list, not a number 0.1')),
+    Case("sweep-max-jobs-zero", with_sweep(maxJobs=0),
+         cfg('sweeps.s.maxJobs: must be at least 1, not 0')),
+    Case("sweep-unknown-pool", with_sweep(pool="tpu"),
+         cfg("sweeps.s.pool: unknown pool 'tpu' (known: gpu)")),
+    # --- provider settings and credentials ---
+    Case("no-credentials", IAM_ONLY,
+         ('no credentials: set modelarts:accessKey (or HW_ACCESS_KEY / OS_ACCESS_KEY) and '
+         'modelarts:secretKey (or HW_SECRET_KEY / OS_SECRET_KEY), or modelarts:iamUser, iamPassword and '
+         'iamDomain (or HW_USER_NAME / HW_PASSWORD / HW_DOMAIN_NAME)'), covers=(("modelarts:accessKey",),)),
+    Case("access-key-without-secret", setting("secretKey", DELETE),
+         'modelarts:secretKey (or HW_SECRET_KEY / OS_SECRET_KEY) is required with modelarts:accessKey'),
+    Case("secret-without-access-key", setting("accessKey", DELETE),
+         'modelarts:accessKey (or HW_ACCESS_KEY / OS_ACCESS_KEY) is required with modelarts:secretKey'),
+    Case("region-missing", setting("region", DELETE),
+         'missing provider setting modelarts:region (or HW_REGION_NAME / OS_REGION_NAME)'),
+    Case("project-id-missing", setting("projectId", DELETE),
+         'missing provider setting modelarts:projectId (or HW_PROJECT_ID / OS_PROJECT_ID)'),
+    Case("provider-key-typo", setting("secretkey", "x"),
+         'unknown provider setting modelarts:secretkey', covers=()),
+    Case("endpoint-not-http", setting("endpoint", "ftp://127.0.0.1:1"),
+         "modelarts:endpoint must be an http(s) URL, e.g. https://host:443, not 'ftp://127.0.0.1:1'"),
+    Case("obs-endpoint-not-http", setting("obsEndpoint", "127.0.0.1:8781"),
+         "modelarts:obsEndpoint must be an http(s) URL, e.g. https://host:443, not '127.0.0.1:8781'"),
+    Case("iam-endpoint-not-http", setting("iamEndpoint", "iam.example.com"),
+         "modelarts:iamEndpoint must be an http(s) URL, e.g. https://host:443, not 'iam.example.com'"),
+    Case("verify-tls-not-bool", setting("verifyTls", "maybe"),
+         "modelarts:verifyTls must be true or false, not 'maybe'"),
+    Case("ca-bundle-missing-file", setting("caBundle", "/no/such/ca.pem"),
+         "modelarts:caBundle '/no/such/ca.pem' is not a readable file (a PEM bundle of CA certificates)"),
+    Case("cloud-unknown", setting("cloud", "aws"),
+         "modelarts:cloud must be huaweicloud or otc, not 'aws'"),
+    Case("iam-user-without-password", IAM_ONLY + setting("iamUser", "u"),
+         ('IAM password auth needs modelarts:iamPassword (or HW_PASSWORD / OS_PASSWORD), '
+         'modelarts:iamDomain (or HW_DOMAIN_NAME / OS_DOMAIN_NAME / OS_USER_DOMAIN_NAME)'),
+         covers=(("modelarts:iamPassword",),)),
+    Case("iam-password-without-user", IAM_ONLY + setting("iamPassword", "p") + setting("iamDomain", "d"),
+         'IAM password auth needs modelarts:iamUser (or HW_USER_NAME / OS_USERNAME)',
+         covers=(("modelarts:iamUser",),)),
+    Case("iam-without-domain", IAM_ONLY + setting("iamUser", "u") + setting("iamPassword", "p"),
+         ('IAM password auth needs modelarts:iamDomain (or HW_DOMAIN_NAME / OS_DOMAIN_NAME / '
+         'OS_USER_DOMAIN_NAME)'),
+         covers=(("modelarts:iamDomain",),)),
+    Case("security-token-with-iam-password", IAM_ONLY + setting("iamUser", "u") + setting("iamPassword", "p")
+         + setting("iamDomain", "d") + setting("securityToken", "t"),
+         'modelarts:securityToken only applies to accessKey/secretKey auth',
+         covers=(("modelarts:securityToken",),)),
+    Case("project-name-other-region", setting("projectName", "eu-de"),
+         ("modelarts:projectName 'eu-de' is not a project of region 'cn-north-4': use cn-north-4 or a "
+         'subproject cn-north-4_<name>')),
+]
