@@ -79,6 +79,11 @@ def _human(n: int) -> str:
     return f"{n / MiB:.1f} MiB" if n >= MiB / 10 else f"{n} bytes"
 
 
+def source_of(local_dir: str) -> Path:
+    """The directory a ``local_dir`` names: relative to the program's working directory (the Pulumi project)."""
+    return Path(local_dir).expanduser().resolve()
+
+
 def scan(root: Path, shown: str, excludes: Sequence[str] = (), limits: Limits = Limits()) -> Manifest:
     """The files of ``root`` after excludes, within the limits. ``shown``: the directory as the
     user wrote it (messages name it, not an absolute path)."""

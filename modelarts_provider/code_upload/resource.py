@@ -30,7 +30,7 @@ import pulumi
 from pulumi.dynamic import Resource
 
 from .args import OUTPUT_KEYS
-from .manifest import Limits, ScanError, digest, scan
+from .manifest import Limits, ScanError, digest, scan, source_of
 from .provider import CodeUploadProvider
 
 __all__ = ["CodeUpload", "CodeUploadInputs", "PROVIDER"]
@@ -80,7 +80,7 @@ class CodeUpload(Resource, module="modelarts", name="CodeUpload"):
         limits = {k: _plain(k, given[k]) for k in ("max_total_bytes", "max_files") if k in given}
         props: dict[str, Any] = {
             "local_dir": local_dir,
-            "source_path": str(Path(local_dir).expanduser().resolve()) if local_dir else "",
+            "source_path": str(source_of(local_dir)) if local_dir else "",
             "bucket": given.get("bucket"),
             "prefix": _plain("prefix", given.get("prefix", "code")),
             "job_key": _plain("job_key", given.get("job_key", resource_name)),

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from ..code_upload.check import directory_failures
-from ..code_upload.manifest import Limits
+from ..code_upload.manifest import Limits, source_of
 from ..training_job.args import TrainingJobArgs
 from ..training_job.check import failures_from
 from .config import PROJECT, JobEntry, ObsConfig, StackConfig, StackConfigError, is_absolute_path
@@ -188,7 +186,7 @@ def _check_code(path: str, job: JobEntry) -> None:
     if job.code is None:
         return
     code = job.code
-    _, failures = directory_failures(repr(code.local_dir), Path(code.local_dir).expanduser().resolve(),
+    _, failures = directory_failures(repr(code.local_dir), source_of(code.local_dir),
                                      code.boot_file.removeprefix("./"), code.excludes, Limits(), _CODE_NAMES)
     if failures:
         raise StackConfigError("invalid stack config: " + "; ".join(f"{path}.{f}" for f in failures))

@@ -16,7 +16,6 @@ VALID_ARGS: dict[str, Any] = {
     "flavor_id": "modelarts.p3.large.public",
 }
 ALGO_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"
-IMAGE = "swr.cn-north-4.myhuaweicloud.com/team/img:1"
 
 
 def top(name: str, value: Any) -> Mutation:

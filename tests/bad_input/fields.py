@@ -87,6 +87,11 @@ def stack_field_at(path: tuple[Any, ...]) -> FieldId | None:
     return None
 
 
+def args_field_at(path: tuple[Any, ...]) -> FieldId | None:
+    """A path of the TrainingJob args (Python names)."""
+    return field_at(TrainingJobArgs, path)
+
+
 def all_fields(*roots: type[BaseModel]) -> set[FieldId]:
     """Every field of every model reachable from `roots`."""
     out: set[FieldId] = set()

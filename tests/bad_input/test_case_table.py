@@ -9,9 +9,8 @@ from typing import Any
 
 import pytest
 
-from modelarts_provider.training_job.args import TrainingJobArgs
 from tests.bad_input.args_cases import ARGS_CASES
-from tests.bad_input.fields import ARGS_FIELDS, STACK_FIELDS, FieldId, field_at, stack_field_at
+from tests.bad_input.fields import ARGS_FIELDS, STACK_FIELDS, FieldId, args_field_at, stack_field_at
 from tests.bad_input.mutations import DELETE, Case
 from tests.bad_input.stack_cases import STACK_CASES
 
@@ -24,29 +23,21 @@ PYDANTIC_RE = re.compile(
     r"union\[|function-|tagged-union|literal\[|Value error|type=", re.I)
 
 
-def _stack_field(path: tuple[Any, ...]) -> FieldId | None:
-    return stack_field_at(path)
-
-
-def _args_field(path: tuple[Any, ...]) -> FieldId | None:
-    return field_at(TrainingJobArgs, path)
-
-
 def test_ids_are_distinct_and_the_table_grew() -> None:
     ids = [c.id for c in ALL_CASES]
     assert len(ids) == len(set(ids))
     assert len(ALL_CASES) >= 200  # 97 before issue 13's coverage rule
 
 
-@pytest.mark.parametrize("cases,resolve", [(STACK_CASES, _stack_field), (ARGS_CASES, _args_field)],
+@pytest.mark.parametrize("cases,resolve", [(STACK_CASES, stack_field_at), (ARGS_CASES, args_field_at)],
                          ids=["stack", "args"])
 def test_every_case_names_fields_that_exist(cases: list[Case], resolve: Any) -> None:
     unresolved = [(c.id, p) for c in cases for p in c.fields if resolve(p) is None]
     assert not unresolved, f"paths that name no field of the models: {unresolved}"
 
 
-@pytest.mark.parametrize("cases,resolve,fields", [(STACK_CASES, _stack_field, STACK_FIELDS),
-                                                  (ARGS_CASES, _args_field, ARGS_FIELDS)], ids=["stack", "args"])
+@pytest.mark.parametrize("cases,resolve,fields", [(STACK_CASES, stack_field_at, STACK_FIELDS),
+                                                  (ARGS_CASES, args_field_at, ARGS_FIELDS)], ids=["stack", "args"])
 def test_every_field_has_a_case(cases: list[Case], resolve: Any, fields: set[FieldId]) -> None:
     covered = {resolve(p) for c in cases for p in c.fields}
     assert fields - covered == set(), "fields without a bad-input case"
@@ -73,7 +64,7 @@ def test_message_names_the_field_and_speaks_no_pydantic(case: Case) -> None:
     assert isinstance(message, str) and message, "every case states its exact message"
     assert "\n" not in message, "one line"
     assert not PYDANTIC_RE.search(message), f"quotes a pattern or pydantic's wording: {message}"
-    resolve = _stack_field if case in STACK_CASES else _args_field
+    resolve = stack_field_at if case in STACK_CASES else args_field_at
     for path in case.fields:
         field = resolve(path)
         assert field is not None

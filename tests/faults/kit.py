@@ -8,12 +8,13 @@ real stack program (`__main__.py`) in a throwaway Pulumi project, pointed at a l
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import yaml
 from pathlib import Path
@@ -257,6 +258,31 @@ def reap(processes: dict[int, bytes]) -> list[int]:
             except ProcessLookupError:
                 pass
     return killed
+
+
+@contextlib.contextmanager
+def killed_up(st: Stack, emu: Any, log: Path, slow: list[dict[str, Any]], *, first_create_within: float = 60,
+              provider_exit_within: float = 15) -> Iterator[Background]:
+    """A `pulumi up` (slowed by the `slow` faults) SIGKILLed as a process group after its first create.
+
+    The engine starts plugins in their own process groups, so the kill does not reach the dynamic-provider
+    process: it must notice that its engine is gone and exit by itself, which is awaited before the body
+    runs (faults cleared). Anything of the killed run still alive afterwards is reaped."""
+    emu.set_faults(slow)
+    bg = up_in_background(st, log=log)
+    wait_until(lambda: emu.counters()["create"] >= 1, first_create_within, what="the first create")
+    tree = bg.tree()
+    bg.signal_group(signal.SIGKILL)
+    assert bg.wait(30) == -signal.SIGKILL
+    try:
+        emu.clear_faults()
+        providers = {pid: cmd for pid, cmd in tree.items() if b"pulumi.dynamic" in cmd}
+        assert providers, "no provider process in the killed run's tree"
+        wait_until(lambda: not reap_needed(providers), provider_exit_within,
+                   what="the orphaned provider to exit by itself")
+        yield bg
+    finally:
+        reap(tree)
 
 
 def converge(st: Stack, emu: Any, expected: int | set[str]) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from modelarts_provider.stack.sweep import point_names
-from tests.faults.kit import (TRACEBACK_RE, reap_needed, assert_converged, converge, job, job_stack, output_of, reap, sweep,
+from tests.faults.kit import (TRACEBACK_RE, assert_converged, converge, job, job_stack, killed_up, output_of, sweep,
                               up_in_background, wait_until)
 from tests.faults.test_faults import no_duplicates
 
@@ -60,27 +60,13 @@ def test_sigint_then_up_again(tmp_path: Path, emu: Any) -> None:
 
 def test_sigkill_then_cancel_and_up(tmp_path: Path, emu: Any) -> None:
     st = job_stack(tmp_path, emu, jobs=JOBS, sweeps=SWEEPS)
-    emu.set_faults(SLOW)
-    bg = up_in_background(st, log=tmp_path / "up1.log")
-    wait_until(lambda: emu.counters()["create"] >= 1, 60, what="the first create")
-    tree = bg.tree()
-    bg.signal_group(signal.SIGKILL)
-    assert bg.wait(30) == -signal.SIGKILL
-    try:
-        # The engine starts plugins in their own process groups, so the kill does not reach the
-        # dynamic-provider process: it notices that its engine is gone and exits by itself.
-        emu.clear_faults()
-        providers = {pid: cmd for pid, cmd in tree.items() if b"pulumi.dynamic" in cmd}
-        assert providers, "no provider process in the killed run's tree"
-        wait_until(lambda: not reap_needed(providers), 15, what="the orphaned provider to exit by itself")
+    with killed_up(st, emu, tmp_path / "up1.log", SLOW):  # its orphaned provider has exited by itself
         no_duplicates(emu)
         # A plain `pulumi up` is refused: the dead process still holds the stack lock.
         locked = st.up(check=False)
         assert locked.returncode != 0 and "pulumi cancel" in output_of(locked), output_of(locked)
         st.run("cancel", "--yes")
         converge(st, emu, EXPECTED)
-    finally:
-        reap(tree)  # the orphaned provider process of the killed run
 
 
 # --- credentials that expire mid-run -------------------------------------------------------------

@@ -24,7 +24,6 @@ import getpass
 import json
 import re
 import shutil
-import signal
 import socket
 from pathlib import Path
 from typing import Any
@@ -34,7 +33,7 @@ import pytest
 from modelarts_provider.stack.sweep import point_names
 from tests.e2e.harness import Stack, new_stack
 from tests.faults.kit import (ENGINE, TRACEBACK_RE, assert_converged, job, job_stack, name_of, output_of,
-                              provider_config, reap, reap_needed, sweep, up_in_background, wait_until)
+                              killed_up, provider_config, sweep, up_in_background, wait_until)
 from tests.team_state.conftest import STATE_BUCKET, TEAM_PASSPHRASE, backend_env, point_new_stacks_at
 
 ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator's catalog
@@ -304,16 +303,8 @@ def test_killed_up_leaves_its_lock_in_obs_and_cancel_clears_it(tmp_path: Path, e
     st = job_stack(tmp_path, emu, jobs={f"k{i}": alg_job(name=f"killed-{i}") for i in range(3)},
                    sweeps={"s": alg_sweep()})
     expected = {f"killed-{i}" for i in range(3)} | sweep_names()
-    emu.set_faults(SLOW)
-    bg = up_in_background(st, log=tmp_path / "killed.log")
-    wait_until(lambda: emu.counters()["create"] >= 1, 120, what="the first create")
-    tree = bg.tree()
-    bg.signal_group(signal.SIGKILL)
-    assert bg.wait(30) == -signal.SIGKILL
-    try:
-        emu.clear_faults()
-        providers = {pid: cmd for pid, cmd in tree.items() if b"pulumi.dynamic" in cmd}
-        wait_until(lambda: not reap_needed(providers), 30, what="the orphaned provider to exit by itself")
+    with killed_up(st, emu, tmp_path / "killed.log", SLOW, first_create_within=120,
+                   provider_exit_within=30) as bg:
         (stale,) = locks(s3)  # the dead run's lock stays in the bucket
         refused = st.up(check=False)
         assert refused.returncode != 0
@@ -326,8 +317,6 @@ def test_killed_up_leaves_its_lock_in_obs_and_cancel_clears_it(tmp_path: Path, e
         st.up()
         assert_converged(emu, st, expected)
         st.preview("--expect-no-changes")
-    finally:
-        reap(tree)
 
 
 def code_objects(s3: Any) -> dict[str, str]:
