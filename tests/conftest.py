@@ -1,4 +1,10 @@
-"""Shared fixtures: an isolated offline Pulumi environment and a local ModelArts emulator."""
+"""Shared fixtures: an isolated offline Pulumi environment and a local ModelArts emulator.
+
+Tiers: a test that runs the Pulumi engine is marked `engine` (set here from its fixtures: anything that
+needs `pulumi_engine`); `./dev test --fast` runs the others (`-m "not engine"`). A test outside the engine
+tier that starts the engine anyway fails at once (tests/e2e/harness.py: `engine_allowed`), so the fast
+tier never quietly grows slow and no engine test hides in it.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,26 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e import harness
 from tests.e2e.harness import PULUMI_VERSION, engine_bin_dir, pulumi_env as _pulumi_env
+
+ENGINE_FIXTURES = frozenset({"pulumi_engine", "pulumi_env"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if ENGINE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.engine)
+        if item.get_closest_marker("fixed_ports"):
+            # One xdist group: every test on the local clouds' fixed ports runs on one worker, one at a time.
+            item.add_marker(pytest.mark.xdist_group("fixed-ports"))
+
+
+@pytest.fixture(autouse=True)
+def _engine_guard(request: pytest.FixtureRequest) -> Iterator[None]:
+    harness.engine_allowed = request.node.get_closest_marker("engine") is not None
+    yield
+    harness.engine_allowed = True
 
 
 @pytest.fixture(scope="session")

@@ -51,6 +51,7 @@ def test_setup_is_silent_when_everything_is_cached() -> None:
     assert out.stderr == ""
 
 
+@pytest.mark.engine  # ./dev pulumi runs the CLI
 def test_stack_output_json_is_pulumis_alone(tmp_path: Path) -> None:
     _require_warm_setup()
     local_config = REPO_ROOT / "stacks" / "Pulumi.local.yaml"

@@ -23,6 +23,16 @@ PULUMI_VERSION = next(
 )
 TEST_PASSPHRASE = "test-passphrase"
 
+# Set per test by tests/conftest.py: False in a test not marked `engine`, where starting Pulumi is a bug
+# of the test's marking (it would slow the fast tier), reported as such.
+engine_allowed = True
+
+
+def require_engine(what: str) -> None:
+    if not engine_allowed:
+        raise AssertionError(f"{what} runs the Pulumi engine, but this test is not marked engine: request the "
+                             "pulumi_engine fixture (or mark it pytest.mark.engine)")
+
 
 def engine_dir() -> Path:
     """Mirrors scripts/env.sh: the versioned engine cache outside the repository."""
@@ -69,6 +79,7 @@ class Stack:
 
     def run(self, *args: str, check: bool = True, timeout: float = 600,
             stack_flag: bool = True) -> subprocess.CompletedProcess[str]:
+        require_engine(f"`pulumi {args[0]}`")
         cmd = ["pulumi", *args, "--non-interactive"]
         if stack_flag:
             cmd += ["--stack", self.name]

@@ -20,6 +20,7 @@ import yaml
 from pathlib import Path
 from typing import Any
 
+from tests.e2e import harness
 from tests.e2e.harness import REPO_ROOT, Stack, new_stack
 
 # Emulator phases short enough for the suites: Creating/Pending/Terminating 0.2 s, Running 30 s
@@ -173,6 +174,7 @@ class Background:
     """A pulumi command running in its own process group (so the whole tree can be signalled)."""
 
     def __init__(self, st: Stack, *args: str, log: Path) -> None:
+        harness.require_engine(f"`pulumi {args[0]}`")
         self.log_path = log
         self._log = open(log, "w")
         cmd = ["pulumi", *args, "--non-interactive", "--stack", st.name]

@@ -21,6 +21,7 @@ from tests.e2e.harness import REPO_ROOT, engine_bin_dir
 DEV = REPO_ROOT / "dev"
 BUCKET = "modelarts-pulumi-state"
 LOCAL_OBS = "http://127.0.0.1:8781"
+pytestmark = pytest.mark.fixed_ports
 
 
 def _busy(port: int) -> bool:

@@ -1,0 +1,147 @@
+"""A Pulumi program run in this process under Pulumi's own mocks (`pulumi.runtime.set_mocks`), with every
+dynamic resource's inputs put through its provider's real `check`, as a preview would.
+
+What a `pulumi preview` of a bad config shows is made by plain Python: the program's validation (a
+`pulumi.RunError`) or a provider's `check` (a `CheckFailure`). This runs both where they are made, in
+milliseconds instead of an engine start-up, and returns the refusal in the form the real preview suite
+reads it (`refusal()` of tests/bad_input/test_bad_input.py): `error:` texts joined by '; ', a check
+failure as `<property>: <reason>`.
+
+Faithful to the engine where it matters for messages: config values reach the program as the engine
+hands them over (strings; maps and lists as JSON; the keys in PULUMI_CONFIG; secret keys marked), and
+resource inputs cross the same protobuf serialization (whole numbers arrive as floats) before `check`.
+tests/bad_input/test_engine_paths.py runs one case per kind of message path through a real preview and
+asserts the same line, so the two cannot drift apart unnoticed.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import runpy
+import socket
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import dill
+import pulumi
+from pulumi.dynamic import ConfigureRequest
+from pulumi.dynamic.dynamic import Config as DynamicConfig
+from pulumi.runtime import mocks, settings
+from pulumi.runtime.stack import wait_for_rpcs
+from pulumi.runtime.sync_await import _sync_await
+
+PROVIDER_KEY = "__provider"
+
+
+def engine_value(value: Any) -> str:
+    """A config value as the engine passes it to a program: a string as is, anything else as JSON."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+class CheckingMocks(pulumi.runtime.Mocks):
+    """Resources are accepted as declared, after their provider's `check` (dynamic resources only)."""
+
+    def __init__(self, config: Mapping[str, str]) -> None:
+        self.config = dict(config)
+        self.failures: list[str] = []
+        self.types: list[str] = []
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+        self.types.append(args.typ)
+        inputs = dict(args.inputs)
+        state = dict(inputs)
+        if PROVIDER_KEY in inputs:
+            provider = dill.loads(base64.b64decode(inputs[PROVIDER_KEY]))
+            # configure() as the dynamic-provider process calls it, without its orphan watchdog (this
+            # process has no engine to outlive).
+            with _no_watchdog():
+                provider.configure(ConfigureRequest(DynamicConfig(self.config, pulumi.get_project())))
+            result = provider.check({}, inputs)
+            self.failures += [f"{f.property}: {f.reason}" for f in result.failures or []]
+        if args.typ.startswith("random:"):
+            state.setdefault("result", "abcdef")
+        return f"{args.name}-id", state
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        return {}, []
+
+
+@contextmanager
+def _no_watchdog() -> Iterator[None]:
+    from modelarts_provider import provider_base
+
+    saved = provider_base.start_orphan_watchdog
+    provider_base.start_orphan_watchdog = lambda: None
+    try:
+        yield
+    finally:
+        provider_base.start_orphan_watchdog = saved
+
+
+@contextmanager
+def no_network() -> Iterator[None]:
+    """Any connection attempt fails the test: validation and check must make no API call."""
+    def refuse(*_args: Any, **_kw: Any) -> None:
+        raise AssertionError("a connection was attempted: preview and check must make no API call")
+
+    saved = socket.socket.connect, socket.create_connection
+    socket.socket.connect, socket.create_connection = refuse, refuse  # type: ignore[method-assign,assignment]
+    try:
+        yield
+    finally:
+        socket.socket.connect, socket.create_connection = saved  # type: ignore[method-assign]
+
+
+@contextmanager
+def _environ(updates: Mapping[str, str | None]) -> Iterator[None]:
+    saved = {k: os.environ.get(k) for k in updates}
+    try:
+        for k, v in updates.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+# Credentials and settings a developer's shell may hold must not reach the program (the real preview
+# suite's stacks run with them removed too: tests/e2e/harness.pulumi_env).
+_CLEARED_PREFIXES = ("PULUMI_", "HW_", "OS_")
+
+
+def run_program(program: Path, config: Mapping[str, Any], secret_keys: set[str], *, cwd: Path,
+                project: str, stack: str = "test") -> tuple[str, CheckingMocks]:
+    """Run `program` (a `__main__.py`) at preview under mocks with `config` (YAML-shaped values, secrets in
+    plaintext and named in `secret_keys`), in `cwd`. Returns (the refusal, or '' when accepted; the mocks)."""
+    engine_config = {k: engine_value(v) for k, v in config.items()}
+    cleared = {k: None for k in os.environ if k.startswith(_CLEARED_PREFIXES)}
+    env = {**cleared, "PULUMI_CONFIG": json.dumps(engine_config),
+           "PULUMI_CONFIG_SECRET_KEYS": json.dumps(sorted(secret_keys))}
+    fake = CheckingMocks(engine_config)
+    texts: list[str] = []
+    old_cwd = Path.cwd()
+    with _environ(env), no_network():
+        os.chdir(cwd)
+        try:
+            settings.reset_options()
+            mocks.set_mocks(fake, project=project, stack=stack, preview=True)
+            pulumi.runtime.set_all_config(engine_config, sorted(secret_keys))
+            try:
+                runpy.run_path(str(program), run_name="__main__")
+                _sync_await(wait_for_rpcs())
+            except pulumi.RunError as err:
+                texts.append(str(err))
+        finally:
+            os.chdir(old_cwd)
+    texts += fake.failures
+    return "; ".join(dict.fromkeys(texts)), fake
