@@ -21,10 +21,10 @@ from typing import Any
 from . import errors
 from .catalog import Catalog, Engine
 
-NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 # obs://bucket/path or /bucket/path; bucket names follow the OBS rules (3-63 of a-z 0-9 . -).
-OBS_RE = re.compile(r"^(?:obs://|/)([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:/[^\s]*)?$")
-IMAGE_RE = re.compile(r"^[^\s]+$")
+OBS_RE = re.compile(r"^(?:obs://|/)([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:/[^\s]*)?\Z")
+IMAGE_RE = re.compile(r"^[^\s]+\Z")
 DESCRIPTION_MAX = 256
 JOB_KINDS = {"job"}
 OUTCOMES = {"complete", "fail", "abnormal", "hang"}

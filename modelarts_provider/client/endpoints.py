@@ -22,7 +22,7 @@ __all__ = ["Cloud", "Endpoints", "modelarts_endpoint", "iam_endpoint", "resolve_
 
 Cloud = Literal["huaweicloud", "otc"]
 
-_REGION_RE = re.compile(r"^[a-z]{2,}(-[a-z0-9]+)+$")
+_REGION_RE = re.compile(r"^[a-z]{2,}(-[a-z0-9]+)+\Z")
 _CN_SUFFIX_REGIONS = frozenset({"ap-southeast-1"})
 
 

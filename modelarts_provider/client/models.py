@@ -250,7 +250,8 @@ def as_text(value: Any) -> Optional[str]:
 class WireModel(BaseModel):
     """Base of every wire model: unknown fields kept, wire names, set-fields-only serialisation."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True, validate_assignment=False)
+    # defer_build: a schema is built on first use, so a preview (which sends nothing) never builds one.
+    model_config = ConfigDict(extra="allow", populate_by_name=True, validate_assignment=False, defer_build=True)
 
     def to_wire(self, *, keep_nulls: bool = False) -> dict[str, Any]:
         """JSON-ready dict of the fields that were set (parsed or passed), unknown fields included."""

@@ -18,9 +18,9 @@ __all__ = ["CodeUploadArgs", "CodeUploadOutputs", "OUTPUT_KEYS", "INPUT_NAMES", 
 PREFIX_RULE = ("segments of letters, digits, '.', '_' and '-' separated by '/', no empty, '.' or '..' "
                "segment, at most 512 characters")
 JOB_KEY_RULE = "1-64 characters: letters, digits, '.', '_' and '-', starting with a letter or digit"
-_SEGMENT = re.compile(r"^[A-Za-z0-9._-]+$")
-_JOB_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_SEGMENT = re.compile(r"^[A-Za-z0-9._-]+\Z")
+_JOB_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
+_SHA256 = re.compile(r"^[0-9a-f]{64}\Z")
 
 # provider field -> the constructor argument users wrote (messages name the latter)
 INPUT_NAMES = {"boot_file_path": "boot_file", "source_path": "local_dir"}

@@ -18,7 +18,7 @@ __all__ = ["obs_endpoint", "resolve_obs_endpoint"]
 
 Cloud = Literal["huaweicloud", "otc"]
 
-_REGION_RE = re.compile(r"^[a-z]{2,}(-[a-z0-9]+)+$")
+_REGION_RE = re.compile(r"^[a-z]{2,}(-[a-z0-9]+)+\Z")
 _HUAWEI_SPECIAL = {"eu-west-101": "https://obs.eu-west-101.myhuaweicloud.eu"}
 _OTC_SPECIAL = {"eu-ch2": "https://obs.eu-ch2.sc.otc.t-systems.com"}
 

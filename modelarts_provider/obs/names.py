@@ -10,7 +10,7 @@ __all__ = ["BUCKET_RULE", "bucket_name_problem"]
 # the stack config's words for the pattern (messages.py), and OBS's further rules
 BUCKET_RULE = ("3-63 characters: lowercase letters, digits, dots, hyphens; starts and ends with a letter "
                "or digit; no '..', '.-' or '-.'; not an IP address")
-_BUCKET_RE = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
+_BUCKET_RE = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\Z")
 
 
 def bucket_name_problem(name: object) -> str | None:

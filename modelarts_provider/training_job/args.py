@@ -22,11 +22,11 @@ from pydantic_core import PydanticCustomError
 from .. import messages
 from ..client.models import FAILED_PHASES, TERMINAL_PHASES as STOPPED_PHASES
 
-JOB_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+JOB_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 # OBS locations: either obs://bucket/key or the API's own /bucket/key form. Buckets are 3-63 chars.
-OBS_URL_RE = re.compile(r"^(obs://|/)[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[^\s]*)?$")
+OBS_URL_RE = re.compile(r"^(obs://|/)[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[^\s]*)?\Z")
 # A path inside the training container (the create page: "When code_dir is prefixed with file://").
-FILE_URL_RE = re.compile(r"^file:///[^\s]*$")
+FILE_URL_RE = re.compile(r"^file:///[^\s]*\Z")
 ENV_NAME_RE = re.compile(messages.ENV_NAME_RE)
 
 WaitFor = Literal["none", "created", "running", "completed"]

@@ -72,6 +72,10 @@ ARGS_CASES: list[Case] = [
     Case("args-name-with-space", top("name", "has space"),
          "name: 'has space' is not a valid job name: 1-64 characters of letters, digits, underscores and "
          'hyphens'),
+    # a trailing newline passes a Python `$` (it matches before a final newline): refused at preview too
+    Case("args-name-trailing-newline", top("name", "job-a\n"),
+         "name: 'job-a\\n' is not a valid job name: 1-64 characters of letters, digits, underscores and "
+         'hyphens'),
     Case("args-description-too-long", top("description", "d" * 257),
          'description: must be at most 256 characters (got 257)'),
     Case("args-workspace-id-not-string", top("workspace_id", 5),

@@ -136,6 +136,9 @@ STACK_CASES: list[Case] = [
     Case("name-too-long", a("name", "n" * 65),
          cfg(f"jobs.a.name: '{'n' * 56}... is not a valid job name: "  # long values are cut at 60 characters
              "1-64 characters of letters, digits, underscores and hyphens")),
+    Case("name-trailing-newline", a("name", "job-a\n"),
+         cfg("jobs.a.name: 'job-a\\n' is not a valid job name: 1-64 characters of letters, digits, underscores "
+             'and hyphens')),
     Case("name-with-slash", a("name", "team/job"),
          cfg("jobs.a.name: 'team/job' is not a valid job name: 1-64 characters of letters, digits, underscores "
              'and hyphens')),

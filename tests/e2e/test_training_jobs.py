@@ -20,6 +20,7 @@ from tests.e2e.harness import REPO_ROOT, Stack, new_stack
 ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator catalog
 CPU = "modelarts.vm.cpu.2u"
 GPU = "modelarts.p3.large.public"
+pytestmark = pytest.mark.engine  # every test here runs the stack program under the real engine
 
 
 @pytest.fixture

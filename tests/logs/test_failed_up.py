@@ -17,7 +17,7 @@ from tests.e2e.test_training_jobs import job, make_stack
 from .conftest import SECRET_ENV_VALUE, client_for
 from .test_logs_cli import logs
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.timeout(300), pytest.mark.engine]
 
 
 def test_failed_up_shows_the_failing_tasks_last_log_lines(tmp_path: Path, emu: Any) -> None:

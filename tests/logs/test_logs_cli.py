@@ -44,6 +44,7 @@ def assert_no_secrets(emu: Any, *procs: subprocess.CompletedProcess[str]) -> Non
         assert secret not in blob
 
 
+@pytest.mark.engine
 def test_running_then_finished_then_followed(tmp_path: Path, emu: Any) -> None:
     env = {"HW_SECRET_KEY": SECRET_ENV_VALUE, "NCCL_DEBUG": "INFO"}
     st = make_stack(tmp_path, emu, {
@@ -85,6 +86,7 @@ def test_running_then_finished_then_followed(tmp_path: Path, emu: Any) -> None:
     assert_no_secrets(emu, running, followed, done, missing, bad_task)
 
 
+@pytest.mark.engine
 def test_follow_waits_through_pending_with_a_note(tmp_path: Path) -> None:
     from modelarts_emulator.testing import running_emulator
 
