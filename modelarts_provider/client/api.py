@@ -18,7 +18,9 @@ from .errors import (
     DUPLICATE_NAME,
     JOB_NOT_FOUND,
     ModelArtsError,
+    parse_error_body,
 )
+from .transport import origin
 from .models import (
     TERMINAL_PHASES,
     ActionRequest,
@@ -72,6 +74,11 @@ class ModelArtsClient:
             project_id=settings.project_id,
         )
         self.transport.set_secret_provider(self._secret_values)
+        # A wrong endpoint (no ModelArts API there, nothing listening) is reported once per process:
+        # later calls fail at once with a short line. Only while the endpoint never answered as
+        # ModelArts: afterwards such an answer is one route's trouble (e.g. an API not published).
+        self._api_answered = False
+        self._unusable: Optional[tuple[ModelArtsError, str]] = None  # (the first error, what it found)
 
     # --- plumbing -----------------------------------------------------------------------------------
 
@@ -98,7 +105,43 @@ class ModelArtsClient:
         try:
             return self.transport.request("POST", url, auth=None, idempotent=True, json_body=body)
         except requests.RequestException as exc:
-            raise self.transport.error_from_exception(exc, "POST", url) from None
+            raise self.transport.error_from_exception(
+                exc, "POST", url, setting=self._setting("iam_endpoint", "modelarts:iamEndpoint")) from None
+
+    def _setting(self, field: str, key: str) -> str:
+        """The setting that decides a URL: the override if given, else the region's default."""
+        if getattr(self.settings, field, None):
+            return key
+        return f"modelarts:region and modelarts:cloud (or set {key})"
+
+    def _guard(self) -> None:
+        """Fail at once once the endpoint was found wrong in this process (reported in full once)."""
+        if self._unusable is not None:
+            first, found = self._unusable
+            raise ModelArtsError(
+                found, status=first.status, error_code=first.error_code,
+                error_solution=f"not sent (an earlier call of this run found it); fix "
+                               f"{self._setting('endpoint', 'modelarts:endpoint')}",
+                endpoint_problem=True,
+            )
+
+    def _request(self, method: str, url: str, *, idempotent: bool, body: Any = None,
+                 params: Optional[dict] = None) -> requests.Response:
+        """One ModelArts call (with the transport's retries); raises requests' error when no response came."""
+        self._guard()
+        response = self.transport.request(
+            method, url, auth=self.auth, idempotent=idempotent, json_body=body, params=params
+        )
+        if not _no_api(response):
+            self._api_answered = True
+        return response
+
+    def _no_response(self, exc: BaseException, method: str, url: str) -> ModelArtsError:
+        err = self.transport.error_from_exception(
+            exc, method, url, setting=self._setting("endpoint", "modelarts:endpoint"))
+        if err.endpoint_problem and not self._api_answered:
+            self._unusable = self._unusable or (err, f"nothing listens at {origin(url)}")
+        return err
 
     def _call(
         self,
@@ -111,14 +154,27 @@ class ModelArtsClient:
     ) -> requests.Response:
         url = self._base + path
         try:
-            return self.transport.request(
-                method, url, auth=self.auth, idempotent=idempotent, json_body=body, params=params
-            )
+            return self._request(method, url, idempotent=idempotent, body=body, params=params)
         except requests.RequestException as exc:
-            raise self.transport.error_from_exception(exc, method, url) from None
+            raise self._no_response(exc, method, url) from None
 
     def _error(self, response: requests.Response) -> ModelArtsError:
-        return ModelArtsError.from_response(response, secrets=self._secret_values())
+        err = ModelArtsError.from_response(response, secrets=self._secret_values())
+        if not _no_api(response) or err.is_not_found:
+            return err
+        # The gateway has no such API: a wrong endpoint or path prefix. Say which URL, and what sets it.
+        url = response.request.url.split("?", 1)[0] if response.request is not None else self._base
+        err = ModelArtsError(
+            err.error_msg, status=err.status, error_code=err.error_code, request_id=err.request_id,
+            error_solution=f"{err.method or ''} {url}: no ModelArts API at this URL; fix "
+                           f"{self._setting('endpoint', 'modelarts:endpoint')} (now {self.endpoint}: "
+                           "the URL before /v2/<project id>)".lstrip(),
+            method=err.method, path=err.path, secrets=self._secret_values(),
+            endpoint_problem=not self._api_answered,
+        )
+        if err.endpoint_problem and origin(url) == origin(self.endpoint):
+            self._unusable = self._unusable or (err, f"no ModelArts API at {self.endpoint}")
+        return err
 
     def _job_from(self, response: requests.Response) -> TrainingJob:
         try:
@@ -173,9 +229,9 @@ class ModelArtsClient:
             ambiguous: Optional[ModelArtsError] = None
             url = self._base + "/training-jobs"
             try:
-                response = self.transport.request("POST", url, auth=self.auth, idempotent=False, json_body=body)
+                response = self._request("POST", url, idempotent=False, body=body)
             except requests.RequestException as exc:
-                err = self.transport.error_from_exception(exc, "POST", url)
+                err = self._no_response(exc, "POST", url)
                 if is_unsent_error(exc):
                     raise err from None  # definitely not created; transport already retried
                 ambiguous = err
@@ -407,6 +463,14 @@ class ModelArtsClient:
                 if job.name == name:
                     return job
         return None
+
+def _no_api(response: requests.Response) -> bool:
+    """The gateway (or any web server) has no such API: a 404 that is not a ModelArts error."""
+    if response.status_code != 404:
+        return False
+    code = parse_error_body(response.content)[0]
+    return not (code or "").startswith("ModelArts.")
+
 
 def _last_page(page: TrainingJobList, size: int, covered: int) -> bool:
     """A short page, or ``covered`` jobs reached the list's ``total`` (saves an empty last request)."""

@@ -26,12 +26,14 @@ __all__ = [
     "CLIENT_TIMEOUT",
     "CLIENT_BAD_RESPONSE",
     "CLIENT_AMBIGUOUS_CREATE",
+    "GATEWAY_NO_API",
     "redact",
 ]
 
 JOB_NOT_FOUND = "ModelArts.2775"
 DUPLICATE_NAME = "ModelArts.2751"
 CANNOT_TERMINATE = "ModelArts.2796"
+GATEWAY_NO_API = "APIGW.0101"  # the gateway's "API does not exist or has not been published"
 
 # error codes of failures detected by the client itself (no usable HTTP response)
 CLIENT_CONNECTION = "Client.ConnectionError"
@@ -77,9 +79,12 @@ class ModelArtsError(Exception):
         method: Optional[str] = None,
         path: Optional[str] = None,
         secrets: Iterable[Optional[str]] = (),
+        endpoint_problem: bool = False,
     ) -> None:
         secrets = [s for s in secrets if s]
         self.status = status
+        # The endpoint itself is wrong (no API there, nothing listening): retrying cannot help.
+        self.endpoint_problem = endpoint_problem
         self.error_code = _one_line(redact(error_code, secrets), 100) if error_code else None
         self.error_msg = _one_line(redact(error_msg or "", secrets))
         self.error_solution = (
@@ -106,7 +111,9 @@ class ModelArtsError(Exception):
 
     @property
     def retryable(self) -> bool:
-        """True for throttling, server errors and connection problems."""
+        """True for throttling, server errors and connection problems (not a wrong endpoint)."""
+        if getattr(self, "endpoint_problem", False):
+            return False
         if self.status is None:
             return self.error_code in (CLIENT_CONNECTION, CLIENT_TIMEOUT)
         return self.status == 429 or self.status >= 500

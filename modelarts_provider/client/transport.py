@@ -11,6 +11,9 @@
   - ``idempotent=False`` (create): only failures where nothing reached the server (connect errors)
     and 429 (the gateway refused it before the service saw it) are retried; a reset, read timeout or
     5xx surfaces to the caller, which must resolve the ambiguity (``api.create_job``).
+* A refused connection to an address that has not answered yet in this process is not retried: it
+  is a wrong endpoint or a service that is not running (``is_refused``), not a blip; once an address
+  answered, a refusal (a restart) is retried like any connection error.
 * 401 with an IAM token: the token is invalidated and the request re-sent once with a new token.
 """
 
@@ -25,6 +28,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional, Union
 
+from urllib.parse import urlsplit
+
 import requests
 from requests.adapters import HTTPAdapter
 from urllib3.exceptions import MaxRetryError, NewConnectionError, ResponseError
@@ -32,7 +37,7 @@ from urllib3.util.retry import Retry
 
 from .errors import CLIENT_CONNECTION, CLIENT_TIMEOUT, ModelArtsError
 
-__all__ = ["RetryPolicy", "BoundedRetry", "CreateRetry", "Transport", "is_unsent_error"]
+__all__ = ["RetryPolicy", "BoundedRetry", "CreateRetry", "Transport", "is_refused", "is_unsent_error", "origin"]
 
 log = logging.getLogger("modelarts_provider.client.http")
 
@@ -59,15 +64,18 @@ class BoundedRetry(Retry):
     """
 
     deadline: Optional[float] = None
+    refused_is_final: bool = False  # a refused connection ends the call (see the module docstring)
 
     def new(self, **kw: Any) -> "BoundedRetry":
         r = super().new(**kw)
         r.deadline = self.deadline
+        r.refused_is_final = self.refused_is_final
         return r
 
-    def for_call(self, budget_s: float) -> "BoundedRetry":
+    def for_call(self, budget_s: float, *, refused_is_final: bool = False) -> "BoundedRetry":
         r = self.new()
         r.deadline = time.monotonic() + budget_s
+        r.refused_is_final = refused_is_final
         return r
 
     def get_backoff_time(self) -> float:
@@ -117,6 +125,8 @@ class BoundedRetry(Retry):
             if delay is not None and delay > self.retry_after_max:
                 # the server asks for a longer pause than we are willing to block for
                 raise MaxRetryError(_pool, url, ResponseError(f"Retry-After {delay:g}s is too long"))
+        if self.refused_is_final and error is not None and is_refused(error):
+            raise MaxRetryError(_pool, url, error)
         new = super().increment(method, url, response, error, _pool, _stacktrace)
         if self.deadline is not None and time.monotonic() + new._planned_sleep(response) > self.deadline:
             reason = error or ResponseError(
@@ -171,6 +181,27 @@ class _SelectableRetryAdapter(HTTPAdapter):
         state = super().__getstate__()
         state.pop("_local", None)
         return state
+
+
+def origin(url: str) -> str:
+    """scheme://host:port of a URL: what a refused connection is about."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def is_refused(exc: BaseException) -> bool:
+    """A connection refused (nothing listens at the address), anywhere in a requests/urllib3 chain."""
+    seen: set[int] = set()
+    todo: list[Any] = [exc]
+    while todo:
+        e = todo.pop()
+        if not isinstance(e, BaseException) or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, ConnectionRefusedError):
+            return True
+        todo += [e.__cause__, e.__context__, getattr(e, "reason", None), *e.args[:1]]
+    return False
 
 
 def is_unsent_error(exc: BaseException) -> bool:
@@ -244,6 +275,7 @@ class Transport:
         s.headers.update({"User-Agent": user_agent, "Accept": "application/json"})
         self.session = s
         self._static_secrets = [x for x in (secrets or []) if x]
+        self._answered: set[str] = set()  # origins that gave an HTTP response in this process
 
     def set_secret_provider(self, provider) -> None:
         """A callable returning the current secret values (for redaction of error texts)."""
@@ -277,14 +309,17 @@ class Transport:
 
         Raises ``requests.RequestException`` when no response was obtained (callers classify it).
         """
-        retry = (self.idempotent_retry if idempotent else self.create_retry).for_call(self.policy.total_s)
+        final = self.never_answered(url)
+        retry = (self.idempotent_retry if idempotent else self.create_retry).for_call(
+            self.policy.total_s, refused_is_final=final)
         started = time.monotonic()
         response = self._send(method, url, auth, retry, json_body, params, timeout)
         if response.status_code == 401 and hasattr(auth, "invalidate"):
             used = response.request.headers.get("X-Auth-Token") if response.request is not None else None
             auth.invalidate(used)  # type: ignore[union-attr]
             log.info("401 with an IAM token: renewing the token and re-sending %s %s once", method, _path(url))
-            retry = (self.idempotent_retry if idempotent else self.create_retry).for_call(self.policy.total_s)
+            retry = (self.idempotent_retry if idempotent else self.create_retry).for_call(
+                self.policy.total_s, refused_is_final=final)
             response = self._send(method, url, auth, retry, json_body, params, timeout)
         log.debug(
             "%s %s -> %s in %.3fs [request %s]", method, _path(url), response.status_code,
@@ -292,10 +327,14 @@ class Transport:
         )
         return response
 
+    def never_answered(self, url: str) -> bool:
+        """No HTTP response came from this URL's address yet in this process."""
+        return origin(url) not in self._answered
+
     def _send(self, method, url, auth, retry, json_body, params, timeout) -> requests.Response:
         self.adapter.use(retry)
         try:
-            return self.session.request(
+            response = self.session.request(
                 method,
                 url,
                 auth=auth,
@@ -304,12 +343,26 @@ class Transport:
                 timeout=timeout or self.timeout,
                 allow_redirects=False,
             )
+            self._answered.add(origin(url))
+            return response
         finally:
             self.adapter.use(None)
 
-    def error_from_exception(self, exc: BaseException, method: str, url: str) -> ModelArtsError:
-        """A ModelArtsError for a request that produced no response (no secret in the text)."""
+    def error_from_exception(self, exc: BaseException, method: str, url: str, *,
+                             setting: str = "the endpoint") -> ModelArtsError:
+        """A ModelArtsError for a request that produced no response (no secret in the text).
+
+        `setting` names what sets the URL (e.g. `modelarts:endpoint`), for the hint of a refused
+        connection to an address that never answered (not retried: see the module docstring)."""
         path = _path(url)
+        if is_refused(exc) and self.never_answered(url):
+            return ModelArtsError(
+                f"{method} {path} failed: connection refused",
+                error_code=CLIENT_CONNECTION,
+                error_solution=f"nothing listens at {origin(url)}: fix {setting}, or start the service there "
+                               "(not retried)",
+                method=method, path=path, secrets=self.secrets(), endpoint_problem=True,
+            )
         if isinstance(exc, requests.exceptions.Timeout):
             code, what = CLIENT_TIMEOUT, "timed out"
         else:
