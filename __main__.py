@@ -22,7 +22,8 @@ import pulumi
 from pulumi.runtime import get_config_env, is_config_secret
 
 from modelarts_provider.messages import shown
-from modelarts_provider.provider_config import NAMESPACE, ProviderConfigError, resolve_settings, unknown_keys
+from modelarts_provider.provider_config import (NAMESPACE, ProviderConfigError, resolve_settings,
+                                                unknown_setting_errors)
 from modelarts_provider.stack.config import PROJECT, SECTIONS, StackConfigError, parse
 from modelarts_provider.stack.declare import declare
 from modelarts_provider.stack.program import plan
@@ -32,9 +33,9 @@ from modelarts_provider.stack.secrets import read_stack_config, secret_values
 def main() -> None:
     keys = sorted(get_config_env())
     try:
-        bad = unknown_keys(keys)
+        bad = unknown_setting_errors(keys)
         if bad:
-            raise ProviderConfigError(f"unknown provider setting {', '.join(bad)}")
+            raise ProviderConfigError("\n".join(bad))  # one error per line
         provider_cfg = pulumi.Config(NAMESPACE)
         resolve_settings(provider_cfg.get, os.environ)  # validated here; the provider re-reads it
         project_cfg = pulumi.Config(PROJECT)

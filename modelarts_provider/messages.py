@@ -12,6 +12,7 @@ The patterns live here, each with its words, so a pattern can never be shown wit
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from typing import Any
 
@@ -164,3 +165,20 @@ def explain(errors: list[dict[str, Any]], model_names: Iterable[str] = ()) -> li
             field = (err.get("ctx") or {}).get("field") if err["type"] == "rule" else None
             out.append((loc + tuple(field.split(".")) if field else loc, _one(err)))
     return out
+
+
+def _folded(key: str) -> str:
+    """waitFor, wait_for, WAITFOR and wait-for are one key to a reader."""
+    return key.lower().replace("_", "").replace("-", "")
+
+
+def did_you_mean(key: str, known: Iterable[str], prefix: str = "") -> str:
+    """The hint for an unknown key: '(did you mean waitFor?)' for a close known key, else every allowed key.
+
+    `prefix` is put before each key shown (e.g. 'modelarts:')."""
+    known = list(known)
+    by_fold = {_folded(k): k for k in known}
+    close = difflib.get_close_matches(_folded(key), list(by_fold), n=1, cutoff=0.75)
+    if close:
+        return f"(did you mean {prefix}{by_fold[close[0]]}?)"
+    return f"(allowed: {', '.join(prefix + k for k in known)})"

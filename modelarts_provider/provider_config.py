@@ -30,6 +30,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, SecretStr
 
+from .messages import did_you_mean
+
 NAMESPACE = "modelarts"
 
 # key -> env vars tried in order (config first).
@@ -196,6 +198,12 @@ def _check_endpoints(settings: ProviderSettings) -> None:
         resolve_endpoints(settings.cloud, settings.region, settings.endpoint, settings.iam_endpoint)
     except ValueError as err:
         raise ProviderConfigError(f"{NAMESPACE}:endpoint: {err}") from None
+
+
+def unknown_setting_errors(all_config_keys: list[str]) -> list[str]:
+    """One line per unknown `modelarts:*` key, with the closest setting or the allowed ones."""
+    return [f"unknown provider setting {full} {did_you_mean(full.partition(':')[2], ENV_FALLBACKS, f'{NAMESPACE}:')}"
+            for full in unknown_keys(all_config_keys)]
 
 
 def unknown_keys(all_config_keys: list[str]) -> list[str]:

@@ -58,18 +58,20 @@
         grid: {lr: [0.1, 0.01, 0.001], batch_size: [32, 64, 128]}   # one job per point
         maxJobs: 500                            # guard against accidental huge grids
 
-Unknown keys are errors. Errors name the full key (e.g. `modelarts-jobs:jobs.mnist.pool`).
+Unknown keys are errors, with the closest known key ("did you mean waitFor?") or the allowed ones.
+Errors name the full key (e.g. `modelarts-jobs:jobs.mnist.pool`), one error per line.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal, Union
+import types
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from ..messages import BUCKET_RE, KEY_RE, PARAM_NAME_RE, explain
+from ..messages import BUCKET_RE, KEY_RE, PARAM_NAME_RE, did_you_mean, explain
 from ..training_job.args import FILE_URL_RE, OBS_URL_RE, rule
 from .sweep import as_param
 
@@ -374,12 +376,39 @@ def _loc_text(loc: tuple[Any, ...]) -> str:
 
 
 def format_errors(error: ValidationError) -> str:
-    parts = []
+    """One line per error, each a whole `invalid stack config: <key>: <reason>`."""
+    lines = []
     for loc, reason in explain(error.errors(), MODEL_NAMES):
         if reason == "is not a known field":
-            reason = "unknown key"
-        parts.append(f"{_loc_text(loc)}: {reason}" if loc else reason)
-    return "invalid stack config: " + "; ".join(dict.fromkeys(parts))
+            known = known_keys_at(loc[:-1])
+            reason = "unknown key" + (f" {did_you_mean(str(loc[-1]), known)}" if known else "")
+        lines.append(f"invalid stack config: {_loc_text(loc)}: {reason}" if loc else f"invalid stack config: {reason}")
+    return "\n".join(dict.fromkeys(lines))
+
+
+def known_keys_at(loc: tuple[Any, ...]) -> list[str]:
+    """The keys the config model allows at `loc` (a map's path, e.g. ('jobs', 'a')), or [] if not a model."""
+    found: list[Any] = [StackConfig]
+    for part in loc:
+        found = [nxt for tp in found for nxt in _inside(tp, part)]
+    models = [tp for tp in found if isinstance(tp, type) and issubclass(tp, BaseModel)]
+    return [f.alias or name for name, f in models[0].model_fields.items()] if models else []
+
+
+def _inside(tp: Any, part: Any) -> list[Any]:
+    """The types that can sit at `part` inside a value of type `tp` (a model's field, a map's or list's item)."""
+    origin = get_origin(tp)
+    if origin is Annotated:
+        return _inside(get_args(tp)[0], part)
+    if origin in (Union, types.UnionType):
+        return [nxt for arg in get_args(tp) for nxt in _inside(arg, part)]
+    if origin is dict:
+        return [get_args(tp)[1]]
+    if origin is list:
+        return [get_args(tp)[0]] if isinstance(part, int) else []
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return [f.annotation for name, f in tp.model_fields.items() if part in (f.alias, name)]
+    return []
 
 
 MODEL_NAMES = frozenset({"CodeSource", "ObsConfig", "PoolConfig", "EngineConfig", "SubscriptionConfig", "DatasetConfig",
@@ -390,8 +419,9 @@ def parse(raw: dict[str, Any], all_keys: list[str] | None = None) -> StackConfig
     """`raw`: {"obs": ..., "pools": ..., ...} (values as structured config). Raises StackConfigError."""
     unknown = sorted(k for k in (all_keys or []) if k.startswith(f"{PROJECT}:") and k.split(":", 1)[1] not in SECTIONS)
     if unknown:
-        raise StackConfigError(f"invalid stack config: unknown key {', '.join(unknown)} "
-                               f"(allowed: {', '.join(f'{PROJECT}:{s}' for s in SECTIONS)})")
+        raise StackConfigError("\n".join(
+            f"invalid stack config: unknown key {key} {did_you_mean(key.split(':', 1)[1], SECTIONS, f'{PROJECT}:')}"
+            for key in unknown))
     try:
         return StackConfig.model_validate({k: v for k, v in raw.items() if v is not None})
     except ValidationError as e:

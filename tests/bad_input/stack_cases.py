@@ -149,12 +149,19 @@ STACK_CASES: list[Case] = [
          cfg("pools.g p: 'g p' is not a valid key: 1-40 characters: letters, digits, '_' and '-'; starts with "
              "a letter or digit"),
          covers=((POOLS_KEY, "g p"),)),
-    Case("unknown-job-field", a("flavour", "x"),
-         cfg('jobs.a.flavour: unknown key'), covers=()),
+    Case("unknown-job-field", a("flavour", "x"),  # nothing close: the allowed keys
+         cfg('jobs.a.flavour: unknown key (allowed: pool, obs, nodes, name, description, algorithmId, subscription, '
+             'codeDir, bootFile, code, engine, image, command, parameters, inputs, outputs, environments, logs, '
+             'autoStopHours, volumes, annotations, workingDir, localCodeDir, waitFor, waitTimeoutSeconds, '
+             'pollIntervalSeconds, deleteTimeoutSeconds, deleteBeforeReplace, replaceFailed, adoptJobId)'), covers=()),
+    Case("wait-for-lowercase", a("waitfor", "completed"),
+         cfg('jobs.a.waitfor: unknown key (did you mean waitFor?)'), covers=()),
     Case("misspelt-boot-file", both(a("bootFile", DELETE), a("bootfile", "train.py")),
-         cfg('jobs.a.bootfile: unknown key'), covers=()),
+         cfg('jobs.a.bootfile: unknown key (did you mean bootFile?)'), covers=()),
     Case("unknown-section", put((f"{PROJECT}:job",), {"a": job(name="x")}),
-         ('invalid stack config: unknown key modelarts-jobs:job (allowed: modelarts-jobs:obs, '
+         'invalid stack config: unknown key modelarts-jobs:job (did you mean modelarts-jobs:jobs?)', covers=()),
+    Case("unknown-section-far", put((f"{PROJECT}:tasks",), {"a": job(name="x")}),
+         ('invalid stack config: unknown key modelarts-jobs:tasks (allowed: modelarts-jobs:obs, '
          'modelarts-jobs:pools, modelarts-jobs:jobs, modelarts-jobs:sweeps)'), covers=()),
     Case("wait-for-not-a-choice", a("waitFor", "finished"),
          cfg("jobs.a.waitFor: must be one of none, created, running or completed, not 'finished'")),
@@ -295,7 +302,14 @@ STACK_CASES: list[Case] = [
     Case("project-id-missing", setting("projectId", DELETE),
          'missing provider setting modelarts:projectId (or HW_PROJECT_ID / OS_PROJECT_ID)'),
     Case("provider-key-typo", setting("secretkey", "x"),
-         'unknown provider setting modelarts:secretkey', covers=()),
+         'unknown provider setting modelarts:secretkey (did you mean modelarts:secretKey?)', covers=()),
+    Case("provider-key-region-typo", setting("regoin", "cn-north-4"),
+         'unknown provider setting modelarts:regoin (did you mean modelarts:region?)', covers=()),
+    Case("provider-key-unknown", setting("zone", "az1"),
+         ('unknown provider setting modelarts:zone (allowed: modelarts:region, modelarts:projectId, modelarts:cloud, '
+          'modelarts:endpoint, modelarts:obsEndpoint, modelarts:iamEndpoint, modelarts:accessKey, '
+          'modelarts:secretKey, modelarts:securityToken, modelarts:iamUser, modelarts:iamPassword, '
+          'modelarts:iamDomain, modelarts:projectName, modelarts:verifyTls, modelarts:caBundle)'), covers=()),
     Case("endpoint-not-http", setting("endpoint", "ftp://127.0.0.1:1"),
          "modelarts:endpoint must be an http(s) URL, e.g. https://host:443, not 'ftp://127.0.0.1:1'"),
     Case("obs-endpoint-not-http", setting("obsEndpoint", "127.0.0.1:8781"),
