@@ -1,7 +1,7 @@
 """Pulumi dynamic provider for ModelArts training jobs (Huawei Cloud, Open Telekom Cloud).
 
 Public names: TrainingJob (submits a job), JobsAwait / await_jobs (waits for many jobs at once),
-TrainingJobArgs (validated args), TrainingJobProvider, JobsAwaitProvider.
+CodeUpload (a local directory uploaded to OBS), Bucket, TrainingJobArgs (validated args), and the providers.
 Layout: stack/ (stack config -> args), training_job/, awaiting/ (one folder per resource), client/
 (the ModelArts client, no Pulumi imports).
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-__all__ = ["JobsAwait", "JobsAwaitProvider", "TrainingJob", "TrainingJobArgs", "TrainingJobInputs",
-           "TrainingJobProvider", "await_jobs"]
+__all__ = ["Bucket", "BucketProvider", "CodeUpload", "CodeUploadProvider", "JobsAwait", "JobsAwaitProvider",
+           "TrainingJob", "TrainingJobArgs", "TrainingJobInputs", "TrainingJobProvider", "await_jobs"]
 
 # Lazy: `import modelarts_provider.client` (emulator, client tests) must not pull in Pulumi.
 _WHERE = {
@@ -20,6 +20,8 @@ _WHERE = {
     "TrainingJobArgs": ".training_job.args", "TrainingJobProvider": ".training_job.provider",
     "JobsAwait": ".awaiting.resource", "await_jobs": ".awaiting.resource",
     "JobsAwaitProvider": ".awaiting.provider",
+    "CodeUpload": ".code_upload.resource", "CodeUploadProvider": ".code_upload.provider",
+    "Bucket": ".bucket.resource", "BucketProvider": ".bucket.provider",
 }
 
 
