@@ -391,8 +391,17 @@ def known_keys_at(loc: tuple[Any, ...]) -> list[str]:
     found: list[Any] = [StackConfig]
     for part in loc:
         found = [nxt for tp in found for nxt in _inside(tp, part)]
-    models = [tp for tp in found if isinstance(tp, type) and issubclass(tp, BaseModel)]
+    models = [m for tp in found for m in _models(tp)]
     return [f.alias or name for name, f in models[0].model_fields.items()] if models else []
+
+
+def _models(tp: Any) -> list[type[BaseModel]]:
+    """The config models a type may be (through Annotated and unions)."""
+    if get_origin(tp) is Annotated:
+        return _models(get_args(tp)[0])
+    if get_origin(tp) in (Union, types.UnionType):
+        return [m for arg in get_args(tp) for m in _models(arg)]
+    return [tp] if isinstance(tp, type) and issubclass(tp, BaseModel) else []
 
 
 def _inside(tp: Any, part: Any) -> list[Any]:

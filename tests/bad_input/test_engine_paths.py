@@ -35,16 +35,24 @@ SECRET_TEXT = "mnist-but-kept-secret"
 
 def refusal(output: str) -> str:
     """The refusal as the user reads it under `Diagnostics:`: each `error:` line's text (a resource's
-    check failure as `<property>: <reason>`), joined by '; '."""
+    check failure as `<property>: <reason>`), joined by '; '. A multi-line error (one error per line)
+    prints its further lines indented under its `error:` line, without the prefix: they are kept,
+    joined by newlines, as `str()` of the program's RunError has them."""
     diagnostics = output.split("Diagnostics:", 1)[1] if "Diagnostics:" in output else output
     texts: list[str] = []
+    continued = False
     for line in diagnostics.splitlines():
         text = line.strip()
+        if continued and text and line.startswith("    ") and not text.startswith(("error: ", "warning: ")):
+            texts[-1] += "\n" + text
+            continue
+        continued = False
         if not text.startswith("error: ") or any(e in text for e in ENGINE_LINES):
             continue
         text = text.removeprefix("error: ")
         found = PROPERTY_RE.search(text)
         texts.append(f"{found[1]}: {found[2]}" if found else text)
+        continued = True
     return "; ".join(dict.fromkeys(texts))
 
 
