@@ -17,6 +17,7 @@ Stack config keys (namespace ``modelarts:``; set credentials with ``pulumi confi
     projectName     IAM project name (defaults to the region)                   env HW_PROJECT_NAME, OS_PROJECT_NAME
     verifyTls       true | false (default true)
     caBundle        path to a CA bundle
+    retryTimeoutSeconds  how long one API call keeps retrying throttling, 5xx and resets (default 60)
 
 Stack config wins over the environment, key by key. Errors name the key; they show the value given
 only for settings that are not secrets (never a key, token or password).
@@ -51,10 +52,13 @@ ENV_FALLBACKS: dict[str, tuple[str, ...]] = {
     "projectName": ("HW_PROJECT_NAME", "OS_PROJECT_NAME"),
     "verifyTls": (),
     "caBundle": (),
+    "retryTimeoutSeconds": (),
 }
 KNOWN_KEYS = frozenset(ENV_FALLBACKS)
 SECRET_KEYS = frozenset({"secretKey", "securityToken", "iamPassword"})
 OTC_REGION_PREFIXES = ("eu-de", "eu-nl", "eu-ch")
+DEFAULT_RETRY_TIMEOUT_S = 60.0
+MAX_RETRY_TIMEOUT_S = 3600.0
 
 
 class ProviderConfigError(ValueError):
@@ -81,6 +85,7 @@ class ProviderSettings(BaseModel):
     project_name: str | None = None
     verify_tls: bool = True
     ca_bundle: str | None = None
+    retry_timeout_seconds: float = DEFAULT_RETRY_TIMEOUT_S
 
     def to_client_settings(self) -> Any:
         """The client's ClientSettings (imported lazily: check/diff never need the client)."""
@@ -94,7 +99,8 @@ class ProviderSettings(BaseModel):
                                            domain=self.iam_domain, project_name=self.project_name)
         kwargs: dict[str, Any] = dict(region=self.region, project_id=self.project_id, cloud=self.cloud,
                                       endpoint=self.endpoint, iam_endpoint=self.iam_endpoint,
-                                      credentials=creds, verify_tls=self.verify_tls)
+                                      credentials=creds, verify_tls=self.verify_tls,
+                                      retry_total_s=self.retry_timeout_seconds)
         if self.ca_bundle:
             kwargs["ca_bundle"] = self.ca_bundle
         return ClientSettings(**kwargs)
@@ -156,6 +162,7 @@ def resolve_settings(config_get: Callable[[str], Any], env: Mapping[str, str]) -
             raise ProviderConfigError(f"{NAMESPACE}:{key} must be an http(s) URL, e.g. https://host:443, not {url!r}")
     _check_project_name(raw["projectName"], raw["region"])  # type: ignore[arg-type]
     _check_ca_bundle(raw["caBundle"])
+    retry_timeout_seconds = _retry_timeout(raw["retryTimeoutSeconds"])
     endpoint, obs_endpoint = raw["endpoint"], raw["obsEndpoint"]
 
     settings = ProviderSettings(
@@ -166,7 +173,7 @@ def resolve_settings(config_get: Callable[[str], Any], env: Mapping[str, str]) -
         security_token=SecretStr(raw["securityToken"]) if raw["securityToken"] else None,
         iam_user=user, iam_password=SecretStr(password) if password else None, iam_domain=domain,
         project_name=raw["projectName"], verify_tls=(verify or "true").lower() == "true",
-        ca_bundle=raw["caBundle"],
+        ca_bundle=raw["caBundle"], retry_timeout_seconds=retry_timeout_seconds,
     )
     _check_endpoints(settings)
     return settings
@@ -178,6 +185,19 @@ def _check_project_name(name: str | None, region: str) -> None:
     if name is not None and name != region and not name.startswith(region + "_"):
         raise ProviderConfigError(f"{NAMESPACE}:projectName {name!r} is not a project of region {region!r}: "
                                   f"use {region} or a subproject {region}_<name>")
+
+
+def _retry_timeout(raw: str | None) -> float:
+    if raw is None:
+        return DEFAULT_RETRY_TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= MAX_RETRY_TIMEOUT_S:  # NaN fails too
+        raise ProviderConfigError(f"{NAMESPACE}:retryTimeoutSeconds must be a number of seconds above 0 and at most "
+                                  f"{MAX_RETRY_TIMEOUT_S:.0f}, not {raw!r}")
+    return value
 
 
 def _check_ca_bundle(path: str | None) -> None:

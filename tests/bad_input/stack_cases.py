@@ -309,7 +309,8 @@ STACK_CASES: list[Case] = [
          ('unknown provider setting modelarts:zone (allowed: modelarts:region, modelarts:projectId, modelarts:cloud, '
           'modelarts:endpoint, modelarts:obsEndpoint, modelarts:iamEndpoint, modelarts:accessKey, '
           'modelarts:secretKey, modelarts:securityToken, modelarts:iamUser, modelarts:iamPassword, '
-          'modelarts:iamDomain, modelarts:projectName, modelarts:verifyTls, modelarts:caBundle)'), covers=()),
+          'modelarts:iamDomain, modelarts:projectName, modelarts:verifyTls, modelarts:caBundle, '
+          'modelarts:retryTimeoutSeconds)'), covers=()),
     Case("endpoint-not-http", setting("endpoint", "ftp://127.0.0.1:1"),
          "modelarts:endpoint must be an http(s) URL, e.g. https://host:443, not 'ftp://127.0.0.1:1'"),
     Case("obs-endpoint-not-http", setting("obsEndpoint", "127.0.0.1:8781"),
@@ -318,6 +319,10 @@ STACK_CASES: list[Case] = [
          "modelarts:iamEndpoint must be an http(s) URL, e.g. https://host:443, not 'iam.example.com'"),
     Case("verify-tls-not-bool", setting("verifyTls", "maybe"),
          "modelarts:verifyTls must be true or false, not 'maybe'"),
+    Case("retry-timeout-not-a-number", setting("retryTimeoutSeconds", "soon"),
+         "modelarts:retryTimeoutSeconds must be a number of seconds above 0 and at most 3600, not 'soon'"),
+    Case("retry-timeout-zero", setting("retryTimeoutSeconds", 0),
+         "modelarts:retryTimeoutSeconds must be a number of seconds above 0 and at most 3600, not '0'"),
     Case("ca-bundle-missing-file", setting("caBundle", "/no/such/ca.pem"),
          "modelarts:caBundle '/no/such/ca.pem' is not a readable file (a PEM bundle of CA certificates)"),
     Case("cloud-unknown", setting("cloud", "aws"),
