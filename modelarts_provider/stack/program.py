@@ -173,7 +173,7 @@ def _validate(path: str, raw: dict[str, Any]) -> TrainingJobArgs:
         return args.model_copy(update={"name": None}) if derived else args
     except ValidationError as e:
         parts = [f"{path}.{_config_field(f.property)}: {_config_words(f.reason)}" for f in failures_from(e, raw)]
-        raise StackConfigError("invalid stack config: " + "; ".join(parts)) from None
+        raise StackConfigError("\n".join(f"invalid stack config: {p}" for p in parts)) from None  # one per line
 
 
 # CodeUpload's argument names -> the keys of a job's `code` entry, for messages.
@@ -189,7 +189,7 @@ def _check_code(path: str, job: JobEntry) -> None:
     _, failures = directory_failures(repr(code.local_dir), source_of(code.local_dir),
                                      code.boot_file.removeprefix("./"), code.excludes, Limits(), _CODE_NAMES)
     if failures:
-        raise StackConfigError("invalid stack config: " + "; ".join(f"{path}.{f}" for f in failures))
+        raise StackConfigError("\n".join(f"invalid stack config: {path}.{f}" for f in failures))  # one per line
 
 
 def plan(cfg: StackConfig) -> list[JobPlan]:
