@@ -46,6 +46,10 @@ CREATE TABLE IF NOT EXISTS jobs (
     terminate_ms INTEGER                  -- when terminate was accepted, NULL otherwise
 );
 CREATE INDEX IF NOT EXISTS jobs_by_name ON jobs (name);
+CREATE TABLE IF NOT EXISTS clock (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    offset_ms INTEGER NOT NULL            -- added to the wall clock: /_emulator/clock moves it forward
+);
 CREATE TABLE IF NOT EXISTS tokens (
     token TEXT PRIMARY KEY,
     expires_ms INTEGER NOT NULL,
@@ -192,6 +196,9 @@ class Store:
         self._db.execute("PRAGMA busy_timeout=5000")
         self._db.executescript(SCHEMA)
         self._drop_unique_names()
+        # Stored, so a restart keeps an advanced clock: no job goes back to an earlier phase.
+        found = self._db.execute("SELECT offset_ms FROM clock WHERE id = 1").fetchone()
+        self._offset_ms = int(found[0]) if found else 0
 
     def _drop_unique_names(self) -> None:
         """A database made before --allow-duplicate-names has ``name ... UNIQUE``: rebuild its table."""
@@ -210,7 +217,26 @@ class Store:
             self._db.close()
 
     def now(self) -> int:
-        return self._clock()
+        """The emulated time: the clock plus the offset tests add (phases, logs, auto stop, tokens)."""
+        return self._clock() + self._offset_ms
+
+    @property
+    def offset_ms(self) -> int:
+        return self._offset_ms
+
+    def advance(self, ms: int) -> int:
+        """Move the emulated time forward by ``ms`` (never back: phases only move on); the new offset."""
+        if ms < 0:
+            raise ValueError("the clock only moves forward")
+        with self._lock:
+            self._offset_ms += ms
+            self._save_offset()
+        return self._offset_ms
+
+    def _save_offset(self) -> None:
+        self._db.execute("INSERT INTO clock (id, offset_ms) VALUES (1, ?) "
+                         "ON CONFLICT (id) DO UPDATE SET offset_ms = excluded.offset_ms",
+                         (self._offset_ms,))
 
     # --- jobs -----------------------------------------------------------------------------------
 
@@ -297,8 +323,11 @@ class Store:
         return [r.render(t) for r in self.all_rows()]
 
     def reset(self) -> None:
+        """No jobs, and the clock back to the wall clock (no job is left to go back in time)."""
         with self._lock:
             self._db.execute("DELETE FROM jobs")
+            self._offset_ms = 0
+            self._save_offset()
 
     # --- IAM tokens (persisted so a restart keeps clients' cached tokens valid) ------------------
 

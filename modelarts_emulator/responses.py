@@ -26,7 +26,7 @@ from .controls import Counters, Faults
 from .errors import ApiError
 from .local_server import reset_connection
 from .models import Store, Timings
-from .wire import FaultRules, SearchRequest, Settings, UpdateRequest, parse
+from .wire import ClockAdvance, FaultRules, SearchRequest, Settings, UpdateRequest, parse
 
 JOBS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs$")
 JOB_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)$")
@@ -193,6 +193,10 @@ class EmulatorApp:
                 return Reply(200, {"rules": []})
             if method == "GET":
                 return Reply(200, {"rules": self.faults.remaining()})
+        if name == "clock" and method in ("GET", "POST"):
+            if method == "POST":
+                self.store.advance(round(parse(ClockAdvance, _json(body)).advance_seconds * 1000))
+            return Reply(200, {"offset_seconds": self.store.offset_ms / 1000, "now_ms": self.store.now()})
         if name == "jobs" and method == "GET":
             jobs = self.store.all_jobs()
             return Reply(200, {"total": len(jobs), "items": jobs})

@@ -8,7 +8,8 @@
         emu.set_faults([{"operation": "create", "kind": "status", "status": 429, "times": 2}])
         emu.clear_faults(); emu.reset(); emu.jobs()
         emu.settings(allow_duplicate_names=True)  # runtime switches; reset() restores the flags
-        emu.restart()             # same port and database: jobs and tokens survive
+        emu.advance(3600)         # move the emulated clock 1 h forward: jobs finish without waiting
+        emu.restart()             # same port and database: jobs, tokens and the clock survive
         emu.session()             # requests.Session signing with the local AK/SK
 
 Keyword flags map to command-line flags (``run_seconds=1`` -> ``--run-seconds 1``; ``True`` -> bare
@@ -68,6 +69,16 @@ class RunningEmulator(LocalServerProcess):
         if not changes:
             return self._control("GET", "settings")
         return self._control("POST", "settings", changes)
+
+    def advance(self, seconds: float) -> dict[str, Any]:
+        """Move the emulated clock forward: phases, logs and auto stop all see the later time, so a
+        test holds a job in a phase (a long run time) and lets it go when it wants.
+        ``{"offset_seconds", "now_ms"}``."""
+        return self._control("POST", "clock", {"advance_seconds": seconds})
+
+    def clock(self) -> dict[str, Any]:
+        """``{"offset_seconds", "now_ms"}``: how far the emulated clock is ahead, and its time."""
+        return self._control("GET", "clock")
 
     # --- convenience for tests -------------------------------------------------------------------------
 

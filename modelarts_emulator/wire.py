@@ -40,6 +40,13 @@ class Settings(BaseModel):
     search_all_workspaces: bool | None = None
 
 
+class ClockAdvance(BaseModel):
+    """POST /_emulator/clock: move the emulated time forward (never back)."""
+
+    model_config = ConfigDict(extra="forbid")
+    advance_seconds: float = Field(ge=0, allow_inf_nan=False)
+
+
 class UpdateRequest(BaseModel):
     model_config = ConfigDict(extra="ignore")
     description: str = Field(max_length=256)

@@ -17,6 +17,9 @@ from huaweicloudsdkcore.signer.signer import Signer
 from modelarts_emulator.testing import RunningEmulator
 
 FAST = {"phase_seconds": 0.3, "run_seconds": 1.0}
+# Phases no test outlives on its own: a test moves them on with the clock control (Api.advance), so
+# what it sees never depends on how fast the machine is.
+HELD = {"phase_seconds": 30, "run_seconds": 60}
 
 
 class Api:
@@ -73,6 +76,16 @@ class Api:
 
     def search(self, body: dict) -> requests.Response:
         return self.call("POST", f"{self.base}/training-job-searches", body)
+
+    def logs(self, job_id: str, task: str = "worker-0") -> requests.Response:
+        return self.call("GET", f"{self.base}/training-jobs/{job_id}/tasks/{task}/logs/preview")
+
+    def phase(self, job_id: str) -> str:
+        return self.get(job_id).json()["status"]["phase"]
+
+    def advance(self, seconds: float) -> None:
+        """Move the emulator's clock forward (every job with it)."""
+        self.emu.advance(seconds)
 
     def wait_phase(self, job_id: str, accept: Callable[[str], bool] | set[str],
                    timeout: float = 10.0) -> dict:

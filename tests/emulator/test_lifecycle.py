@@ -2,45 +2,43 @@
 
 from __future__ import annotations
 
-import time
-
-from tests.emulator.helpers import Api, minimal_job
+from tests.emulator.helpers import HELD, Api, minimal_job
 from modelarts_emulator.testing import running_emulator
 
 
-def _phases_seen(api: Api, job_id: str, until: set[str], timeout: float = 10) -> list[str]:
-    seen: list[str] = []
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        phase = api.get(job_id).json()["status"]["phase"]
-        if not seen or seen[-1] != phase:
-            seen.append(phase)
-        if phase in until:
-            return seen
-        time.sleep(0.03)
-    raise AssertionError(f"phases seen: {seen}")
+def _phases_stepped(api: Api, job_id: str, steps: list[float]) -> list[str]:
+    """The job's phase now and after each clock step: every phase is seen, however slow the machine."""
+    seen = [api.phase(job_id)]
+    for seconds in steps:
+        api.advance(seconds)
+        seen.append(api.phase(job_id))
+    return seen
 
 
 def test_complete_lifecycle(api):
     job = api.create(minimal_job("happy", emulator__run_seconds="0.5")).json()
     job_id = job["metadata"]["id"]
-    seen = _phases_seen(api, job_id, {"Completed"})
+    seen = _phases_stepped(api, job_id, [30, 30, 0.5])  # Creating and Pending last 30 s (HELD)
     assert seen == ["Creating", "Pending", "Running", "Completed"]
     st = api.get(job_id).json()["status"]
     assert st["secondary_phase"] == "Completed"
-    assert 450 <= st["duration"] <= 600
-    assert st["start_time"] >= job["metadata"]["create_time"]
+    assert st["duration"] == 500
+    assert st["start_time"] >= job["metadata"]["create_time"] + 60_000
     assert st["task_statuses"] == [{"task": "worker-0", "exit_code": 0, "message": ""}]
     assert st["node_count_metrics"][0] == [st["start_time"], 1]
 
 
 def test_pending_is_queuing_and_running_has_duration(api):
     job_id = api.create(minimal_job("q", emulator__run_seconds="5")).json()["metadata"]["id"]
-    pending = api.wait_phase(job_id, {"Pending"})
+    api.advance(30)
+    pending = api.get(job_id).json()
+    assert pending["status"]["phase"] == "Pending"
     assert pending["status"]["secondary_phase"] == "Queuing"
-    running = api.wait_phase(job_id, {"Running"})
+    api.advance(30)
+    running = api.get(job_id).json()
+    assert running["status"]["phase"] == "Running"
     assert running["status"]["start_time"] > 0 and "task_statuses" not in running["status"]
-    time.sleep(0.1)
+    api.advance(0.1)
     assert api.get(job_id).json()["status"]["duration"] >= 100
 
 
@@ -49,8 +47,8 @@ def test_fail_outcome_with_exit_code_and_message(api):
                        emulator__exit_code="3")
     body["spec"]["resource"]["node_count"] = 2
     job_id = api.create(body).json()["metadata"]["id"]
-    job = api.wait_phase(job_id, {"Failed", "Completed"})
-    st = job["status"]
+    api.advance(60.2)
+    st = api.get(job_id).json()["status"]
     assert st["phase"] == "Failed" and st["secondary_phase"] == "Failed"
     assert [t["task"] for t in st["task_statuses"]] == ["worker-0", "worker-1"]
     assert all(t["exit_code"] == 3 and "3" in t["message"] for t in st["task_statuses"])
@@ -59,7 +57,8 @@ def test_fail_outcome_with_exit_code_and_message(api):
 def test_abnormal_outcome(api):
     job_id = api.create(minimal_job("odd", emulator__outcome="abnormal",
                                     emulator__run_seconds="0.1")).json()["metadata"]["id"]
-    st = api.wait_phase(job_id, {"Abnormal", "Completed"})["status"]
+    api.advance(60.1)
+    st = api.get(job_id).json()["status"]
     assert st["phase"] == "Abnormal"
     assert st["task_statuses"][0]["exit_code"] != 0 and st["task_statuses"][0]["message"]
 
@@ -67,13 +66,16 @@ def test_abnormal_outcome(api):
 def test_hang_until_terminated(api):
     job_id = api.create(minimal_job("stuck", emulator__outcome="hang",
                                     emulator__run_seconds="0")).json()["metadata"]["id"]
-    api.wait_phase(job_id, {"Running"})
-    time.sleep(1.2)  # past the server's --run-seconds 1
-    assert api.get(job_id).json()["status"]["phase"] == "Running"
+    api.advance(60)
+    assert api.phase(job_id) == "Running"
+    api.advance(3600)  # far past the server's --run-seconds 60
+    assert api.phase(job_id) == "Running"
     r = api.terminate(job_id)
     assert r.status_code == 202 and r.json()["status"]["phase"] == "Terminating"
-    st = api.wait_phase(job_id, {"Terminated"})["status"]
-    assert st["secondary_phase"] == "Terminated" and st["duration"] > 1000
+    api.advance(30)
+    st = api.get(job_id).json()["status"]
+    assert st["phase"] == "Terminated"
+    assert st["secondary_phase"] == "Terminated" and st["duration"] >= 3_600_000
     assert st["task_statuses"][0]["exit_code"] == 137
 
 
@@ -82,16 +84,19 @@ def test_terminate_rules(api):
     a = api.create(minimal_job("t-creating")).json()["metadata"]["id"]
     assert api.terminate(a).status_code == 202
     b = api.create(minimal_job("t-pending")).json()["metadata"]["id"]
-    api.wait_phase(b, {"Pending"})
+    api.advance(30)
+    assert api.phase(b) == "Pending"
     assert api.terminate(b).status_code == 202
     # terminating again: 409 ModelArts.2796
     r = api.terminate(b)
     assert r.status_code == 409 and r.json()["error_code"] == "ModelArts.2796"
-    st = api.wait_phase(a, {"Terminated"})["status"]
+    st = api.get(a).json()["status"]
+    assert st["phase"] == "Terminated"
     assert st["start_time"] == 0 and st["duration"] == 0
     # finished jobs cannot be terminated
     c = api.create(minimal_job("t-done", emulator__run_seconds="0")).json()["metadata"]["id"]
-    api.wait_phase(c, {"Completed"})
+    api.advance(60)
+    assert api.phase(c) == "Completed"
     r = api.terminate(c)
     assert r.status_code == 409 and r.json()["error_code"] == "ModelArts.2796"
     # other action types: 400 ModelArts.2812
@@ -104,24 +109,30 @@ def test_terminate_rules(api):
 
 
 def test_restart_resumes_from_stored_timestamps(tmp_path):
-    with running_emulator(tmp_path, phase_seconds=0.3, run_seconds=1.5) as emu:
+    with running_emulator(tmp_path, **HELD) as emu:
         api = Api(emu)
         running = api.create(minimal_job("survivor")).json()["metadata"]["id"]
         hung = api.create(minimal_job("hung", emulator__outcome="hang")).json()["metadata"]["id"]
         gone = api.create(minimal_job("gone")).json()["metadata"]["id"]
         assert api.delete(gone).status_code == 202
-        api.wait_phase(running, {"Running"})
+        api.advance(60)
+        assert api.phase(running) == "Running"
         url = emu.url
         emu.restart()
         assert emu.url == url
+        assert emu.clock()["offset_seconds"] == 60  # the clock survives: no job goes back
         job = api.get(running).json()
-        assert job["status"]["phase"] in {"Running", "Completed"}
+        assert job["status"]["phase"] == "Running"
         assert job["metadata"]["name"] == "survivor"
-        assert api.wait_phase(running, {"Completed"}, timeout=5)["status"]["duration"] == 1500
-        assert api.get(hung).json()["status"]["phase"] == "Running"
+        api.advance(60)
+        st = api.get(running).json()["status"]
+        assert st["phase"] == "Completed" and st["duration"] == 60_000
+        assert api.phase(hung) == "Running"
         assert api.get(gone).json()["error_code"] == "ModelArts.2775"
         assert sorted(j["metadata"]["name"] for j in emu.jobs()) == ["hung", "survivor"]
         # a terminate accepted before a restart still completes after it
         assert api.terminate(hung).status_code == 202
         emu.restart()
-        assert api.wait_phase(hung, {"Terminated"})["status"]["phase"] == "Terminated"
+        assert api.phase(hung) == "Terminating"
+        api.advance(30)
+        assert api.phase(hung) == "Terminated"
