@@ -26,7 +26,8 @@ def emu(request: pytest.FixtureRequest, tmp_path: Path, pulumi_engine: Path) -> 
     from modelarts_emulator.testing import running_emulator
 
     flags = {"allow_duplicate_names": True} if request.param else {}
-    with running_emulator(tmp_path / "emulator", phase_seconds=0.2, run_seconds=30, **flags) as e:
+    # Runs far longer than any test (however loaded the machine): the jobs stay Running throughout.
+    with running_emulator(tmp_path / "emulator", phase_seconds=0.2, run_seconds=600, **flags) as e:
         yield e
 
 
@@ -53,7 +54,7 @@ def foreign_job(emu: Any, name: str, *, lr: str = "0.5", workspace_id: str | Non
 def test_a_same_named_job_that_is_not_ours_stops_the_up_and_is_left_alone(tmp_path: Path, emu: Any) -> None:
     fail = {"emulator/outcome": "fail", "emulator/run-seconds": "0"}
     other = foreign_job(emu, "shared-name", annotations=fail)
-    wait_until(lambda: {phase_of(j) for j in emu.jobs()} == {"Failed"}, 20, what="the colleague's job to fail")
+    wait_until(lambda: {phase_of(j) for j in emu.jobs()} == {"Failed"}, 60, what="the colleague's job to fail")
     st = job_stack(tmp_path, emu, jobs={"a": job(name="shared-name")})
     up = st.up(check=False)
     text = output_of(up)

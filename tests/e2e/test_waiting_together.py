@@ -1,7 +1,9 @@
 """Jobs wait together (issue 9), under the real engine and the emulator over HTTP.
 
 Creating a TrainingJob submits it; one JobsAwait waits for every job at once. Overlap is measured
-from the emulator's recorded timestamps, never by timing the `up`.
+from the emulator's recorded timestamps, never by timing the `up`. Jobs run far longer than any test
+(RUN_SECONDS) until the test moves the emulator's clock past their end (FINISH): what a test sees never
+depends on how fast the machine is.
 """
 
 from __future__ import annotations
@@ -14,16 +16,20 @@ import pytest
 
 from modelarts_provider.stack.sweep import point_names
 from tests.faults.kit import (assert_converged, job, job_stack, name_of, output_of, phase_of, reap, sweep,
-                              up_in_background, update_config, wait_until)
+                              up_advancing, up_in_background, update_config, wait_until)
 
 GRID = {"lr": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]}
+PHASE_SECONDS = 0.2
+RUN_SECONDS = 600  # no job ends by itself during a test
+FINISH = 2 * PHASE_SECONDS + RUN_SECONDS + 1  # a clock step that ends every job submitted before it
 
 
 @pytest.fixture
 def emu(tmp_path: Path, pulumi_engine: Path) -> Any:
     from modelarts_emulator.testing import running_emulator
 
-    with running_emulator(tmp_path / "emulator", phase_seconds=0.2, run_seconds=2) as e:
+    with running_emulator(tmp_path / "emulator", phase_seconds=PHASE_SECONDS,
+                          run_seconds=RUN_SECONDS) as e:
         yield e
 
 
@@ -34,7 +40,9 @@ def _interval(j: dict[str, Any]) -> tuple[int, int]:
 
 def test_a_sweep_trains_in_parallel_and_exports_fresh_phases(tmp_path: Path, emu: Any) -> None:
     st = job_stack(tmp_path, emu, sweeps={"s": sweep(GRID, waitFor="completed")})
-    up = st.up()
+    # The jobs are let go once the wait for all six started: a provider that waited for each job
+    # before submitting the next would never get there.
+    up = up_advancing(st, emu, FINISH, log=tmp_path / "up.log", once="waiting for 6 training jobs")
     jobs = assert_converged(emu, st, {n for n, _ in point_names("s", GRID)})
     assert all(phase_of(j) == "Completed" for j in jobs)
     intervals = [_interval(j) for j in jobs]
@@ -54,7 +62,7 @@ def test_a_sweep_trains_in_parallel_and_exports_fresh_phases(tmp_path: Path, emu
 def test_second_up_makes_no_call_and_waits_for_nothing(tmp_path: Path, emu: Any) -> None:
     st = job_stack(tmp_path, emu, jobs={"a": job(waitFor="completed", name="reup-a"),
                                         "b": job(waitFor="running", name="reup-b")})
-    st.up()
+    up_advancing(st, emu, FINISH, log=tmp_path / "up.log")
     before = emu.counters()["total"]
     st.preview("--expect-no-changes")
     assert emu.counters()["total"] == before, "preview made API calls"
@@ -66,10 +74,10 @@ def test_second_up_makes_no_call_and_waits_for_nothing(tmp_path: Path, emu: Any)
 def test_a_replaced_job_is_waited_for_alone(tmp_path: Path, emu: Any) -> None:
     jobs = {"a": job(waitFor="completed", name="alone-a"), "b": job(waitFor="completed", name="alone-b")}
     st = job_stack(tmp_path, emu, jobs=jobs)
-    st.up()
+    up_advancing(st, emu, FINISH, log=tmp_path / "up1.log")
     update_config(st, {"modelarts-jobs:jobs": {**jobs, "b": job(waitFor="completed", name="alone-b",
                                                                     parameters={"lr": 0.02})}})
-    up = st.up()
+    up = up_advancing(st, emu, FINISH, log=tmp_path / "up2.log", once="waiting for 1 training job")
     text = output_of(up)
     assert "waiting for 1 training job: alone-b (completed)" in text, text
     assert "alone-a:" not in text.split("waiting for 1 training job", 1)[1]
@@ -82,7 +90,8 @@ def test_one_failing_job_among_many_fails_the_up_naming_it(tmp_path: Path, emu: 
     jobs = {f"ok{i}": job(waitFor="completed", name=f"many-ok{i}") for i in range(4)}
     jobs["bad"] = job(waitFor="completed", name="many-bad", annotations=fail)
     st = job_stack(tmp_path, emu, jobs=jobs)
-    up = st.up(check=False)
+    up = up_advancing(st, emu, FINISH, log=tmp_path / "up.log", once="waiting for 5 training jobs",
+                      check=False)
     text = output_of(up)
     assert up.returncode != 0
     assert "1 of 5 awaited training jobs did not reach their target" in text, text
@@ -96,11 +105,13 @@ def test_one_failing_job_among_many_fails_the_up_naming_it(tmp_path: Path, emu: 
 
 
 def test_a_job_past_its_deadline_is_terminated_and_named(tmp_path: Path, emu: Any) -> None:
-    slow = {"emulator/run-seconds": "60"}
+    slow = {"emulator/outcome": "hang"}  # never completes, whatever the clock says
     st = job_stack(tmp_path, emu, jobs={"slow": job(waitFor="completed", name="deadline-slow", annotations=slow,
                                                     waitTimeoutSeconds=2),
                                         "quick": job(waitFor="completed", name="deadline-quick")})
-    up = st.up(check=False)
+    # "quick" is let go once "slow" was terminated: it is still being waited for then.
+    up = up_advancing(st, emu, FINISH, log=tmp_path / "up.log", once="deadline-slow: timed out, terminated",
+                      check=False)
     text = output_of(up)
     assert up.returncode != 0
     assert "deadline-slow" in text and "timed out after 2s waiting for completed" in text, text
@@ -123,8 +134,7 @@ def _alive(pid: int, cmd: bytes) -> bool:
 
 
 def test_sigkill_mid_wait_then_up_converges_and_no_provider_outlives_it(tmp_path: Path, emu: Any) -> None:
-    slow = {"emulator/run-seconds": "6"}
-    jobs = {f"k{i}": job(waitFor="completed", name=f"kill-{i}", annotations=slow) for i in range(3)}
+    jobs = {f"k{i}": job(waitFor="completed", name=f"kill-{i}") for i in range(3)}  # held: the wait goes on
     st = job_stack(tmp_path, emu, jobs=jobs)
     bg = up_in_background(st, log=tmp_path / "up1.log")
     wait_until(lambda: "waiting for 3 training jobs" in bg.output, 90, what="the wait to start")
@@ -134,12 +144,12 @@ def test_sigkill_mid_wait_then_up_converges_and_no_provider_outlives_it(tmp_path
     assert bg.wait(30) == -signal.SIGKILL
     try:
         # The provider notices that its engine is gone and exits by itself.
-        wait_until(lambda: not any(_alive(p, c) for p, c in providers.items()), 15,
+        wait_until(lambda: not any(_alive(p, c) for p, c in providers.items()), 60,
                    what="the orphaned provider to exit")
     finally:
         reap(providers)
     st.run("cancel", "--yes")
-    up = st.up()
+    up = up_advancing(st, emu, FINISH, log=tmp_path / "up2.log", once="waiting for 3 training jobs")
     assert_converged(emu, st, {f"kill-{i}" for i in range(3)})
     assert emu.counters()["create"] == 3, "a job was created twice"
     assert {phase_of(j) for j in emu.jobs()} == {"Completed"}
@@ -152,7 +162,8 @@ def test_exported_phases_are_fresh_after_refresh_run_program(tmp_path: Path, emu
     st.up()
     before = st.outputs()["jobs"]
     assert before["a"]["phase"] != "Completed" and before["n"]["phase"] != "Completed", before
-    wait_until(lambda: {phase_of(j) for j in emu.jobs()} == {"Completed"}, 30, what="the jobs to complete")
+    emu.advance(FINISH)
+    assert {phase_of(j) for j in emu.jobs()} == {"Completed"}
     st.run("refresh", "--yes", "--skip-preview", "--run-program")
     after = st.outputs()["jobs"]
     assert after["a"]["phase"] == after["n"]["phase"] == "Completed", after

@@ -127,8 +127,10 @@ def test_temporary_credentials_expire_mid_up(tmp_path: Path, pulumi_engine: Path
     from modelarts_emulator.testing import running_emulator
     from tests.faults.kit import FAST_EMULATOR, provider_config
 
-    with running_emulator(tmp_path / "emulator", security_token="sts-token-one-0001",
-                          **FAST_EMULATOR) as emu:
+    # The first up's jobs stay Creating until the clock moves: it is still waiting for them when the
+    # token changes, however slow the machine (jobs created after the restart get the short phases).
+    held = {**FAST_EMULATOR, "phase_seconds": 600}
+    with running_emulator(tmp_path / "emulator", security_token="sts-token-one-0001", **held) as emu:
         plain, secrets = provider_config(emu)
         secrets["modelarts:securityToken"] = "sts-token-one-0001"
         st = job_stack(tmp_path, emu, jobs=JOBS, sweeps=SWEEPS, plain=plain, secrets=secrets)
@@ -136,6 +138,7 @@ def test_temporary_credentials_expire_mid_up(tmp_path: Path, pulumi_engine: Path
         bg = up_in_background(st, log=tmp_path / "up1.log")
         wait_until(lambda: emu.counters()["create"] >= 1, 60, what="the first create")
         emu.flags["security_token"] = emu.security_token = "sts-token-two-0002"
+        emu.flags["phase_seconds"] = FAST_EMULATOR["phase_seconds"]
         emu.restart()
         rc = bg.wait(180)
         out = bg.output
@@ -145,5 +148,6 @@ def test_temporary_credentials_expire_mid_up(tmp_path: Path, pulumi_engine: Path
         for secret in ("sts-token-one-0001", "sts-token-two-0002", emu.secret_key):
             assert secret not in out, "a secret leaked into the output of the failed up"
         no_duplicates(emu)
+        emu.advance(601)  # the first up's jobs leave Creating
         st.set_config("modelarts:securityToken", "sts-token-two-0002", secret=True)
         converge(st, emu, EXPECTED)
