@@ -1,4 +1,8 @@
-"""Fixtures of the log tests: one emulator per module (fast phases, reset per test), a client, jobs."""
+"""Fixtures of the log tests: one emulator per module (reset per test), a client, jobs.
+
+The emulator's phases outlast any test (HELD): a test moves its jobs on with the clock (`started`,
+`finished`), so what it sees never depends on how fast the machine is.
+"""
 
 from __future__ import annotations
 
@@ -14,11 +18,14 @@ from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArts
 ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator catalog
 CPU = "modelarts.vm.cpu.2u"
 SECRET_ENV_VALUE = "sk-live-do-not-print-4242"  # a secret-looking env var's value: never shown
+HELD = {"phase_seconds": 30, "run_seconds": 60}
+STARTED = 2 * HELD["phase_seconds"]  # a clock step from Creating to Running
+FINISHED = STARTED + HELD["run_seconds"] + 1  # a clock step that ends every job (but hanging ones)
 
 
 @pytest.fixture(scope="module")
 def module_emu(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningEmulator]:
-    with running_emulator(tmp_path_factory.mktemp("emu"), run_seconds=1, phase_seconds=0.2) as emu:
+    with running_emulator(tmp_path_factory.mktemp("emu"), **HELD) as emu:
         yield emu
 
 
@@ -65,6 +72,16 @@ def make_job(client: ModelArtsClient) -> Callable[..., TrainingJob]:
     def make(name: str, **kw: Any) -> TrainingJob:
         return client.create_job(job_body(name, **kw))  # type: ignore[arg-type]
     return make
+
+
+def started(emu: RunningEmulator) -> None:
+    """Every job created so far is Running (or past it)."""
+    emu.advance(STARTED)
+
+
+def finished(emu: RunningEmulator) -> None:
+    """Every job created so far (with the default run time) has ended."""
+    emu.advance(FINISHED)
 
 
 def wait_phase(client: ModelArtsClient, job_id: str, phases: set[str], timeout: float = 20) -> TrainingJob:

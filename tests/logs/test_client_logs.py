@@ -7,13 +7,14 @@ import pytest
 from modelarts_provider.client import ModelArtsError, TrainingJob
 from modelarts_provider.client.models import TaskLogPreview, task_ids
 
-from .conftest import client_for, wait_phase
+from .conftest import client_for, finished, wait_phase
 
 pytestmark = pytest.mark.timeout(120)
 
 
 def test_preview_of_a_finished_job(emu, client, make_job) -> None:
     job = make_job("done")
+    finished(emu)
     wait_phase(client, job.id, {"Completed"})
     p = client.get_task_log_preview(job.id, "worker-0")
     assert isinstance(p, TaskLogPreview)

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from modelarts_emulator.testing import RunningEmulator
 
-from .conftest import SECRET_ENV_VALUE, job_body, wait_phase
+from .conftest import HELD, SECRET_ENV_VALUE, finished, job_body, started, wait_phase
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -25,6 +23,7 @@ def create(emu: RunningEmulator, name: str, **kw) -> str:
 
 def test_shape_and_sizes(emu: RunningEmulator, client) -> None:
     job_id = create(emu, "shape")
+    finished(emu)
     wait_phase(client, job_id, {"Completed"})
     r = preview(emu, job_id)
     assert r.status_code == 200 and r.headers["Content-Type"].startswith("application/json")
@@ -43,23 +42,24 @@ def test_shape_and_sizes(emu: RunningEmulator, client) -> None:
 
 
 def test_empty_before_running_then_grows(emu: RunningEmulator, client) -> None:
-    job_id = create(emu, "grows", run_seconds=3, epochs=5)
+    job_id = create(emu, "grows", run_seconds=600, epochs=5)  # an epoch every 100 s, the exit at 600 s
     first = preview(emu, job_id).json()
     assert first == {"content": "", "current_size": 0, "full_size": 0}  # Creating: no process yet
+    started(emu)
     wait_phase(client, job_id, {"Running"})
     seen = [preview(emu, job_id).json()["content"]]
-    while client.get_job(job_id).phase == "Running":
-        time.sleep(0.4)
+    for _ in range(6):  # a step per epoch and one to the end: the log grows at each
+        emu.advance(100)
         seen.append(preview(emu, job_id).json()["content"])
-    seen.append(preview(emu, job_id).json()["content"])
+    assert client.get_job(job_id).phase == "Completed"
     for before, after in zip(seen, seen[1:]):
-        assert after.startswith(before)  # only appended to
-    assert len({s for s in seen}) >= 3  # it grew while running
-    assert "training job grows" in seen[0] and "epoch 5/5" in seen[-1]
+        assert after.startswith(before) and after != before  # only appended to, and it grew
+    assert "training job grows" in seen[0] and "epoch 1/5" not in seen[0] and "epoch 5/5" in seen[-1]
 
 
 def test_failing_task_ends_with_its_exit_code(emu: RunningEmulator, client) -> None:
     job_id = create(emu, "fails", outcome="fail", exit_code=3, epochs=4)
+    finished(emu)
     job = wait_phase(client, job_id, {"Failed"})
     (status,) = job.task_statuses
     content = preview(emu, job_id).json()["content"]
@@ -71,6 +71,7 @@ def test_failing_task_ends_with_its_exit_code(emu: RunningEmulator, client) -> N
 
 def test_every_task_has_its_log(emu: RunningEmulator, client) -> None:
     job_id = create(emu, "two-nodes", nodes=2)
+    finished(emu)
     wait_phase(client, job_id, {"Completed"})
     logs = [preview(emu, job_id, f"worker-{i}").json()["content"] for i in (0, 1)]
     assert "task worker-0 started on node 1 of 2" in logs[0]
@@ -80,11 +81,13 @@ def test_every_task_has_its_log(emu: RunningEmulator, client) -> None:
 
 def test_terminated_task_log_ends_with_137(emu: RunningEmulator, client) -> None:
     job_id = create(emu, "stopped", outcome="hang")
+    started(emu)
     wait_phase(client, job_id, {"Running"})
-    time.sleep(1.2)
+    emu.advance(1.2)  # a hanging job logs an epoch a second
     before = preview(emu, job_id).json()["content"]
     assert "epoch 1/3" in before
     client.terminate_job(job_id)
+    emu.advance(HELD["phase_seconds"])  # Terminating
     wait_phase(client, job_id, {"Terminated"})
     after = preview(emu, job_id).json()["content"]
     assert after.startswith(before)
@@ -115,6 +118,7 @@ def test_unsigned_request_refused(emu: RunningEmulator) -> None:
 
 def test_log_survives_restart(emu: RunningEmulator, client) -> None:
     job_id = create(emu, "restarted")
+    finished(emu)
     wait_phase(client, job_id, {"Completed"})
     before = preview(emu, job_id).json()
     emu.restart()

@@ -13,8 +13,9 @@ import pytest
 
 from modelarts_provider.client.models import TrainingJob
 from tests.e2e.test_training_jobs import job, make_stack
+from tests.faults.kit import up_advancing
 
-from .conftest import SECRET_ENV_VALUE, client_for
+from .conftest import FINISHED, SECRET_ENV_VALUE, client_for
 from .test_logs_cli import logs
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.engine]
@@ -24,7 +25,7 @@ def test_failed_up_shows_the_failing_tasks_last_log_lines(tmp_path: Path, emu: A
     fail = {"emulator/outcome": "fail", "emulator/exit-code": "3", "emulator/run-seconds": "0.5"}
     st = make_stack(tmp_path, emu, {"bad": job(name="bad-job", waitFor="completed", annotations=fail,
                                                environments={"HW_SECRET_KEY": SECRET_ENV_VALUE})})
-    up = st.up(check=False)
+    up = up_advancing(st, emu, FINISHED, log=tmp_path / "up.log", check=False)  # the job fails once let go
     assert up.returncode != 0
     text = up.stdout + up.stderr
     (live,) = emu.jobs()

@@ -10,13 +10,15 @@ from modelarts_provider.client import ModelArtsError, TrainingJob
 from modelarts_provider.client.models import TaskLogPreview
 from modelarts_provider.logs import INDENT, failing_tasks, failure_log_tail, safe_line
 
-from .conftest import SECRET_ENV_VALUE, client_for, wait_phase
+from .conftest import SECRET_ENV_VALUE, client_for, finished, started, wait_phase
 
 pytestmark = pytest.mark.timeout(120)
 
 
 def test_tail_of_a_failed_job(emu, client, make_job) -> None:
-    job = wait_phase(client, make_job("boom", outcome="fail", exit_code=3, epochs=40).id, {"Failed"})
+    created = make_job("boom", outcome="fail", exit_code=3, epochs=40)
+    finished(emu)
+    job = wait_phase(client, created.id, {"Failed"})
     tail = failure_log_tail(client, job)
     full = client.get_task_log_preview(job.id, "worker-0").text.splitlines()
     assert len(full) > 20
@@ -29,7 +31,9 @@ def test_tail_of_a_failed_job(emu, client, make_job) -> None:
 
 
 def test_only_failing_tasks_and_short_logs(emu, client, make_job) -> None:
-    job = wait_phase(client, make_job("pair", outcome="fail", exit_code=2, nodes=2, epochs=2).id, {"Failed"})
+    created = make_job("pair", outcome="fail", exit_code=2, nodes=2, epochs=2)
+    finished(emu)
+    job = wait_phase(client, created.id, {"Failed"})
     statuses = job.to_wire()["status"]["task_statuses"]
     statuses[0]["exit_code"] = 0  # as if only worker-1 failed
     one_failed = TrainingJob.model_validate({**job.to_wire(), "status": {**job.to_wire()["status"],
@@ -41,7 +45,9 @@ def test_only_failing_tasks_and_short_logs(emu, client, make_job) -> None:
 
 
 def test_running_or_timed_out_job_shows_every_task(emu, client, make_job) -> None:
-    job = wait_phase(client, make_job("slow", outcome="hang", nodes=2).id, {"Running"})
+    created = make_job("slow", outcome="hang", nodes=2)
+    started(emu)
+    job = wait_phase(client, created.id, {"Running"})
     tail = failure_log_tail(client, job, lines=3)
     assert "last 3 lines of worker-0:" in tail and "last 3 lines of worker-1:" in tail
     client.terminate_job(job.id)
@@ -50,7 +56,9 @@ def test_running_or_timed_out_job_shows_every_task(emu, client, make_job) -> Non
 def test_no_secret_from_the_environment_or_the_credentials(emu, client, make_job) -> None:
     env = {"HW_SECRET_KEY": SECRET_ENV_VALUE, "DB_PASSWORD": "pw-" + SECRET_ENV_VALUE, "MY_AK": "AKVALUE0001",
            "PLAIN": emu.secret_key}  # a credential value under an innocent name: redacted by value
-    job = wait_phase(client, make_job("leaky", outcome="fail", env=env, epochs=1).id, {"Failed"})
+    created = make_job("leaky", outcome="fail", env=env, epochs=1)
+    finished(emu)
+    job = wait_phase(client, created.id, {"Failed"})
     tail = failure_log_tail(client, job, lines=100)
     assert "HW_SECRET_KEY=******" in tail and "MY_AK=******" in tail and "PLAIN=***" in tail
     for secret in (SECRET_ENV_VALUE, "AKVALUE0001", emu.secret_key):
@@ -58,7 +66,9 @@ def test_no_secret_from_the_environment_or_the_credentials(emu, client, make_job
 
 
 def test_fetch_failure_is_one_line_and_never_raises(emu, client, make_job) -> None:
-    job = wait_phase(client, make_job("unreachable", outcome="fail").id, {"Failed"})
+    created = make_job("unreachable", outcome="fail")
+    finished(emu)
+    job = wait_phase(client, created.id, {"Failed"})
     emu.set_faults([{"operation": "any", "kind": "status", "status": 500, "times": 50}])
     tail = failure_log_tail(client, job)
     emu.clear_faults()

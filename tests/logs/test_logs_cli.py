@@ -16,7 +16,7 @@ from modelarts_provider.logs_cli import JobRef, LogFollower, LogsError, find_job
 from tests.e2e.harness import REPO_ROOT, Stack
 from tests.e2e.test_training_jobs import job, make_stack
 
-from .conftest import SECRET_ENV_VALUE
+from .conftest import SECRET_ENV_VALUE, started
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -49,12 +49,13 @@ def test_running_then_finished_then_followed(tmp_path: Path, emu: Any) -> None:
     env = {"HW_SECRET_KEY": SECRET_ENV_VALUE, "NCCL_DEBUG": "INFO"}
     st = make_stack(tmp_path, emu, {
         "slow": job(name="slow-job", waitFor="none", environments=env, parameters={"epochs": 4},
-                    annotations={"emulator/run-seconds": "6"}),
+                    annotations={"emulator/run-seconds": "600"}),  # Running until the clock moves
         "quick": job(name="quick-job", waitFor="none", parameters={"epochs": 2},
                      annotations={"emulator/run-seconds": "3", "emulator/outcome": "fail",
                                   "emulator/exit-code": "5"}),
     })
     st.up()
+    started(emu)  # quick-job then runs its 3 s in real time, while it is followed
     wait_for(emu, "slow-job", {"Running"})
 
     running = logs(st, "slow")  # by job key, while it runs: the log so far
@@ -71,6 +72,7 @@ def test_running_then_finished_then_followed(tmp_path: Path, emu: Any) -> None:
     assert "epoch 1/2" in followed.stdout
     assert followed.stderr.splitlines()[-1] == "quick (quick-job): job ended Failed"
 
+    emu.advance(600)
     wait_for(emu, "slow-job", {"Completed"})
     done = logs(st, "slow", "--task", "worker-0")
     assert done.returncode == 0, done.stderr
@@ -90,23 +92,47 @@ def test_running_then_finished_then_followed(tmp_path: Path, emu: Any) -> None:
 def test_follow_waits_through_pending_with_a_note(tmp_path: Path) -> None:
     from modelarts_emulator.testing import running_emulator
 
-    # Creating and Pending last 10 s each: `up` and the command's start-up take a few seconds
-    with running_emulator(tmp_path / "slow-emu", phase_seconds=10, run_seconds=1) as emu:
+    # Creating and Pending each last until the clock moves: the follower sees both, however slow the
+    # machine; the run (1 s) then ends by itself.
+    with running_emulator(tmp_path / "slow-emu", phase_seconds=600, run_seconds=1) as emu:
         st = make_stack(tmp_path, emu, {"train": job(waitFor="none", parameters={"epochs": 3})})
         st.up()
         name = st.outputs()["jobs"]["train"]["name"]
-        followed = logs(st, "train", "-f")
+        followed = _follow_stepping(st, emu, tmp_path / "follow.err", {
+            "worker-0: job is Creating, waiting for the log...": 600,
+            "worker-0: job is Pending, waiting for the log...": 600})
     assert followed.returncode == 0, followed.stderr
     notes = followed.stderr.splitlines()
     waiting = [n for n in notes if n.endswith(", waiting for the log...")]
-    assert waiting and set(waiting) <= {"worker-0: job is Creating, waiting for the log...",
-                                        "worker-0: job is Pending, waiting for the log..."}
-    assert len(waiting) == len(set(waiting))  # one note per phase, not one per poll
+    assert waiting == ["worker-0: job is Creating, waiting for the log...",
+                       "worker-0: job is Pending, waiting for the log..."]  # one note per phase, not per poll
     assert notes[-1] == f"train ({name}): job ended Completed"
     lines = followed.stdout.splitlines()
     assert lines[-1].endswith("exited with code 0") and "epoch 3/3" in followed.stdout
     assert len(lines) == len(set(lines))  # every line once
     assert_no_secrets(emu, followed)
+
+
+def _follow_stepping(st: Stack, emu: Any, err: Path, steps: dict[str, float]) -> subprocess.CompletedProcess[str]:
+    """`logs JOB -f` in the background; each time its stderr shows a note of `steps`, the emulator's
+    clock moves that many seconds forward (the next phase)."""
+    cmd = [sys.executable, "-m", "modelarts_provider", "logs", "--stack", st.name, "--cwd", str(st.workdir),
+           "--interval", "0.3", "train", "-f"]
+    with open(err, "w") as err_file:
+        proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=st.env, text=True, stdout=subprocess.PIPE, stderr=err_file)
+        try:
+            for note, seconds in steps.items():
+                deadline = time.monotonic() + 120
+                while note not in err.read_text() and proc.poll() is None:
+                    assert time.monotonic() < deadline, f"no {note!r}:\n{err.read_text()}"
+                    time.sleep(0.1)
+                emu.advance(seconds)
+            out, _ = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err.read_text())
 
 
 # --- parts ---------------------------------------------------------------------------------------------
