@@ -30,9 +30,16 @@ from .doc_examples import create_examples  # noqa: E402
 pytestmark = pytest.mark.timeout(120)
 
 
+# The module emulator's phases outlast any test: a test moves its jobs on with the clock (emu.advance),
+# so what it sees never depends on how fast the machine is.
+PHASE_SECONDS, RUN_SECONDS = 30, 60
+FINISH = 2 * PHASE_SECONDS + RUN_SECONDS + 1  # a clock step that ends every job (but hanging ones)
+
+
 @pytest.fixture(scope="module")
 def emu(tmp_path_factory):
-    with running_emulator(tmp_path_factory.mktemp("emu"), run_seconds=1, phase_seconds=0.2) as e:
+    with running_emulator(tmp_path_factory.mktemp("emu"), run_seconds=RUN_SECONDS,
+                          phase_seconds=PHASE_SECONDS) as e:
         yield e
 
 
@@ -91,6 +98,8 @@ def test_every_operation(emu, auth, example):
         updated = client.update_description(job.id, "described ü")
         assert updated.description == "described ü"
 
+        poll_until(client, job.id, {"Creating"}, on_phase=changes.append)  # held until the clock moves
+        emu.advance(FINISH)
         done = poll_until(client, job.id, {"Completed"}, on_phase=changes.append)
         assert done.phase == "Completed"
         assert changes[-1] == "Completed" and len(changes) >= 2
@@ -124,9 +133,11 @@ def poll_until(client, job_id, phases, timeout=30.0, on_phase=None):
 def test_terminate_running_job(emu):
     with ModelArtsClient(settings_for(emu)) as client:
         job = client.create_job(job_request("to-terminate", **{"emulator/outcome": "hang"}))
+        emu.advance(2 * PHASE_SECONDS)
         poll_until(client, job.id, {"Running"})
         term = client.terminate_job(job.id)
-        assert term.phase in {"Terminating", "Terminated"}
+        assert term.phase == "Terminating"
+        emu.advance(PHASE_SECONDS)
         final = poll_until(client, job.id, {"Terminated"})
         assert final.phase == "Terminated"
 
@@ -370,6 +381,7 @@ def test_create_ambiguous_and_lookup_fails_does_not_resend(emu):
 def test_failed_job_reports_exit_codes_in_its_details(emu):
     with ModelArtsClient(settings_for(emu)) as client:
         job = client.create_job(job_request("fails", **{"emulator/outcome": "fail", "emulator/exit-code": "3"}))
+        emu.advance(FINISH)
         failed = poll_until(client, job.id, {"Failed"})
     assert [t.exit_code for t in failed.task_statuses] == [3]
 

@@ -23,7 +23,8 @@ ENGINE = "pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64"
 
 @pytest.fixture(scope="module")
 def emu(tmp_path_factory):
-    with running_emulator(tmp_path_factory.mktemp("emu"), run_seconds=30, phase_seconds=0.2) as e:
+    # Runs far longer than the module's tests, however loaded the machine: a job is never past Running.
+    with running_emulator(tmp_path_factory.mktemp("emu"), run_seconds=600, phase_seconds=0.2) as e:
         yield e
 
 

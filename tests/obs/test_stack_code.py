@@ -19,7 +19,8 @@ TRAIN = "import sys\nprint('training', sys.argv[1:])\n"
 def emu(tmp_path: Path, obs: Any, pulumi_engine: Path) -> Any:
     from modelarts_emulator.testing import running_emulator
 
-    with running_emulator(tmp_path / "emulator", phase_seconds=0.2, run_seconds=30, obs_endpoint=obs.url) as e:
+    # Runs far longer than a test (however loaded the machine): a job is Running unless it failed.
+    with running_emulator(tmp_path / "emulator", phase_seconds=0.2, run_seconds=600, obs_endpoint=obs.url) as e:
         yield e
 
 

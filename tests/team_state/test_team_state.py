@@ -25,6 +25,7 @@ import json
 import re
 import shutil
 import socket
+import time
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,8 @@ LOCK_LINE = re.compile(rf"^  s3://{STATE_BUCKET}/{re.escape(LOCK_DIR)}[0-9a-f-]{
 GRID = {"lr": [0.1, 0.2]}
 SLOW = [{"operation": "any", "kind": "latency", "latency_ms": 300, "times": 100000}]
 HF_TOKEN = "hf_team-state-secret-9f3Kq2"
+# A clock step that ends every job of FAST_EMULATOR's (0.2 s phases, 600 s runs) submitted before it.
+FINISH = 601
 
 
 def alg_job(**over: Any) -> dict[str, Any]:
@@ -230,10 +233,13 @@ def test_two_ups_at_once_one_proceeds_at_most_and_a_retry_succeeds(tmp_path: Pat
     initial_ids = {j["metadata"]["id"] for j in assert_converged(emu, st, 2)}
 
     from tests.faults.kit import configure_jobs
-    slow = {"emulator/run-seconds": "8"}
-    configure_jobs(st, jobs={**first, "b": alg_job(name="race-b", waitFor="completed", annotations=slow)},
+    # race-b runs until the clock moves: a run that proceeds holds the lock until the other one has
+    # ended, however slowly the second CLI starts.
+    configure_jobs(st, jobs={**first, "b": alg_job(name="race-b", waitFor="completed")},
                    sweeps={"s": alg_sweep()})
     ups = [up_in_background(st, log=tmp_path / f"up{i}.log") for i in (1, 2)]  # started at once
+    wait_until(lambda: any(bg.proc.poll() is not None for bg in ups), 300, 0.1, what="one of the ups to end")
+    _let_jobs_finish_until_ended(emu, ups)
     codes = [bg.wait(300) for bg in ups]
     outputs = [bg.output for bg in ups]
     proceeded = [i for i, rc in enumerate(codes) if rc == 0]
@@ -275,8 +281,8 @@ def test_two_ups_at_once_one_proceeds_at_most_and_a_retry_succeeds(tmp_path: Pat
 
 def test_up_while_another_holds_the_lock_is_refused_and_changes_nothing(tmp_path: Path, emu: Any, s3: Any,
                                                                       team_backend: dict[str, str]) -> None:
-    st = job_stack(tmp_path, emu, jobs={"slow": alg_job(name="held-slow", waitFor="completed",
-                                                        annotations={"emulator/run-seconds": "30"}),
+    # held-slow runs until the clock moves: the holder holds the lock for as long as the test needs.
+    st = job_stack(tmp_path, emu, jobs={"slow": alg_job(name="held-slow", waitFor="completed"),
                                         "b": alg_job(name="held-b")})
     holder = up_in_background(st, log=tmp_path / "holder.log")
     try:
@@ -290,6 +296,7 @@ def test_up_while_another_holds_the_lock_is_refused_and_changes_nothing(tmp_path
         assert holder.proc.poll() is None, "the refused run disturbed the holder"
         assert emu.counters()["create"] == creates  # the refused run submitted nothing
     finally:
+        _let_jobs_finish_until_ended(emu, [holder])
         assert holder.wait(300) == 0, holder.output
     assert locks(s3) == []
     assert_converged(emu, st, {"held-slow", "held-b"})
@@ -317,6 +324,15 @@ def test_killed_up_leaves_its_lock_in_obs_and_cancel_clears_it(tmp_path: Path, e
         st.up()
         assert_converged(emu, st, expected)
         st.preview("--expect-no-changes")
+
+
+def _let_jobs_finish_until_ended(emu: Any, runs: list[Any], timeout: float = 300) -> None:
+    """Move the emulator's clock past every job's end until `runs` have ended (a job submitted after one
+    step is ended by the next)."""
+    deadline = time.monotonic() + timeout
+    while any(bg.proc.poll() is None for bg in runs) and time.monotonic() < deadline:
+        emu.advance(FINISH)
+        time.sleep(0.5)
 
 
 def code_objects(s3: Any) -> dict[str, str]:
