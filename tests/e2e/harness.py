@@ -61,6 +61,8 @@ def pulumi_env(base: Path) -> dict[str, str]:
         PULUMI_SKIP_CONFIRMATIONS="true",
         PULUMI_RUNTIME_VIRTUALENV=str(REPO_ROOT / ".venv"),
         PYTHONUNBUFFERED="1",
+        # The language host runs `pip list` on every engine start; offline, pip's self version check is waste.
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
     )
     (base / "backend").mkdir(parents=True, exist_ok=True)
     return env
