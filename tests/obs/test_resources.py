@@ -173,7 +173,7 @@ CodeUpload("bad", {"local_dir": cfg.require("localDir"), "boot_file": cfg.get("b
 '''
 
 
-@pytest.mark.parametrize("case, field, message", [
+BAD_CASES = [
     ("missing", "local_dir", "{dir} does not exist (expected a directory with the training code, relative "
                 "to the Pulumi project or absolute)"),
     ("empty", "local_dir", "{dir} holds no files to upload (after excludes); expected the training code "
@@ -185,15 +185,40 @@ CodeUpload("bad", {"local_dir": cfg.require("localDir"), "boot_file": cfg.get("b
     ("bad-bucket", "bucket", "'Code_Bucket' is not a valid bucket name: 3-63 characters: lowercase letters, "
                    "digits, dots, hyphens; starts and ends with a letter or digit; no '..', '.-' or '-.'; "
                    "not an IP address"),
-])
-def test_bad_input_refused_at_preview(tmp_path: Path, obs: Any, case: str, field: str, message: str,
-                                      pulumi_engine: Path) -> None:
+]
+
+
+def _bad_case(tmp_path: Path, case: str) -> tuple[Path, str]:
+    """The case's local directory and bucket."""
     local = tmp_path / "code"
     if case != "missing":
         local.mkdir()
     if case in ("no-boot", "too-big", "bad-bucket"):
         (local / ("main.py" if case == "no-boot" else "train.py")).write_text("x" * (2000 if case == "too-big" else 1))
-    bucket = "Code_Bucket" if case == "bad-bucket" else "code-bucket"
+    return local, "Code_Bucket" if case == "bad-bucket" else "code-bucket"
+
+
+@pytest.mark.parametrize("case, field, message", BAD_CASES, ids=[c[0] for c in BAD_CASES])
+def test_bad_input_refused_by_check(tmp_path: Path, case: str, field: str, message: str) -> None:
+    """Every case, where the message is made: the program in-process under Pulumi's mocks, CodeUpload's
+    inputs through its provider's real check, no connection allowed (tests/bad_input/in_process.py)."""
+    from tests.bad_input.in_process import run_program
+
+    local, bucket = _bad_case(tmp_path, case)
+    (tmp_path / "bad.py").write_text(BAD_PROGRAM)
+    config = {"modelarts:region": "cn-north-4", "modelarts:accessKey": "AK", "modelarts:secretKey": "SK-offline",
+              "modelarts:obsEndpoint": "http://127.0.0.1:9", "test-project:bucket": bucket,
+              "test-project:create": "true", "test-project:localDir": str(local)}
+    refusal, _ = run_program(tmp_path / "bad.py", config, {"modelarts:secretKey"}, cwd=tmp_path,
+                             project="test-project")
+    assert refusal == f"{field}: {message.format(dir=local)}"
+
+
+def test_bad_input_refused_at_preview(tmp_path: Path, obs: Any, pulumi_engine: Path) -> None:
+    """What only the engine shows: the same check failure printed as one line naming the resource and the
+    argument, no traceback, no call to OBS."""
+    case, field, message = BAD_CASES[0]
+    local, bucket = _bad_case(tmp_path, case)
     st = make_stack(tmp_path, obs, local, bucket=bucket, program=BAD_PROGRAM)
     proc = st.preview(check=False)
     out = proc.stdout + proc.stderr
