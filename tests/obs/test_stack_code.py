@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from modelarts_provider.stack.sweep import point_names
+from tests.e2e.harness import REPO_ROOT
 from tests.faults.kit import ENGINE, job_stack, name_of, output_of, phase_of, provider_config, update_config
 
 TRAIN = "import sys\nprint('training', sys.argv[1:])\n"
@@ -113,22 +114,35 @@ def test_existing_bucket_is_kept_and_a_missing_one_fails_before_any_job(tmp_path
     assert [o["Key"] for o in s3.list_objects(Bucket="stack-code")["Contents"]] == ["theirs.txt"]
 
 
-@pytest.mark.parametrize("case,mutate,expect", [
-    ("missing-directory", lambda d: d / "nope", "does not exist"),
-    ("empty-directory", lambda d: d / "empty", "holds no files to upload"),
-    ("boot-file-not-in-it", lambda d: d / "other", "train.py"),
-])
-def test_bad_local_code_is_refused_at_preview(tmp_path: Path, emu: Any, obs: Any, case: str, mutate: Any,
-                                              expect: str) -> None:
+BAD_CODE = [
+    ("missing-directory", "nope", "code.localDir: '{d}' does not exist (expected a directory with the training code, "
+                                  "relative to the Pulumi project or absolute)"),
+    ("empty-directory", "empty", "code.localDir: '{d}' holds no files to upload (after excludes); expected the "
+                                 "training code with its boot file"),
+    ("boot-file-not-in-it", "other", "code.bootFile: 'train.py' is not in '{d}' (expected a .py file relative to "
+                                     "code.localDir, e.g. train.py; excluded files do not count)"),
+]
+
+
+@pytest.mark.parametrize("case,sub,message", BAD_CODE, ids=[c[0] for c in BAD_CODE])
+def test_bad_local_code_is_refused_at_preview(tmp_path: Path, case: str, sub: str, message: str) -> None:
+    """The stack program refuses bad local code before any resource (so before any call to OBS or ModelArts),
+    checked in-process under Pulumi's mocks with no connection allowed (tests/bad_input/in_process.py; its
+    engine-path test shows a real preview prints such a program refusal as is)."""
+    from tests.bad_input.conftest import OFFLINE
+    from tests.bad_input.in_process import run_program
+    from tests.faults.kit import POOLS, PROJECT
+
     (tmp_path / "empty").mkdir()
     write(tmp_path / "other", {"main.py": TRAIN})
-    st = stack(tmp_path, emu, obs, jobs={"a": code(mutate(tmp_path), name="bad-code")})
-    before = obs.counters()["total"], emu.counters()["total"]
-    preview = st.preview(check=False)
-    text = output_of(preview)
-    assert preview.returncode != 0 and expect in text, text
-    assert "Traceback" not in text
-    assert (obs.counters()["total"], emu.counters()["total"]) == before
+    (tmp_path / "__main__.py").write_bytes((REPO_ROOT / "__main__.py").read_bytes())
+    config = {**OFFLINE, "modelarts:obsEndpoint": "http://127.0.0.1:9",
+              f"{PROJECT}:obs": {"main": {"bucket": "stack-code", "create": True, "forceDestroy": True}},
+              f"{PROJECT}:pools": POOLS, f"{PROJECT}:jobs": {"a": code(tmp_path / sub, name="bad-code")}}
+    refusal, mocks = run_program(tmp_path / "__main__.py", config, {"modelarts:secretKey"}, cwd=tmp_path,
+                                 project=PROJECT)
+    assert refusal == f"invalid stack config: {PROJECT}:jobs.a.{message.format(d=tmp_path / sub)}"
+    assert mocks.types == [], "a resource was declared before the refusal"
 
 
 def test_upload_faults_converge_with_no_partial_prefix_referenced(tmp_path: Path, emu: Any, obs: Any,
