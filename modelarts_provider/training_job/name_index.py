@@ -46,14 +46,26 @@ class NameIndex:
         self._max_jobs = max_pages * PAGE
         self._lock = threading.Lock()
         self._listings: dict[str | None, _Listing] = {}
+        # The last failed listing per workspace: (when it gave up, why).
+        self._failures: dict[str | None, tuple[float, ModelArtsError]] = {}
 
     def _listing(self, workspace_id: str | None) -> _Listing:
         workspace_id = None if workspace_id in (None, DEFAULT_WORKSPACE) else workspace_id
+        asked = time.monotonic()
         with self._lock:
             listing = self._listings.get(workspace_id)
             if listing is None:
+                failed = self._failures.get(workspace_id)
+                if failed is not None and failed[0] >= asked:
+                    # It failed, retries spent, while this create waited for it: share that answer rather
+                    # than have every waiting create spend the retry budget again, one after another.
+                    raise failed[1]
                 # One more than the cap tells a complete listing from a cut one.
-                jobs = self._list(limit=self._max_jobs + 1, workspace_id=workspace_id)
+                try:
+                    jobs = self._list(limit=self._max_jobs + 1, workspace_id=workspace_id)
+                except ModelArtsError as err:
+                    self._failures[workspace_id] = (time.monotonic(), err)
+                    raise
                 complete = len(jobs) <= self._max_jobs
                 listing = self._listings[workspace_id] = _Listing(
                     {j.id or "": j for j in jobs} if complete else {}, complete)

@@ -13,7 +13,7 @@ from typing import Any
 
 from modelarts_provider.stack.sweep import point_names
 from tests.faults.kit import (TRACEBACK_RE, assert_converged, converge, job, job_stack, name_of, output_of,
-                              sweep)
+                              sweep, update_config)
 
 GRID = {"lr": [0.1, 0.2]}
 JOBS = {"a": job(name="fault-a"), "b": job(name="fault-b", parameters={"lr": 0.5})}
@@ -37,8 +37,10 @@ def assert_clear_failure(proc: Any) -> str:
 
 
 def fault_case(tmp_path: Path, emu: Any, rules: list[dict[str, Any]], *, must_succeed: bool,
-               expect_in_error: str | None = None) -> Any:
+               expect_in_error: str | None = None, settings: dict[str, str] | None = None) -> Any:
     st = job_stack(tmp_path, emu, jobs=JOBS, sweeps=SWEEPS)
+    if settings:
+        update_config(st, settings)
     emu.set_faults(rules)
     first = st.up(check=False)
     emu.clear_faults()
@@ -84,8 +86,10 @@ def test_5xx_on_reads_is_retried(tmp_path: Path, emu: Any) -> None:
 
 def test_persistent_503_fails_clearly(tmp_path: Path, emu: Any) -> None:
     # More 503s than the retry budget allows: up fails with the status in the message, nothing duplicated.
+    # The budget is the provider setting (default 60 s per call), 5 s here so the test does not sleep minutes.
     first = fault_case(tmp_path, emu, [{"operation": "any", "kind": "status", "status": 503, "times": 200}],
-                       must_succeed=False, expect_in_error="503")
+                       must_succeed=False, expect_in_error="503",
+                       settings={"modelarts:retryTimeoutSeconds": "5"})
     assert first.returncode != 0
 
 
