@@ -34,7 +34,7 @@ import pytest
 from modelarts_provider.stack.sweep import point_names
 from tests.e2e.harness import Stack, new_stack
 from tests.faults.kit import (ENGINE, TRACEBACK_RE, assert_converged, job, job_stack, name_of, output_of,
-                              killed_up, provider_config, sweep, up_in_background, wait_until)
+                              killed_up, provider_config, sweep, up_advancing, up_in_background, wait_until)
 from tests.team_state.conftest import STATE_BUCKET, TEAM_PASSPHRASE, backend_env, point_new_stacks_at
 
 ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator's catalog
@@ -271,7 +271,8 @@ def test_two_ups_at_once_one_proceeds_at_most_and_a_retry_succeeds(tmp_path: Pat
         assert urns == initial and {j["metadata"]["id"] for j in jobs} == initial_ids
     assert locks(s3) == []
 
-    retry = st.up()
+    # (both backed off: the retry submits race-b, let go by the clock once the wait started)
+    retry = up_advancing(st, emu, FINISH, log=tmp_path / "retry.log")
     assert_converged(emu, st, expected | set(derived))
     if proceeded:
         assert "created" not in retry.stdout.split("Resources:")[-1], retry.stdout
