@@ -22,7 +22,8 @@ import os
 import runpy
 import socket
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import chdir, contextmanager
+from unittest import mock
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +59,7 @@ class CheckingMocks(pulumi.runtime.Mocks):
             provider = dill.loads(base64.b64decode(inputs[PROVIDER_KEY]))
             # configure() as the dynamic-provider process calls it, without its orphan watchdog (this
             # process has no engine to outlive).
-            with _no_watchdog():
+            with mock.patch("modelarts_provider.provider_base.start_orphan_watchdog", lambda: None):
                 provider.configure(ConfigureRequest(DynamicConfig(self.config, pulumi.get_project())))
             result = provider.check({}, inputs)
             self.failures += [f"{f.property}: {f.reason}" for f in result.failures or []]
@@ -71,47 +72,13 @@ class CheckingMocks(pulumi.runtime.Mocks):
 
 
 @contextmanager
-def _no_watchdog() -> Iterator[None]:
-    from modelarts_provider import provider_base
-
-    saved = provider_base.start_orphan_watchdog
-    provider_base.start_orphan_watchdog = lambda: None
-    try:
-        yield
-    finally:
-        provider_base.start_orphan_watchdog = saved
-
-
-@contextmanager
 def no_network() -> Iterator[None]:
     """Any connection attempt fails the test: validation and check must make no API call."""
     def refuse(*_args: Any, **_kw: Any) -> None:
         raise AssertionError("a connection was attempted: preview and check must make no API call")
 
-    saved = socket.socket.connect, socket.create_connection
-    socket.socket.connect, socket.create_connection = refuse, refuse  # type: ignore[method-assign,assignment]
-    try:
+    with mock.patch.object(socket.socket, "connect", refuse), mock.patch.object(socket, "create_connection", refuse):
         yield
-    finally:
-        socket.socket.connect, socket.create_connection = saved  # type: ignore[method-assign]
-
-
-@contextmanager
-def _environ(updates: Mapping[str, str | None]) -> Iterator[None]:
-    saved = {k: os.environ.get(k) for k in updates}
-    try:
-        for k, v in updates.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 # Credentials and settings a developer's shell may hold must not reach the program (the real preview
@@ -124,24 +91,20 @@ def run_program(program: Path, config: Mapping[str, Any], secret_keys: set[str],
     """Run `program` (a `__main__.py`) at preview under mocks with `config` (YAML-shaped values, secrets in
     plaintext and named in `secret_keys`), in `cwd`. Returns (the refusal, or '' when accepted; the mocks)."""
     engine_config = {k: engine_value(v) for k, v in config.items()}
-    cleared = {k: None for k in os.environ if k.startswith(_CLEARED_PREFIXES)}
-    env = {**cleared, "PULUMI_CONFIG": json.dumps(engine_config),
-           "PULUMI_CONFIG_SECRET_KEYS": json.dumps(sorted(secret_keys))}
     fake = CheckingMocks(engine_config)
     texts: list[str] = []
-    old_cwd = Path.cwd()
-    with _environ(env), no_network():
-        os.chdir(cwd)
+    handed_over = {"PULUMI_CONFIG": json.dumps(engine_config),
+                   "PULUMI_CONFIG_SECRET_KEYS": json.dumps(sorted(secret_keys))}
+    with mock.patch.dict(os.environ, handed_over), no_network(), chdir(cwd):
+        for key in [k for k in os.environ if k.startswith(_CLEARED_PREFIXES) and k not in handed_over]:
+            del os.environ[key]  # patch.dict puts them back
+        settings.reset_options()
+        mocks.set_mocks(fake, project=project, stack=stack, preview=True)
+        pulumi.runtime.set_all_config(engine_config, sorted(secret_keys))
         try:
-            settings.reset_options()
-            mocks.set_mocks(fake, project=project, stack=stack, preview=True)
-            pulumi.runtime.set_all_config(engine_config, sorted(secret_keys))
-            try:
-                runpy.run_path(str(program), run_name="__main__")
-                _sync_await(wait_for_rpcs())
-            except pulumi.RunError as err:
-                texts.append(str(err))
-        finally:
-            os.chdir(old_cwd)
+            runpy.run_path(str(program), run_name="__main__")
+            _sync_await(wait_for_rpcs())
+        except pulumi.RunError as err:
+            texts.append(str(err))
     texts += fake.failures
     return "; ".join(dict.fromkeys(texts)), fake

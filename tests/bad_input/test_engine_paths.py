@@ -61,7 +61,7 @@ def _case(cases: list[Any], case_id: str) -> Any:
 
 
 @dataclass(frozen=True)
-class Path_:
+class MessagePath:
     """One kind of message path: which program, how the valid config is made bad, the exact line."""
 
     id: str
@@ -81,11 +81,11 @@ NODES_FLOAT = _case(STACK_CASES, "nodes-float")
 NODE_COUNT = _case(ARGS_CASES, "args-node-count-negative")
 
 PATHS = [
-    Path_("program-validation", "stack", NODES_FLOAT.mutate, NODES_FLOAT.message),
-    Path_("provider-check", "args", lambda cfg: NODE_COUNT.mutate(cfg["case:args"]), NODE_COUNT.message),
-    Path_("provider-configuration", "args", _set(**{"modelarts:cloud": "aws"}),
+    MessagePath("program-validation", "stack", NODES_FLOAT.mutate, NODES_FLOAT.message),
+    MessagePath("provider-check", "args", lambda cfg: NODE_COUNT.mutate(cfg["case:args"]), NODE_COUNT.message),
+    MessagePath("provider-configuration", "args", _set(**{"modelarts:cloud": "aws"}),
           "modelarts: provider configuration: modelarts:cloud must be huaweicloud or otc, not 'aws'"),
-    Path_("secret-value", "stack", _set(**{f"{PROJECT}:jobs": SECRET_TEXT}),
+    MessagePath("secret-value", "stack", _set(**{f"{PROJECT}:jobs": SECRET_TEXT}),
           f"invalid stack config: {PROJECT}:jobs: must be a map, not a string", frozenset({f"{PROJECT}:jobs"})),
 ]
 
@@ -123,7 +123,7 @@ def stacks(tmp_path_factory: pytest.TempPathFactory, emu: Any, pulumi_engine: Pa
 
 
 @pytest.mark.parametrize("path", PATHS, ids=[p.id for p in PATHS])
-def test_each_message_path_prints_the_in_process_line(stacks: dict[str, Stack], emu: Any, path: Path_,
+def test_each_message_path_prints_the_in_process_line(stacks: dict[str, Stack], emu: Any, path: MessagePath,
                                                       project_dir: Path) -> None:
     st = stacks[path.program]
     valid = read_config(st)
