@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import queue
 import re
 import signal
 import socket
 import struct
 import subprocess
-import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -25,7 +23,8 @@ from typing import Any, ClassVar, Self
 
 import requests
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from .process_start import REPO_ROOT, ServerProcess, start_process
+
 READY_RE = re.compile(r"listening on (http://\S+)")
 
 
@@ -108,15 +107,15 @@ class LocalServerProcess:
         self.log_path = self.workdir / self.log_name
         self.port = 0
         self.url = ""
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._proc: ServerProcess | None = None
         self._http = requests.Session()  # controls only (no auth)
 
     def _state_argv(self) -> list[str]:
         raise NotImplementedError
 
-    def _argv(self) -> list[str]:
-        argv = [sys.executable, "-m", self.module, "--host", "127.0.0.1", "--port", str(self.port),
-                *self._state_argv()]
+    def _args(self) -> list[str]:
+        """The command line after `python -m <module>`."""
+        argv = ["--host", "127.0.0.1", "--port", str(self.port), *self._state_argv()]
         for key, value in self.flags.items():
             if value is None or value is False:
                 continue
@@ -131,36 +130,24 @@ class LocalServerProcess:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
         env["PYTHONUNBUFFERED"] = "1"
-        with open(self.log_path, "ab") as log:
-            self._proc = subprocess.Popen(self._argv(), stdout=subprocess.PIPE, stderr=log,
-                                          cwd=str(self.workdir), env=env)
-        lines: queue.Queue[str] = queue.Queue()
-        out = self._proc.stdout
-        assert out is not None
-
-        def pump() -> None:  # keep draining stdout so the child never blocks on a full pipe
-            for raw in iter(out.readline, b""):
-                lines.put(raw.decode(errors="replace"))
-
-        threading.Thread(target=pump, daemon=True).start()
+        # stdout (the ready line) goes to a file beside the log: both kinds of start read it the same way
+        out_path = self.workdir / (self.log_name + ".out")
+        self._proc = start_process(self.module, self._args(), cwd=self.workdir, env=env,
+                                   stdout=out_path, stderr=self.log_path)
         deadline = time.monotonic() + (self.start_timeout if timeout is None else timeout)
         while True:
-            if self._proc.poll() is not None:
-                raise self.start_error(f"{self.label} exited with {self._proc.returncode}:\n"
-                                       + self._log_tail())
-            try:
-                line = lines.get(timeout=0.05)
-            except queue.Empty:
-                if time.monotonic() > deadline:
-                    self.stop()
-                    raise self.start_error(f"{self.label} did not become ready:\n"
-                                           + self._log_tail()) from None
-                continue
-            m = READY_RE.search(line)
+            m = READY_RE.search(out_path.read_text(errors="replace"))
             if m:
                 self.url = m.group(1)
                 self.port = int(self.url.rsplit(":", 1)[1])
                 break
+            if self._proc.poll() is not None:
+                raise self.start_error(f"{self.label} exited with {self._proc.returncode}:\n"
+                                       + self._log_tail())
+            if time.monotonic() > deadline:
+                self.stop()
+                raise self.start_error(f"{self.label} did not become ready:\n" + self._log_tail())
+            time.sleep(0.01)
         self._http.get(f"{self.url}{self.control_prefix}/counters", timeout=5).raise_for_status()
         return self
 
@@ -175,8 +162,6 @@ class LocalServerProcess:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout)
-        if proc.stdout:
-            proc.stdout.close()
         self._http.close()
         self._http = requests.Session()
 
