@@ -27,6 +27,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if item.get_closest_marker("fixed_ports"):
             # One xdist group: every test on the local clouds' fixed ports runs on one worker, one at a time.
             item.add_marker(pytest.mark.xdist_group("fixed-ports"))
+    # Engine tests first (stable otherwise): workers take tests in this order, so the long ones start early
+    # and the last minute is spent on short tests that keep both cores busy to the end, not on one long one.
+    items.sort(key=lambda item: item.get_closest_marker("engine") is None)
 
 
 @pytest.fixture(autouse=True)
