@@ -1,7 +1,8 @@
 """BucketProvider: an OBS bucket that a stack creates, or one it only uses.
 
 * create: true  -> create (a bucket already ours and empty is adopted: an interrupted create
-  converges); destroy removes it when empty, or deletes its objects first with force_destroy.
+  converges); destroy removes it when empty, or deletes its objects first with force_destroy, only
+  when this stack created it (recorded as `created`): an adopted bucket is left with its objects.
 * create: false -> create checks that it exists (one-line error naming it otherwise); destroy
   leaves it alone.
 * A new bucket name replaces (the new bucket first); `create` and `force_destroy` change in place
@@ -96,6 +97,11 @@ class BucketProvider(ObsProviderBase):
         args = BucketArgs.model_validate(_inputs(props))
         if not args.create:
             say(f"bucket {id_}: kept (create: false)")
+            return
+        if props.get("created") is not True:
+            # Recorded at create: it existed before this stack (taken over empty). Never this stack's
+            # to delete, whatever force_destroy says: a colleague may have put objects in it since.
+            say(f"bucket {id_}: kept with its objects (it existed before this stack created anything in it)")
             return
         obs = self._obs()
         try:

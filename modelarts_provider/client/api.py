@@ -33,6 +33,7 @@ from .models import (
     UpdateDescriptionRequest,
 )
 from .settings import ClientSettings
+from ..ownership import token_on
 from .transport import RetryPolicy, Transport, is_unsent_error
 
 __all__ = ["ModelArtsClient"]
@@ -216,11 +217,15 @@ class ModelArtsClient:
         ambiguous failure (reset, read timeout, 5xx) the job is looked up by name through the list
         API: if it exists it is returned, otherwise the create is sent again (the service rejects a
         duplicate name, which is then resolved by another lookup). So one declared job never
-        becomes two.
+        becomes two. The lookup is in the request's workspace and, when the request carries an owner
+        token (modelarts_provider.ownership), only a job with that token counts: a colleague's job of the
+        same name is never returned as ours.
         """
         if not isinstance(request, CreateTrainingJobRequest):
             request = CreateTrainingJobRequest.model_validate(request)
         name = request.name
+        workspace_id = request.metadata.workspace_id
+        token = token_on(request.metadata.annotations)
         body = request.to_wire()
         attempts = max(1, self.settings.max_retries + 1)
         deadline = time.monotonic() + self.settings.retry_total_s
@@ -243,7 +248,7 @@ class ModelArtsClient:
                     ambiguous = err
                 elif err.error_code == DUPLICATE_NAME and attempt > 0:
                     # an earlier, ambiguous attempt did create it
-                    found = self.find_by_name(name)
+                    found = self.find_by_name(name, workspace_id, token=token)
                     if found is not None:
                         log.warning("create of %s: adopted the job created by an earlier attempt (%s)", name, found.id)
                         return found
@@ -252,7 +257,7 @@ class ModelArtsClient:
                     raise err
             # ambiguous: the service may or may not have created the job
             log.warning("create of %s was ambiguous (%s); looking it up by name", name, ambiguous)
-            found = self._lookup_after_ambiguous(name)
+            found = self._lookup_after_ambiguous(name, workspace_id, token)
             if found is not None:
                 log.warning("create of %s: the job exists (%s); not creating it again", name, found.id)
                 return found
@@ -272,9 +277,10 @@ class ModelArtsClient:
             secrets=self._secret_values(),
         )
 
-    def _lookup_after_ambiguous(self, name: str) -> Optional[TrainingJob]:
+    def _lookup_after_ambiguous(self, name: str, workspace_id: Optional[str],
+                                token: Optional[str]) -> Optional[TrainingJob]:
         try:
-            return self.find_by_name(name)
+            return self.find_by_name(name, workspace_id, token=token)
         except ModelArtsError as exc:
             # we cannot tell whether the job exists: stop rather than risk a second job
             raise ModelArtsError(
@@ -449,8 +455,10 @@ class ModelArtsClient:
         except (ValueError, ValidationError):
             raise self._bad_response(response, "the job list is not in the documented format") from None
 
-    def find_by_name(self, name: str, workspace_id: Optional[str] = None) -> Optional[TrainingJob]:
+    def find_by_name(self, name: str, workspace_id: Optional[str] = None, *,
+                     token: Optional[str] = None) -> Optional[TrainingJob]:
         """The newest job with exactly this name (in ``workspace_id``; default: the service's), or None.
+        With ``token``: only a job carrying that owner token (modelarts_provider.ownership).
 
         Whether the service refuses a second job with an existing name is not documented, so the
         newest one is returned; list_jobs(name_like=...) shows them all.
@@ -460,7 +468,7 @@ class ModelArtsClient:
         filters = [SearchFilter(key="name", operator="like", value=[name])]
         for items in self._pages(SEARCH_PAGE_MAX, filters, workspace_id):
             for job in items:
-                if job.name == name:
+                if job.name == name and (token is None or token_on(job.metadata.annotations) == token):
                     return job
         return None
 

@@ -39,6 +39,8 @@ class CodeUploadArgs(BaseModel):
     max_total_bytes: int = Field(default=Limits().max_total_bytes, ge=1, le=5 * 1024 * MiB)
     max_files: int = Field(default=Limits().max_files, ge=1, le=100_000)
     parallelism: int = Field(default=8, ge=1, le=32)  # threads; the client pools 32 connections
+    # this resource's RandomId (layout.py): part of the prefix; None for uploads made before it existed
+    owner_token: str | None = Field(None, pattern=r"^[0-9a-f]{16,64}$")
     # computed by the program; None when it could not read the directory (check says why)
     content_hash: str | None = None
     file_count: int | None = None

@@ -72,6 +72,8 @@ def check_inputs(news: dict[str, Any]) -> tuple[CodeUploadArgs | None, list[Fail
     raw = {k: v for k, v in strip_outputs(news).items() if v is not None}  # absent: "is required"
     bucket_unknown = is_unknown(raw.get("bucket"))
     candidate = {**raw, "bucket": "unknown-at-preview"} if bucket_unknown else raw
+    if is_unknown(raw.get("owner_token")):  # a new upload's RandomId: known once created
+        candidate = {k: v for k, v in candidate.items() if k != "owner_token"}
     try:
         args = CodeUploadArgs.model_validate(candidate)
     except ValidationError as err:

@@ -7,8 +7,8 @@
         "prefix": "code",                     # optional (default "code")
         "job_key": "mnist",                   # optional (default: the resource name)
     })
-    upload.code_dir   # obs://my-bucket/code/mnist/<hash16>/            (for algorithm.code_dir)
-    upload.boot_file  # obs://my-bucket/code/mnist/<hash16>/train.py    (for algorithm.boot_file)
+    upload.code_dir   # obs://my-bucket/code/mnist/<owner token>/<hash16>/           (for algorithm.code_dir)
+    upload.boot_file  # obs://my-bucket/code/mnist/<owner token>/<hash16>/train.py   (for algorithm.boot_file)
 
 Optional: ``excludes`` (extra .gitignore-style patterns), ``max_total_bytes`` (default 200 MiB),
 ``max_files`` (files and folders, default 1000: ModelArts' limit), ``parallelism`` (default 8).
@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Optional, TypedDict
 
 import pulumi
+import pulumi_random as random
 from pulumi.dynamic import Resource
 
 from .args import OUTPUT_KEYS
@@ -90,6 +91,10 @@ class CodeUpload(Resource, module="modelarts", name="CodeUpload"):
             **limits,
         }
         props.update(_content(props["source_path"], local_dir, excludes, limits))
+        # This resource's own prefix (layout.py): a RandomId in the state before anything is uploaded.
+        parent = opts.parent if opts is not None else None
+        props["owner_token"] = random.RandomId(f"{resource_name}-owner", byte_length=8,
+                                               opts=pulumi.ResourceOptions(parent=parent)).hex
         for key in OUTPUT_KEYS:
             props.setdefault(key, None)
         super().__init__(PROVIDER, resource_name, props, opts)

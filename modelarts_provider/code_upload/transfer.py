@@ -39,6 +39,9 @@ class Marker(BaseModel):
     content_hash: str
     files: int
     total_bytes: int
+    # every file written, relative to the code directory: delete removes exactly these (an older marker
+    # has none: its objects are then left, never guessed from a listing of the prefix)
+    keys: list[str] = []
 
 
 class UploadFailed(Exception):
@@ -97,15 +100,21 @@ def read_marker(obs: ObsClient, bucket: str, key: str) -> Marker | None:
 
 
 def remove(obs: ObsClient, bucket: str, marker_key: str, dest: str, parallelism: int,
-           log: Callable[[str], None] = lambda _m: None) -> int:
-    """Marker first, then every object under ``dest``. A missing bucket is success (nothing left)."""
+           log: Callable[[str], None] = lambda _m: None, known_keys: list[str] | None = None) -> int:
+    """Marker first, then exactly the files it lists (or `known_keys`, relative to ``dest``), never
+    "everything under the prefix". A missing bucket is success (nothing left)."""
     try:
+        marker = read_marker(obs, bucket, marker_key)
+        keys = marker.keys if marker is not None and marker.keys else (known_keys or [])
         obs.delete_object(bucket, marker_key)
-        keys = [o.key for o in obs.iter_objects(bucket, dest)]
     except ObsError as err:
         if err.code == "NoSuchBucket":
             log(f"obs://{bucket}: bucket already gone")
             return 0
         raise
-    obs.delete_keys(bucket, keys, parallelism)
+    if not keys:
+        log(f"obs://{bucket}/{dest}: the upload's file list is unknown (an upload older than file lists); "
+            "its objects are left in place")
+        return 0
+    obs.delete_keys(bucket, [dest + k for k in keys], parallelism)
     return len(keys)

@@ -77,12 +77,21 @@ class ObsClient:
     # --- buckets ----------------------------------------------------------------------------------
 
     def bucket_exists(self, bucket: str) -> bool:
-        """True when the bucket exists and we may use it; False when it does not exist."""
+        """True when the bucket exists and we may use it; False when OBS says NoSuchBucket.
+
+        HEAD answers have no body, so its 404 cannot tell a missing bucket from a wrong endpoint: a 404
+        is confirmed by a LIST, whose answer names the code (one more call, only when HEAD said 404)."""
         try:
             self._call("head_bucket", bucket, None, Bucket=bucket)
             return True
         except ObsError as err:
-            if err.not_found:
+            if err.status != 404:
+                raise
+        try:
+            self._call("list_objects", bucket, None, Bucket=bucket, MaxKeys=1)
+            return True
+        except ObsError as err:
+            if err.code == "NoSuchBucket":
                 return False
             raise
 
@@ -129,10 +138,12 @@ class ObsClient:
         return next(self.iter_objects(bucket, prefix, page_size=1), None) is not None
 
     def head_object(self, bucket: str, key: str) -> ObjectInfo | None:
+        """The object's size and etag, or None on a 404. Only used to skip uploading what is there:
+        never to decide that something is gone (a wrong endpoint then fails at the upload)."""
         try:
             r = self._call("head_object", bucket, key, Bucket=bucket, Key=key)
         except ObsError as err:
-            if err.not_found:
+            if err.status == 404:
                 return None
             raise
         return ObjectInfo(key=key, size=int(r["ContentLength"]), etag=r["ETag"].strip('"'))

@@ -53,10 +53,15 @@ class ObsError(Exception):
 
     @property
     def not_found(self) -> bool:
-        return self.status == 404
+        """OBS said, in its own documented codes, that the bucket or object does not exist. A bare 404
+        (a HEAD answer has no body, a wrong endpoint's web server) is not enough to call a thing gone."""
+        return self.code in NOT_FOUND_CODES
 
     def __reduce__(self) -> Any:  # picklable across processes with its fields, never secrets
         return (_rebuild, (self.__dict__.copy(),))
+
+
+NOT_FOUND_CODES = frozenset({"NoSuchBucket", "NoSuchKey"})
 
 
 def _rebuild(state: dict[str, Any]) -> ObsError:

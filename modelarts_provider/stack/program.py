@@ -203,10 +203,12 @@ def plan(cfg: StackConfig) -> list[JobPlan]:
                              upload_of(cfg, job, key)))
     for sweep_key, sweep in cfg.sweeps.items():
         path = f"{PROJECT}:sweeps.{sweep_key}"
-        for job_name, point in point_names(sweep_key, sweep.grid):
-            raw = job_args(cfg, sweep, f"{sweep_key}/{job_name}", name=job_name, extra_params=point,
+        for point_key, point in point_names(sweep_key, sweep.grid):
+            # The point's key names its resource and output folder; its job gets a derived name (the key
+            # and a random suffix, like any unnamed job), so two stacks of one sweep never share a name.
+            raw = job_args(cfg, sweep, f"{sweep_key}/{point_key}", name=None, extra_params=point,
                            upload_key=sweep_key)
-            plans.append(JobPlan(job_name, path, _validate(path, raw), upload_of(cfg, sweep, sweep_key)))
+            plans.append(JobPlan(point_key, path, _validate(path, raw), upload_of(cfg, sweep, sweep_key)))
     keys = [p.key for p in plans]
     dup = sorted({k for k in keys if keys.count(k) > 1})
     if dup:

@@ -1,9 +1,10 @@
-"""Grid sweeps: a grid of hyperparameter values -> one point per combination, with stable names.
+"""Grid sweeps: a grid of hyperparameter values -> one point per combination, with stable keys.
 
-Names are readable and deterministic: ``<sweep>-<key><value>_<key><value>-<hash6>``, cut to fit the
-64-character job-name limit; the hash of the canonical point keeps them distinct even when two
-values sanitize to the same text or the readable part is cut. Adding a value to the grid adds jobs
-without renaming (and so without replacing) the existing ones.
+Point keys are readable and deterministic: ``<sweep>-<key><value>_<key><value>-<hash6>``, cut to fit
+64 characters; the hash of the canonical point keeps them distinct even when two values sanitize to the
+same text or the readable part is cut. Adding a value to the grid adds jobs without renaming (and so
+without replacing) the existing ones. A key names the point's resource, export and output folder; its
+job's name is derived from it with a random suffix (stack/program.py), unique per stack.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic_core import PydanticCustomError
 
 from .. import messages
+from ..ownership import PREFIX as OWNERSHIP_PREFIX, OwnerMark
 from ..client.models import FAILED_PHASES, TERMINAL_PHASES as STOPPED_PHASES
 
 JOB_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
@@ -345,7 +346,7 @@ class AutoStopArg(_ArgModel):
 # Fields that steer the provider only; they are never sent and their changes touch nothing remote.
 PROVIDER_ONLY_FIELDS = frozenset({
     "wait_for", "wait_timeout_seconds", "poll_interval_seconds", "delete_timeout_seconds",
-    "delete_before_replace", "replace_failed", "adopt_job_id", "derived_name",
+    "delete_before_replace", "replace_failed", "adopt_job_id", "derived_name", "owner",
 })
 # Fields the service can change in place (PUT).
 UPDATABLE_FIELDS = frozenset({"description"})
@@ -385,6 +386,18 @@ class TrainingJobArgs(_ArgModel):
     adopt_job_id: Annotated[str, Field(min_length=1, max_length=128)] | None = None
     derived_name: bool = Field(False, description="The name was generated (resource name + random suffix): "
                                                   "a new suffix alone never replaces the job.")
+    owner: OwnerMark | None = Field(None, description=(
+        "This resource's owner mark (the TrainingJob resource sets it): written on the job it creates, "
+        "checked before any takeover, stop or delete."))
+
+    @field_validator("annotations")
+    @classmethod
+    def _own_annotations(cls, v: dict[str, str]) -> dict[str, str]:
+        taken = sorted(k for k in v if k.startswith(OWNERSHIP_PREFIX))
+        if taken:
+            raise ValueError(f"{taken[0]}: keys starting with {OWNERSHIP_PREFIX} are the owner mark this tool "
+                             "writes itself; use another prefix")
+        return v
 
     @field_validator("name")
     @classmethod
@@ -416,8 +429,9 @@ class TrainingJobArgs(_ArgModel):
         meta: dict[str, Any] = {"name": name or self.name, "description": self.description}
         if self.workspace_id is not None:
             meta["workspace_id"] = self.workspace_id
-        if self.annotations:
-            meta["annotations"] = dict(self.annotations)
+        annotations = {**self.annotations, **(self.owner.annotations() if self.owner else {})}
+        if annotations:
+            meta["annotations"] = annotations
         body: dict[str, Any] = {"kind": self.kind, "metadata": meta}
         if self.algorithm is not None:
             body["algorithm"] = _algorithm_wire(self.algorithm)

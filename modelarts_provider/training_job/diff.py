@@ -10,7 +10,8 @@ Rules
 - ``adopt_job_id``: replaces only when set to a job other than the one managed; dropping it after
   adoption keeps the job.
 - anything else in the args: replace.
-- ``replace_failed: true`` and a last-seen phase of Failed/Abnormal: replace.
+- ``replace_failed: true`` and a last-seen phase of Failed/Abnormal/Terminated (a run that did not complete,
+  e.g. stopped at its wait deadline): replace.
 - status outputs (phase, times, ...) are not inputs and never diff.
 
 Delete-before-replace unless ``delete_before_replace: false``. It is forced when the name stays the
@@ -29,6 +30,10 @@ from .normalize import try_canonical
 from .outputs import strip_outputs
 from .unknowns import contains_unknown, is_unknown
 from ..client.models import normalize_obs_path
+
+
+# Runs that did not complete: `replace_failed` re-runs them.
+RERUN_PHASES = FAILED_PHASES | {"Terminated"}
 
 
 @dataclass
@@ -86,7 +91,7 @@ def decide(job_id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffDecis
         elif is_unknown(new_name) or new_name != old.get("name"):
             updates.append("name")
 
-    if new.get("replace_failed") is True and olds.get("phase") in FAILED_PHASES:
+    if new.get("replace_failed") is True and olds.get("phase") in RERUN_PHASES:
         replaces.append("phase")
 
     name_unchanged = new_name is None or (not is_unknown(new_name) and new_name == live_name)

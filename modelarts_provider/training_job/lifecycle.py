@@ -4,9 +4,12 @@ Pure functions of (client, args, printer) so they can be unit tested with a fake
 not here: a create returns as soon as the service accepted the job, and the awaiting resource
 (modelarts_provider.awaiting) waits for many jobs at once.
 
-Only a job that is ours is ever taken over, terminated or deleted: same name, same spec (every
-declared field), same workspace. A job with the declared name that is not ours stops the `up`
-with a message naming it, and nothing is changed.
+Ownership is recorded, not guessed (modelarts_provider.ownership): a job is this resource's only when
+it carries this resource's owner token. Only then is it taken over (same name and spec: a create whose
+response was lost, or a killed `up`) or stopped and deleted (our orphan: another spec or name, e.g. a
+killed `up` and then an edit). A job with the declared name that carries another owner, or none, stops
+the `up` with a message naming it and its owner, and nothing is changed. Deleting checks the mark too:
+a job carrying another resource's token is never stopped or deleted.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from typing import Protocol
 from .args import TrainingJobArgs
 from .compare import mismatches
 from .name_index import NameIndex
-from ..client.errors import CLIENT_AMBIGUOUS_CREATE, ModelArtsError
+from ..client.errors import CLIENT_AMBIGUOUS_CREATE, JOB_NOT_FOUND, ModelArtsError
+from ..ownership import OwnerMark, owner_text, token_on
 from ..client.models import ACTIVE_PHASES, TERMINAL_PHASES, CreateTrainingJobRequest, TrainingJob
 
 Printer = Callable[[str], None]
@@ -38,21 +42,19 @@ class TrainingJobError(Exception):
     """A create/delete that cannot proceed; the message is one line, names the job, no secrets."""
 
 
-def _status_code(err: BaseException) -> int | None:
-    for attr in ("status_code", "status", "http_status"):
-        v = getattr(err, attr, None)
-        if isinstance(v, int):
-            return v
-    return None
-
-
-def is_definitive_rejection(err: BaseException) -> bool:
-    """A 4xx (other than timeout/throttling) means the request was refused: nothing changed."""
-    code = _status_code(err)
-    return code is not None and 400 <= code < 500 and code not in (408, 429)
-
-
 # --- stop and delete ----------------------------------------------------------------------------
+
+
+def _terminate(client: JobClient, job: TrainingJob) -> None:
+    """Terminate; a job gone meanwhile is for the re-read to see. Any other refusal fails at once with
+    the service's code and message (the client already returns a job that had ended by itself)."""
+    try:
+        client.terminate_job(job.id or "")
+    except ModelArtsError as err:
+        if err.error_code == JOB_NOT_FOUND:
+            return
+        raise TrainingJobError(f"terminate of training job {job.name} ({job.id}) was refused: "
+                               f"{err.error_code} {err.error_msg} (HTTP {err.status}); it was not stopped") from None
 
 
 def stop(client: JobClient, job: TrainingJob, timeout_s: float, poll_s: float, say: Printer,
@@ -61,11 +63,7 @@ def stop(client: JobClient, job: TrainingJob, timeout_s: float, poll_s: float, s
     job_id = job.id or ""
     if job.phase in ACTIVE_PHASES:
         say(f"{job.name}: terminating ({job.phase})")
-        try:
-            client.terminate_job(job_id)
-        except Exception as err:  # already stopped or gone between read and terminate: re-read decides
-            if not is_definitive_rejection(err):
-                raise
+        _terminate(client, job)
     deadline = clock() + timeout_s
     last = job.phase
     terminated_in = {job.phase} if job.phase in ACTIVE_PHASES else set()
@@ -81,23 +79,29 @@ def stop(client: JobClient, job: TrainingJob, timeout_s: float, poll_s: float, s
         if fresh.phase in ACTIVE_PHASES and fresh.phase not in terminated_in:
             # Not terminating (yet): it moved on, e.g. Creating -> Pending, before terminate took.
             terminated_in.add(fresh.phase)
-            try:
-                client.terminate_job(job_id)
-            except Exception as err:
-                if not is_definitive_rejection(err):
-                    raise
+            _terminate(client, fresh)
         if clock() >= deadline:
             raise TrainingJobError(f"training job {fresh.name} ({job_id}) did not stop within {timeout_s:g}s: "
                                    f"it is {fresh.phase}")
         sleep(poll_s)
 
 
-def stop_and_delete(client: JobClient, job_id: str, timeout_s: float, poll_s: float, say: Printer) -> None:
-    """Delete: terminate if running, wait until stopped, delete the record. Already gone = success."""
+def stop_and_delete(client: JobClient, job_id: str, timeout_s: float, poll_s: float, say: Printer,
+                    owner: OwnerMark | None = None) -> None:
+    """Delete: terminate if running, wait until stopped, delete the record. Already gone = success.
+
+    A job that carries another resource's owner token is left alone (an error). One that carries none
+    is deleted: its id in this resource's state is the record (a job created before owners were
+    recorded, or adopted with adopt_job_id)."""
     job = client.get_job(job_id)
     if job is None:
         say(f"job {job_id}: already gone")
         return
+    token = token_on(job.metadata.annotations)
+    if owner is not None and token is not None and token != owner.token:
+        raise TrainingJobError(
+            f"training job {job.name} ({job_id}) is not this resource's ({owner_text(job.metadata.annotations)}); "
+            "it was not stopped or deleted: if it should leave this stack only, `pulumi state delete` its resource")
     if stop(client, job, timeout_s, poll_s, say) is None:
         return
     client.delete_job(job_id)
@@ -114,31 +118,51 @@ def _sync_description(client: JobClient, job: TrainingJob, args: TrainingJobArgs
     return job
 
 
-def _not_ours(name: str, others: list[TrainingJob], args: TrainingJobArgs) -> TrainingJobError:
-    job = others[0]
+def _not_ours(name: str, job: TrainingJob, args: TrainingJobArgs) -> TrainingJobError:
+    diffs = mismatches(args, job)
     return TrainingJobError(
-        f"a training job named {name} already exists ({job.id}, {job.phase}) and is not this declaration "
-        f"({'; '.join(mismatches(args, job))}); nothing was changed: rename the declared job, adopt the "
-        f"existing one with adopt_job_id, or remove it yourself")
+        f"a training job named {name} already exists ({job.id}, {job.phase}) and is not this resource's: "
+        f"{owner_text(job.metadata.annotations)}"
+        + (f" ({'; '.join(diffs)})" if diffs else "")
+        + "; nothing was changed: rename the declared job, adopt the existing one with adopt_job_id, or remove it "
+          "yourself")
+
+
+def _is_ours(job: TrainingJob, owner: OwnerMark | None) -> bool:
+    return owner is not None and token_on(job.metadata.annotations) == owner.token
 
 
 def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Printer) -> TrainingJob:
-    """Adopt, take over, or POST: the job this declaration stands for, without waiting."""
+    """Adopt, take over, or POST: the job this declaration stands for, without waiting.
+
+    Before the POST: a job with the declared name that is not ours stops the `up`; our own job with the
+    same name and spec (a lost create response, a killed `up`) is taken over; our own jobs of another
+    spec or name (a killed `up`, then an edit) are stopped and deleted, named in the output."""
     if args.adopt_job_id:
         return adopt(client, args, say)
     name = args.name or ""
     same_name = index.lookup(name, args.workspace_id)
-    ours = [j for j in same_name if not mismatches(args, j)]
-    if ours:
-        job = ours[0]
-        say(f"{name}: taking over existing job {job.id} ({job.phase})")
+    mine = [j for j in same_name if _is_ours(j, args.owner)]
+    if args.owner is not None:
+        seen = {j.id for j in mine}
+        mine += [j for j in index.owned_by(args.owner.token, args.workspace_id) if j.id not in seen]
+    current = [j for j in mine if j.name == name and not mismatches(args, j)]
+    if current:
+        job = current[0]  # the newest
+        say(f"{name}: taking over existing job {job.id} ({job.phase}): ours, from an earlier `up`")
+        for orphan in mine:
+            if orphan.id != job.id:
+                _delete_orphan(client, orphan, args, index, say)
         return _sync_description(client, job, args, say)
-    if same_name:
-        raise _not_ours(name, same_name, args)
+    foreign = [j for j in same_name if not _is_ours(j, args.owner)]
+    if foreign:
+        raise _not_ours(name, foreign[0], args)
+    for orphan in mine:
+        _delete_orphan(client, orphan, args, index, say)
     request = CreateTrainingJobRequest.model_validate(args.to_wire(name))
-    # client.create_job resolves an ambiguous failure itself (it looks the job up by name and never
-    # resends blindly); it raises Client.AmbiguousCreate only when it cannot tell. The next `up`
-    # then finds the job in its listing and takes it over if it was created.
+    # client.create_job resolves an ambiguous failure itself (it looks the job up by name, workspace and
+    # owner token, and never resends blindly); it raises Client.AmbiguousCreate only when it cannot tell.
+    # The next `up` then finds the job by its owner token and takes it over if it was created.
     try:
         job = client.create_job(request)
     except ModelArtsError as err:
@@ -146,10 +170,19 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
             raise
         raise TrainingJobError(
             f"could not tell whether training job {name} was created ({err.error_msg}); run `pulumi up` "
-            f"again: it finds the job by name and takes it over if it was created, or creates it") from None
+            f"again: it finds the job by its owner mark and takes it over if it was created, or creates it") from None
     index.add(job, args.workspace_id)
     say(f"{name}: submitted {job.id}")
     return job
+
+
+def _delete_orphan(client: JobClient, job: TrainingJob, args: TrainingJobArgs, index: NameIndex,
+                   say: Printer) -> None:
+    """Our own job that this declaration no longer describes: nothing of ours is left running untracked."""
+    say(f"{job.name}: ours from an earlier `up` ({job.id}, {job.phase}) but no longer declared so: "
+        "stopping and deleting it")
+    stop_and_delete(client, job.id or "", args.delete_timeout_seconds, args.poll_interval_seconds, say, args.owner)
+    index.forget(job.id or "")
 
 
 def adopt(client: JobClient, args: TrainingJobArgs, say: Printer) -> TrainingJob:

@@ -4,8 +4,13 @@ Takeover needs to know, before a POST, whether a job with the declared name exis
 may have been killed after its POST, and the service may accept a second job with the same name:
 not documented). A search per create doubles the calls; instead the first create lists the project's
 jobs once (the list API, pages of 50) and every later create of the same `up` reads that listing.
-Jobs this process creates or deletes are added to or removed from it, so a replacement that reuses a
-name does not meet its own predecessor.
+Jobs this process creates or deletes are added to or removed from it, and a job this process deleted
+is never found again even if the service still lists it (DELETE answers 202 and the record may linger),
+so a replacement that reuses a name does not meet its own predecessor.
+
+The same listing answers "which jobs carry this owner token" (ownership.py), whatever their names: our
+own orphans of an earlier `up`. A project too large to list whole is searched by name only, so an
+orphan under another name is then not found (README says so).
 
 A project holding more than `max_pages` pages of jobs is not listed whole: lookups then search by
 name (one call each), which costs less than paging through thousands of jobs.
@@ -20,6 +25,7 @@ from typing import Protocol
 
 from ..client.errors import ModelArtsError
 from ..client.models import TrainingJob
+from ..ownership import token_on
 
 PAGE = 50
 DEFAULT_WORKSPACE = "0"  # what the list API lists when no workspace is given
@@ -48,6 +54,7 @@ class NameIndex:
         self._listings: dict[str | None, _Listing] = {}
         # The last failed listing per workspace: (when it gave up, why).
         self._failures: dict[str | None, tuple[float, ModelArtsError]] = {}
+        self._deleted: set[str] = set()  # ids this process deleted: never found again
 
     def _listing(self, workspace_id: str | None) -> _Listing:
         workspace_id = None if workspace_id in (None, DEFAULT_WORKSPACE) else workspace_id
@@ -92,7 +99,20 @@ class NameIndex:
         else:
             found = [j for j in self._list(name_like=name, limit=self._max_jobs, workspace_id=workspace_id)
                      if j.name == name]
-        return sorted(found, key=lambda j: j.metadata.create_time or 0, reverse=True)
+        return self._newest_first(found)
+
+    def owned_by(self, token: str, workspace_id: str | None = None) -> list[TrainingJob]:
+        """Every job carrying this owner token in the workspace (any name), newest first. Listed whole
+        projects only; otherwise none (the name lookup still finds a same-named one)."""
+        listing = self._listing(workspace_id)
+        with self._lock:
+            found = [j for j in listing.jobs.values() if token_on(j.metadata.annotations) == token]
+        return self._newest_first(found)
+
+    def _newest_first(self, jobs: list[TrainingJob]) -> list[TrainingJob]:
+        with self._lock:
+            alive = [j for j in jobs if (j.id or "") not in self._deleted]
+        return sorted(alive, key=lambda j: j.metadata.create_time or 0, reverse=True)
 
     def add(self, job: TrainingJob, workspace_id: str | None = None) -> None:
         workspace_id = None if workspace_id in (None, DEFAULT_WORKSPACE) else workspace_id
@@ -102,6 +122,8 @@ class NameIndex:
                 listing.jobs[job.id] = job
 
     def forget(self, job_id: str) -> None:
+        """A job this process deleted."""
         with self._lock:
+            self._deleted.add(job_id)
             for listing in self._listings.values():
                 listing.jobs.pop(job_id, None)

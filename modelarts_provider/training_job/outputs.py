@@ -42,6 +42,8 @@ class JobStatusOutputs(BaseModel):
     output_paths: dict[str, str] = {}
     output_path: str | None = None
     console_url: str | None = None
+    # Where the job lives (location.py): checked by read, update and delete before any call.
+    location: dict[str, str] | None = None
 
 
 OUTPUT_KEYS = frozenset(JobStatusOutputs.model_fields)
@@ -63,7 +65,8 @@ def console_url(cloud: str, region: str, job_id: str) -> str:
     return f"{host}/modelarts/?region={region}#/trainingJobs/trainingjobDetail?jobId={job_id}"
 
 
-def status_outputs(job: TrainingJob, *, cloud: str, region: str) -> dict[str, Any]:
+def status_outputs(job: TrainingJob, *, cloud: str, region: str,
+                   location: dict[str, str] | None = None) -> dict[str, Any]:
     live = job.to_wire()
     status = live.get("status") or {}
     resource = (live.get("spec") or {}).get("resource") or {}
@@ -88,6 +91,7 @@ def status_outputs(job: TrainingJob, *, cloud: str, region: str) -> dict[str, An
         output_paths=outs_by_name,
         output_path=next(iter(outs_by_name.values()), None),
         console_url=console_url(cloud, region, job_id) if job_id else None,
+        location=location,
     ).model_dump(mode="json")
 
 

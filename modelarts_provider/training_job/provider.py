@@ -17,6 +17,8 @@ from .check import check_inputs
 from .diff import decide
 from .name_index import NameIndex
 from .outputs import OUTPUT_KEYS, status_outputs, strip_outputs
+from ..location import check_same_place, location_of
+from ..ownership import OwnerMark
 from ..provider_base import ModelArtsProvider, say
 
 
@@ -32,7 +34,12 @@ class TrainingJobProvider(ModelArtsProvider):
 
     def _status(self, job: Any) -> dict[str, Any]:
         s = self._require_settings()
-        return status_outputs(job, cloud=s.cloud, region=s.region)
+        return status_outputs(job, cloud=s.cloud, region=s.region,
+                              location=location_of(s).model_dump())
+
+    def _same_place(self, id_: str, props: dict[str, Any]) -> None:
+        check_same_place(props.get("location"), location_of(self._require_settings()),
+                         f"training job {props.get('job_name') or props.get('name') or ''} ({id_})")
 
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         inputs, failures = check_inputs(news, olds or None)
@@ -52,6 +59,7 @@ class TrainingJobProvider(ModelArtsProvider):
         return CreateResult(job.id, {**args.model_dump(mode="json"), **self._status(job)})
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
+        self._same_place(id_, props)
         job = self._api().get_job(id_)
         if job is None:  # the documented not-found code only; any other error raises
             say(f"job {id_}: gone, dropping it from the state")
@@ -63,6 +71,7 @@ class TrainingJobProvider(ModelArtsProvider):
         return ReadResult(id_, {**inputs, **self._status(job)})
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        self._same_place(id_, olds)
         args = TrainingJobArgs.model_validate(strip_outputs(news))
         status = {k: olds.get(k) for k in OUTPUT_KEYS}
         if (olds.get("description") or "") != args.description:
@@ -74,5 +83,7 @@ class TrainingJobProvider(ModelArtsProvider):
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         timeout = props.get("delete_timeout_seconds") or 900
         poll = props.get("poll_interval_seconds") or 5.0
-        lifecycle.stop_and_delete(self._api(), id_, float(timeout), float(poll), say)
+        self._same_place(id_, props)
+        owner = OwnerMark.model_validate(props["owner"]) if props.get("owner") else None
+        lifecycle.stop_and_delete(self._api(), id_, float(timeout), float(poll), say, owner)
         self._names().forget(id_)

@@ -113,6 +113,7 @@ class TrainingJobInputs(TypedDict, total=False):
     delete_before_replace: pulumi.Input[bool]
     replace_failed: pulumi.Input[bool]
     adopt_job_id: pulumi.Input[str]
+    owner: pulumi.Input[Mapping[str, pulumi.Input[str]]]  # {stack, resource, token}: set by the resource
 
 
 def name_prefix(resource_name: str) -> str:
@@ -124,6 +125,15 @@ def name_prefix(resource_name: str) -> str:
 def replacement_keepers(props: Mapping[str, Any]) -> pulumi.Output[dict[str, str]]:
     """keepers for the name suffix: a hash of the canonical spec (every input whose change replaces)."""
     return pulumi.Output.from_input(dict(props)).apply(lambda p: {"spec": spec_hash(p)})
+
+
+def owner_mark(resource_name: str, opts: pulumi.ResourceOptions) -> dict[str, Any]:
+    """This resource's owner mark (modelarts_provider.ownership): its token is a RandomId created before
+    the job, so it is in the state before the job's POST, and stays the same across edits."""
+    token = random.RandomId(f"{resource_name}-owner", byte_length=8,
+                            opts=pulumi.ResourceOptions(parent=opts.parent, provider=None))
+    stack = f"{pulumi.get_organization()}/{pulumi.get_project()}/{pulumi.get_stack()}"
+    return {"stack": stack, "resource": resource_name, "token": token.hex}
 
 
 class TrainingJob(Resource, module="modelarts", name="TrainingJob"):
@@ -140,6 +150,7 @@ class TrainingJob(Resource, module="modelarts", name="TrainingJob"):
     output_paths: pulumi.Output[dict[str, str]]
     output_path: pulumi.Output[Optional[str]]
     console_url: pulumi.Output[Optional[str]]
+    location: pulumi.Output[Optional[dict[str, str]]]
 
     def __init__(self, resource_name: str, args: TrainingJobInputs | TrainingJobArgs | Mapping[str, Any] | None = None,
                  opts: Optional[pulumi.ResourceOptions] = None, **kwargs: Any) -> None:
@@ -168,6 +179,9 @@ class TrainingJob(Resource, module="modelarts", name="TrainingJob"):
             )
             props["name"] = pulumi.Output.concat(name_prefix(resource_name), "-", suffix.result)
             props["derived_name"] = True
+
+        if props.get("owner") is None:
+            props["owner"] = owner_mark(resource_name, opts)
 
         for key in OUTPUT_KEYS:
             props.setdefault(key, None)

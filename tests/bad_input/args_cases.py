@@ -16,6 +16,7 @@ VALID_ARGS: dict[str, Any] = {
     "flavor_id": "modelarts.p3.large.public",
 }
 ALGO_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"
+OWNER = {"stack": "organization/bad-input-args/dev", "resource": "direct", "token": "0123456789abcdef"}
 
 
 def top(name: str, value: Any) -> Mutation:
@@ -82,6 +83,18 @@ ARGS_CASES: list[Case] = [
          'workspace_id: must be a string, not a number 5'),
     Case("args-annotations-list-value", top("annotations", {"team": ["a", "b"]}),
          'annotations.team: must be a string, not a list'),
+    Case("args-annotations-owner-prefix", top("annotations", {"modelarts-pulumi/token": "0123456789abcdef"}),
+         "annotations: modelarts-pulumi/token: keys starting with modelarts-pulumi/ are the owner mark this tool "
+         "writes itself; use another prefix"),
+    # The owner mark is set by the TrainingJob resource; given by hand (library use), it is checked too.
+    Case("args-owner-not-a-map", top("owner", "me"),
+         "owner: must be a map, not a string 'me'"),
+    Case("args-owner-stack-empty", both(top("owner", OWNER), put(("owner", "stack"), "")),
+         "owner.stack: must not be empty"),
+    Case("args-owner-resource-missing", both(top("owner", OWNER), put(("owner", "resource"), DELETE)),
+         "owner.resource: is required"),
+    Case("args-owner-token-not-hex", both(top("owner", OWNER), put(("owner", "token"), "not-a-token")),
+         "owner.token: must be 16-64 lowercase hexadecimal characters (a pulumi-random RandomId's hex)"),
     Case("args-kind-not-job", top("kind", "batch"),
          "kind: must be job, not 'batch'"),
     Case("args-algorithm-missing", top("algorithm", DELETE),

@@ -41,10 +41,13 @@ def test_the_valid_configs_are_accepted(project_dir: Path) -> None:
     message, mocks = run_program(project_dir / "__main__.py", valid_stack_config(OFFLINE), SECRET_KEYS,
                                  cwd=project_dir, project=PROJECT)
     assert message == ""
-    assert mocks.types == ["pulumi-python:dynamic/modelarts:TrainingJob", "pulumi-python:dynamic/modelarts:JobsAwait"]
+    # the job's owner token (a RandomId) first: it is in the state before the job's POST
+    assert mocks.types == ["random:index/randomId:RandomId", "pulumi-python:dynamic/modelarts:TrainingJob",
+                           "pulumi-python:dynamic/modelarts:JobsAwait"]
     message, mocks = run_program(project_dir / "args.py", valid_args_config(OFFLINE), SECRET_KEYS,
                                  cwd=project_dir, project=ARGS_PROJECT)
-    assert message == "" and mocks.types == ["pulumi-python:dynamic/modelarts:TrainingJob"]
+    assert message == "" and mocks.types == ["random:index/randomId:RandomId",
+                                             "pulumi-python:dynamic/modelarts:TrainingJob"]
 
 
 @pytest.mark.parametrize("case", STACK_CASES, ids=[c.id for c in STACK_CASES])

@@ -4,6 +4,7 @@ under the real engine and the emulator over HTTP."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,10 +12,11 @@ import pytest
 
 from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient
 from modelarts_provider.client.models import CreateTrainingJobRequest
+from modelarts_provider.ownership import OwnerMark
 from modelarts_provider.training_job.args import TrainingJobArgs
 from modelarts_provider.stack.config import parse
 from modelarts_provider.stack.program import plan
-from tests.faults.kit import (ENGINE, FLAVOR, OBS, POOLS, assert_converged, job, job_stack, name_of, output_of, phase_of,
+from tests.faults.kit import (ENGINE, FLAVOR, OBS, POOLS, PROJECT, assert_converged, job, job_stack, name_of, output_of, phase_of,
                               state_job_ids, update_config, wait_until)
 
 HF_TOKEN = "hf_s3cr3t-token-value-4242"
@@ -90,16 +92,30 @@ def declared(jobs: dict[str, Any]) -> dict[str, TrainingJobArgs]:
     return {p.key: p.args for p in plan(cfg)}
 
 
+def owner_token(st: Any, key: str) -> str:
+    """The owner token the stack recorded for job `key` (its RandomId), from `pulumi stack export`."""
+    state = json.loads(st.run("stack", "export").stdout)
+    (token,) = [r["outputs"]["hex"] for r in state["deployment"]["resources"]
+                if r["type"] == "random:index/randomId:RandomId" and r["urn"].endswith(f"::{key}-owner")]
+    return token
+
+
 def test_our_own_interrupted_job_is_taken_over_not_duplicated(tmp_path: Path, emu: Any) -> None:
-    # What a killed `up` leaves behind: our job, same name and spec, not in the state.
+    # What a killed `up` leaves behind: the owner token in the state (created before the job), and our
+    # job, marked with it, same name and spec, not in the state.
     jobs = {"a": job(name="ours-name")}
-    with client_of(emu) as c:
-        ours = c.create_job(CreateTrainingJobRequest.model_validate(declared(jobs)["a"].to_wire())).id
     st = job_stack(tmp_path, emu, jobs=jobs)
+    st.run("up", "--yes", "--skip-preview", "--target",
+           f"urn:pulumi:{st.name}::{PROJECT}::random:index/randomId:RandomId::a-owner")
+    mark = {"stack": f"organization/{PROJECT}/{st.name}", "resource": "a", "token": owner_token(st, "a")}
+    with client_of(emu) as c:
+        request = declared(jobs)["a"].model_copy(update={"owner": OwnerMark.model_validate(mark)}).to_wire()
+        ours = c.create_job(CreateTrainingJobRequest.model_validate(request)).id
     up = st.up()
-    assert f"taking over existing job {ours}" in output_of(up)
+    assert re.search(f"ours-name: taking over existing job {ours} \\((Creating|Pending|Running)\\): ours, "
+                     "from an earlier `up`", output_of(up)), output_of(up)
     assert state_job_ids(st) == {"ours-name": ours}
-    assert emu.counters()["create"] == 1  # the colleague-style create above, none by the stack
+    assert emu.counters()["create"] == 1  # the killed up's create above, none by this one
 
 
 def test_secret_config_leaf_stays_secret_end_to_end(tmp_path: Path, emu: Any) -> None:

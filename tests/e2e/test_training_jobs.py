@@ -220,14 +220,20 @@ def test_sweep_3x3_creates_9_jobs_with_distinct_deterministic_names(tmp_path: Pa
                           "grid": {"lr": [0.1, 0.01, 0.001], "batch_size": [32, 64, 128]}}}
     st = make_stack(tmp_path, emu, {}, sweeps=sweep)
     st.up()
-    names = sorted(live_jobs(emu))
-    assert len(names) == 9 and all(n.startswith("lr-sweep-") for n in names)
-    assert sorted(outputs_jobs(st)) == names  # resource key = job name
-    st.preview("--expect-no-changes")
     from modelarts_provider.stack.sweep import point_names
+    from modelarts_provider.training_job.resource import SUFFIX_LENGTH, name_prefix
+    from tests.faults.kit import owner_key
 
+    jobs = emu.jobs()
+    keys = sorted(owner_key(j) or "" for j in jobs)
     expected = sorted(n for n, _ in point_names("lr-sweep", {"batch_size": [32, 64, 128], "lr": [0.1, 0.01, 0.001]}))
-    assert names == expected
+    assert keys == expected and sorted(outputs_jobs(st)) == keys  # resource key = export key
+    # Each point's job: its key and a random suffix (unique per stack, like any derived name).
+    for j in jobs:
+        prefix = name_prefix(owner_key(j) or "") + "-"
+        name = j["metadata"]["name"]
+        assert name.startswith(prefix) and len(name) == len(prefix) + SUFFIX_LENGTH, name
+    st.preview("--expect-no-changes")
     st.destroy()
     assert emu.jobs() == []
     assert_no_plaintext_secrets(st, emu)

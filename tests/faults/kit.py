@@ -20,6 +20,7 @@ import yaml
 from pathlib import Path
 from typing import Any
 
+from modelarts_provider.ownership import OWNER_ANNOTATION
 from tests.e2e import harness
 from tests.e2e.harness import REPO_ROOT, Stack, new_stack
 
@@ -130,6 +131,23 @@ def name_of(j: dict[str, Any]) -> str:
     return (j.get("metadata") or {}).get("name") or ""
 
 
+def owner_key(j: dict[str, Any]) -> str | None:
+    """The stack resource a live job belongs to, from its owner mark (modelarts_provider.ownership)."""
+    owner = ((j.get("metadata") or {}).get("annotations") or {}).get(OWNER_ANNOTATION)
+    return owner.rsplit("::", 1)[1] if owner else None
+
+
+def label_of(j: dict[str, Any], expected: set[str]) -> str:
+    """A live job as `expected` names it: its name, or (derived names, e.g. sweep points) its resource key."""
+    name = name_of(j)
+    return name if name in expected else (owner_key(j) or name)
+
+
+def job_labelled(emu: Any, label: str) -> dict[str, Any]:
+    """The live job named `label`, or whose owner mark names the resource `label`."""
+    return next(j for j in emu.jobs() if label_of(j, {label}) == label)
+
+
 def state_job_ids(st: Stack) -> dict[str, str]:
     """{job name: job id} of the TrainingJob resources in the stack state."""
     out = {}
@@ -150,8 +168,9 @@ def assert_converged(emu: Any, st: Stack | None, expected: int | set[str]) -> li
     if isinstance(expected, int):
         assert len(jobs) == expected, f"expected {expected} jobs, emulator has {len(jobs)}:\n{_brief(jobs)}"
     else:
-        assert set(names) == expected, (f"emulator jobs differ from the declaration: extra "
-                                        f"{sorted(set(names) - expected)}, missing {sorted(expected - set(names))}")
+        labels = {label_of(j, expected) for j in jobs}
+        assert labels == expected, (f"emulator jobs differ from the declaration: extra "
+                                    f"{sorted(labels - expected)}, missing {sorted(expected - labels)}")
     if st is not None:
         tracked = state_job_ids(st)
         live_ids = {j["metadata"]["id"] for j in jobs}

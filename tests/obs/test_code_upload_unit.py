@@ -174,11 +174,34 @@ def test_upload_skips_what_is_there_and_marker_gates_removal(tmp_path: Path, obs
     assert transfer.upload(c, root, manifest, files, "up-1", dest, parallelism=4).uploaded == 1
 
     transfer.write_marker(c, "up-1", marker, transfer.Marker(content_hash=files.content_hash, files=10,
-                                                              total_bytes=manifest.total_bytes))
+                                                              total_bytes=manifest.total_bytes,
+                                                              keys=[f.path for f in manifest.files]))
     assert transfer.read_marker(c, "up-1", marker).files == 10
+    # Someone else's object under the same prefix: not in the marker's list, never deleted.
+    s3.put_object(Bucket="up-1", Key=dest + "theirs.txt", Body=b"not ours")
     assert transfer.remove(c, "up-1", marker, dest, parallelism=4) == 10
-    assert keys(s3, "up-1") == []
+    assert keys(s3, "up-1") == [dest + "theirs.txt"]
     assert transfer.remove(c, "no-such-bucket", marker, dest, parallelism=4) == 0  # gone is gone
+
+
+def test_an_upload_without_a_file_list_is_left_in_place(tmp_path: Path, obs: Any, s3: Any) -> None:
+    # A marker written before markers listed their files: its objects are not guessed from the prefix.
+    c = obs_client(obs)
+    c.create_bucket("up-2")
+    s3.put_object(Bucket="up-2", Key="code/old/abc/train.py", Body=b"print(1)")
+    transfer.write_marker(c, "up-2", "code/old/abc.complete.json",
+                          transfer.Marker(content_hash="0" * 64, files=1, total_bytes=8))
+    said: list[str] = []
+    assert transfer.remove(c, "up-2", "code/old/abc.complete.json", "code/old/abc/", 4, said.append) == 0
+    assert keys(s3, "up-2") == ["code/old/abc/train.py"]
+    assert said == ["obs://up-2/code/old/abc/: the upload's file list is unknown (an upload older than file "
+                    "lists); its objects are left in place"]
+    # ... unless the caller knows them (the local directory still has exactly that content)
+    transfer.write_marker(c, "up-2", "code/old/abc.complete.json",
+                          transfer.Marker(content_hash="0" * 64, files=1, total_bytes=8))
+    assert transfer.remove(c, "up-2", "code/old/abc.complete.json", "code/old/abc/", 4,
+                           known_keys=["train.py"]) == 1
+    assert keys(s3, "up-2") == []
 
 
 def test_upload_failure_is_one_line_and_resumes(tmp_path: Path, obs: Any, s3: Any) -> None:

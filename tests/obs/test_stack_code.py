@@ -11,7 +11,7 @@ import pytest
 
 from modelarts_provider.stack.sweep import point_names
 from tests.e2e.harness import REPO_ROOT
-from tests.faults.kit import ENGINE, job_stack, name_of, output_of, phase_of, provider_config, update_config
+from tests.faults.kit import ENGINE, job_labelled, job_stack, name_of, output_of, phase_of, provider_config, update_config
 
 TRAIN = "import sys\nprint('training', sys.argv[1:])\n"
 
@@ -59,7 +59,7 @@ def code_prefixes(s3: Any, bucket: str = "stack-code") -> set[str]:
 
 
 def live_code_dir(emu: Any, name: str) -> str:
-    return next(j for j in emu.jobs() if name_of(j) == name)["algorithm"]["code_dir"]
+    return job_labelled(emu, name)["algorithm"]["code_dir"]
 
 
 def test_upload_run_noop_change_and_destroy(tmp_path: Path, emu: Any, obs: Any, s3: Any) -> None:

@@ -1,9 +1,16 @@
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 CODE = {"code_dir": "obs://bkt/code/", "boot_file": "obs://bkt/code/train.py",
         "engine": {"engine_name": "PyTorch", "engine_version": "1.8"}}
+
+
+def owner_of(resource: str) -> dict[str, str]:
+    """The owner mark of the stack resource `resource` (modelarts_provider.ownership): one token per resource."""
+    return {"stack": "organization/proj/dev", "resource": resource,
+            "token": hashlib.sha256(resource.encode()).hexdigest()[:16]}
 
 
 def job_inputs(**over: Any) -> dict[str, Any]:
@@ -14,4 +21,5 @@ def job_inputs(**over: Any) -> dict[str, Any]:
         "poll_interval_seconds": 0.05, "wait_timeout_seconds": 5,
     }
     base.update(over)
+    base.setdefault("owner", owner_of("a"))
     return base

@@ -7,7 +7,7 @@ from modelarts_provider.training_job.args import TrainingJobArgs
 from modelarts_provider.training_job.check import check_inputs
 from modelarts_provider.training_job.unknowns import UNKNOWN
 
-from .common import CODE, job_inputs
+from .common import owner_of, CODE, job_inputs
 
 
 def props(failures):
@@ -19,7 +19,9 @@ def test_valid_code_form_normalizes_and_wires_api_obs_paths():
     assert failures == []
     assert inputs["wait_for"] == "created" and inputs["delete_before_replace"] is True
     wire = TrainingJobArgs.model_validate(inputs).to_wire()
-    assert wire["metadata"] == {"name": "job-a", "description": "d"}
+    # the owner mark travels in the create request itself (modelarts_provider.ownership)
+    assert wire["metadata"] == {"name": "job-a", "description": "d", "annotations": {
+        "modelarts-pulumi/owner": "organization/proj/dev::a", "modelarts-pulumi/token": owner_of("a")["token"]}}
     assert wire["algorithm"]["code_dir"] == "/bkt/code/"
     assert wire["algorithm"]["parameters"] == [{"name": "lr", "value": "0.1"}]
     assert wire["algorithm"]["outputs"][0]["remote"] == {"obs": {"obs_url": "/bkt/out/"}}

@@ -15,7 +15,7 @@ from modelarts_provider.training_job.outputs import OUTPUT_KEYS, JobStatusOutput
 from modelarts_provider.training_job.provider import TrainingJobProvider
 from modelarts_provider.training_job.resource import TrainingJob, TrainingJobInputs
 
-from .common import job_inputs
+from .common import job_inputs, owner_of
 from .fakes import FakeClient
 
 CREDENTIALS = {"region": "cn-north-4", "projectId": "p", "accessKey": "AK", "secretKey": "SK"}
@@ -69,7 +69,8 @@ def test_create_after_a_killed_up_takes_the_job_over():
 
 def test_create_refuses_a_job_that_is_not_ours():
     c = FakeClient()
-    theirs = c.add(TrainingJobArgs.model_validate(checked(flavor_id="f-theirs")).to_wire(), "Running")
+    # a colleague's resource's job: same name and spec, another owner token
+    theirs = c.add(TrainingJobArgs.model_validate(checked(owner=owner_of("colleague"))).to_wire(), "Running")
     with pytest.raises(TrainingJobError, match=f"a training job named job-a already exists \\({theirs.id}, Running\\)"):
         provider(c).create(checked())
     assert c.touched() == set()

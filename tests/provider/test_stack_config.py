@@ -27,14 +27,16 @@ def test_plan_resolves_obs_and_pools():
     assert a.flavor_id == "modelarts.vm.cpu.2u"
 
 
-def test_sweep_3x3_gives_9_distinct_deterministic_names():
+def test_sweep_3x3_gives_9_distinct_deterministic_keys_and_derived_names():
     cfg = {**BASE, "sweeps": {"lr-sweep": {**BASE["jobs"]["mnist"], "parameters": {},
                                            "grid": {"lr": [0.1, 0.01, 0.001], "bs": [32, 64, 128]}}}}
     plans = [p for p in plan(parse(cfg)) if p.key != "mnist"]
-    names = [p.args.name for p in plans]
-    assert len(names) == 9 == len(set(names))
-    assert names == [p.args.name for p in plan(parse(cfg)) if p.key != "mnist"]
-    assert all(len(n) <= 64 for n in names)
+    keys = [p.key for p in plans]
+    assert len(keys) == 9 == len(set(keys))
+    assert keys == [p.key for p in plan(parse(cfg)) if p.key != "mnist"]
+    assert all(len(k) <= 64 for k in keys)
+    # No fixed job name: each point's job gets its key and a random suffix, unique per stack.
+    assert [p.args.name for p in plans] == [None] * 9
     params = {(q.name, q.value) for p in plans for q in p.args.algorithm.parameters}
     assert ("lr", "0.001") in params and ("bs", "128") in params
 
