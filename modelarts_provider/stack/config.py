@@ -50,6 +50,8 @@
         deleteBeforeReplace: true
         replaceFailed: false
         adoptJobId: <job id>                    # take over an existing job instead of creating one
+        movedFrom: [oldkey]                     # this job was declared under oldkey: keep it (an alias),
+                                                #   with its outputs and code where they were
     modelarts-jobs:sweeps:         # grids: every job field above (except name, adoptJobId) plus
       lr-sweep:
         pool: gpu
@@ -205,6 +207,8 @@ class JobEntry(_Cfg):
     delete_before_replace: bool = True
     replace_failed: bool = False
     adopt_job_id: str | None = None
+    # Keys this job was declared under before: it keeps its job, outputs and code (Pulumi aliases).
+    moved_from: list[Key] = Field(default_factory=list, max_length=16)
 
     @model_validator(mode="after")
     def _paths_and_forms(self) -> JobEntry:
@@ -274,6 +278,8 @@ class SweepConfig(JobEntry):
             raise rule("name", "is not allowed in a sweep: job names are derived from the grid point")
         if self.adopt_job_id is not None:
             raise rule("adoptJobId", "is not allowed in a sweep")
+        if self.moved_from:
+            raise rule("movedFrom", "is not allowed in a sweep: a sweep's points are keyed by their grid values")
         for k, values in self.grid.items():
             if len({as_param(v) for v in values}) != len(values):
                 # true and "true" are the same parameter value on the wire
@@ -300,6 +306,11 @@ class StackConfig(_Cfg):
         both = set(self.jobs) & set(self.sweeps)
         if both:
             raise rule(f"sweeps.{sorted(both)[0]}", "a sweep cannot have the same key as a job")
+        for key, job in self.jobs.items():
+            still = [k for k in job.moved_from if k in self.jobs or k in self.sweeps]
+            if still:
+                raise rule(f"jobs.{key}.movedFrom", f"{still[0]} is still declared: a job moves from a key that "
+                                                    "is no longer in jobs or sweeps")
         for section, entries in (("jobs", self.jobs), ("sweeps", self.sweeps)):
             for key, job in entries.items():
                 where = f"{section}.{key}"

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pulumi
+
 from ..awaiting.resource import JobsAwait, await_jobs
 from ..bucket import Bucket
 from ..code_upload import CodeUpload
@@ -46,5 +48,6 @@ def declare(cfg: StackConfig, plans: list[JobPlan], secrets: set[str]) -> tuple[
         if p.upload is not None:
             up = uploads.get(p.upload.key) or uploads.setdefault(p.upload.key, _upload(cfg, p.upload, buckets))
             props["algorithm"] = {**props["algorithm"], "code_dir": up.code_dir, "boot_file": up.boot_file}
-        jobs[p.key] = TrainingJob(p.key, props)
+        moved = pulumi.ResourceOptions(aliases=[pulumi.Alias(name=k) for k in p.moved_from]) if p.moved_from else None
+        jobs[p.key] = TrainingJob(p.key, props, moved)
     return jobs, await_jobs(jobs)

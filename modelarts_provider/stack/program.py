@@ -33,6 +33,7 @@ class JobPlan:
     config_path: str     # e.g. modelarts-jobs:jobs.mnist, for messages
     args: TrainingJobArgs  # with code from a local directory: code_dir/boot_file stand-ins (see upload)
     upload: Upload | None = None
+    moved_from: tuple[str, ...] = ()  # earlier keys: aliases of the job's resources
 
 
 def _rel(obs: ObsConfig | None, prefix_attr: str, value: str, *extra: str) -> str:
@@ -199,8 +200,10 @@ def plan(cfg: StackConfig) -> list[JobPlan]:
             _check_code(f"{PROJECT}:{section}.{key}", entry)
     for key, job in cfg.jobs.items():
         path = f"{PROJECT}:jobs.{key}"
-        plans.append(JobPlan(key, path, _validate(path, job_args(cfg, job, key, name=job.name)),
-                             upload_of(cfg, job, key)))
+        # A moved job keeps everything its first key placed: output folder, code upload.
+        home = job.moved_from[0] if job.moved_from else key
+        plans.append(JobPlan(key, path, _validate(path, job_args(cfg, job, home, name=job.name)),
+                             upload_of(cfg, job, home), tuple(job.moved_from)))
     for sweep_key, sweep in cfg.sweeps.items():
         path = f"{PROJECT}:sweeps.{sweep_key}"
         for point_key, point in point_names(sweep_key, sweep.grid):

@@ -22,7 +22,7 @@ from .args import TrainingJobArgs
 from .compare import mismatches
 from .name_index import NameIndex
 from ..client.errors import CLIENT_AMBIGUOUS_CREATE, JOB_NOT_FOUND, ModelArtsError
-from ..ownership import OwnerMark, owner_text, token_on
+from ..ownership import OWNER_ANNOTATION, OwnerMark, owner_text, token_on
 from ..client.models import ACTIVE_PHASES, TERMINAL_PHASES, CreateTrainingJobRequest, TrainingJob
 
 Printer = Callable[[str], None]
@@ -120,12 +120,20 @@ def _sync_description(client: JobClient, job: TrainingJob, args: TrainingJobArgs
 
 def _not_ours(name: str, job: TrainingJob, args: TrainingJobArgs) -> TrainingJobError:
     diffs = mismatches(args, job)
+    owner = (job.metadata.annotations or {}).get(OWNER_ANNOTATION, "")
+    stack, _, resource = owner.rpartition("::")
+    if args.owner is not None and stack == args.owner.stack and resource:
+        # This stack's own job, of another key: a move (Pulumi would create the new key before deleting
+        # the old, and the name can be held only once).
+        todo = (f"if the job moved from {resource}, declare movedFrom: [{resource}] to keep it; or remove "
+                f"{resource} in one up and declare the new key in the next")
+    else:
+        todo = "rename the declared job, adopt the existing one with adopt_job_id, or remove it yourself"
     return TrainingJobError(
         f"a training job named {name} already exists ({job.id}, {job.phase}) and is not this resource's: "
         f"{owner_text(job.metadata.annotations)}"
         + (f" ({'; '.join(diffs)})" if diffs else "")
-        + "; nothing was changed: rename the declared job, adopt the existing one with adopt_job_id, or remove it "
-          "yourself")
+        + f"; nothing was changed: {todo}")
 
 
 def _is_ours(job: TrainingJob, owner: OwnerMark | None) -> bool:

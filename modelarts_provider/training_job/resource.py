@@ -127,11 +127,18 @@ def replacement_keepers(props: Mapping[str, Any]) -> pulumi.Output[dict[str, str
     return pulumi.Output.from_input(dict(props)).apply(lambda p: {"spec": spec_hash(p)})
 
 
+def companion_opts(opts: pulumi.ResourceOptions, suffix: str) -> pulumi.ResourceOptions:
+    """Options of a resource that belongs to this one (`<name><suffix>`): same parent, and the aliases
+    of this one's earlier names, so a moved job keeps its name suffix and owner token."""
+    aliases = [pulumi.Alias(name=f"{a.name}{suffix}") for a in (opts.aliases or [])
+               if isinstance(a, pulumi.Alias) and isinstance(a.name, str)]
+    return pulumi.ResourceOptions(parent=opts.parent, provider=None, aliases=aliases or None)
+
+
 def owner_mark(resource_name: str, opts: pulumi.ResourceOptions) -> dict[str, Any]:
     """This resource's owner mark (modelarts_provider.ownership): its token is a RandomId created before
     the job, so it is in the state before the job's POST, and stays the same across edits."""
-    token = random.RandomId(f"{resource_name}-owner", byte_length=8,
-                            opts=pulumi.ResourceOptions(parent=opts.parent, provider=None))
+    token = random.RandomId(f"{resource_name}-owner", byte_length=8, opts=companion_opts(opts, "-owner"))
     stack = f"{pulumi.get_organization()}/{pulumi.get_project()}/{pulumi.get_stack()}"
     return {"stack": stack, "resource": resource_name, "token": token.hex}
 
@@ -175,7 +182,7 @@ class TrainingJob(Resource, module="modelarts", name="TrainingJob"):
                 f"{resource_name}-name",
                 length=SUFFIX_LENGTH, special=False, upper=False,
                 keepers=replacement_keepers(props),
-                opts=pulumi.ResourceOptions(parent=opts.parent, provider=None),
+                opts=companion_opts(opts, "-name"),
             )
             props["name"] = pulumi.Output.concat(name_prefix(resource_name), "-", suffix.result)
             props["derived_name"] = True

@@ -153,7 +153,14 @@ STACK_CASES: list[Case] = [
          cfg('jobs.a.flavour: unknown key (allowed: pool, obs, nodes, name, description, algorithmId, subscription, '
              'codeDir, bootFile, code, engine, image, command, parameters, inputs, outputs, environments, logs, '
              'autoStopHours, volumes, annotations, workingDir, localCodeDir, waitFor, waitTimeoutSeconds, '
-             'pollIntervalSeconds, deleteTimeoutSeconds, deleteBeforeReplace, replaceFailed, adoptJobId)'), covers=()),
+             'pollIntervalSeconds, deleteTimeoutSeconds, deleteBeforeReplace, replaceFailed, adoptJobId, movedFrom)'),
+         covers=()),
+    Case("moved-from-a-declared-key", both(a("movedFrom", ["b"]), put((JOBS, "b"), job(name="bad-input-b"))),
+         cfg("jobs.a.movedFrom: b is still declared: a job moves from a key that is no longer in jobs or sweeps"),
+         covers=((JOBS, "a", "movedFrom"), (JOBS, "b"))),
+    Case("moved-from-bad-key", a("movedFrom", ["no way"]),
+         cfg("jobs.a.movedFrom[0]: 'no way' is not a valid key: 1-40 characters: letters, digits, '_' and '-'; "
+             "starts with a letter or digit")),
     Case("wait-for-lowercase", a("waitfor", "completed"),
          cfg('jobs.a.waitfor: unknown key (did you mean waitFor?)'), covers=()),
     Case("misspelt-boot-file", both(a("bootFile", DELETE), a("bootfile", "train.py")),
@@ -276,6 +283,8 @@ STACK_CASES: list[Case] = [
          cfg('sweeps.s.name: is not allowed in a sweep: job names are derived from the grid point')),
     Case("sweep-adopt", with_sweep(adoptJobId="abc"),
          cfg('sweeps.s.adoptJobId: is not allowed in a sweep')),
+    Case("sweep-moved-from", with_sweep(movedFrom=["old"]),
+         cfg("sweeps.s.movedFrom: is not allowed in a sweep: a sweep's points are keyed by their grid values")),
     Case("sweep-grid-and-parameter", with_sweep(parameters={"lr": 0.5}),
          cfg('sweeps.s.grid.lr: is also a fixed parameter; remove it from parameters'), covers=((SWEEPS, "s", "grid"),)),
     Case("sweep-same-key-as-job", put((SWEEPS, "a"), sweep({"lr": [1]})),

@@ -138,3 +138,61 @@ def test_temporary_credentials(tmp_path: Any) -> None:
         s = settings_from({"region": "cn-north-4", "accessKey": obs.access_key, "secretKey": obs.secret_key,
                            "securityToken": "temp-token-123", "obsEndpoint": obs.url})
         assert ObsClient(s).create_bucket("tmp-cred") is True
+
+
+def test_a_404_from_a_wrong_endpoint_is_an_error_not_gone() -> None:
+    # A wrong obsEndpoint (a web server that answers 404 to every path): HEAD says 404, but only OBS's own
+    # NoSuchBucket / NoSuchKey mean gone; a refresh must not drop a bucket or an upload for it.
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class NotObs(BaseHTTPRequestHandler):
+        def _404(self) -> None:
+            body = b"<html><body>404 Not Found</body></html>"
+            self.send_response(404)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+        do_GET = do_HEAD = do_PUT = do_DELETE = _404
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), NotObs)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        s = settings_from({"region": "cn-north-4", "accessKey": "AK", "secretKey": "SK",
+                           "obsEndpoint": f"http://127.0.0.1:{server.server_address[1]}"})
+        c = ObsClient(s)
+        for call in (lambda: c.bucket_exists("my-bucket"), lambda: c.get_bytes("my-bucket", "code/x.complete.json")):
+            with pytest.raises(ObsError) as e:
+                call()
+            assert e.value.status == 404 and not e.value.not_found
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_bucket_adopted_by_create_true_is_never_deleted(obs: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from modelarts_provider.bucket.provider import BucketProvider
+
+    said: list[str] = []
+    monkeypatch.setattr("modelarts_provider.bucket.provider.say", said.append)
+    c = client_for(obs)
+    c.create_bucket("theirs-1")  # made by someone else, empty when the stack took it over
+    p = BucketProvider()
+    p._obs = lambda: c  # type: ignore[method-assign]
+    created = p.create({"bucket": "theirs-1", "create": True, "force_destroy": True})
+    assert created.outs["created"] is False and said == ["bucket theirs-1: already there and empty, taken over"]
+    c.put_bytes("theirs-1", "colleague/model.bin", b"weights")  # their objects, added since
+    p.delete("theirs-1", created.outs)
+    assert c.bucket_exists("theirs-1") and [o.key for o in c.iter_objects("theirs-1")] == ["colleague/model.bin"]
+    assert said[-1] == "bucket theirs-1: kept with its objects (it existed before this stack created anything in it)"
+    # A bucket this stack created is deleted as before (force_destroy empties it first).
+    mine = p.create({"bucket": "mine-1", "create": True, "force_destroy": True})
+    c.put_bytes("mine-1", "out/x", b"1")
+    p.delete("mine-1", mine.outs)
+    assert not c.bucket_exists("mine-1")

@@ -7,10 +7,10 @@ CODE = {"code_dir": "obs://bkt/code/", "boot_file": "obs://bkt/code/train.py",
         "engine": {"engine_name": "PyTorch", "engine_version": "1.8"}}
 
 
-def owner_of(resource: str) -> dict[str, str]:
+def owner_of(resource: str, stack: str = "organization/proj/dev") -> dict[str, str]:
     """The owner mark of the stack resource `resource` (modelarts_provider.ownership): one token per resource."""
-    return {"stack": "organization/proj/dev", "resource": resource,
-            "token": hashlib.sha256(resource.encode()).hexdigest()[:16]}
+    return {"stack": stack, "resource": resource,
+            "token": hashlib.sha256(f"{stack}::{resource}".encode()).hexdigest()[:16]}
 
 
 def job_inputs(**over: Any) -> dict[str, Any]:

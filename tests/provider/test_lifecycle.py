@@ -39,9 +39,12 @@ def args(**over) -> TrainingJobArgs:
     return TrainingJobArgs.model_validate(job_inputs(**over))
 
 
+COLLEAGUE_STACK = "organization/proj/colleague-dev"
+
+
 def theirs(**over) -> dict:
-    """The create body of a colleague's resource's job (another owner token), same name unless told."""
-    return args(owner=owner_of("colleague"), **over).to_wire()
+    """The create body of a colleague's stack's job (another owner token), same name unless told."""
+    return args(owner=owner_of("job-a", COLLEAGUE_STACK), **over).to_wire()
 
 
 def unmarked(**over) -> dict:
@@ -49,8 +52,8 @@ def unmarked(**over) -> dict:
     return args(**over).model_copy(update={"owner": None}).to_wire()
 
 
-COLLEAGUE = ("it belongs to organization/proj/dev::colleague (owner token "
-             f"{owner_of('colleague')['token'][:8]}...)")
+COLLEAGUE = (f"it belongs to {COLLEAGUE_STACK}::job-a (owner token "
+             f"{owner_of('job-a', COLLEAGUE_STACK)['token'][:8]}...)")
 NO_MARK = "it carries no owner mark (not created by this stack tool, or before owners were recorded)"
 
 
@@ -188,6 +191,17 @@ def test_our_orphan_of_another_spec_is_stopped_and_deleted_then_ours_is_created(
     assert said[0] == (f"job-a: ours from an earlier `up` ({orphan.id}, Running) but no longer declared so: "
                        "stopping and deleting it")
     assert said[-1] == f"job-a: submitted {job.id}"
+
+
+def test_a_job_of_another_key_of_this_stack_suggests_moved_from():
+    c = FakeClient()
+    other = c.add(args(owner=owner_of("old-key")).to_wire(), "Completed")
+    with pytest.raises(TrainingJobError) as e:
+        submit(c, args(owner=owner_of("new-key")), NameIndex(c), Said())
+    assert str(e.value).endswith(
+        "; nothing was changed: if the job moved from old-key, declare movedFrom: [old-key] to keep it; or remove "
+        "old-key in one up and declare the new key in the next")
+    assert f"({other.id}, Completed)" in str(e.value) and c.touched() == set()
 
 
 def test_our_orphan_under_another_name_is_found_by_its_token():

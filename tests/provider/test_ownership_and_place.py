@@ -1,0 +1,137 @@
+"""Issue 19's provider rules with the fake client: where a job lives is checked before any call, deletes
+respect the owner mark, terminate refusals fail loudly, and a Terminated run is re-run like a failed one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from modelarts_provider.client.errors import ModelArtsError
+from modelarts_provider.location import WrongPlaceError
+from modelarts_provider.provider_config import resolve_settings
+from modelarts_provider.training_job import lifecycle
+from modelarts_provider.training_job.args import TrainingJobArgs
+from modelarts_provider.training_job.check import check_inputs
+from modelarts_provider.training_job.diff import decide
+from modelarts_provider.training_job.lifecycle import TrainingJobError
+from modelarts_provider.training_job.provider import TrainingJobProvider
+from modelarts_provider.ownership import OwnerMark
+
+from .common import job_inputs, owner_of
+from .fakes import FakeClient
+
+HERE = {"region": "cn-north-4", "projectId": "p", "accessKey": "AK", "secretKey": "SK"}
+
+
+@pytest.fixture(autouse=True)
+def quiet(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    said: list[str] = []
+    monkeypatch.setattr("modelarts_provider.training_job.provider.say", said.append)
+    return said
+
+
+def provider(client: FakeClient, **settings: str) -> TrainingJobProvider:
+    p = TrainingJobProvider()
+    p._settings = resolve_settings({**HERE, **settings}.get, {})
+    p._api = lambda: client  # type: ignore[method-assign]
+    return p
+
+
+def checked(**over: Any) -> dict[str, Any]:
+    inputs, failures = check_inputs(job_inputs(**over))
+    assert failures == []
+    return inputs
+
+
+# --- where a job lives -----------------------------------------------------------------------------
+
+
+def test_the_state_records_where_the_job_lives():
+    c = FakeClient()
+    outs = provider(c).create(checked()).outs
+    assert outs["location"] == {"cloud": "huaweicloud", "region": "cn-north-4", "project_id": "p",
+                                "endpoint": "https://modelarts.cn-north-4.myhuaweicloud.com"}
+
+
+@pytest.mark.parametrize("elsewhere, shown", [
+    ({"region": "cn-east-3"}, "region cn-east-3"),
+    ({"projectId": "q"}, "project q"),
+    ({"endpoint": "http://127.0.0.1:9"}, "(http://127.0.0.1:9)"),
+], ids=["region", "project", "endpoint"])
+def test_another_place_is_refused_by_read_update_and_delete_before_any_call(elsewhere, shown):
+    c = FakeClient()
+    created = provider(c).create(checked())
+    calls = list(c.calls)
+    moved = provider(c, **elsewhere)
+    for op in (lambda: moved.read(created.id, created.outs),
+               lambda: moved.update(created.id, created.outs, checked(description="new")),
+               lambda: moved.delete(created.id, created.outs)):
+        with pytest.raises(WrongPlaceError) as e:
+            op()
+        msg = str(e.value)
+        assert msg.startswith(f"training job job-a ({created.id}) lives in huaweicloud region cn-north-4, "
+                              "project p (https://modelarts.cn-north-4.myhuaweicloud.com), but the provider is "
+                              "configured for ")
+        assert shown in msg and "nothing was read, changed or deleted" in msg and "\n" not in msg
+    assert c.calls == calls and c.phase_of(created.id) == "Creating"  # not one call, nothing dropped
+
+
+def test_a_state_from_before_locations_is_not_checked():
+    c = FakeClient()
+    created = provider(c).create(checked())
+    legacy = {k: v for k, v in created.outs.items() if k != "location"}
+    read = provider(c, region="cn-east-3").read(created.id, legacy)
+    assert read.id == created.id  # read as before; the next create or refresh records the place
+
+
+# --- deleting checks the owner mark ------------------------------------------------------------------
+
+
+def test_delete_refuses_a_job_that_carries_another_token():
+    c = FakeClient()
+    job = c.add(TrainingJobArgs.model_validate(job_inputs(owner=owner_of("colleague", "o/p/other"))).to_wire())
+    mine = OwnerMark.model_validate(owner_of("a"))
+    with pytest.raises(TrainingJobError, match="is not this resource's .*it was not stopped or deleted"):
+        lifecycle.stop_and_delete(c, job.id or "", 5, 0.01, lambda _m: None, mine)
+    assert c.touched() == set() and job.id in c.jobs
+
+
+def test_delete_of_an_unmarked_job_in_our_state_proceeds():
+    # Adopted with adopt_job_id, or created before owners were recorded: its id in our state is the record.
+    c = FakeClient(script=["Creating", "Running"])
+    job = c.add(TrainingJobArgs.model_validate(job_inputs()).model_copy(update={"owner": None}).to_wire())
+    lifecycle.stop_and_delete(c, job.id or "", 5, 0.01, lambda _m: None, OwnerMark.model_validate(owner_of("a")))
+    assert job.id not in c.jobs
+
+
+# --- stopping fails loudly -----------------------------------------------------------------------------
+
+
+def test_a_refused_terminate_fails_at_once_with_the_service_code():
+    c = FakeClient()
+    job = c.add(TrainingJobArgs.model_validate(job_inputs()).to_wire(), "Running")
+
+    def refuse(job_id: str) -> Any:
+        c._record("terminate", job_id)
+        raise ModelArtsError("no permission to stop training jobs", status=403, error_code="ModelArts.0203")
+
+    c.terminate_job = refuse  # type: ignore[method-assign]
+    slept: list[float] = []
+    with pytest.raises(TrainingJobError) as e:
+        lifecycle.stop(c, c._job(job.id), 900, 5, lambda _m: None, sleep=slept.append)
+    assert str(e.value) == (f"terminate of training job job-a ({job.id}) was refused: ModelArts.0203 no permission "
+                            "to stop training jobs (HTTP 403); it was not stopped")
+    assert slept == [] and c.phase_of(job.id) == "Running"  # no 15 minutes of polling
+
+
+# --- a run that did not complete is re-run -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("phase, replaced", [("Failed", True), ("Abnormal", True), ("Terminated", True),
+                                             ("Completed", False), ("Running", False)])
+def test_replace_failed_reruns_every_run_that_did_not_complete(phase, replaced):
+    olds = {**checked(replace_failed=True), "phase": phase, "job_name": "job-a", "job_id": "j"}
+    d = decide("j", olds, checked(replace_failed=True))
+    assert ("phase" in d.replaces) is replaced
+    assert d.delete_before_replace or not replaced
