@@ -1,0 +1,132 @@
+"""Issue 19 under the real engine and the local ModelArts: what is this stack's is recorded on it (owner
+token, place), and nothing else is ever taken over, stopped or deleted. Each test is a user's scenario and
+asserts on what the service holds afterwards. The rules themselves, case by case, are unit tests
+(tests/provider/test_lifecycle.py, test_ownership_and_place.py); these show them end to end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from modelarts_provider.client.models import CreateTrainingJobRequest
+from modelarts_provider.ownership import OwnerMark
+from modelarts_provider.stack.sweep import point_names
+from tests.e2e.test_never_touch import client_of, declared, owner_token
+from tests.faults.kit import (PROJECT, assert_converged, job, job_stack, output_of, owner_key, phase_of,
+                              state_job_ids, sweep, update_config)
+
+GRID = {"lr": [0.1, 0.2]}
+ACTIVE = ("Creating", "Pending", "Running")
+
+
+@pytest.fixture
+def emu(tmp_path: Path, pulumi_engine: Path) -> Any:
+    from modelarts_emulator.testing import running_emulator
+
+    # Jobs run far longer than any test: they stay active unless something stops them.
+    with running_emulator(tmp_path / "emulator", phase_seconds=0.2, run_seconds=600) as e:
+        yield e
+
+
+def ids(jobs: list[dict[str, Any]]) -> set[str]:
+    return {j["metadata"]["id"] for j in jobs}
+
+
+def test_two_teammates_dev_stacks_never_touch_each_others_jobs(tmp_path: Path, emu: Any) -> None:
+    # Two backends, the same project and stack name ("dev"), the same sweep: the owner text is equal,
+    # the owner tokens are not.
+    alice = job_stack(tmp_path / "alice", emu, stack="dev", sweeps={"s": sweep(GRID)},
+                      jobs={"x": job(name="team-x")})
+    alice.up()
+    alices = assert_converged(emu, alice, {"team-x", *(k for k, _ in point_names("s", GRID))})
+
+    bob = job_stack(tmp_path / "bob", emu, stack="dev", sweeps={"s": sweep(GRID)})
+    up = bob.up()
+    assert "taking over" not in output_of(up), output_of(up)
+    everyone = emu.jobs()
+    assert len(everyone) == 3 + 2 and ids(alices) < ids(everyone)  # Bob's two points are his own jobs
+    assert set(state_job_ids(bob).values()) == ids(everyone) - ids(alices)
+
+    bob.destroy()
+    left = emu.jobs()
+    assert ids(left) == ids(alices) and all(phase_of(j) in ACTIVE for j in left)  # Alice's still run
+    assert emu.counters()["terminate"] == 2 and emu.counters()["delete"] == 2  # Bob's two, nothing else
+
+    # Bob now declares Alice's explicitly named job: refused before any change, naming her resource.
+    update_config(bob, {f"{PROJECT}:jobs": {"x": job(name="team-x")}}, remove=(f"{PROJECT}:sweeps",))
+    refused = bob.up(check=False)
+    text = output_of(refused)
+    assert refused.returncode != 0
+    assert "a training job named team-x already exists" in text, text
+    assert f"it belongs to organization/{PROJECT}/dev::x (owner token" in text, text
+    assert ids(emu.jobs()) == ids(alices) and emu.counters()["create"] == 5
+    alice.preview("--expect-no-changes")
+
+
+def test_a_changed_region_or_endpoint_is_refused_never_taken_for_gone(tmp_path: Path, emu: Any) -> None:
+    st = job_stack(tmp_path, emu, jobs={"a": job(name="placed")})
+    st.up()
+    (job_id,) = state_job_ids(st).values()
+    for setting, value, shown in (("modelarts:region", "cn-east-3", "region cn-east-3"),
+                                  ("modelarts:projectId", "0" * 32, "project " + "0" * 32)):
+        st.run("config", "set", setting, value)
+        # --run-program: the providers take the changed config (as `./dev refresh` and a new shell's env do)
+        for command in (("refresh", "--yes", "--skip-preview", "--run-program"),
+                        ("destroy", "--yes", "--skip-preview", "--run-program")):
+            proc = st.run(*command, check=False)
+            text = output_of(proc)
+            assert proc.returncode != 0, text
+            assert f"training job placed ({job_id}) lives in huaweicloud region cn-north-4, project " in text, text
+            assert shown in text and "nothing was read, changed or deleted" in text, text
+            assert "gone, dropping it" not in text and "already gone" not in text, text
+    # Nothing stopped, deleted or dropped (the job's own calls never left; JobsAwait's refresh only reads)
+    assert emu.counters()["terminate"] == 0 and emu.counters()["delete"] == 0
+    assert state_job_ids(st) == {"placed": job_id} and phase_of(emu.jobs()[0]) in ACTIVE
+    # Pointed back, everything works again.
+    st.run("config", "set", "modelarts:region", "cn-north-4")
+    st.run("config", "set", "modelarts:projectId", emu.project_id)
+    st.destroy("--run-program")
+    assert emu.jobs() == []
+
+
+def test_a_moved_job_is_kept_with_moved_from(tmp_path: Path, emu: Any) -> None:
+    st = job_stack(tmp_path, emu, jobs={"old": job(name="mover")})
+    st.up()
+    (job_id,) = state_job_ids(st).values()
+    # Without movedFrom: refused before any change, with the hint (the name can be held only once).
+    update_config(st, {f"{PROJECT}:jobs": {"new": job(name="mover")}})
+    refused = st.up(check=False)
+    assert refused.returncode != 0
+    assert "if the job moved from old, declare movedFrom: [old] to keep it" in output_of(refused), output_of(refused)
+    assert ids(emu.jobs()) == {job_id} and emu.counters()["terminate"] == 0
+    # With it: the same job, now under the new key; nothing created, stopped or deleted.
+    update_config(st, {f"{PROJECT}:jobs": {"new": job(name="mover", movedFrom=["old"])}})
+    st.up()
+    assert state_job_ids(st) == {"mover": job_id} and ids(emu.jobs()) == {job_id}
+    assert emu.counters()["create"] == 1 and emu.counters()["delete"] == 0
+    assert set(st.outputs()["jobs"]) == {"new"}
+    st.preview("--expect-no-changes")
+
+
+def test_a_killed_up_then_an_edit_leaves_nothing_of_ours_running_untracked(tmp_path: Path, emu: Any) -> None:
+    # The killed `up` created the owner token and then the job (lr 0.5), and died before recording it;
+    # the user then edits lr. The job of the earlier spec (another derived name) is ours by its token.
+    st = job_stack(tmp_path, emu, jobs={"a": job(parameters={"lr": 0.5})})
+    st.run("up", "--yes", "--skip-preview", "--target",
+           f"urn:pulumi:{st.name}::{PROJECT}::random:index/randomId:RandomId::a-owner")
+    mark = OwnerMark(stack=f"organization/{PROJECT}/{st.name}", resource="a", token=owner_token(st, "a"))
+    spec = declared({"a": job(name="a-killed", parameters={"lr": 0.5})})["a"].model_copy(update={"owner": mark})
+    with client_of(emu) as c:
+        orphan = c.create_job(CreateTrainingJobRequest.model_validate(spec.to_wire())).id
+
+    update_config(st, {f"{PROJECT}:jobs": {"a": job(parameters={"lr": 0.01})}})
+    up = st.up()
+    text = output_of(up)
+    assert f"a-killed: ours from an earlier `up` ({orphan}," in text and "stopping and deleting it" in text, text
+    (live,) = assert_converged(emu, st, 1)
+    assert live["metadata"]["id"] != orphan and owner_key(live) == "a"
+    assert [(p["name"], p["value"]) for p in live["algorithm"]["parameters"]] == [("lr", "0.01")]
+    assert json.dumps(emu.jobs()).count(orphan or "-") == 0  # stopped and deleted
