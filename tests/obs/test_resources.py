@@ -32,7 +32,8 @@ pulumi.export("boot_file", upload.boot_file)
 pulumi.export("bucket_url", bucket.url)
 '''
 TRAIN = "print('training')\n"
-CODE_DIR_RE = re.compile(r"^obs://code-bucket/code/mnist/([0-9a-f]{16})/$")
+# code/<job key>/<owner token>/<content hash>/: the path after code/mnist/ is "<token>/<hash>"
+CODE_DIR_RE = re.compile(r"^obs://code-bucket/code/mnist/([0-9a-f]{16}/[0-9a-f]{16})/$")
 
 
 def make_stack(tmp_path: Path, obs: Any, local_dir: Path, *, bucket: str = "code-bucket",

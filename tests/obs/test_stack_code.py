@@ -48,13 +48,13 @@ def stack(tmp_path: Path, emu: Any, obs: Any, jobs: dict[str, Any], sweeps: dict
 
 
 def code_prefixes(s3: Any, bucket: str = "stack-code") -> set[str]:
-    """{<key>/<hash>} of every uploaded code folder."""
+    """{<key>/<owner token>/<hash>} of every uploaded code folder."""
     out = set()
     for page in s3.get_paginator("list_objects").paginate(Bucket=bucket, Prefix="code/"):
         for o in page.get("Contents", []):
             parts = o["Key"].split("/")
-            if len(parts) > 3:
-                out.add(f"{parts[1]}/{parts[2]}")
+            if len(parts) > 4:
+                out.add(f"{parts[1]}/{parts[2]}/{parts[3]}")
     return out
 
 
@@ -169,3 +169,26 @@ def test_no_secret_in_state_or_output(tmp_path: Path, emu: Any, obs: Any) -> Non
     st.up()
     blob = json.dumps(st.export()) + json.dumps(st.outputs()) + "".join(p.stdout + p.stderr for p in st.history)
     assert emu.secret_key not in blob
+
+
+def test_two_stacks_uploading_the_same_code_never_share_or_delete_each_others_objects(
+        tmp_path: Path, emu: Any, obs: Any, s3: Any) -> None:
+    # Two teammates, one bucket, the same job key and code: each upload lives under its own owner token,
+    # so Alice's destroy removes exactly her files and Bob's job still finds its boot file.
+    s3.create_bucket(Bucket="shared-code", CreateBucketConfiguration={"LocationConstraint": "cn-north-4"})
+    src = write(tmp_path / "src", {"train.py": TRAIN})
+    alice = stack(tmp_path / "alice", emu, obs, jobs={"a": code(src, name="alice-a")},
+                  bucket="shared-code", create=False, forceDestroy=False)
+    bob = stack(tmp_path / "bob", emu, obs, jobs={"a": code(src, name="bob-a")},
+                bucket="shared-code", create=False, forceDestroy=False)
+    alice.up()
+    bob.up()
+    prefixes = code_prefixes(s3, "shared-code")
+    assert len(prefixes) == 2 and {p.split("/")[0] for p in prefixes} == {"a"}, prefixes
+    bobs = live_code_dir(emu, "bob-a")
+    alice.destroy()
+    left = {o["Key"] for o in s3.list_objects(Bucket="shared-code")["Contents"]}
+    assert f"{bobs.removeprefix('/shared-code/')}train.py" in left, left
+    assert len(code_prefixes(s3, "shared-code")) == 1
+    assert [phase_of(j) for j in emu.jobs()] == ["Running"]  # Bob's, with its boot file in place
+    bob.preview("--expect-no-changes")
