@@ -349,6 +349,27 @@ def test_create_committed_but_response_dropped_gives_exactly_one_job(emu, caplog
     assert "ambiguous" in caplog.text
 
 
+@pytest.mark.parametrize("allow_duplicates", [False, True], ids=["names-unique", "duplicate-names-accepted"])
+def test_a_lost_create_response_is_resolved_to_our_job_never_a_colleagues(emu, allow_duplicates):
+    # A colleague's job of the same name in the default workspace; ours is declared in ws-1 with our owner
+    # token. The lookup after the lost response must find ours (its workspace and token), never theirs.
+    emu.settings(allow_duplicate_names=allow_duplicates)  # the list API lists one workspace at a time
+    with ModelArtsClient(settings_for(emu)) as client:
+        theirs = client.create_job(job_request("same-name"))
+        ours = job_request("same-name", **{"modelarts-pulumi/owner": "o/p/dev::a",
+                                           "modelarts-pulumi/token": "0123456789abcdef"})
+        ours.metadata.workspace_id = "ws-1"
+        emu.set_faults([{"operation": "create", "kind": "drop_after_commit", "times": 1}])
+        try:
+            job = client.create_job(ours)
+        except ModelArtsError as err:  # a service that refuses the name: refused, never "found" as theirs
+            assert not allow_duplicates and err.error_code == "ModelArts.2751", err
+            assert count_jobs(emu, "same-name") == 1
+            return
+    assert job.id != theirs.id and job.metadata.annotations["modelarts-pulumi/token"] == "0123456789abcdef"
+    assert count_jobs(emu, "same-name") == 2
+
+
 def test_create_reset_before_commit_creates_exactly_one_job(emu):
     with ModelArtsClient(settings_for(emu)) as client:
         emu.set_faults([{"operation": "create", "kind": "reset", "times": 1}])
