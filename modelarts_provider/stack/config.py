@@ -47,7 +47,9 @@
         waitTimeoutSeconds: 3600
         pollIntervalSeconds: 5
         deleteTimeoutSeconds: 900
-        deleteBeforeReplace: true
+        deleteBeforeReplace: (auto)             # true: stop and delete first; default: a finished run stays
+                                                #   until its successor is accepted (see README)
+        keepFinishedRuns: false                 # true: a replaced/destroyed finished run stays in the service
         replaceFailed: false
         adoptJobId: <job id>                    # take over an existing job instead of creating one
         movedFrom: [oldkey]                     # this job was declared under oldkey: keep it (an alias),
@@ -204,7 +206,8 @@ class JobEntry(_Cfg):
     wait_timeout_seconds: Annotated[float, Field(gt=0)] = 3600
     poll_interval_seconds: Annotated[float, Field(ge=0.05)] = 5.0
     delete_timeout_seconds: Annotated[float, Field(gt=0)] = 900
-    delete_before_replace: bool = True
+    delete_before_replace: bool | None = None
+    keep_finished_runs: bool = False
     replace_failed: bool = False
     adopt_job_id: str | None = None
     # Keys this job was declared under before: it keeps its job, outputs and code (Pulumi aliases).

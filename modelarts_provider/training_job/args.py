@@ -346,7 +346,7 @@ class AutoStopArg(_ArgModel):
 # Fields that steer the provider only; they are never sent and their changes touch nothing remote.
 PROVIDER_ONLY_FIELDS = frozenset({
     "wait_for", "wait_timeout_seconds", "poll_interval_seconds", "delete_timeout_seconds",
-    "delete_before_replace", "replace_failed", "adopt_job_id", "derived_name", "owner",
+    "delete_before_replace", "replace_failed", "adopt_job_id", "derived_name", "owner", "keep_finished_runs",
 })
 # Fields the service can change in place (PUT).
 UPDATABLE_FIELDS = frozenset({"description"})
@@ -380,7 +380,14 @@ class TrainingJobArgs(_ArgModel):
     wait_timeout_seconds: Annotated[float, Field(gt=0, le=7 * 24 * 3600)] = 3600
     poll_interval_seconds: Annotated[float, Field(ge=0.05, le=600)] = 5.0
     delete_timeout_seconds: Annotated[float, Field(gt=0, le=24 * 3600)] = 900
-    delete_before_replace: bool = True
+    delete_before_replace: bool | None = Field(None, description=(
+        "Replacement order. Unset (default): a finished run (Completed, Failed, Abnormal, Terminated) is kept "
+        "until its successor is accepted; a running one is stopped first only when both would write to one "
+        "OBS path, or when an explicit name stays the same (the service may hold a name once). true: always "
+        "stop and delete first; false: create first unless a running job shares an output path or the name."))
+    keep_finished_runs: bool = Field(False, description=(
+        "On replacement or destroy, a finished run (Completed, Failed, Abnormal, Terminated) leaves the state "
+        "but stays in the service with its logs and outputs; a running one is still stopped and deleted."))
     replace_failed: bool = Field(False, description="Replace the job on the next up if it is Failed/Abnormal "
                                                     "(as last seen by refresh).")
     adopt_job_id: Annotated[str, Field(min_length=1, max_length=128)] | None = None
@@ -420,6 +427,9 @@ class TrainingJobArgs(_ArgModel):
             raise rule("algorithm", f"is required: one of {ALGORITHM_FORMS}")
         if self.flavor_id is None and self.pool_id is None:
             raise rule("flavor_id", "is required: set flavor_id, or pool_id (+ flavor_id) for a dedicated pool")
+        if self.keep_finished_runs and self.name is not None and not self.derived_name:
+            raise rule("keep_finished_runs", "needs a derived name (leave name unset): a kept run keeps its name, "
+                                             "which its successor could then not use")
         return self
 
     # --- wire ----------------------------------------------------------------------------------

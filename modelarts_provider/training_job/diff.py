@@ -14,10 +14,14 @@ Rules
   e.g. stopped at its wait deadline): replace.
 - status outputs (phase, times, ...) are not inputs and never diff.
 
-Delete-before-replace unless ``delete_before_replace: false``. It is forced when the name stays the
-same (names identify jobs for takeover) and when the old and new job would write to the same OBS
-output or log path: the create page says nothing about two running jobs sharing an output path, so
-two jobs never run at once on one.
+Replacement order (a finished run is never deleted before its successor is accepted):
+- the old job stopped and deleted first when it is still running and both would write to the same OBS
+  output or log path (the create page says nothing about two running jobs sharing an output path, so
+  two never run at once on one), and when an explicit name stays the same (the service may hold a name
+  only once: the new job could not be created beside the old);
+- otherwise the new job first, the old one stopped and deleted after it was accepted: always for a
+  finished run (Completed, Failed, Abnormal, Terminated) unless its explicit name stays;
+- ``delete_before_replace: true`` always stops and deletes first; ``false`` is the default rule.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .args import FAILED_PHASES, PROVIDER_ONLY_FIELDS, UPDATABLE_FIELDS
+from .args import FAILED_PHASES, PROVIDER_ONLY_FIELDS, STOPPED_PHASES, UPDATABLE_FIELDS
 from .normalize import try_canonical
 from .outputs import strip_outputs
 from .unknowns import contains_unknown, is_unknown
@@ -96,11 +100,12 @@ def decide(job_id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffDecis
 
     name_unchanged = new_name is None or (not is_unknown(new_name) and new_name == live_name)
     dbr_opt = new.get("delete_before_replace")
-    dbr = True if dbr_opt is None or contains_unknown(dbr_opt) else bool(dbr_opt)
+    forced = dbr_opt is True or contains_unknown(dbr_opt)
+    running = olds.get("phase") not in STOPPED_PHASES  # unknown (never seen) counts as running
     shared_paths = contains_unknown(new.get("algorithm")) or _overlap(_written_paths(old), _written_paths(new))
     return DiffDecision(
         changes=bool(replaces or updates),
         replaces=replaces,
-        delete_before_replace=dbr or name_unchanged or "phase" in replaces or shared_paths,
+        delete_before_replace=forced or name_unchanged or (running and shared_paths),
         updates=updates,
     )

@@ -87,7 +87,7 @@ def stop(client: JobClient, job: TrainingJob, timeout_s: float, poll_s: float, s
 
 
 def stop_and_delete(client: JobClient, job_id: str, timeout_s: float, poll_s: float, say: Printer,
-                    owner: OwnerMark | None = None) -> None:
+                    owner: OwnerMark | None = None, keep_finished: bool = False) -> None:
     """Delete: terminate if running, wait until stopped, delete the record. Already gone = success.
 
     A job that carries another resource's owner token is left alone (an error). One that carries none
@@ -102,6 +102,9 @@ def stop_and_delete(client: JobClient, job_id: str, timeout_s: float, poll_s: fl
         raise TrainingJobError(
             f"training job {job.name} ({job_id}) is not this resource's ({owner_text(job.metadata.annotations)}); "
             "it was not stopped or deleted: if it should leave this stack only, `pulumi state delete` its resource")
+    if keep_finished and job.phase in TERMINAL_PHASES:
+        say(f"{job.name}: kept in the service ({job.phase}, keepFinishedRuns): it leaves the state only")
+        return
     if stop(client, job, timeout_s, poll_s, say) is None:
         return
     client.delete_job(job_id)
@@ -140,12 +143,15 @@ def _is_ours(job: TrainingJob, owner: OwnerMark | None) -> bool:
     return owner is not None and token_on(job.metadata.annotations) == owner.token
 
 
-def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Printer) -> TrainingJob:
+def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Printer,
+           tracked: frozenset[str] = frozenset()) -> TrainingJob:
     """Adopt, take over, or POST: the job this declaration stands for, without waiting.
 
     Before the POST: a job with the declared name that is not ours stops the `up`; our own job with the
     same name and spec (a lost create response, a killed `up`) is taken over; our own jobs of another
-    spec or name (a killed `up`, then an edit) are stopped and deleted, named in the output."""
+    spec or name (a killed `up`, then an edit) are stopped and deleted, named in the output. `tracked`:
+    ids the state still holds for this resource (a replacement creating its successor first): never
+    orphans, the engine deletes them after this create."""
     if args.adopt_job_id:
         return adopt(client, args, say)
     name = args.name or ""
@@ -154,19 +160,21 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
     if args.owner is not None:
         seen = {j.id for j in mine}
         mine += [j for j in index.owned_by(args.owner.token, args.workspace_id) if j.id not in seen]
+    mine = [j for j in mine if j.id not in tracked]
     current = [j for j in mine if j.name == name and not mismatches(args, j)]
     if current:
         job = current[0]  # the newest
         say(f"{name}: taking over existing job {job.id} ({job.phase}): ours, from an earlier `up`")
         for orphan in mine:
-            if orphan.id != job.id:
+            if orphan.id != job.id and not (args.keep_finished_runs and orphan.phase in TERMINAL_PHASES):
                 _delete_orphan(client, orphan, args, index, say)
         return _sync_description(client, job, args, say)
     foreign = [j for j in same_name if not _is_ours(j, args.owner)]
     if foreign:
         raise _not_ours(name, foreign[0], args)
     for orphan in mine:
-        _delete_orphan(client, orphan, args, index, say)
+        if not (args.keep_finished_runs and orphan.phase in TERMINAL_PHASES):
+            _delete_orphan(client, orphan, args, index, say)
     request = CreateTrainingJobRequest.model_validate(args.to_wire(name))
     # client.create_job resolves an ambiguous failure itself (it looks the job up by name, workspace and
     # owner token, and never resends blindly); it raises Client.AmbiguousCreate only when it cannot tell.

@@ -25,6 +25,22 @@ from ..provider_base import ModelArtsProvider, say
 class TrainingJobProvider(ModelArtsProvider):
     _index: NameIndex | None = None
     _index_lock = threading.Lock()
+    # Job ids the state holds, per owner token, as the engine showed them to this process (diff, read,
+    # update): a replacement that creates its successor first must not take the job it replaces for an
+    # orphan of a killed `up` (the engine deletes that one itself, after the create).
+    _tracked: dict[str, set[str]] = {}
+
+    def _track(self, id_: str, props: dict[str, Any]) -> None:
+        token = (props.get("owner") or {}).get("token") if isinstance(props.get("owner"), dict) else None
+        if id_ and isinstance(token, str):
+            with self._index_lock:
+                self._tracked.setdefault(token, set()).add(id_)
+
+    def _tracked_for(self, args: TrainingJobArgs) -> frozenset[str]:
+        if args.owner is None:
+            return frozenset()
+        with self._index_lock:
+            return frozenset(self._tracked.get(args.owner.token, ()))
 
     def _names(self) -> NameIndex:
         with self._index_lock:
@@ -49,17 +65,19 @@ class TrainingJobProvider(ModelArtsProvider):
         return CheckResult(inputs, out)
 
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+        self._track(id_, olds)
         d = decide(id_, olds, news)
         return DiffResult(changes=d.changes, replaces=d.replaces or None,
                           delete_before_replace=d.delete_before_replace if d.replaces else None)
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         args = TrainingJobArgs.model_validate(strip_outputs(props))
-        job = lifecycle.submit(self._api(), args, self._names(), say)
+        job = lifecycle.submit(self._api(), args, self._names(), say, self._tracked_for(args))
         return CreateResult(job.id, {**args.model_dump(mode="json"), **self._status(job)})
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         self._same_place(id_, props)
+        self._track(id_, props)
         job = self._api().get_job(id_)
         if job is None:  # the documented not-found code only; any other error raises
             say(f"job {id_}: gone, dropping it from the state")
@@ -85,5 +103,6 @@ class TrainingJobProvider(ModelArtsProvider):
         poll = props.get("poll_interval_seconds") or 5.0
         self._same_place(id_, props)
         owner = OwnerMark.model_validate(props["owner"]) if props.get("owner") else None
-        lifecycle.stop_and_delete(self._api(), id_, float(timeout), float(poll), say, owner)
+        lifecycle.stop_and_delete(self._api(), id_, float(timeout), float(poll), say, owner,
+                                  keep_finished=props.get("keep_finished_runs") is True)
         self._names().forget(id_)

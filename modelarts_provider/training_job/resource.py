@@ -111,6 +111,7 @@ class TrainingJobInputs(TypedDict, total=False):
     poll_interval_seconds: pulumi.Input[float]
     delete_timeout_seconds: pulumi.Input[float]
     delete_before_replace: pulumi.Input[bool]
+    keep_finished_runs: pulumi.Input[bool]
     replace_failed: pulumi.Input[bool]
     adopt_job_id: pulumi.Input[str]
     owner: pulumi.Input[Mapping[str, pulumi.Input[str]]]  # {stack, resource, token}: set by the resource

@@ -150,6 +150,9 @@ ARGS_CASES: list[Case] = [
          'delete_timeout_seconds: must be at most 86400, not 90000'),
     Case("args-delete-before-replace-not-bool", top("delete_before_replace", "perhaps"),
          "delete_before_replace: must be a boolean (true or false), not a string 'perhaps'"),
+    Case("args-keep-finished-runs-with-a-name", top("keep_finished_runs", True),
+         "keep_finished_runs: needs a derived name (leave name unset): a kept run keeps its name, which its "
+         "successor could then not use"),
     Case("args-replace-failed-not-bool", top("replace_failed", "perhaps"),
          "replace_failed: must be a boolean (true or false), not a string 'perhaps'"),
     Case("args-adopt-job-id-empty", top("adopt_job_id", ""),

@@ -83,6 +83,11 @@ STACK_CASES: list[Case] = [
          cfg('pools.gpu.poolId: must be a string, not a list')),
     Case("delete-before-replace-not-bool", a("deleteBeforeReplace", "perhaps"),
          cfg("jobs.a.deleteBeforeReplace: must be a boolean (true or false), not a string 'perhaps'")),
+    Case("keep-finished-runs-not-bool", a("keepFinishedRuns", "yes please"),
+         cfg("jobs.a.keepFinishedRuns: must be a boolean (true or false), not a string 'yes please'")),
+    Case("keep-finished-runs-with-a-name", a("keepFinishedRuns", True),
+         cfg("jobs.a.keepFinishedRuns: needs a derived name (leave name unset): a kept run keeps its name, which its "
+             "successor could then not use")),
     Case("replace-failed-not-bool", a("replaceFailed", "perhaps"),
          cfg("jobs.a.replaceFailed: must be a boolean (true or false), not a string 'perhaps'")),
     Case("obs-create-not-bool", obs_field("create", "perhaps"),
@@ -153,7 +158,8 @@ STACK_CASES: list[Case] = [
          cfg('jobs.a.flavour: unknown key (allowed: pool, obs, nodes, name, description, algorithmId, subscription, '
              'codeDir, bootFile, code, engine, image, command, parameters, inputs, outputs, environments, logs, '
              'autoStopHours, volumes, annotations, workingDir, localCodeDir, waitFor, waitTimeoutSeconds, '
-             'pollIntervalSeconds, deleteTimeoutSeconds, deleteBeforeReplace, replaceFailed, adoptJobId, movedFrom)'),
+             'pollIntervalSeconds, deleteTimeoutSeconds, deleteBeforeReplace, keepFinishedRuns, replaceFailed, adoptJobId, '
+             'movedFrom)'),
          covers=()),
     Case("moved-from-a-declared-key", both(a("movedFrom", ["b"]), put((JOBS, "b"), job(name="bad-input-b"))),
          cfg("jobs.a.movedFrom: b is still declared: a job moves from a key that is no longer in jobs or sweeps"),

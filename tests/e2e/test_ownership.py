@@ -130,3 +130,29 @@ def test_a_killed_up_then_an_edit_leaves_nothing_of_ours_running_untracked(tmp_p
     assert live["metadata"]["id"] != orphan and owner_key(live) == "a"
     assert [(p["name"], p["value"]) for p in live["algorithm"]["parameters"]] == [("lr", "0.01")]
     assert json.dumps(emu.jobs()).count(orphan or "-") == 0  # stopped and deleted
+
+
+def test_a_finished_run_is_never_deleted_before_its_successor_is_accepted(tmp_path: Path, emu: Any) -> None:
+    # Issue 21: a completed job, then an edit with a flavor typo. The successor is created first (the
+    # finished run is not running, so nothing forces the old one out first): the service refuses the typo,
+    # and the finished run is still there, still tracked. Fixed, the successor replaces it.
+    st = job_stack(tmp_path, emu, jobs={"a": job(parameters={"lr": 0.1})})
+    st.up()
+    emu.advance(3600)  # the run completes
+    st.refresh("--yes", "--skip-preview")
+    (done,) = emu.jobs()
+    assert phase_of(done) == "Completed"
+
+    update_config(st, {f"{PROJECT}:pools": {"gpu": {"flavor": "modelarts.p3.largee.public", "maxNodes": 4}},
+                       f"{PROJECT}:jobs": {"a": job(parameters={"lr": 0.2})}})
+    typo = st.up(check=False)
+    assert typo.returncode != 0, output_of(typo)
+    assert ids(emu.jobs()) == {done["metadata"]["id"]} and emu.counters()["delete"] == 0
+    assert set(state_job_ids(st).values()) == {done["metadata"]["id"]}
+
+    update_config(st, {f"{PROJECT}:pools": {"gpu": {"flavor": "modelarts.p3.large.public", "maxNodes": 4}}})
+    fixed = st.up()
+    text = output_of(fixed)
+    (new,) = assert_converged(emu, st, 1)
+    assert new["metadata"]["id"] != done["metadata"]["id"]
+    assert text.index(f"submitted {new['metadata']['id']}") < text.index(f"{done['metadata']['name']}: deleted"), text

@@ -17,7 +17,8 @@ def props(failures):
 def test_valid_code_form_normalizes_and_wires_api_obs_paths():
     inputs, failures = check_inputs(job_inputs())
     assert failures == []
-    assert inputs["wait_for"] == "created" and inputs["delete_before_replace"] is True
+    # replacement order: the default rule (diff.py) unless set
+    assert inputs["wait_for"] == "created" and inputs.get("delete_before_replace") is None
     wire = TrainingJobArgs.model_validate(inputs).to_wire()
     # the owner mark travels in the create request itself (modelarts_provider.ownership)
     assert wire["metadata"] == {"name": "job-a", "description": "d", "annotations": {

@@ -69,9 +69,27 @@ def test_provider_only_options_change_nothing_remote():
     assert d.updates == ["delete_before_replace", "wait_for", "wait_timeout_seconds"]
 
 
-def test_flavor_change_replaces_delete_first_by_default():
+def test_a_running_job_sharing_its_output_path_is_stopped_first():
     d = decide("j1", state(), news(flavor_id="modelarts.p3.large.public", name="job-b"))
     assert d.replaces == ["flavor_id", "name"] and d.delete_before_replace is True
+
+
+@pytest.mark.parametrize("phase", ["Completed", "Failed", "Abnormal", "Terminated"])
+def test_a_finished_run_is_kept_until_its_successor_is_accepted(phase):
+    # Same output path, new (derived or explicit) name: the new job first, the finished one deleted after.
+    d = decide("j1", state(phase=phase), news(flavor_id="f2", name="job-b"))
+    assert "flavor_id" in d.replaces and d.delete_before_replace is False
+    # ... unless its explicit name stays (the service may hold a name once): then it goes first
+    assert decide("j1", state(phase=phase), news(flavor_id="f2")).delete_before_replace is True
+    # ... or delete_before_replace: true asks for it
+    assert decide("j1", state(phase=phase), news(flavor_id="f2", name="job-b",
+                                                 delete_before_replace=True)).delete_before_replace is True
+
+
+def test_a_running_job_with_its_own_paths_is_replaced_new_first_by_default():
+    old = state(algorithm=outputs_at("obs://bkt/out/a/"))
+    d = decide("j1", old, news(name="job-b", flavor_id="f2", algorithm=outputs_at("obs://bkt/out/b/")))
+    assert d.replaces and d.delete_before_replace is False
 
 
 def test_same_name_forces_delete_before_replace():

@@ -509,3 +509,11 @@ def test_stop_terminates_again_a_job_that_moved_on_before_terminate_took():
     c.terminate_job = terminate
     stopped = lifecycle.stop(c, job, 5, 0.01, Said())
     assert stopped is not None and stopped.phase == "Terminated" and len(calls) == 2
+
+
+def test_the_job_a_replacement_replaces_is_not_an_orphan():
+    # Create-before-delete: the engine showed this process the old job (diff); it deletes it after the create.
+    c = FakeClient(allow_duplicate_names=True)
+    old = c.add(args(name="job-a-old", owner=owner_of("job-a")).to_wire(), "Completed")
+    new = submit(c, args(), NameIndex(c), Said(), tracked=frozenset({old.id}))
+    assert set(c.jobs) == {old.id, new.id} and c.count("delete") == 0 and c.count("terminate") == 0

@@ -135,3 +135,20 @@ def test_replace_failed_reruns_every_run_that_did_not_complete(phase, replaced):
     d = decide("j", olds, checked(replace_failed=True))
     assert ("phase" in d.replaces) is replaced
     assert d.delete_before_replace or not replaced
+
+
+# --- keepFinishedRuns --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("phase, kept", [("Completed", True), ("Failed", True), ("Terminated", True),
+                                         ("Running", False)])
+def test_keep_finished_runs_leaves_a_finished_run_in_the_service(phase, kept):
+    c = FakeClient(script=["Creating", "Running", "Terminating", "Terminated"])
+    job = c.add(TrainingJobArgs.model_validate(job_inputs()).to_wire(), phase)
+    said: list[str] = []
+    lifecycle.stop_and_delete(c, job.id or "", 5, 0.01, said.append, OwnerMark.model_validate(owner_of("a")),
+                              keep_finished=True)
+    assert (job.id in c.jobs) is kept
+    if kept:
+        assert said == [f"job-a: kept in the service ({phase}, keepFinishedRuns): it leaves the state only"]
+        assert c.touched() == set()
