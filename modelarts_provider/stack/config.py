@@ -50,6 +50,7 @@
         deleteBeforeReplace: (auto)             # true: stop and delete first; default: a finished run stays
                                                 #   until its successor is accepted (see README)
         keepFinishedRuns: false                 # true: a replaced/destroyed finished run stays in the service
+        outputPerRun: false                     # true: outputs and logs in a folder per run (<path>/<job name>/)
         replaceFailed: false
         adoptJobId: <job id>                    # take over an existing job instead of creating one
         movedFrom: [oldkey]                     # this job was declared under oldkey: keep it (an alias),
@@ -208,6 +209,7 @@ class JobEntry(_Cfg):
     delete_timeout_seconds: Annotated[float, Field(gt=0)] = 900
     delete_before_replace: bool | None = None
     keep_finished_runs: bool = False
+    output_per_run: bool = False
     replace_failed: bool = False
     adopt_job_id: str | None = None
     # Keys this job was declared under before: it keeps its job, outputs and code (Pulumi aliases).

@@ -124,7 +124,7 @@ def job_args(cfg: StackConfig, job: JobEntry, out_dir: str, *, name: str | None,
         "poll_interval_seconds": job.poll_interval_seconds,
         "delete_timeout_seconds": job.delete_timeout_seconds,
         "delete_before_replace": job.delete_before_replace, "replace_failed": job.replace_failed,
-        "keep_finished_runs": job.keep_finished_runs,
+        "keep_finished_runs": job.keep_finished_runs, "output_per_run": job.output_per_run,
         "adopt_job_id": job.adopt_job_id,
     }
     if job.logs and obs is not None and obs.logs is not None:
@@ -145,7 +145,7 @@ _CONFIG_NAMES = {
     "flavor_id": "pool", "pool_id": "pool", "node_count": "nodes", "name": "name",
     "algorithm.local_code_dir": "localCodeDir", "algorithm.working_dir": "workingDir",
     "log_export_path": "obs (logs)", "volumes": "volumes", "annotations": "annotations",
-    "keep_finished_runs": "keepFinishedRuns",
+    "keep_finished_runs": "keepFinishedRuns", "output_per_run": "outputPerRun",
 }
 
 

@@ -347,6 +347,7 @@ class AutoStopArg(_ArgModel):
 PROVIDER_ONLY_FIELDS = frozenset({
     "wait_for", "wait_timeout_seconds", "poll_interval_seconds", "delete_timeout_seconds",
     "delete_before_replace", "replace_failed", "adopt_job_id", "derived_name", "owner", "keep_finished_runs",
+    "output_per_run",
 })
 # Fields the service can change in place (PUT).
 UPDATABLE_FIELDS = frozenset({"description"})
@@ -385,6 +386,10 @@ class TrainingJobArgs(_ArgModel):
         "until its successor is accepted; a running one is stopped first only when both would write to one "
         "OBS path, or when an explicit name stays the same (the service may hold a name once). true: always "
         "stop and delete first; false: create first unless a running job shares an output path or the name."))
+    output_per_run: bool = Field(False, description=(
+        "Each run writes its outputs and logs into a folder named after the run (the derived job name) under "
+        "the declared paths: a replacement never writes over an earlier run's files (read the current one from "
+        "the output_path/output_paths outputs)."))
     keep_finished_runs: bool = Field(False, description=(
         "On replacement or destroy, a finished run (Completed, Failed, Abnormal, Terminated) leaves the state "
         "but stays in the service with its logs and outputs; a running one is still stopped and deleted."))
@@ -427,6 +432,9 @@ class TrainingJobArgs(_ArgModel):
             raise rule("algorithm", f"is required: one of {ALGORITHM_FORMS}")
         if self.flavor_id is None and self.pool_id is None:
             raise rule("flavor_id", "is required: set flavor_id, or pool_id (+ flavor_id) for a dedicated pool")
+        if self.output_per_run and self.name is not None and not self.derived_name:
+            raise rule("output_per_run", "needs a derived name (leave name unset): the run's folder is named after "
+                                         "the derived job name, renewed with each run")
         if self.keep_finished_runs and self.name is not None and not self.derived_name:
             raise rule("keep_finished_runs", "needs a derived name (leave name unset): a kept run keeps its name, "
                                              "which its successor could then not use")

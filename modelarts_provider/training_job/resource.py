@@ -112,6 +112,7 @@ class TrainingJobInputs(TypedDict, total=False):
     delete_timeout_seconds: pulumi.Input[float]
     delete_before_replace: pulumi.Input[bool]
     keep_finished_runs: pulumi.Input[bool]
+    output_per_run: pulumi.Input[bool]
     replace_failed: pulumi.Input[bool]
     adopt_job_id: pulumi.Input[str]
     owner: pulumi.Input[Mapping[str, pulumi.Input[str]]]  # {stack, resource, token}: set by the resource
@@ -126,6 +127,25 @@ def name_prefix(resource_name: str) -> str:
 def replacement_keepers(props: Mapping[str, Any]) -> pulumi.Output[dict[str, str]]:
     """keepers for the name suffix: a hash of the canonical spec (every input whose change replaces)."""
     return pulumi.Output.from_input(dict(props)).apply(lambda p: {"spec": spec_hash(p)})
+
+
+def _in_run_folder(url: Any, run: pulumi.Output[str]) -> Any:
+    return pulumi.Output.concat(pulumi.Output.from_input(url).apply(lambda u: u.rstrip("/") + "/"), run, "/")
+
+
+def with_run_folders(props: dict[str, Any], run: pulumi.Output[str]) -> dict[str, Any]:
+    """output_per_run: every output channel and the log export path get a folder named after the run (the
+    derived job name, renewed with each replacement), so a new run never writes over an earlier one."""
+    out = dict(props)
+    alg = out.get("algorithm")
+    if isinstance(alg, Mapping) and alg.get("outputs"):
+        out["algorithm"] = {**alg, "outputs": [{**ch, "obs_url": _in_run_folder(ch["obs_url"], run)}
+                                               if isinstance(ch, Mapping) and ch.get("obs_url") else ch
+                                               for ch in alg["outputs"]]}
+    log = out.get("log_export_path")
+    if isinstance(log, Mapping) and log.get("obs_url"):
+        out["log_export_path"] = {**log, "obs_url": _in_run_folder(log["obs_url"], run)}
+    return out
 
 
 def companion_opts(opts: pulumi.ResourceOptions, suffix: str) -> pulumi.ResourceOptions:
@@ -187,6 +207,8 @@ class TrainingJob(Resource, module="modelarts", name="TrainingJob"):
             )
             props["name"] = pulumi.Output.concat(name_prefix(resource_name), "-", suffix.result)
             props["derived_name"] = True
+            if props.get("output_per_run"):
+                props = with_run_folders(props, props["name"])
 
         if props.get("owner") is None:
             props["owner"] = owner_mark(resource_name, opts)

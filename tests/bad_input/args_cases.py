@@ -153,6 +153,9 @@ ARGS_CASES: list[Case] = [
     Case("args-keep-finished-runs-with-a-name", top("keep_finished_runs", True),
          "keep_finished_runs: needs a derived name (leave name unset): a kept run keeps its name, which its "
          "successor could then not use"),
+    Case("args-output-per-run-with-a-name", top("output_per_run", True),
+         "output_per_run: needs a derived name (leave name unset): the run's folder is named after the derived job "
+         "name, renewed with each run"),
     Case("args-replace-failed-not-bool", top("replace_failed", "perhaps"),
          "replace_failed: must be a boolean (true or false), not a string 'perhaps'"),
     Case("args-adopt-job-id-empty", top("adopt_job_id", ""),

@@ -88,6 +88,9 @@ STACK_CASES: list[Case] = [
     Case("keep-finished-runs-with-a-name", a("keepFinishedRuns", True),
          cfg("jobs.a.keepFinishedRuns: needs a derived name (leave name unset): a kept run keeps its name, which its "
              "successor could then not use")),
+    Case("output-per-run-with-a-name", a("outputPerRun", True),
+         cfg("jobs.a.outputPerRun: needs a derived name (leave name unset): the run's folder is named after the "
+             "derived job name, renewed with each run")),
     Case("replace-failed-not-bool", a("replaceFailed", "perhaps"),
          cfg("jobs.a.replaceFailed: must be a boolean (true or false), not a string 'perhaps'")),
     Case("obs-create-not-bool", obs_field("create", "perhaps"),
@@ -158,8 +161,8 @@ STACK_CASES: list[Case] = [
          cfg('jobs.a.flavour: unknown key (allowed: pool, obs, nodes, name, description, algorithmId, subscription, '
              'codeDir, bootFile, code, engine, image, command, parameters, inputs, outputs, environments, logs, '
              'autoStopHours, volumes, annotations, workingDir, localCodeDir, waitFor, waitTimeoutSeconds, '
-             'pollIntervalSeconds, deleteTimeoutSeconds, deleteBeforeReplace, keepFinishedRuns, replaceFailed, adoptJobId, '
-             'movedFrom)'),
+             'pollIntervalSeconds, deleteTimeoutSeconds, deleteBeforeReplace, keepFinishedRuns, outputPerRun, '
+             'replaceFailed, adoptJobId, movedFrom)'),
          covers=()),
     Case("moved-from-a-declared-key", both(a("movedFrom", ["b"]), put((JOBS, "b"), job(name="bad-input-b"))),
          cfg("jobs.a.movedFrom: b is still declared: a job moves from a key that is no longer in jobs or sweeps"),
