@@ -23,3 +23,27 @@ def job_inputs(**over: Any) -> dict[str, Any]:
     base.update(over)
     base.setdefault("owner", owner_of("a"))
     return base
+
+
+# AK/SK settings of a provider under test (no call leaves the fake client).
+CREDENTIALS = {"region": "cn-north-4", "projectId": "p", "accessKey": "AK", "secretKey": "SK"}
+
+
+def provider_for(client: Any, **settings: str) -> Any:
+    """A TrainingJobProvider configured with CREDENTIALS (overridden by `settings`) on the fake client."""
+    from modelarts_provider.provider_config import resolve_settings
+    from modelarts_provider.training_job.provider import TrainingJobProvider
+
+    p = TrainingJobProvider()
+    p._settings = resolve_settings({**CREDENTIALS, **settings}.get, {})
+    p._api = lambda: client  # type: ignore[method-assign]
+    return p
+
+
+def checked(**over: Any) -> dict[str, Any]:
+    """The inputs check() stores for job_inputs(**over), which must be valid."""
+    from modelarts_provider.training_job.check import check_inputs
+
+    inputs, failures = check_inputs(job_inputs(**over))
+    assert failures == []
+    return inputs

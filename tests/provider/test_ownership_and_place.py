@@ -9,20 +9,15 @@ import pytest
 
 from modelarts_provider.client.errors import ModelArtsError
 from modelarts_provider.location import WrongPlaceError
-from modelarts_provider.provider_config import resolve_settings
 from modelarts_provider.training_job import lifecycle
 from modelarts_provider.training_job.args import TrainingJobArgs
-from modelarts_provider.training_job.check import check_inputs
 from modelarts_provider.training_job.diff import decide
 from modelarts_provider.training_job.lifecycle import TrainingJobError
 from modelarts_provider.training_job.provider import TrainingJobProvider
 from modelarts_provider.ownership import OwnerMark
 
-from .common import job_inputs, owner_of
+from .common import checked, job_inputs, owner_of, provider_for
 from .fakes import FakeClient
-
-HERE = {"region": "cn-north-4", "projectId": "p", "accessKey": "AK", "secretKey": "SK"}
-
 
 @pytest.fixture(autouse=True)
 def quiet(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -32,16 +27,7 @@ def quiet(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def provider(client: FakeClient, **settings: str) -> TrainingJobProvider:
-    p = TrainingJobProvider()
-    p._settings = resolve_settings({**HERE, **settings}.get, {})
-    p._api = lambda: client  # type: ignore[method-assign]
-    return p
-
-
-def checked(**over: Any) -> dict[str, Any]:
-    inputs, failures = check_inputs(job_inputs(**over))
-    assert failures == []
-    return inputs
+    return provider_for(client, **settings)
 
 
 # --- where a job lives -----------------------------------------------------------------------------

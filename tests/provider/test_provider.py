@@ -7,19 +7,14 @@ from typing import Any
 
 import pytest
 
-from modelarts_provider.provider_config import resolve_settings
 from modelarts_provider.training_job.args import TrainingJobArgs
-from modelarts_provider.training_job.check import check_inputs
 from modelarts_provider.training_job.lifecycle import TrainingJobError
 from modelarts_provider.training_job.outputs import OUTPUT_KEYS, JobStatusOutputs
 from modelarts_provider.training_job.provider import TrainingJobProvider
 from modelarts_provider.training_job.resource import TrainingJob, TrainingJobInputs
 
-from .common import job_inputs, owner_of
+from .common import checked, job_inputs, owner_of, provider_for
 from .fakes import FakeClient
-
-CREDENTIALS = {"region": "cn-north-4", "projectId": "p", "accessKey": "AK", "secretKey": "SK"}
-
 
 @pytest.fixture(autouse=True)
 def quiet(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -29,16 +24,7 @@ def quiet(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def provider(client: FakeClient) -> TrainingJobProvider:
-    p = TrainingJobProvider()
-    p._settings = resolve_settings(CREDENTIALS.get, {})
-    p._api = lambda: client  # type: ignore[method-assign]
-    return p
-
-
-def checked(**over: Any) -> dict[str, Any]:
-    inputs, failures = check_inputs(job_inputs(**over))
-    assert failures == []
-    return inputs
+    return provider_for(client)
 
 
 def test_create_submits_and_returns_without_waiting():
