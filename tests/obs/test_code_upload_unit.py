@@ -236,3 +236,34 @@ def test_a_file_changed_after_hashing_is_refused_by_its_md5(tmp_path: Path, obs:
 def test_args_defaults() -> None:
     a = CodeUploadArgs(local_dir="x", source_path="/x", bucket="b-1", job_key="k", boot_file_path="t.py")
     assert (a.prefix, a.max_total_bytes, a.max_files, a.parallelism) == ("code", 200 * MiB, 1000, 8)
+
+
+def _upload_props(**over: Any) -> dict[str, Any]:
+    props = {"local_dir": "./code", "source_path": "/abs/code", "bucket": "b", "prefix": "code", "job_key": "mnist",
+             "boot_file_path": "train.py", "content_hash": "a" * 64, "owner_token": "00112233445566ff"}
+    props.update(over)
+    return props
+
+
+@pytest.mark.parametrize("old, new", [("code/", "code"), ("/code", "code/"), ("team/code", "team/code/")])
+def test_spellings_of_one_prefix_are_no_replacement(old: str, new: str) -> None:
+    from modelarts_provider.code_upload.provider import CodeUploadProvider
+
+    d = CodeUploadProvider().diff("id", _upload_props(prefix=old), _upload_props(prefix=new))
+    assert not d.replaces
+
+
+def test_an_upload_from_before_owner_tokens_keeps_its_place() -> None:
+    from modelarts_provider.code_upload.provider import CodeUploadProvider
+
+    p = CodeUploadProvider()
+    legacy = {**_upload_props(owner_token=None), "code_dir": "obs://b/code/mnist/aaaaaaaaaaaaaaaa/",
+              "boot_file": "obs://b/code/mnist/aaaaaaaaaaaaaaaa/train.py",
+              "marker_key": "code/mnist/aaaaaaaaaaaaaaaa.complete.json", "uploaded_files": 1, "skipped_files": 0}
+    d = p.diff("id", legacy, _upload_props())
+    assert not d.replaces and d.changes  # the token is recorded, nothing moves
+    outs = p.update("id", legacy, _upload_props()).outs
+    assert outs["code_dir"] == "obs://b/code/mnist/aaaaaaaaaaaaaaaa/"
+    assert outs["marker_key"] == "code/mnist/aaaaaaaaaaaaaaaa.complete.json"
+    # A new content hash is a new upload, now under the token.
+    assert p.diff("id", legacy, _upload_props(content_hash="b" * 64)).replaces == ["content_hash"]
