@@ -191,4 +191,3 @@ def test_two_stacks_uploading_the_same_code_never_share_or_delete_each_others_ob
     assert f"{bobs.removeprefix('/shared-code/')}train.py" in left, left
     assert len(code_prefixes(s3, "shared-code")) == 1
     assert [phase_of(j) for j in emu.jobs()] == ["Running"]  # Bob's, with its boot file in place
-    bob.preview("--expect-no-changes")
