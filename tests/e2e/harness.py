@@ -112,7 +112,22 @@ class Stack:
         return json.loads(self.run("stack", "export").stdout)
 
     def resources(self) -> list[dict]:
+        """The resources as the engine last wrote them. With a file backend, read from its checkpoint (the
+        deployment `pulumi stack export` prints, secrets still encrypted) without starting the CLI, which
+        costs about 0.25 CPU-s per call; any other backend through `pulumi stack export`."""
+        checkpoint = self._checkpoint_path()
+        if checkpoint is not None and checkpoint.exists():
+            latest = json.loads(checkpoint.read_text())["checkpoint"].get("latest") or {}
+            return latest.get("resources", []) or []
         return self.export().get("deployment", {}).get("resources", []) or []
+
+    def _checkpoint_path(self) -> Path | None:
+        backend = self.env.get("PULUMI_BACKEND_URL", "")
+        if not backend.startswith("file://") or "/" in self.name:
+            return None
+        project = next((line.split(":", 1)[1].strip() for line in (self.workdir / "Pulumi.yaml").read_text().splitlines()
+                        if line.startswith("name:")), None)
+        return Path(backend[len("file://"):]) / ".pulumi" / "stacks" / project / f"{self.name}.json" if project else None
 
     def set_config(self, key: str, value: str, secret: bool = False) -> None:
         self.run("config", "set", key, value, *(["--secret"] if secret else ["--plaintext"]))

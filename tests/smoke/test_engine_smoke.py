@@ -38,6 +38,9 @@ def test_up_preview_outputs_destroy(tmp_path: Path, pulumi_engine: Path) -> None
     assert outputs["echoed"] == f"HELLO-{outputs['suffix'].upper()}"
 
     stack.preview("--expect-no-changes")
+    # The harness reads a file backend's checkpoint instead of starting the CLI: the same resources.
+    assert stack._checkpoint_path() is not None and stack._checkpoint_path().exists()
+    assert stack.resources() == stack.export()["deployment"]["resources"]
     types = sorted(r["type"] for r in stack.resources())
     assert "random:index/randomString:RandomString" in types
     assert "pulumi-python:dynamic:Resource" in types
