@@ -7,7 +7,8 @@ JOB is a job key of the stack config or a job name. Its id comes from the stack'
 client is built from the stack's ``modelarts:`` config (``pulumi config --show-secrets``) and the
 HW_* / OS_* environment, exactly as the provider resolves it. Without ``--task`` every task's log is
 printed (lines prefixed ``[task] `` when there are several). ``--follow`` prints only new lines until
-the job ends. The log goes to stdout; notes and errors go to stderr, one line each. No credential is
+the job ends; when the stack replaces the job meanwhile (its key points at a new job in the state), it
+says so in one line and follows the new one. The log goes to stdout; notes and errors go to stderr, one line each. No credential is
 ever printed: lines pass through ``logs.safe_line`` (secret-looking values masked, the client's
 credentials redacted) and errors name keys, never values.
 """
@@ -34,6 +35,8 @@ WAITING_PHASES = frozenset({"Creating", "Pending"})  # no process yet, so no log
 # "pulumi-python:dynamic/modelarts:TrainingJob" today, "pulumi-python:dynamic:Resource" in older states
 DYNAMIC_TYPE_PREFIX = "pulumi-python:dynamic"
 PULUMI_TIMEOUT_S = 180
+# How long --follow waits, after its job was deleted, for the key to point at a job replacing it.
+REPLACEMENT_WAIT_S = 120.0
 
 
 class LogsError(Exception):
@@ -83,6 +86,7 @@ class StackExport(_Loose):
 class JobRef:
     id: str
     label: str  # "key (name)" or the name: how notes call the job
+    key: str = ""  # the stack's key for it: followed across a replacement
 
 
 # --- Pulumi CLI ----------------------------------------------------------------------------------------
@@ -122,8 +126,19 @@ def find_job(pulumi: PulumiCli, wanted: str) -> JobRef:
         entry = JobExport.model_validate(raw) if isinstance(raw, dict) else JobExport()
         known.append(key)
         if wanted in (key, entry.name) and entry.id and entry.id != "[secret]":
-            return JobRef(entry.id, key if entry.name in (None, key) else f"{key} ({entry.name})")
-    try:  # a stack whose program never exported (failed up, older program): the state has the jobs
+            return JobRef(entry.id, key if entry.name in (None, key) else f"{key} ({entry.name})", key)
+    # a stack whose program never exported (failed up, older program): the state has the jobs
+    found = state_job(pulumi, wanted, known)
+    if found is not None:
+        return found
+    names = ", ".join(sorted(set(known))) or "none"
+    raise LogsError(f"no job {wanted!r} in stack {pulumi.stack} (its jobs: {names})")
+
+
+def state_job(pulumi: PulumiCli, wanted: str, known: list[str] | None = None) -> JobRef | None:
+    """The job of key or name ``wanted`` in the state, which an `up` writes after each step (the stack
+    outputs only at its end): what a key points at while the key's job is being replaced."""
+    try:
         exported = StackExport.model_validate(pulumi.json("stack", "export"))
     except ValidationError:
         exported = StackExport()
@@ -132,11 +147,25 @@ def find_job(pulumi: PulumiCli, wanted: str) -> JobRef:
         if not res.type.startswith(DYNAMIC_TYPE_PREFIX) or not isinstance(job_id, str) or not job_id:
             continue
         key = res.urn.rsplit("::", 1)[-1]
-        known.append(key)
+        if known is not None:
+            known.append(key)
         if wanted in (key, name):
-            return JobRef(job_id, key if name in (None, key) else f"{key} ({name})")
-    names = ", ".join(sorted(set(known))) or "none"
-    raise LogsError(f"no job {wanted!r} in stack {pulumi.stack} (its jobs: {names})")
+            return JobRef(job_id, key if name in (None, key) else f"{key} ({name})", key)
+    return None
+
+
+def successor(pulumi: PulumiCli, ref: JobRef, wait_s: float, interval: float,
+              sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic) -> JobRef | None:
+    """The job ``ref``'s key points at now, if the stack replaced it; polled up to ``wait_s`` (a replacement
+    that deletes first records its new job only after the old one is gone)."""
+    deadline = clock() + wait_s
+    while True:
+        now = state_job(pulumi, ref.key)
+        if now is not None and now.id != ref.id:
+            return now
+        if clock() >= deadline:
+            return None
+        sleep(interval)
 
 
 def stack_settings(pulumi: PulumiCli, environ: dict[str, str]) -> Any:
@@ -235,16 +264,39 @@ def run(args: argparse.Namespace, *, out: TextIO = sys.stdout, note: Callable[[s
                 if not args.follow:
                     return 0
                 if ended:
-                    note(f"{ref.label}: job ended {phase}")
-                    return 0
-                time.sleep(args.interval)
-                job = _poll(client, ref, job, note, secrets)
+                    # Terminated: perhaps by a replacement that created its successor first (the key
+                    # already points at it); otherwise the job simply ended.
+                    after = successor(pulumi, ref, 0, args.interval) if phase == "Terminated" and ref.key else None
+                    if after is None:
+                        note(f"{ref.label}: job ended {phase}")
+                        return 0
+                else:
+                    time.sleep(args.interval)
+                    polled = _poll(client, ref, job, note, secrets)
+                    if polled is not None:
+                        job = polled
+                        continue
+                    # Deleted: a replacement that stops the old job first records the new one after.
+                    note(f"{ref.label}: job deleted; waiting up to {REPLACEMENT_WAIT_S:g}s for a job replacing it")
+                    after = successor(pulumi, ref, REPLACEMENT_WAIT_S, args.interval) if ref.key else None
+                    if after is None:
+                        raise LogsError(f"training job {ref.label} ({ref.id}) was deleted")
+                note(f"{ref.label}: replaced by {after.label} ({after.id}); following it")
+                ref = after
+                fresh = client.get_job(ref.id)
+                if fresh is None:
+                    raise LogsError(f"training job {ref.label} ({ref.id}) does not exist any more")
+                job = fresh
+                tasks = [args.task] if args.task else task_ids(job)
+                follower = LogFollower(tasks, secrets, out, note)
+                waiting_noted = set()
         except ModelArtsError as err:
             raise LogsError(one_line_error(err, secrets)) from None
 
 
 def _poll(client: Any, ref: JobRef, last: Any, note: Callable[[str], None], secrets: list[str]) -> Any:
-    """The job again; a transient error (throttling, 5xx, network) keeps the last one for a round."""
+    """The job again, or None once it is deleted; a transient error (throttling, 5xx, network) keeps the
+    last one for a round."""
     from .client import ModelArtsError
 
     try:
@@ -254,9 +306,7 @@ def _poll(client: Any, ref: JobRef, last: Any, note: Callable[[str], None], secr
             raise
         note(f"{ref.label}: {one_line_error(err, secrets)}; retrying")
         return last
-    if job is None:
-        raise LogsError(f"training job {ref.label} ({ref.id}) was deleted")
-    return job
+    return job  # None: deleted
 
 
 # --- command line --------------------------------------------------------------------------------------

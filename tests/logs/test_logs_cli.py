@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from modelarts_provider.client.models import TaskLogPreview
-from modelarts_provider.logs_cli import JobRef, LogFollower, LogsError, find_job
+from modelarts_provider.logs_cli import JobRef, LogFollower, LogsError, find_job, successor
 from tests.e2e.harness import REPO_ROOT, Stack
 from tests.e2e.test_training_jobs import job, make_stack
 
@@ -161,12 +161,45 @@ def test_find_job_in_outputs_then_state() -> None:
          "outputs": {"job_id": "not-a-job"}},
     ]}}
     p: Any = FakePulumi(outputs, export)
-    assert find_job(p, "a") == JobRef("id-a", "a (job-a)") == find_job(p, "job-a")
-    assert find_job(p, "b") == JobRef("id-b", "b (job-b)") == find_job(p, "job-b")
-    assert find_job(p, "old") == JobRef("id-old", "old (job-old)")
+    assert find_job(p, "a") == JobRef("id-a", "a (job-a)", "a") == find_job(p, "job-a")
+    assert find_job(p, "b") == JobRef("id-b", "b (job-b)", "b") == find_job(p, "job-b")
+    assert find_job(p, "old") == JobRef("id-old", "old (job-old)", "old")
     with pytest.raises(LogsError, match=r"no job 'c' in stack s \(its jobs: a, b, old\)"):
         find_job(p, "c")
     assert find_job(FakePulumi({}, export), "b").id == "id-b"  # no exports at all (a failed first up)
+
+
+def _state(job_id: str, name: str) -> Any:
+    return {"deployment": {"resources": [
+        {"urn": "urn:pulumi:s::p::pulumi-python:dynamic/modelarts:TrainingJob::a",
+         "type": "pulumi-python:dynamic/modelarts:TrainingJob", "outputs": {"job_id": job_id, "job_name": name}}]}}
+
+
+class ReplacingPulumi(FakePulumi):
+    """A stack whose state points the key at the replacing job from the `export` call number `after` on."""
+
+    def __init__(self, after: int) -> None:
+        super().__init__({}, _state("id-old", "a-old"))
+        self.after, self.exports = after, 0
+
+    def json(self, *args: str) -> Any:
+        if args[1] == "export":
+            self.exports += 1
+            return _state("id-new", "a-new") if self.exports >= self.after else _state("id-old", "a-old")
+        return super().json(*args)
+
+
+def test_follow_finds_the_job_replacing_the_followed_one() -> None:
+    # delete-first replacement: the key points at the new job only after the old one is gone
+    old = JobRef("id-old", "a (a-old)", "a")
+    slept: list[float] = []
+    p: Any = ReplacingPulumi(after=3)
+    assert successor(p, old, 120, 2.0, sleep=slept.append) == JobRef("id-new", "a (a-new)", "a")
+    assert slept == [2.0, 2.0] and p.exports == 3
+    # a job simply deleted (destroy): nothing replaces it within the wait
+    clock = iter(range(0, 1000, 2))
+    assert successor(ReplacingPulumi(after=10**6), old, 10, 2.0, sleep=lambda _s: None,
+                     clock=lambda: next(clock)) is None
 
 
 def preview(text: str, full: int | None = None) -> TaskLogPreview:
