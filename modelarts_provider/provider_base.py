@@ -67,6 +67,51 @@ def say(message: str) -> None:
         sys.stderr.flush()
 
 
+_CANCELLED = threading.Event()
+_CANCEL_LISTENING = threading.Event()  # listen_for_cancel() ran in this process
+_CANCEL_METHOD = "/pulumirpc.ResourceProvider/Cancel"
+
+
+def cancelled() -> bool:
+    """The engine asked this provider process to cancel (the user's first Ctrl-C)."""
+    return _CANCELLED.is_set()
+
+
+def listen_for_cancel() -> None:
+    """Make the engine's Cancel call reach this process's waits.
+
+    On the first Ctrl-C the engine calls Cancel on every provider, then waits for the steps in flight. The
+    SDK's dynamic-provider server answers Cancel and does nothing, so a JobsAwait went on waiting until
+    training ended. Its gRPC server registered that answer before any of our code was loaded, so the one
+    registered handler of Cancel is wrapped here, once: it records the request, then answers as before.
+    Everything else of the server is untouched. (The real provider of issue 25 gets Cancel first-hand.)
+    Called from configure(), i.e. only in a provider process.
+    """
+    import gc
+
+    import grpc
+
+    def recording(handler: Any) -> Any:
+        answer = handler.unary_unary
+
+        def cancel(request: Any, context: Any) -> Any:
+            _CANCELLED.set()
+            return answer(request, context)
+
+        return grpc.unary_unary_rpc_method_handler(cancel, request_deserializer=handler.request_deserializer,
+                                                   response_serializer=handler.response_serializer)
+
+    for obj in gc.get_objects():
+        if type(obj).__name__ == "_ServerState" and type(obj).__module__ == "grpc._server":
+            registered = getattr(obj, "registered_method_handlers", {})
+            if _CANCEL_METHOD in registered:
+                registered[_CANCEL_METHOD] = recording(registered[_CANCEL_METHOD])
+            for generic in getattr(obj, "generic_handlers", []):
+                handlers = getattr(generic, "_method_handlers", None)
+                if isinstance(handlers, dict) and _CANCEL_METHOD in handlers:
+                    handlers[_CANCEL_METHOD] = recording(handlers[_CANCEL_METHOD])
+
+
 def engine_alive() -> bool:
     """The engine that launched this provider process is still there (as parent or grandparent)."""
     if os.getppid() != _PARENT_PID:
@@ -128,6 +173,9 @@ class SettingsProvider(ResourceProvider, Generic[S]):
 
     def configure(self, req: ConfigureRequest) -> None:
         start_orphan_watchdog()
+        if not _CANCEL_LISTENING.is_set():
+            _CANCEL_LISTENING.set()
+            listen_for_cancel()
         try:
             self._settings = self._resolve(lambda k: req.config.get(f"{NAMESPACE}:{k}"), os.environ)
             self._config_error = None

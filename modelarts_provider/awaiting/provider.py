@@ -18,13 +18,13 @@ from typing import Any
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 from pydantic import ValidationError
 
-from ..provider_base import ModelArtsProvider, ProviderError, engine_alive, say
+from ..provider_base import ModelArtsProvider, ProviderError, cancelled, engine_alive, say
 from ..training_job.check import failures_from
 from ..training_job.unknowns import contains_unknown
 from .args import OUTPUT_KEYS, AwaitedJob, AwaitedStatus, JobsAwaitArgs, JobsAwaitOutputs
 from .conditions import Verdict, reached
 from .report import failure_report
-from .watcher import Watched, Watcher, WaitAborted
+from .watcher import Watched, Watcher, WaitAborted, WaitCancelled
 
 def _inputs(props: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in props.items() if k not in OUTPUT_KEYS and not k.startswith("__")}
@@ -71,7 +71,9 @@ class JobsAwaitProvider(ModelArtsProvider):
         say(f"waiting for {len(watched)} training job{'s' if len(watched) != 1 else ''}: "
             + ", ".join(f"{w.name} ({w.target})" for w in watched[:8]) + (" ..." if len(watched) > 8 else ""))
         try:
-            results = Watcher(client, say, alive=engine_alive).run(watched)
+            results = Watcher(client, say, alive=engine_alive, cancelled=cancelled).run(watched)
+        except WaitCancelled as err:
+            raise ProviderError(f"{err}; they stay in the state, and the next `pulumi up` waits for them again") from None
         except WaitAborted as err:
             raise ProviderError(f"waiting for training jobs stopped: {err}") from None
         report = failure_report(client, results)

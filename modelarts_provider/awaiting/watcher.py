@@ -80,6 +80,15 @@ def default_strategy() -> Strategy:
     return value if value in ("list", "get") else "auto"  # type: ignore[return-value]
 
 
+class WaitCancelled(Exception):
+    """The engine cancelled (the user's first Ctrl-C): the wait stopped; ``waiting`` names the jobs it left."""
+
+    def __init__(self, waiting: list[str]) -> None:
+        self.waiting = waiting
+        super().__init__(f"stopped waiting; {len(waiting)} job{'s' if len(waiting) != 1 else ''} keep running: "
+                         + ", ".join(waiting))
+
+
 class WaitAborted(Exception):
     """The wait cannot go on (the engine is gone, or polling hit a non-transient error)."""
 
@@ -88,7 +97,8 @@ class Watcher:
     def __init__(self, client: Any, say: Callable[[str], None], *, strategy: Strategy | None = None,
                  concurrency: int = 8, summary_every_s: float = 30.0, summary_from: int = 5,
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
-                 alive: Callable[[], bool] = lambda: True) -> None:
+                 alive: Callable[[], bool] = lambda: True,
+                 cancelled: Callable[[], bool] = lambda: False) -> None:
         self.client = client
         self.say = say
         self.strategy: Strategy = strategy or default_strategy()
@@ -98,6 +108,7 @@ class Watcher:
         self.clock = clock
         self.sleep = sleep
         self.alive = alive
+        self.cancelled = cancelled  # checked at least once a second: a Ctrl-C stops the wait within seconds
 
     # --- polling --------------------------------------------------------------------------------
 
@@ -156,6 +167,8 @@ class Watcher:
         pending = dict(states)
         last_summary = start
         while pending:
+            if self.cancelled():
+                raise WaitCancelled(sorted(s.watched.name for s in pending.values()))
             if not self.alive():
                 raise WaitAborted("the Pulumi engine that started this wait is gone; stopping the wait "
                                   "(the jobs keep running and stay in the state)")

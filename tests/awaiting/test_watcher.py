@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from modelarts_provider.awaiting.conditions import Verdict
-from modelarts_provider.awaiting.watcher import Result, Watched, Watcher, WaitAborted, _State
+from modelarts_provider.awaiting.watcher import Result, Watched, Watcher, WaitAborted, WaitCancelled, _State
 from modelarts_provider.client.models import TrainingJob
 
 from .replay import FakeClock, ReplayClient, all_workflows, load
@@ -136,6 +136,19 @@ def test_the_wait_stops_when_the_engine_is_gone():
         Watcher(client, Lines(), strategy="get", clock=clock, sleep=clock.sleep,
                 alive=lambda: next(alive)).run([watched(jobs[0])])
     assert client.calls("get") == {"job-a": 1} and client.calls("terminate") == {}
+
+
+def test_a_cancel_stops_the_wait_naming_the_jobs_left_running():
+    # The engine's Cancel (the first Ctrl-C): checked every round, so the wait stops within a poll.
+    jobs = [{"key": k, "id": f"job-{k}", "name": k, "wait_for": "completed", "timeout_s": 600, "poll_s": 5,
+             "polls": ["Running"]} for k in ("b", "a")]
+    client, clock = ReplayClient(jobs), FakeClock()
+    asked = iter([False, True])
+    with pytest.raises(WaitCancelled) as e:
+        Watcher(client, Lines(), strategy="get", clock=clock, sleep=clock.sleep,
+                cancelled=lambda: next(asked)).run([watched(j) for j in jobs])
+    assert str(e.value) == "stopped waiting; 2 jobs keep running: a, b" and e.value.waiting == ["a", "b"]
+    assert client.calls("terminate") == {}  # left running, as the engine's state says
 
 
 def test_each_job_keeps_its_own_poll_interval():

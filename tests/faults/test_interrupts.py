@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from modelarts_provider.stack.sweep import point_names
-from tests.faults.kit import (TRACEBACK_RE, assert_converged, converge, job, job_stack, killed_up, output_of, sweep,
-                              up_in_background, wait_until)
+from tests.faults.kit import (TRACEBACK_RE, assert_converged, converge, job, job_stack, killed_up, output_of, phase_of,
+                              state_job_ids, sweep, up_advancing, up_in_background, wait_until)
 from tests.faults.test_faults import no_duplicates
 
 GRID = {"lr": [0.1, 0.2, 0.3]}
@@ -151,3 +151,21 @@ def test_temporary_credentials_expire_mid_up(tmp_path: Path, pulumi_engine: Path
         emu.advance(601)  # the first up's jobs leave Creating
         st.set_config("modelarts:securityToken", "sts-token-two-0002", secret=True)
         converge(st, emu, EXPECTED)
+
+
+def test_ctrl_c_during_the_wait_stops_waiting_and_the_next_up_resumes(tmp_path: Path, emu: Any) -> None:
+    # Issue 21: the jobs run for 600 emulated seconds and the clock is held, so a wait that ignored the
+    # interrupt would never end (bg.wait would time out): the up ends only because the wait stopped.
+    st = job_stack(tmp_path, emu, jobs={f"c{i}": job(name=f"ctrlc-{i}", waitFor="completed") for i in range(2)})
+    bg = up_in_background(st, log=tmp_path / "up1.log")
+    wait_until(lambda: "waiting for 2 training jobs" in bg.output, 120, what="the wait to start")
+    bg.signal(signal.SIGINT)  # the CLI: it cancels, and calls Cancel on every provider
+    assert bg.wait(120) != 0
+    assert "stopped waiting; 2 jobs keep running: ctrlc-0, ctrlc-1" in bg.output, bg.output
+    assert not TRACEBACK_RE.search(bg.output), bg.output
+    assert emu.counters()["terminate"] == 0 and {phase_of(j) for j in emu.jobs()} <= {"Pending", "Running"}
+    assert set(state_job_ids(st)) == {"ctrlc-0", "ctrlc-1"}  # tracked
+    # The next up creates nothing and waits again, until the jobs complete.
+    up = up_advancing(st, emu, 3600, log=tmp_path / "up2.log")
+    assert emu.counters()["create"] == 2 and "waiting for 2 training jobs" in output_of(up)
+    assert {phase_of(j) for j in emu.jobs()} == {"Completed"}
