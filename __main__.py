@@ -21,13 +21,14 @@ from pathlib import Path
 import pulumi
 from pulumi.runtime import get_config_env, is_config_secret
 
+from modelarts_provider.masking import mask, remember
 from modelarts_provider.messages import shown
 from modelarts_provider.provider_config import (NAMESPACE, ProviderConfigError, resolve_settings,
                                                 unknown_setting_errors)
 from modelarts_provider.stack.config import PROJECT, SECTIONS, StackConfigError, parse
 from modelarts_provider.stack.declare import declare
 from modelarts_provider.stack.program import plan
-from modelarts_provider.stack.secrets import read_stack_config, secret_values
+from modelarts_provider.stack.secrets import name_refusals, read_stack_config, secret_paths
 
 
 def main() -> None:
@@ -47,13 +48,17 @@ def main() -> None:
                 given = "" if is_config_secret(f"{PROJECT}:{section}") else f" {shown(project_cfg.get(section))}"
                 raise StackConfigError(f"invalid stack config: {PROJECT}:{section}: must be a map, "
                                        f"not a string{given}") from None
+        secrets = secret_paths(raw, lambda s: f"{PROJECT}:{s}", is_config_secret,
+                               read_stack_config(Path.cwd(), pulumi.get_stack()))
+        remember(secrets.values)  # every message of this program passes the masking step
         cfg = parse(raw, keys)
+        refused = name_refusals(raw, secrets, lambda s: f"{PROJECT}:{s}")
+        if refused:
+            raise StackConfigError("\n".join(refused))
         plans = plan(cfg)
     except (ProviderConfigError, StackConfigError) as err:
-        raise pulumi.RunError(str(err)) from None
+        raise pulumi.RunError(mask(str(err))) from None
 
-    secrets = secret_values(raw, lambda s: f"{PROJECT}:{s}", is_config_secret,
-                            read_stack_config(Path.cwd(), pulumi.get_stack()))
     jobs, waited = declare(cfg, plans, secrets)
     exports = {}
     for key, job in jobs.items():

@@ -3,8 +3,8 @@
 ``failure_log_tail(client, job)`` is called where a wait ends badly (awaiting/report.py). It fetches
 each failing task's log once, never raises (a log that cannot be fetched becomes a one-line note, so
 it can never hide the failure it explains) and never shows a credential: the client's own secret
-values are redacted as ModelArtsError does, and secret-looking assignments (``HW_SECRET_KEY=...``)
-are masked again, whatever the service already did.
+values, every secret value this process knows and secret-looking values are masked by the one
+masking step (masking.py), whatever the service already did.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Protocol
 
-from .client.errors import redact
+from . import masking
+from .masking import secret_looking
 from .client.models import TaskLogPreview, TrainingJob, task_ids
 
 __all__ = ["LogSource", "failure_log_tail", "failing_tasks", "safe_line", "safe_lines",
@@ -22,15 +23,7 @@ INDENT = "    "
 MAX_TASKS = 4  # an error naming every node of a big job would bury the failure itself
 LINE_MAX = 400
 ERROR_MAX = 240
-MASK = "******"
-# Parts that make a name secret-looking; AK and SK only as whole words (TASK is no secret).
-SECRET_PARTS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "PWD", "CREDENTIAL", "PRIVATE",
-                "AUTHORIZATION", "SIGNATURE")
-SECRET_WORDS = frozenset({"AK", "SK"})
-_ASSIGNMENT = re.compile(
-    r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)(?P<sep>\s*[=:]\s*)"
-    r"(?P<value>(?:(?i:bearer|basic)\s+)?(?:\"[^\"]*\"|'[^']*'|[^\s,;]+))")
-_BEARER = re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}")
+MASK = masking.MASK
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")  # ANSI colours, controls
 
 
@@ -38,17 +31,6 @@ class LogSource(Protocol):
     """What the log helpers need of a client (ModelArtsClient has it)."""
 
     def get_task_log_preview(self, job_id: str, task_id: str) -> TaskLogPreview: ...
-
-
-def secret_looking(name: str) -> bool:
-    """True for names like HW_SECRET_KEY, api-token, DB_PASSWORD, MY_AK, OBS_SK."""
-    upper = name.upper()
-    return bool(set(re.split(r"[^A-Z0-9]+", upper)) & SECRET_WORDS) or any(p in upper for p in SECRET_PARTS)
-
-
-def _secret_name(name: str) -> bool:
-    # "KeyError: 'epochs'" is a traceback's last line, not a key: keep it readable
-    return secret_looking(name) and not name.endswith(("Error", "Exception", "Warning"))
 
 
 def client_secrets(client: Any) -> list[str]:
@@ -63,11 +45,7 @@ def client_secrets(client: Any) -> list[str]:
 def safe_line(line: str, secrets: Iterable[str] = ()) -> str:
     """One log line fit to show: no control characters, secret-looking values masked, secrets
     redacted, at most LINE_MAX characters."""
-    text = _CONTROL.sub("", line.replace("\t", "    ")).rstrip()
-    text = _ASSIGNMENT.sub(
-        lambda m: m.group("name") + m.group("sep") + MASK if _secret_name(m.group("name")) else m.group(0), text)
-    text = _BEARER.sub(lambda m: f"{m.group(1)} {MASK}", text)
-    text = redact(text, secrets)
+    text = masking.mask(_CONTROL.sub("", line.replace("\t", "    ")).rstrip(), secrets)
     return text if len(text) <= LINE_MAX else text[: LINE_MAX - 1] + "…"
 
 
@@ -81,7 +59,7 @@ def one_line_error(exc: BaseException, secrets: Iterable[str] = ()) -> str:
     text = str(exc) or type(exc).__name__
     if not type(exc).__name__.startswith("ModelArts"):
         text = f"{type(exc).__name__}: {text}"
-    text = redact(" ".join(text.split()), secrets)
+    text = masking.mask(" ".join(text.split()), secrets)
     return text if len(text) <= ERROR_MAX else text[: ERROR_MAX - 1] + "…"
 
 

@@ -17,6 +17,7 @@ from typing import Any, Callable, ClassVar, Generic, Mapping, TypeVar
 
 from pulumi.dynamic import ConfigureRequest, ResourceProvider
 
+from .masking import mask
 from .provider_config import NAMESPACE, ProviderConfigError, ProviderSettings, resolve_settings
 
 S = TypeVar("S")
@@ -53,15 +54,20 @@ _CLIENTS_LOCK = threading.Lock()
 
 
 class ProviderError(Exception):
-    """A provider call that cannot proceed; the message is one line, names the job, no secrets."""
+    """A provider call that cannot proceed; the message is one line, names the job, no secrets (it passes
+    the masking step: every secret value this process knows, secret-looking shapes)."""
+
+    def __init__(self, message: object = "") -> None:
+        super().__init__(mask(str(message)))
 
 
 def say(message: str) -> None:
     """One line to the provider's stderr, which the engine relays into `pulumi up`.
 
-    One write per line under a lock: provider calls run on 4 threads, and two `print`s could
+    Every line passes the masking step. One write per line under a lock: provider calls run on 4 threads, and two `print`s could
     otherwise interleave into one merged line.
     """
+    message = mask(message)
     with _OUTPUT_LOCK:
         sys.stderr.write(message.rstrip("\n") + "\n")
         sys.stderr.flush()

@@ -14,6 +14,8 @@ import json
 import re
 from typing import TYPE_CHECKING, Any, Iterable, Optional
 
+from ..masking import mask
+
 if TYPE_CHECKING:  # pragma: no cover
     import requests
 
@@ -47,11 +49,12 @@ _WS = re.compile(r"\s+")
 
 
 def redact(text: str, secrets: Iterable[Optional[str]] = ()) -> str:
-    """Replace every occurrence of each (non-trivial) secret value with ``***``."""
+    """Replace every occurrence of each (non-trivial) secret value with ``***``, then pass the text through
+    the one masking step (every secret value this process knows, secret-looking shapes)."""
     for s in secrets:
         if s and len(s) >= 4:
             text = text.replace(s, "***")
-    return text
+    return mask(text)
 
 
 def _one_line(value: Any, limit: int = _MAX_PART) -> str:

@@ -6,7 +6,7 @@
 - A job's or a sweep's local code directory is uploaded once (a sweep shares it between its points);
   the job's code_dir/boot_file are the upload's outputs, so a content change uploads a new prefix,
   replaces exactly the jobs using it, and removes the old prefix after them.
-- Secret config values stay secrets in the resources built from them (secrets.py).
+- Secret config values stay secrets in the resources built from them, by path (secrets.py).
 """
 
 from __future__ import annotations
@@ -21,14 +21,28 @@ from ..code_upload import CodeUpload
 from ..training_job.resource import TrainingJob
 from .config import StackConfig
 from .program import JobPlan, Upload
-from .secrets import mark_secrets
+from .secrets import SecretPaths, job_selectors, mark_secrets
 
 
-def _buckets(cfg: StackConfig, plans: list[JobPlan]) -> dict[str, Bucket]:
+def _buckets(cfg: StackConfig, plans: list[JobPlan], secrets: SecretPaths) -> dict[str, Bucket]:
     receiving = {p.upload.obs for p in plans if p.upload is not None}
-    return {name: Bucket(f"obs-{name}", {"bucket": loc.bucket, "create": loc.create,
-                                         "force_destroy": loc.force_destroy})
+    return {name: Bucket(f"obs-{name}", {"bucket": pulumi.Output.secret(loc.bucket) if secrets.touching("obs", name)
+                                         else loc.bucket, "create": loc.create, "force_destroy": loc.force_destroy})
             for name, loc in cfg.obs.items() if loc.create or name in receiving}
+
+
+def _selectors(cfg: StackConfig, p: JobPlan, secrets: SecretPaths) -> list[tuple[Any, ...]]:
+    """The job's input paths that carry secrets of its config entry, OBS location or pool."""
+    section, _, key = p.config_path.partition(":")[2].partition(".")
+    entry = cfg.jobs.get(key) if section == "jobs" else cfg.sweeps.get(key)
+    if entry is None:
+        return []
+    obs = entry.obs if entry.obs is not None else next(iter(cfg.obs), None)
+    return job_selectors(secrets, section, key, obs, entry.pool)
+
+
+# Outputs computed from OBS URLs: secret too when the URLs are.
+_OBS_OUTPUTS = ["output_path", "output_paths"]
 
 
 def _upload(cfg: StackConfig, up: Upload, buckets: dict[str, Bucket]) -> CodeUpload:
@@ -38,16 +52,21 @@ def _upload(cfg: StackConfig, up: Upload, buckets: dict[str, Bucket]) -> CodeUpl
                                          "job_key": up.key, "excludes": list(up.excludes)})
 
 
-def declare(cfg: StackConfig, plans: list[JobPlan], secrets: set[str]) -> tuple[dict[str, TrainingJob],
-                                                                                 JobsAwait | None]:
-    buckets = _buckets(cfg, plans)
+def declare(cfg: StackConfig, plans: list[JobPlan], secrets: SecretPaths) -> tuple[dict[str, TrainingJob],
+                                                                                    JobsAwait | None]:
+    buckets = _buckets(cfg, plans, secrets)
     uploads: dict[str, CodeUpload] = {}
     jobs: dict[str, TrainingJob] = {}
     for p in plans:
-        props: dict[str, Any] = mark_secrets(p.args.model_dump(exclude_none=True), secrets)
+        props, marked = mark_secrets(p.args.model_dump(exclude_none=True), _selectors(cfg, p, secrets), secrets)
+        if marked:
+            props["secret_paths"] = marked  # paths only: the provider masks what is there (masking.py)
         if p.upload is not None:
             up = uploads.get(p.upload.key) or uploads.setdefault(p.upload.key, _upload(cfg, p.upload, buckets))
             props["algorithm"] = {**props["algorithm"], "code_dir": up.code_dir, "boot_file": up.boot_file}
-        moved = pulumi.ResourceOptions(aliases=[pulumi.Alias(name=k) for k in p.moved_from]) if p.moved_from else None
-        jobs[p.key] = TrainingJob(p.key, props, moved)
+        opts = pulumi.ResourceOptions(
+            aliases=[pulumi.Alias(name=k) for k in p.moved_from] if p.moved_from else None,
+            additional_secret_outputs=_OBS_OUTPUTS if any(m.startswith(("algorithm.outputs", "log_export_path"))
+                                                          for m in marked) else None)
+        jobs[p.key] = TrainingJob(p.key, props, opts)
     return jobs, await_jobs(jobs)

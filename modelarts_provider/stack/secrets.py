@@ -1,17 +1,32 @@
-"""Secret stack-config values stay secrets in the resources built from them.
+"""Secret stack-config values stay secrets in the resources built from them: marked by *path*.
 
 Pulumi tells a program only which top-level keys hold a secret (`modelarts-jobs:jobs` as a whole,
 after `pulumi config set --secret --path modelarts-jobs:jobs.a.environments.HF_TOKEN ...`), and
-`Config.get_object` returns plain values. To keep just the secret leaves secret, the stack's config
-file is read for the leaves written as `secure:`; when it cannot be read (config from elsewhere, e.g.
-an environment), every leaf of a secret key counts as secret. Then every string value of a job's args
-that equals or contains a secret value becomes a Pulumi secret, wherever the program put it
-(environments, parameters, a command line).
+`Config.get_object` returns plain values. Which parts are secret is read from the stack's config file:
+a `secure:` leaf at a path (set with `--path`), or the whole key (`pulumi config set --secret KEY
+'<json>'`, one `secure:` for the whole map). When the file cannot be read (config from elsewhere, e.g.
+an ESC environment), the whole key counts as secret.
+
+From those paths (`SecretPaths`):
+- every resource input that carries a value from under a secret path is a Pulumi secret, whatever its
+  type (a map or list: every value under it) or length (a 2-digit PIN too): the config's job fields map
+  to the TrainingJob inputs they become (`job_selectors`), an OBS location to every OBS URL of the jobs
+  using it, a pool to the flavor/pool id;
+- a secret value that would become part of a name, URN, export key or OBS object key (a sweep's grid
+  values, a job's explicit `name`, `movedFrom`, an OBS location's prefixes) is refused at preview
+  (`name_refusals`): Pulumi keeps names and URNs in plaintext, and OBS lists object keys to anyone who
+  can list the bucket;
+- as a second line of defence, any other string input that contains a secret value of 4 or more
+  characters (e.g. a secret the program put into a command line) becomes a secret too;
+- the TrainingJob gets `secret_paths`, the input paths it holds secrets at (paths only, never values), so
+  its provider process knows what to mask in everything it prints (masking.py).
+Keys of a secret map (job keys) are names: they stay visible in URNs, as with any Pulumi resource.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +35,9 @@ import yaml
 
 from .sweep import as_param
 
-MIN_SECRET_LEN = 4  # shorter values (e.g. "1", "true") would mark unrelated fields secret
+MIN_SECRET_LEN = 4  # the by-value second line: shorter values (e.g. "1", "true") would mark unrelated fields
+
+Path_ = tuple[Any, ...]  # (section, key, field, ...) in the config's own spelling
 
 
 def _leaves(value: Any) -> Iterable[Any]:
@@ -34,7 +51,7 @@ def _leaves(value: Any) -> Iterable[Any]:
         yield value
 
 
-def _secure_paths(node: Any, path: tuple[Any, ...] = ()) -> Iterable[tuple[Any, ...]]:
+def _secure_paths(node: Any, path: Path_ = ()) -> Iterable[Path_]:
     if isinstance(node, dict):
         if set(node) == {"secure"}:
             yield path
@@ -46,7 +63,7 @@ def _secure_paths(node: Any, path: tuple[Any, ...] = ()) -> Iterable[tuple[Any, 
             yield from _secure_paths(v, path + (i,))
 
 
-def _at(value: Any, path: tuple[Any, ...]) -> Any:
+def _at(value: Any, path: Path_) -> Any:
     for part in path:
         value = value[part]
     return value
@@ -58,24 +75,6 @@ def stack_file(project_dir: Path, stack: str) -> Path:
     return project_dir / (project.get("stackConfigDir") or ".") / f"Pulumi.{stack}.yaml"
 
 
-def secret_values(sections: dict[str, Any], full_key: Callable[[str], str], is_secret: Callable[[str], bool],
-                  stack_config: dict[str, Any] | None) -> set[str]:
-    """The secret leaf values of the sections (as the strings they become on the wire)."""
-    out: set[str] = set()
-    for section, value in sections.items():
-        key = full_key(section)
-        if value is None or not is_secret(key):
-            continue
-        written = (stack_config or {}).get(key)
-        paths = list(_secure_paths(written)) if written is not None else []
-        try:
-            leaves = [_at(value, p) for p in paths] if paths else list(_leaves(value))
-        except (KeyError, IndexError, TypeError):
-            leaves = list(_leaves(value))
-        out |= {as_param(v) for v in leaves if isinstance(v, (str, int, float, bool))}
-    return {v for v in out if len(v) >= MIN_SECRET_LEN}
-
-
 def read_stack_config(project_dir: Path, stack: str) -> dict[str, Any] | None:
     try:
         doc = yaml.safe_load(stack_file(project_dir, stack).read_text()) or {}
@@ -85,14 +84,170 @@ def read_stack_config(project_dir: Path, stack: str) -> dict[str, Any] | None:
     return config if isinstance(config, dict) else None
 
 
-def mark_secrets(value: Any, secrets: set[str]) -> Any:
-    """The same structure, with every string that equals or contains a secret as a Pulumi secret."""
-    if not secrets:
-        return value
+def _covers(secret: Path_, path: Path_) -> bool:
+    """Something at `path` carries a secret value: it is under the secret, or the secret is under it."""
+    n = min(len(secret), len(path))
+    return secret[:n] == path[:n]
+
+
+@dataclass(frozen=True)
+class SecretPaths:
+    """The secret parts of the stack config, as paths (section, key, ...), and their values."""
+
+    paths: tuple[Path_, ...] = ()
+    values: frozenset[str] = field(default_factory=frozenset)  # every leaf under them, any length
+
+    def touching(self, *prefix: Any) -> list[Path_]:
+        """The secret paths at, under or above `prefix`, relative to it (() when all of it is secret)."""
+        return [p[len(prefix):] if len(p) > len(prefix) else () for p in self.paths if _covers(p, prefix)]
+
+    def long_values(self) -> set[str]:
+        return {v for v in self.values if len(v) >= MIN_SECRET_LEN}
+
+
+def secret_paths(sections: dict[str, Any], full_key: Callable[[str], str], is_secret: Callable[[str], bool],
+                 stack_config: dict[str, Any] | None) -> SecretPaths:
+    paths: list[Path_] = []
+    values: set[str] = set()
+    for section, value in sections.items():
+        if value is None or not is_secret(full_key(section)):
+            continue
+        written = (stack_config or {}).get(full_key(section))
+        found = [(section, *p) for p in _secure_paths(written)] if written is not None else []
+        try:
+            leaves = [leaf for p in found for leaf in _leaves(_at(value, p[1:]))]
+        except (KeyError, IndexError, TypeError):
+            found = []
+        if not found:  # the whole key (set as one secret), or a file that does not say: all of it
+            found, leaves = [(section,)], list(_leaves(value))
+        paths += found
+        values |= {as_param(v) for v in leaves if isinstance(v, (str, int, float, bool)) and as_param(v) != ""}
+    return SecretPaths(tuple(paths), frozenset(values))
+
+
+# --- what may not be secret ------------------------------------------------------------------------------
+
+_NAMES_WHY = ("becomes part of job keys, resource names, URNs and OBS object keys, which Pulumi and OBS keep in "
+              "plaintext")
+
+
+def name_refusals(raw: dict[str, Any], secrets: SecretPaths, full_key: Callable[[str], str]) -> list[str]:
+    """One line per secret that would become part of a name, URN, export key or OBS key."""
+    out: list[str] = []
+
+    def refuse(path: Path_, what: str) -> None:
+        shown = full_key(path[0]) + "".join(f".{p}" if isinstance(p, str) else f"[{p}]" for p in path[1:])
+        out.append(f"invalid stack config: {shown} is secret, but {what} {_NAMES_WHY}; set it without --secret "
+                   "and keep --secret for values such as environments (pulumi config set --secret --path ...)")
+
+    for section, what_fields in (("sweeps", {"grid": "a grid value", "name": "a job name",
+                                             "movedFrom": "a former key"}),
+                                 ("jobs", {"name": "a job name", "movedFrom": "a former key"}),
+                                 ("obs", {"code": "a code prefix", "data": "a data prefix",
+                                          "outputs": "an outputs prefix", "logs": "a logs prefix"})):
+        entries = raw.get(section)
+        if not isinstance(entries, dict):
+            continue
+        for key, entry in entries.items():
+            if not isinstance(entry, dict):
+                continue
+            for fld, what in what_fields.items():
+                if entry.get(fld) not in (None, "", [], {}) and any(
+                        _covers(p, (section, key, fld)) for p in secrets.paths):
+                    refuse((section, key, fld), what)
+    return out
+
+
+# --- marking ---------------------------------------------------------------------------------------------
+
+# A job's config field -> the TrainingJob inputs it becomes ("*" after a map field: its entry of that name).
+_JOB_FIELDS: dict[str, list[Path_]] = {
+    "environments": [("algorithm", "environments")],
+    "parameters": [("algorithm", "parameters")],
+    "inputs": [("algorithm", "inputs")],
+    "outputs": [("algorithm", "outputs")],
+    "annotations": [("annotations",)],
+    "command": [("algorithm", "command")],
+    "description": [("description",)],
+    "codeDir": [("algorithm", "code_dir"), ("algorithm", "boot_file")],
+    "bootFile": [("algorithm", "boot_file")],
+    "algorithmId": [("algorithm", "id")],
+    "subscription": [("algorithm", "subscription_id"), ("algorithm", "item_version_id")],
+    "engine": [("algorithm", "engine")],
+    "image": [("algorithm", "engine")],
+    "workingDir": [("algorithm", "working_dir")],
+    "localCodeDir": [("algorithm", "local_code_dir")],
+    "volumes": [("volumes",)],
+    "nodes": [("node_count",)],
+    "pool": [("flavor_id",), ("pool_id",)],
+}
+# Everything a job sends to the service (not the provider's own options: waiting, replacement policy).
+_JOB_DATA: list[Path_] = [("description",), ("annotations",), ("algorithm",), ("flavor_id",), ("pool_id",),
+                          ("node_count",), ("volumes",), ("log_export_path",), ("auto_stop",)]
+_OBS_URLS: list[Path_] = [("algorithm", "code_dir"), ("algorithm", "boot_file"), ("algorithm", "inputs"),
+                          ("algorithm", "outputs"), ("log_export_path",)]
+_MAPS = {("algorithm", "parameters"), ("algorithm", "inputs"), ("algorithm", "outputs")}  # lists of {name, ...}
+
+
+def job_selectors(secrets: SecretPaths, section: str, key: str, obs: str | None, pool: str) -> list[Path_]:
+    """The TrainingJob input paths that carry a secret of the job entry `section.key`, of its OBS location
+    and of its pool."""
+    out: list[Path_] = []
+    for rel in secrets.touching(section, key):
+        if not rel:
+            return list(_JOB_DATA)  # the whole entry (or section) is secret
+        targets = _JOB_FIELDS.get(str(rel[0]))
+        if targets is None:
+            continue  # the provider's own options (waitFor, timeouts, ...) or a refused name field
+        out += [t + tuple(rel[1:2]) if t in _MAPS or t == ("algorithm", "environments") or t == ("annotations",)
+                else t for t in targets]
+    if obs is not None and secrets.touching("obs", obs):
+        out += _OBS_URLS
+    if secrets.touching("pools", pool):
+        out += [("flavor_id",), ("pool_id",)]
+    return out
+
+
+def _secret_leaves(value: Any, path: tuple[str, ...], marked: list[str]) -> Any:
     if isinstance(value, dict):
-        return {k: mark_secrets(v, secrets) for k, v in value.items()}
+        return {k: _secret_leaves(v, path + (str(k),), marked) for k, v in value.items()}
     if isinstance(value, list):
-        return [mark_secrets(v, secrets) for v in value]
+        return [_secret_leaves(v, path + (str(i),), marked) for i, v in enumerate(value)]
+    if value is None or isinstance(value, bool):
+        return value
+    marked.append(".".join(path))
+    return pulumi.Output.secret(value)
+
+
+def _select(value: Any, selector: Path_, path: tuple[str, ...], marked: list[str]) -> Any:
+    if not selector:
+        return _secret_leaves(value, path, marked)
+    head, rest = selector[0], selector[1:]
+    if isinstance(value, dict) and head in value:
+        return {**value, head: _select(value[head], rest, path + (str(head),), marked)}
+    if isinstance(value, list):  # [{name, ...}]: the entry of that name
+        return [_select(v, rest, path + (str(i),), marked) if isinstance(v, dict) and v.get("name") == head else v
+                for i, v in enumerate(value)]
+    return value
+
+
+def _by_value(value: Any, secrets: set[str], path: tuple[str, ...], marked: list[str]) -> Any:
+    if isinstance(value, dict):
+        return {k: _by_value(v, secrets, path + (str(k),), marked) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_by_value(v, secrets, path + (str(i),), marked) for i, v in enumerate(value)]
     if isinstance(value, str) and any(s in value for s in secrets):
+        marked.append(".".join(path))
         return pulumi.Output.secret(value)
     return value
+
+
+def mark_secrets(props: dict[str, Any], selectors: Iterable[Path_], secrets: SecretPaths) -> tuple[dict[str, Any],
+                                                                                                    list[str]]:
+    """The props with every value at a selector (and every string containing a long secret value) as a
+    Pulumi secret, and the dotted input paths so marked."""
+    marked: list[str] = []
+    for selector in selectors:
+        props = _select(props, selector, (), marked)
+    props = _by_value(props, secrets.long_values(), (), marked)
+    return props, sorted(set(marked))

@@ -17,9 +17,26 @@ from .check import check_inputs
 from .diff import decide
 from .name_index import NameIndex
 from .outputs import OUTPUT_KEYS, status_outputs, strip_outputs
+from ..masking import remember
 from ..location import check_same_place, location_of
 from ..ownership import OwnerMark
 from ..provider_base import ModelArtsProvider, say
+
+
+def learn_secrets(props: dict[str, Any]) -> None:
+    """The values at the job's `secret_paths` join what this provider process masks (masking.py): the
+    JobsAwait's failure report runs in the same process, after the jobs' check."""
+    for dotted in props.get("secret_paths") or []:
+        value: Any = props
+        for part in str(dotted).split("."):
+            if isinstance(value, dict):
+                value = value.get(part)
+            elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+                value = value[int(part)]
+            else:
+                value = None
+        if isinstance(value, (str, int, float)):
+            remember([value])
 
 
 class TrainingJobProvider(ModelArtsProvider):
@@ -31,6 +48,7 @@ class TrainingJobProvider(ModelArtsProvider):
     _tracked: dict[str, set[str]] = {}
 
     def _track(self, id_: str, props: dict[str, Any]) -> None:
+        learn_secrets(props)
         token = (props.get("owner") or {}).get("token") if isinstance(props.get("owner"), dict) else None
         if id_ and isinstance(token, str):
             with self._index_lock:
@@ -58,6 +76,7 @@ class TrainingJobProvider(ModelArtsProvider):
                          f"training job {props.get('job_name') or props.get('name') or ''} ({id_})")
 
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        learn_secrets(news)
         inputs, failures = check_inputs(news, olds or None)
         out = [CheckFailure(f.property, f.reason) for f in failures]
         if self._config_error is not None:
@@ -99,6 +118,7 @@ class TrainingJobProvider(ModelArtsProvider):
         return UpdateResult({**args.model_dump(mode="json"), **status})
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
+        learn_secrets(props)
         timeout = props.get("delete_timeout_seconds") or 900
         poll = props.get("poll_interval_seconds") or 5.0
         self._same_place(id_, props)

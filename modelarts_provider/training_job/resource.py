@@ -115,6 +115,7 @@ class TrainingJobInputs(TypedDict, total=False):
     output_per_run: pulumi.Input[bool]
     replace_failed: pulumi.Input[bool]
     adopt_job_id: pulumi.Input[str]
+    secret_paths: pulumi.Input[list[str]]  # set by the stack program: the dotted paths of secret inputs
     owner: pulumi.Input[Mapping[str, pulumi.Input[str]]]  # {stack, resource, token}: set by the resource
 
 

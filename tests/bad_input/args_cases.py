@@ -86,6 +86,9 @@ ARGS_CASES: list[Case] = [
     Case("args-annotations-owner-prefix", top("annotations", {"modelarts-pulumi/token": "0123456789abcdef"}),
          "annotations: modelarts-pulumi/token: keys starting with modelarts-pulumi/ are the owner mark this tool "
          "writes itself; use another prefix"),
+    # secret_paths is set by the stack program (paths only); given by hand, it is checked too.
+    Case("args-secret-paths-not-a-list", top("secret_paths", "algorithm.environments.X"),
+         "secret_paths: must be a list, not a string 'algorithm.environments.X'"),
     # The owner mark is set by the TrainingJob resource; given by hand (library use), it is checked too.
     Case("args-owner-not-a-map", top("owner", "me"),
          "owner: must be a map, not a string 'me'"),

@@ -101,7 +101,7 @@ def job_of(status: dict[str, Any], job_id: str | None = "j-1") -> TrainingJob:
 
 def test_unexpected_errors_and_odd_jobs() -> None:
     tail = failure_log_tail(Exploding(), job_of({"phase": "Failed"}))
-    assert tail == "\n(logs of worker-0 unavailable: RuntimeError: proxy said: bad gateway for key ***)"
+    assert tail == "\n(logs of worker-0 unavailable: RuntimeError: proxy said: bad gateway for key ******)"
     assert failure_log_tail(Exploding(), job_of({}, job_id=None)) == "\n(logs unavailable: the job has no id)"
 
     class Empty(Exploding):
@@ -144,11 +144,11 @@ def test_unexpected_errors_and_odd_jobs() -> None:
 
 def test_safe_line() -> None:
     assert safe_line("export AWS_SECRET_ACCESS_KEY=abc123 x=1") == "export AWS_SECRET_ACCESS_KEY=****** x=1"
-    assert safe_line('token: "a b c" next') == "token: ****** next"
+    assert safe_line('token: "a b c" next') == 'token: "******" next'
     assert safe_line("Authorization: Bearer abcdefgh12345") == "Authorization: ******"
     assert safe_line("curl -H 'x' bearer abcdefgh12345") == "curl -H 'x' bearer ******"
     assert safe_line("KeyError: 'epochs'") == "KeyError: 'epochs'"  # a traceback stays readable
     assert safe_line("MA_TASK_NAME=worker-0 loss=0.1") == "MA_TASK_NAME=worker-0 loss=0.1"
     assert safe_line("\x1b[31mred\x1b[0m\tdone\r") == "red    done"
     assert safe_line("x" * 1000).endswith("…") and len(safe_line("x" * 1000)) == 400
-    assert safe_line("uses the-sk-value here", ["the-sk-value"]) == "uses *** here"
+    assert safe_line("uses the-sk-value here", ["the-sk-value"]) == "uses ****** here"

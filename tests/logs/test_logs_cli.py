@@ -213,7 +213,7 @@ def test_follower_prints_each_line_once() -> None:
     f.feed("worker-0", preview("a\nb"), final=False)  # "b" is not finished yet
     f.feed("worker-0", preview("a\nbc\nd\n"), final=False)
     f.feed("worker-0", preview("a\nbc\nd\nKEY=s3cr3t-value tail s3cr3t-value"), final=True)
-    assert out.getvalue() == "a\nbc\nd\nKEY=****** tail ***\n" and notes == []
+    assert out.getvalue() == "a\nbc\nd\nKEY=****** tail ******\n" and notes == []
 
     out, notes = io.StringIO(), []
     f = LogFollower(["worker-0", "worker-1"], [], out, notes.append)
