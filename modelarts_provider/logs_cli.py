@@ -9,8 +9,9 @@ HW_* / OS_* environment, exactly as the provider resolves it. Without ``--task``
 printed (lines prefixed ``[task] `` when there are several). ``--follow`` prints only new lines until
 the job ends; when the stack replaces the job meanwhile (its key points at a new job in the state), it
 says so in one line and follows the new one. The log goes to stdout; notes and errors go to stderr, one line each. No credential is
-ever printed: lines pass through ``logs.safe_line`` (secret-looking values masked, the client's
-credentials redacted) and errors name keys, never values.
+ever printed: lines pass through ``logs.safe_line`` (the one masking step: the stack's config secrets,
+read the way the program reads them, the client's credentials, and secret-looking values by shape) and
+errors name keys, never values.
 """
 
 from __future__ import annotations
@@ -168,11 +169,48 @@ def successor(pulumi: PulumiCli, ref: JobRef, wait_s: float, interval: float,
         sleep(interval)
 
 
-def stack_settings(pulumi: PulumiCli, environ: dict[str, str]) -> Any:
+def _leaves(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _leaves(v)]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [value]
+
+
+def stack_config(pulumi: PulumiCli, note: Callable[[str], None]) -> tuple[Any, list[str]]:
+    """The stack's config, decrypted the way the program gets it (the stack's own secrets provider), and
+    the values of its secrets (every leaf of a key set with --secret, any length). When the secrets cannot
+    be decrypted (no passphrase, no access to the KMS key), says so in one line and goes on without them:
+    lines are then masked by shape only."""
+    try:
+        raw = pulumi.json("config", "--json", "--show-secrets")  # holds secrets: never printed
+    except LogsError as err:
+        note(f"note: cannot read the stack's secrets ({err}); masking secret-looking values by shape only")
+        try:
+            return pulumi.json("config", "--json"), []
+        except LogsError:
+            return {}, []
+    values: list[str] = []
+    for entry in (raw.values() if isinstance(raw, dict) else []):
+        if isinstance(entry, dict) and entry.get("secret"):
+            got = entry.get("objectValue", entry.get("value"))
+            if isinstance(got, str) and got.lstrip()[:1] in ("{", "["):  # a whole map set as one secret
+                try:
+                    got = json.loads(got)
+                except ValueError:
+                    pass
+            values += [str(v) for v in _leaves(got) if isinstance(v, (str, int, float)) and not isinstance(v, bool)]
+            if isinstance(entry.get("value"), str):
+                values.append(entry["value"])
+    return raw, [v for v in values if v.strip()]
+
+
+def stack_settings(pulumi: PulumiCli, environ: dict[str, str], raw: Any = None) -> Any:
     """ClientSettings from the stack's ``modelarts:`` config (secrets decrypted) and ``environ``."""
     from .provider_config import NAMESPACE, ProviderConfigError, resolve_settings
 
-    raw = pulumi.json("config", "--json", "--show-secrets")  # holds secrets: never printed
+    if raw is None:
+        raw = pulumi.json("config", "--json", "--show-secrets")  # holds secrets: never printed
     values: dict[str, Any] = {}
     for full, entry in (raw.items() if isinstance(raw, dict) else []):
         ns, _, key = str(full).partition(":")
@@ -241,8 +279,9 @@ def run(args: argparse.Namespace, *, out: TextIO = sys.stdout, note: Callable[[s
 
     pulumi = PulumiCli(Path(args.cwd).resolve(), args.stack)
     ref = find_job(pulumi, args.job)
-    with ModelArtsClient(stack_settings(pulumi, dict(os.environ))) as client:
-        secrets = client_secrets(client)
+    raw, config_secrets = stack_config(pulumi, note)
+    with ModelArtsClient(stack_settings(pulumi, dict(os.environ), raw)) as client:
+        secrets = client_secrets(client) + config_secrets
         try:
             job = client.get_job(ref.id)
             if job is None:

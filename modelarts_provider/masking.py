@@ -39,7 +39,10 @@ _QUOTED_PAIR = re.compile(r"(?P<q>[\"'])(?P<name>[^\"'\s]{1,100})(?P=q)(?P<sep>\
 # KEY=value, key: value, whatever precedes it (not inside another name)
 _PAIR = re.compile(r"(?<![A-Za-z0-9_.-])(?P<name>" + _NAME + r")(?P<sep>\s*(?:=|:(?!//))\s*)(?P<value>" + _VALUE + ")")
 # --hf-token value, --token=value, -password value
-_FLAG = re.compile(r"(?<![A-Za-z0-9_])(?P<dash>--?)(?P<name>[A-Za-z][A-Za-z0-9_.-]*)(?P<sep>=|\s+)(?P<value>" + _VALUE + ")")
+_FLAG = re.compile(r"(?<![A-Za-z0-9_])(?P<dash>--?)(?P<name>[A-Za-z][A-Za-z0-9_.-]*)(?P<sep>=|\s+)(?P<value>(?!-)"
+                   + _VALUE + ")")
+# Pulumi's own switches, followed by words, not values
+_SWITCHES = frozenset({"secret", "secrets", "show-secrets", "secrets-provider"})
 _BEARER = re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}")
 _URL_PASSWORD = re.compile(r"(?P<head>\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]+:)(?P<value>[^\s@/]+)(?=@)")
 
@@ -61,7 +64,7 @@ MIN_COLON_VALUE = 6
 
 
 def _secret_pair(m: re.Match[str]) -> bool:
-    if not _secret_name(m.group("name")):
+    if not _secret_name(m.group("name")) or ("dash" in m.groupdict() and m.group("name").lower() in _SWITCHES):
         return False
     value = m.group("value")
     return not (":" in m.group("sep") and value[:1] not in ("'", '"') and len(value) < MIN_COLON_VALUE)
@@ -106,8 +109,8 @@ def _values_pattern(values: Iterable[str]) -> re.Pattern[str] | None:
             parts.append(re.escape(v))
         else:
             # short: only as an assigned value (`PIN=42`, `pin: 42`, `--pin 42`) or a whole line
-            parts.append(r"(?:(?<=[=:])|(?<=[=:] )|(?<=\s)(?<=[A-Za-z0-9_-]\s)|^)" + re.escape(v)
-                         + r"(?=$|[\s,;'\"}\])])")
+            parts.append(r"(?:(?:(?<=[=:])|(?<=[=:] )|(?<=[A-Za-z0-9_-]\s))" + re.escape(v)
+                         + r"(?=$|[\s,;'\"}\])])|^" + re.escape(v) + "$)")
     return re.compile("|".join(parts)) if parts else None
 
 

@@ -213,7 +213,7 @@ def _secret_leaves(value: Any, path: tuple[str, ...], marked: list[str]) -> Any:
         return {k: _secret_leaves(v, path + (str(k),), marked) for k, v in value.items()}
     if isinstance(value, list):
         return [_secret_leaves(v, path + (str(i),), marked) for i, v in enumerate(value)]
-    if value is None or isinstance(value, bool):
+    if value is None or isinstance(value, bool) or value == "":
         return value
     marked.append(".".join(path))
     return pulumi.Output.secret(value)

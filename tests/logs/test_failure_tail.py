@@ -152,3 +152,32 @@ def test_safe_line() -> None:
     assert safe_line("\x1b[31mred\x1b[0m\tdone\r") == "red    done"
     assert safe_line("x" * 1000).endswith("…") and len(safe_line("x" * 1000)) == 400
     assert safe_line("uses the-sk-value here", ["the-sk-value"]) == "uses ****** here"
+
+
+class PrintsSecrets:
+    """A task log with the shapes a training script prints, and a job secret input (not from config)."""
+
+    LOG = ("ERROR: HF_TOKEN=hf_abcdefghij123\n"
+           "WARNING:root:API_KEY=sk-live-zyxwvu987\n"
+           "{'api_key': 'py-dict-secret-55', 'lr': 0.1}\n"
+           '{"token": "json-secret-66", "epoch": 3}\n'
+           "launching python train.py --hf-token x --lr 0.1\n"
+           "connecting with pin 9Q\n"
+           "epoch 3/4 loss=0.2 accuracy=0.91\n")
+
+    def get_task_log_preview(self, job_id: str, task_id: str) -> TaskLogPreview:
+        return TaskLogPreview.model_validate({"content": self.LOG})
+
+
+def test_the_failure_report_masks_secret_shapes_and_the_jobs_secret_inputs() -> None:
+    from modelarts_provider.training_job.provider import learn_secrets
+
+    # What a TrainingJob's check() sees in its provider process: a secret input at a recorded path.
+    learn_secrets({"algorithm": {"environments": {"PIN": "9Q"}}, "secret_paths": ["algorithm.environments.PIN"]})
+    job = job_of({"phase": "Failed", "task_statuses": [{"task": "worker-0", "exit_code": 1}]})
+    tail = failure_log_tail(PrintsSecrets(), job)
+    for secret in ("hf_abcdefghij123", "sk-live-zyxwvu987", "py-dict-secret-55", "json-secret-66", "--hf-token x",
+                   "pin 9Q"):
+        assert secret not in tail, tail
+    assert "ERROR: HF_TOKEN=******" in tail and "--hf-token ******" in tail and "pin ******" in tail
+    assert "epoch 3/4 loss=0.2 accuracy=0.91" in tail  # the rest stays readable
