@@ -39,7 +39,7 @@ _QUOTED_PAIR = re.compile(r"(?P<q>[\"'])(?P<name>[^\"'\s]{1,100})(?P=q)(?P<sep>\
 # KEY=value, key: value, whatever precedes it (not inside another name)
 _PAIR = re.compile(r"(?<![A-Za-z0-9_.-])(?P<name>" + _NAME + r")(?P<sep>\s*(?:=|:(?!//))\s*)(?P<value>" + _VALUE + ")")
 # --hf-token value, --token=value, -password value
-_FLAG = re.compile(r"(?<![A-Za-z0-9_])(?P<dash>--?)(?P<name>[A-Za-z][A-Za-z0-9_.-]*)(?P<sep>=|\s+)(?P<value>(?!-)"
+_FLAG = re.compile(r"(?<![A-Za-z0-9_])(?P<dash>--?)(?P<name>[A-Za-z][A-Za-z0-9_.-]*)(?P<sep>=|\s+)(?P<value>(?:(?<==)|(?!-))"
                    + _VALUE + ")")
 # Pulumi's own switches, followed by words, not values
 _SWITCHES = frozenset({"secret", "secrets", "show-secrets", "secrets-provider"})
