@@ -43,11 +43,13 @@ def _stamp() -> str:
     return datetime.now(tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def write_log(path: Path, *lines: str) -> None:
-    """Append service lines (timestamped like the service's) to a task log."""
+def write_log(path: Path, *lines: str, task_dir: Path | None = None) -> None:
+    """Append service lines (timestamped like the service's) to a task log; paths under ``task_dir``
+    are shown as TASK_DIR/..., so the lines stay short enough to read."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    shown = [line.replace(str(task_dir), "TASK_DIR") if task_dir else line for line in lines]
     with path.open("a", encoding="utf-8") as f:
-        f.writelines(f"{_stamp()} {SERVICE} {line}\n" for line in lines)
+        f.writelines(f"{_stamp()} {SERVICE} {line}\n" for line in shown)
 
 
 class Slots:
@@ -230,13 +232,14 @@ class Executor:
         flavor = (row.doc.get("spec") or {}).get("resource", {}).get("flavor_id", "")
         for plan in plans:
             write_log(plan.log, f"training job {row.name} ({row.id}): task {plan.task} started on node "
-                                f"{plan.index + 1} of {len(plans)} (a local process)")
+                                f"{plan.index + 1} of {len(plans)}: a local process in {plan.root} "
+                                f"(TASK_DIR below)")
             if any(g in str(flavor) for g in (".p", ".gpu", ".ai", ".snt")) and "cpu" not in str(flavor):
                 write_log(plan.log, f"flavor {flavor} has accelerators; the local run has none "
                                     "(MA_NUM_GPUS=0)")
             for name, value in plan.env.items():
                 if name.startswith(("MA_", "VC_")):
-                    write_log(plan.log, f"env {name}={value}")
+                    write_log(plan.log, f"env {name}={value}", task_dir=plan.root)
             try:
                 self._download(plan)
             except TransferError as err:
@@ -247,7 +250,7 @@ class Executor:
                     run.procs.append(failed)
                 self._end_task(run, failed)
                 continue
-            write_log(plan.log, "running: " + " ".join(plan.argv[1:]))
+            write_log(plan.log, "running: python " + " ".join(plan.argv[1:]), task_dir=plan.root)
             with plan.log.open("ab") as log:
                 proc = subprocess.Popen(list(plan.argv), cwd=plan.working_dir, env=plan.env,
                                         stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
@@ -260,12 +263,12 @@ class Executor:
             raise TransferError("no local OBS to download from (start the emulator with --obs-endpoint)")
         plan.working_dir.mkdir(parents=True, exist_ok=True)
         files = self.obs.download_dir(plan.code_obs, plan.code_dir)
-        write_log(plan.log, f"downloaded {plan.code_obs} ({files} files) to {plan.code_dir}")
+        write_log(plan.log, f"downloaded {plan.code_obs} ({files} files) to {plan.code_dir}", task_dir=plan.root)
         if not plan.boot_file.is_file():
             raise TransferError(f"the boot file {plan.boot_file.name} is not in {plan.code_obs}")
         for ch in plan.inputs:
             files = self.obs.download_dir(ch.obs_url, ch.local_dir)
-            write_log(plan.log, f"input {ch.name}: downloaded {ch.obs_url} ({files} files) to {ch.local_dir}")
+            write_log(plan.log, f"input {ch.name}: downloaded {ch.obs_url} ({files} files) to {ch.local_dir}", task_dir=plan.root)
         for ch in plan.outputs:
             ch.local_dir.mkdir(parents=True, exist_ok=True)
 
@@ -300,7 +303,7 @@ class Executor:
                 try:
                     files = self.obs.upload_dir(ch.local_dir, ch.obs_url)
                     write_log(r.plan.log, f"output {ch.name}: uploaded {files} files from {ch.local_dir} "
-                                          f"to {ch.obs_url}")
+                                          f"to {ch.obs_url}", task_dir=r.plan.root)
                 except TransferError as err:
                     write_log(r.plan.log, f"ERROR output {ch.name}: {err}")
         code = r.exit_code or 0
