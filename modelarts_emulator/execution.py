@@ -29,6 +29,7 @@ from typing import Any
 
 from . import errors
 from .execution_plan import TaskPlan, plan_tasks
+from .logs import MASK, secret_looking
 from .models import QUEUED_PENDING_MS, JobRow, Store
 from .obs_transfer import ObsTransfer, TransferError
 
@@ -250,7 +251,8 @@ class Executor:
                     run.procs.append(failed)
                 self._end_task(run, failed)
                 continue
-            write_log(plan.log, "running: python " + " ".join(plan.argv[1:]), task_dir=plan.root)
+            write_log(plan.log, "running: python " + " ".join(_shown_arg(a) for a in plan.argv[1:]),
+                      task_dir=plan.root)
             with plan.log.open("ab") as log:
                 proc = subprocess.Popen(list(plan.argv), cwd=plan.working_dir, env=plan.env,
                                         stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
@@ -331,6 +333,12 @@ class Executor:
                 write_log(plan.log, "ERROR the local ModelArts stopped while this task ran")
             self.store.finish_run(row.id, _lost(plans, "The local ModelArts stopped while this task ran."),
                                   outcome="abnormal")
+
+
+def _shown_arg(arg: str) -> str:
+    """``--api_token=abc`` -> ``--api_token=******`` in the log (the process gets the value)."""
+    name, eq, _ = arg.partition("=")
+    return f"{name}={MASK}" if eq and arg.startswith("--") and secret_looking(name[2:]) else arg
 
 
 def _lost(plans: list[TaskPlan], message: str) -> dict[str, dict[str, Any]]:

@@ -29,7 +29,7 @@ import os, sys, argparse, pathlib
 print("MYJOB-MARKER", flush=True)
 p = argparse.ArgumentParser()
 p.add_argument("--lr"); p.add_argument("--data_url"); p.add_argument("--train_url")
-a = p.parse_args()
+a, _ = p.parse_known_args()
 print(f"lr={a.lr} task={os.environ['MA_TASK_NAME']} index={os.environ['VC_TASK_INDEX']} "
       f"workers={os.environ['VC_WORKER_NUM']} greeting={os.environ.get('GREETING')}", flush=True)
 print("input says:", (pathlib.Path(a.data_url) / "sub" / "rows.csv").read_text().strip(), flush=True)
@@ -127,7 +127,8 @@ def _until_logged(client: ModelArtsClient, job_id: str, text: str, task: str = "
 
 
 def test_the_script_runs_with_its_parameters_inputs_environment_and_outputs(client, local_obs) -> None:
-    job = _create(client, "exec-ok", "ok", parameters=[{"name": "lr", "value": "0.25"}],
+    job = _create(client, "exec-ok", "ok", parameters=[{"name": "lr", "value": "0.25"},
+                                                        {"name": "api_token", "value": "tok-123-secret"}],
                   inputs=[{"name": "data_url", "remote": {"obs": {"obs_url": f"obs://{BUCKET}/data/in/"}}}],
                   outputs=[{"name": "train_url", "remote": {"obs": {"obs_url": f"obs://{BUCKET}/out/ok/"}}}],
                   environments={"GREETING": "hello"})
@@ -141,6 +142,7 @@ def test_the_script_runs_with_its_parameters_inputs_environment_and_outputs(clie
     assert "cwd is code dir: True" in log
     assert "secret leaked: False" in log  # the emulator's own credentials stay out of the user's process
     assert log.rstrip().endswith("task worker-0 exited with code 0")
+    assert "--api_token=******" in log and "tok-123-secret" not in log  # the command line shown, masked
     body = local_obs.client().get_object(Bucket=BUCKET, Key="out/ok/model.txt")["Body"].read()
     assert body == b"model of worker-0 lr=0.25"
 
