@@ -253,3 +253,40 @@ def test_the_run_time_limit_and_the_process_bound_say_so_when_they_bite(tmp_path
         assert "--max-run-seconds" in killed.task_statuses[0].message
         assert "run-time limit of 2 s" in _log(client, first.id)
         assert _until(client, second.id, {"Completed", "Failed"}).phase == "Completed"
+
+
+def test_a_restart_kills_the_processes_and_says_so(tmp_path, local_obs) -> None:
+    with running_emulator(tmp_path, phase_seconds=0.1, obs_endpoint=local_obs.url, execute=True) as emu, \
+            _client(emu) as client:
+        job = _create(client, "exec-restart", "sleep")
+        pid = int(_until_logged(client, job.id, "pid=").split("pid=", 1)[1].split()[0])
+        emu.restart()
+        assert not _alive(pid)  # the emulator's processes do not outlive it
+        lost = _until(client, job.id, {"Abnormal", "Failed", "Completed"})
+        assert lost.phase == "Abnormal"
+        assert "stopped while this task ran" in lost.task_statuses[0].message
+        assert "ERROR the local ModelArts stopped while this task ran" in _log(client, job.id)
+
+
+def test_container_paths_map_under_the_task_directory(tmp_path) -> None:
+    from modelarts_emulator.execution_plan import plan_tasks
+    from modelarts_emulator.models import JobRow
+
+    alg = {"code_dir": "/b/code/proj/", "boot_file": "/b/code/proj/src/train.py",
+           "local_code_dir": "/home/ma-user/../../etc", "working_dir": "/home/ma-user/work",
+           "parameters": [{"name": "lr", "value": "0.1"}, {"name": "epochs", "value": "2"}],
+           "inputs": [{"name": "data_url", "local_dir": "/home/ma-user/in", "remote": {"obs": {"obs_url": "/b/d/"}}}],
+           "outputs": [{"name": "train_url", "local_dir": "/home/ma-user/out", "remote": {"obs": {"obs_url": "/b/o/"}}}],
+           "environments": [{"MA_NUM_HOSTS": "overridden", "MINE": "1"}]}
+    row = JobRow(id="j1", name="n", description="", create_ms=0, doc={"algorithm": alg}, node_count=2,
+                 outcome="hang", creating_ms=0, pending_ms=0, run_ms=None, terminating_ms=0, auto_stop_ms=None,
+                 exit_code=0, message=None, terminate_ms=None)
+    w0, w1 = plan_tasks(row, tmp_path)
+    assert w0.code_dir == tmp_path / "worker-0" / "home" / "ma-user" / "etc" / "proj"  # .. cannot climb out
+    assert w0.boot_file == w0.code_dir / "src" / "train.py"
+    assert w0.working_dir == tmp_path / "worker-0" / "home" / "ma-user" / "work"
+    assert list(w1.argv[1:]) == [str(w1.boot_file), "--lr=0.1", "--epochs=2",
+                                 f"--data_url={tmp_path}/worker-1/home/ma-user/in",
+                                 f"--train_url={tmp_path}/worker-1/home/ma-user/out"]
+    assert (w1.env["VC_TASK_INDEX"], w1.env["VC_WORKER_NUM"], w1.env["MINE"]) == ("1", "2", "1")
+    assert w1.env["MA_NUM_HOSTS"] == "overridden"  # the job's environments come last, as declared
