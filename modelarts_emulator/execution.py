@@ -230,14 +230,15 @@ class Executor:
                                            for r in run.procs})
 
     def _start_tasks(self, run: JobRun, plans: list[TaskPlan], row: JobRow) -> None:
-        flavor = (row.doc.get("spec") or {}).get("resource", {}).get("flavor_id", "")
+        resource = (row.doc.get("spec") or {}).get("resource") or {}
+        kind = (resource.get("flavor_detail") or {}).get("flavor_type") or "CPU"  # public flavors only
         for plan in plans:
             write_log(plan.log, f"training job {row.name} ({row.id}): task {plan.task} started on node "
                                 f"{plan.index + 1} of {len(plans)}: a local process in {plan.root} "
                                 f"(TASK_DIR below)")
-            if any(g in str(flavor) for g in (".p", ".gpu", ".ai", ".snt")) and "cpu" not in str(flavor):
-                write_log(plan.log, f"flavor {flavor} has accelerators; the local run has none "
-                                    "(MA_NUM_GPUS=0)")
+            if str(kind).upper() != "CPU":
+                write_log(plan.log, f"flavor {resource.get('flavor_id')} has {kind} accelerators; this local "
+                                    "process has none (MA_NUM_GPUS=0)")
             for name, value in plan.env.items():
                 if name.startswith(("MA_", "VC_")):
                     write_log(plan.log, f"env {name}={value}", task_dir=plan.root)

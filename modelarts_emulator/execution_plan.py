@@ -19,7 +19,6 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from . import errors
-from .catalog import Catalog
 from .models import JobRow
 from .validation import JobDraft
 
@@ -64,7 +63,7 @@ def executable(draft: JobDraft) -> bool:
     return True
 
 
-def refuse_unrunnable(draft: JobDraft, catalog: Catalog, max_processes: int) -> None:
+def refuse_unrunnable(draft: JobDraft, max_processes: int) -> None:
     """Raise the ModelArts error of what a local process cannot do (before anything is stored).
 
     Custom images, heterogeneous tasks, NFS volumes and dataset inputs are refused, each naming the
@@ -91,7 +90,6 @@ def refuse_unrunnable(draft: JobDraft, catalog: Catalog, max_processes: int) -> 
             "spec.resource.node_count",
             f"{draft.node_count} nodes would need {draft.node_count} processes; the local ModelArts "
             f"runs at most {max_processes} at once (--max-processes)")
-    del catalog  # flavors are not checked here: a GPU flavor runs on the CPU
 
 
 def _local(root: Path, container_path: str) -> Path:

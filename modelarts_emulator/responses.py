@@ -148,7 +148,7 @@ class EmulatorApp:
             c = self.config
             run_here = self.executor is not None and execution_plan.executable(draft)
             if run_here:  # what a local process cannot do is refused before anything is stored
-                execution_plan.refuse_unrunnable(draft, self.catalog, c.max_processes)
+                execution_plan.refuse_unrunnable(draft, c.max_processes)
             if c.obs_endpoint:
                 draft = obs_check.check_boot_file(draft, c.obs_endpoint, c.access_key, c.secret_key)
             run_here = run_here and draft.outcome == "complete"  # a missing boot file fails as before

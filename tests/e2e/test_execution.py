@@ -6,7 +6,6 @@ with its real traceback and exit code; the other's model is in the local OBS and
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 

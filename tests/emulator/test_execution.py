@@ -148,12 +148,16 @@ def test_the_script_runs_with_its_parameters_inputs_environment_and_outputs(clie
 
 
 def test_a_script_exiting_3_fails_the_job_with_code_3_and_its_real_traceback(client) -> None:
-    job = _create(client, "exec-fail", "fail")
+    body = _body("exec-fail", "fail")
+    body["spec"]["resource"]["flavor_id"] = "modelarts.p3.large.public"  # a GPU flavor runs on the CPU
+    job = client.create_job(CreateTrainingJobRequest.model_validate(body))
     failed = _until(client, job.id, {"Completed", "Failed"})
     assert failed.phase == "Failed"
     [status] = failed.task_statuses
     assert status.exit_code == 3
     assert "exited with code 3" in status.message
+    assert "flavor modelarts.p3.large.public has GPU accelerators; this local process has none" in _log(
+        client, job.id)
     report = failure_log_tail(client, failed)
     assert "about to fail" in report
     assert "in load" in report and "train.py" in report  # the script's own frames, not an invented one
@@ -197,6 +201,7 @@ def test_two_nodes_run_two_processes_with_their_task_indexes(client) -> None:
     done = _until(client, job.id, {"Completed", "Failed"})
     assert done.phase == "Completed"
     assert [s.exit_code for s in done.task_statuses] == [0, 0]
+    assert "accelerators" not in _log(client, job.id)  # a CPU flavor
     for index in (0, 1):
         assert f"task=worker-{index} index={index} workers=2" in _log(client, job.id, f"worker-{index}")
 
