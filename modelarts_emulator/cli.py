@@ -52,6 +52,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--obs-endpoint", default=None,
                    help="the local OBS (e.g. http://127.0.0.1:8781): a job whose boot file is not there "
                         "fails, as on the service (same AK/SK)")
+    p.add_argument("--execute", action="store_true",
+                   help="execution mode: a job with its own code (code_dir + boot_file) runs as local "
+                        "processes, one per task, with code and inputs from the local OBS (--obs-endpoint); "
+                        "algorithms from management keep the generated logs")
+    p.add_argument("--work-dir", type=Path, default=None,
+                   help="execution mode: per-job directories (default: runs/ beside --db)")
+    p.add_argument("--max-processes", type=int, default=4,
+                   help="execution mode: at most this many task processes at once (others wait in Pending)")
+    p.add_argument("--max-run-seconds", type=float, default=600.0,
+                   help="execution mode: a task process running longer is killed (its job fails)")
     p.add_argument("--verbose", action="store_true", help="log every request to stderr")
     return p
 
@@ -65,7 +75,9 @@ def config_from_args(argv: list[str] | None = None) -> EmulatorConfig:
         token_ttl_seconds=a.token_ttl_seconds, run_seconds=a.run_seconds,
         phase_seconds=a.phase_seconds, latency_ms=a.latency_ms, catalog=a.catalog,
         allow_duplicate_names=a.allow_duplicate_names, search_offset=a.search_offset,
-        search_all_workspaces=a.search_all_workspaces, obs_endpoint=a.obs_endpoint, quiet=not a.verbose)
+        search_all_workspaces=a.search_all_workspaces, obs_endpoint=a.obs_endpoint, quiet=not a.verbose,
+        execute=a.execute, work_dir=a.work_dir, max_processes=a.max_processes,
+        max_run_seconds=a.max_run_seconds)
 
 
 def _ensure_state_dir(db: Path) -> None:

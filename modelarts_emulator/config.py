@@ -51,3 +51,8 @@ class EmulatorConfig(BaseModel):
     # Where the local OBS is (http://127.0.0.1:8781): a job whose boot file is not there fails.
     obs_endpoint: str | None = None
     quiet: bool = True  # no per-request access log
+    # Execution mode (execution.py): jobs with their own code run as local processes.
+    execute: bool = False
+    work_dir: Path | None = None  # per-job directories; default: "runs" beside the database
+    max_processes: int = Field(default=4, ge=1)
+    max_run_seconds: float = Field(default=600.0, gt=0)

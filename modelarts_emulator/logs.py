@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import re
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -59,12 +60,33 @@ def preview(row: JobRow, task: str, t: int) -> dict[str, Any]:
         # an invalid parameter, named as 2788 errors name theirs.
         raise errors.invalid_param(
             "task_id", f"the training job {row.id} has no task {task} (its tasks: {', '.join(tasks)})")
-    data = task_log(row, task, t).encode()
+    if "execution" in row.doc:
+        data, full = _executed_log(row, task)
+    else:
+        data = task_log(row, task, t).encode()
+        full = len(data)
     shown = data
     if len(data) > PREVIEW_MAX_BYTES:
         shown = data[-PREVIEW_MAX_BYTES:]
         shown = shown[shown.find(b"\n") + 1:]  # whole lines only
-    return LogPreview(content=shown.decode(), current_size=len(shown), full_size=len(data)).model_dump()
+    return LogPreview(content=shown.decode(), current_size=len(shown), full_size=full).model_dump()
+
+
+def _executed_log(row: JobRow, task: str) -> tuple[bytes, int]:
+    """Execution mode: the end of the real log file as far as the process has written it, and the
+    file's size ('' and 0 before it ran)."""
+    from .execution_plan import task_log as log_path
+
+    path = log_path(Path(row.doc["execution"]["root"]), task)
+    try:
+        with path.open("rb") as f:
+            size = f.seek(0, 2)
+            f.seek(max(0, size - 2 * PREVIEW_MAX_BYTES))  # only the end is ever shown
+            data = f.read()
+    except FileNotFoundError:
+        return b"", 0
+    # Invalid UTF-8 from the script is replaced, so the JSON answer always encodes.
+    return data.decode("utf-8", errors="replace").encode(), size
 
 
 def task_log(row: JobRow, task: str, t: int) -> str:

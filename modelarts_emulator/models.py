@@ -7,6 +7,7 @@ so a restarted emulator resumes every job exactly where it would have been.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 import threading
@@ -25,6 +26,9 @@ SECONDARY = {"Creating": "Creating", "Pending": "Queuing", "Running": "Running",
              "Completed": "Completed", "Failed": "Failed", "Abnormal": "Lost",
              "Terminating": "Terminating", "Terminated": "Terminated"}
 TERMINATED_EXIT_CODE = 137  # SIGKILL, what a terminated container reports
+# Execution mode (execution.py): a job waits in Pending with this pending time until its processes get
+# their slots; start_run() then fixes the real one. About 100 years: never reached by the clock.
+QUEUED_PENDING_MS = 100 * 365 * 24 * 3_600_000
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
@@ -150,6 +154,12 @@ class JobRow:
         return status
 
     def _task_status(self, task: str, phase: str) -> dict[str, Any]:
+        ran = (self.doc.get("execution") or {}).get("tasks") or {}
+        if phase in ("Completed", "Failed") and task in ran:  # a real process: its own exit code
+            code = int(ran[task]["exit_code"])
+            msg = ran[task].get("message") or (
+                "" if code == 0 else f"Training process of {task} exited with code {code}.")
+            return {"task": task, "exit_code": code, "message": msg}
         if phase == "Completed":
             code, msg = 0, ""
         elif phase == "Failed":
@@ -241,20 +251,28 @@ class Store:
     # --- jobs -----------------------------------------------------------------------------------
 
     def create(self, draft: JobDraft, timings: Timings, user_name: str, *,
-               allow_duplicate_names: bool = False) -> dict[str, Any]:
+               allow_duplicate_names: bool = False, execute_in: Path | None = None) -> dict[str, Any]:
+        """Store a new job. ``execute_in``: its processes will run under ``execute_in/<job id>``
+        (execution.py), so it stays Pending until they start and Running until they end."""
         job_id = str(uuid.uuid4())
         t = self.now()
-        doc = {"kind": "job", "workspace_id": draft.workspace_id, "user_name": user_name,
-               "annotations": draft.annotations, "algorithm": draft.algorithm, "spec": draft.spec}
+        doc: dict[str, Any] = {"kind": "job", "workspace_id": draft.workspace_id, "user_name": user_name,
+                               "annotations": draft.annotations, "algorithm": draft.algorithm,
+                               "spec": draft.spec}
         if draft.tasks:
             doc["tasks"] = draft.tasks
         run_s = None if draft.outcome == "hang" else (
             draft.run_seconds if draft.run_seconds is not None else timings.run_s)
+        if execute_in is not None:
+            doc["execution"] = {"root": str(Path(execute_in) / job_id)}
+            draft = dataclasses.replace(draft, outcome="hang")
+            run_s = None
         auto = draft.spec.get("auto_stop")
         row = JobRow(
             id=job_id, name=draft.name, description=draft.description, create_ms=t, doc=doc,
             node_count=draft.node_count, outcome=draft.outcome,
-            creating_ms=int(timings.creating_s * 1000), pending_ms=int(timings.pending_s * 1000),
+            creating_ms=int(timings.creating_s * 1000),
+            pending_ms=QUEUED_PENDING_MS if execute_in is not None else int(timings.pending_s * 1000),
             run_ms=None if run_s is None else int(run_s * 1000),
             terminating_ms=int(timings.terminating_s * 1000),
             auto_stop_ms=auto["duration"] * 3_600_000 if auto else None,
@@ -297,6 +315,37 @@ class Store:
             self._db.execute("UPDATE jobs SET terminate_ms = ? WHERE id = ?", (t, job_id))
             row.terminate_ms = t
         return row.render(t)
+
+    # --- execution mode: the processes' own start and end (execution.py) ----------------------------
+
+    def start_run(self, job_id: str) -> None:
+        """The job's processes start now: it leaves Pending (its pending time becomes the real one)."""
+        with self._lock:
+            row = self._row(job_id)
+            pending = max(0, self.now() - row.create_ms - row.creating_ms)
+            self._db.execute("UPDATE jobs SET pending_ms = ? WHERE id = ?", (pending, job_id))
+
+    def finish_run(self, job_id: str, tasks: dict[str, dict[str, Any]], outcome: str = "") -> None:
+        """Every process ended now with ``tasks`` = {task: {"exit_code", "message"}}: Completed when
+        all exited 0, else Failed with the first failing task's code (``outcome`` overrides, e.g.
+        abnormal). A job already terminated or deleted keeps what it has."""
+        with self._lock:
+            try:
+                row = self._row(job_id)
+            except errors.ApiError:
+                return
+            if row.terminate_ms is not None:
+                return
+            failed = [s for s in tasks.values() if int(s["exit_code"]) != 0]
+            outcome = outcome or ("fail" if failed else "complete")
+            first = failed[0] if failed else {"exit_code": 0, "message": None}
+            start = row.create_ms + row.creating_ms + row.pending_ms
+            run_ms = max(0, self.now() - start)
+            row.doc.setdefault("execution", {})["tasks"] = tasks
+            self._db.execute(
+                "UPDATE jobs SET outcome = ?, run_ms = ?, exit_code = ?, message = ?, doc = ? WHERE id = ?",
+                (outcome, run_ms, int(first["exit_code"]), first.get("message"), json.dumps(row.doc),
+                 job_id))
 
     def delete(self, job_id: str) -> None:
         with self._lock:

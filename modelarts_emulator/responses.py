@@ -9,21 +9,26 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sys
+import tempfile
 import time
 import traceback
 import uuid
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
+from pathlib import Path
 from typing import Any
 
-from . import errors, obs_check, search, validation
+from . import errors, execution_plan, obs_check, search, validation
 from .logs import preview as log_preview
 from .auth import Authenticator
 from .catalog import Catalog
 from .config import EmulatorConfig
 from .controls import Counters, Faults
 from .errors import ApiError
+from .execution import Executor
+from .obs_transfer import ObsTransfer
 from .local_server import reset_connection
 from .models import Store, Timings
 from .wire import ClockAdvance, FaultRules, SearchRequest, Settings, UpdateRequest, parse
@@ -60,8 +65,20 @@ class EmulatorApp:
         self.allow_duplicate_names = config.allow_duplicate_names  # runtime: /_emulator/settings
         self.search_offset = config.search_offset
         self.search_all_workspaces = config.search_all_workspaces
+        self.executor: Executor | None = None  # execution mode (--execute): jobs run as processes
+        if config.execute:
+            self.work_dir = config.work_dir or (
+                Path(config.db).parent / "runs" if str(config.db) != ":memory:"
+                else Path(tempfile.mkdtemp(prefix="modelarts-runs-")))
+            obs = (ObsTransfer(config.obs_endpoint, config.access_key, config.secret_key)
+                   if config.obs_endpoint else None)
+            self.executor = Executor(self.store, obs, max_processes=config.max_processes,
+                                     max_run_seconds=config.max_run_seconds,
+                                     phase_seconds=config.phase_seconds)
 
     def close(self) -> None:
+        if self.executor is not None:
+            self.executor.close()
         self.store.close()
 
     # --- routing ----------------------------------------------------------------------------------
@@ -129,11 +146,19 @@ class EmulatorApp:
         if op == "create":
             draft = validation.validate_create(_json(body), self.catalog)
             c = self.config
+            run_here = self.executor is not None and execution_plan.executable(draft)
+            if run_here:  # what a local process cannot do is refused before anything is stored
+                execution_plan.refuse_unrunnable(draft, c.max_processes)
             if c.obs_endpoint:
                 draft = obs_check.check_boot_file(draft, c.obs_endpoint, c.access_key, c.secret_key)
+            run_here = run_here and draft.outcome == "complete"  # a missing boot file fails as before
             timings = Timings(c.phase_seconds, c.phase_seconds, c.run_seconds, c.phase_seconds)
-            return Reply(201, store.create(draft, timings, principal.user_name,
-                                           allow_duplicate_names=self.allow_duplicate_names))
+            job = store.create(draft, timings, principal.user_name,
+                               allow_duplicate_names=self.allow_duplicate_names,
+                               execute_in=self.work_dir if run_here else None)
+            if run_here and self.executor is not None:
+                self.executor.submit(job["metadata"]["id"])
+            return Reply(201, job)
         if op == "get":
             return Reply(200, store.get(params["job"]))
         if op == "terminate":
@@ -144,7 +169,10 @@ class EmulatorApp:
                 raise errors.bad_action(action)
             return Reply(202, store.terminate(params["job"]))
         if op == "delete":
+            row = store.row(params["job"]) if self.executor is not None else None
             store.delete(params["job"])
+            if self.executor is not None:
+                self.executor.deleted(params["job"], row)
             return Reply(202, None)
         if op == "update":
             req = parse(UpdateRequest, _json(body))
@@ -163,6 +191,9 @@ class EmulatorApp:
         if name == "counters" and method == "GET":
             return Reply(200, self.counters.snapshot())
         if name == "reset" and method == "POST":
+            if self.executor is not None:  # every job goes, with its processes and directories
+                self.executor.reset()
+                shutil.rmtree(self.work_dir, ignore_errors=True)
             self.store.reset()
             self.counters.reset()
             self.faults.clear()
@@ -204,7 +235,7 @@ class EmulatorApp:
             c = self.config
             return Reply(200, {"project_id": c.project_id, "run_seconds": c.run_seconds,
                                "phase_seconds": c.phase_seconds, "latency_ms": c.latency_ms,
-                               "db": str(c.db)})
+                               "db": str(c.db), "execute": c.execute})
         raise errors.not_found_route(path)
 
 

@@ -259,12 +259,14 @@ def test_bad_config_fails_preview_with_one_line_and_no_api_call(tmp_path: Path, 
 
 def test_local_stack_file_runs_against_the_emulator(tmp_path: Path) -> None:
     """stacks/Pulumi.local.yaml as shipped (secure secret key, passphrase `local`), pointed at a test
-    emulator and a test local OBS: its code uploads reach the OBS and the emulator finds the boot file."""
+    emulator and a test local OBS: its code uploads reach the OBS, and the emulator in execution mode (as
+    ./dev starts it) runs training/mnist for real: every model is in the local OBS afterwards."""
     from modelarts_emulator.testing import running_emulator
     from obs_emulator.testing import running_obs
 
     with running_obs(tmp_path / "obs") as obs, \
-            running_emulator(tmp_path / "emulator", run_seconds=2, phase_seconds=0.2, obs_endpoint=obs.url) as emu:
+            running_emulator(tmp_path / "emulator", run_seconds=2, phase_seconds=0.2, obs_endpoint=obs.url,
+                             execute=True) as emu:
         _run_local_stack(tmp_path, emu, obs)
 
 
@@ -278,9 +280,11 @@ def _run_local_stack(tmp_path: Path, emu: Any, obs: Any) -> None:
     cfg = copy.deepcopy(shipped["config"])
     for section in ("modelarts-jobs:jobs", "modelarts-jobs:sweeps"):
         for spec in cfg.get(section, {}).values():
-            spec["waitFor"] = "created"  # keep the test fast; the shipped waits are exercised by ./dev up
             if "code" in spec:  # relative to the project directory, which is the repository for ./dev
                 spec["code"]["localDir"] = str(REPO_ROOT / spec["code"]["localDir"])
+                assert spec["waitFor"] == "completed"  # run for real, in seconds: the shipped wait is kept
+            else:
+                spec["waitFor"] = "created"  # a generated run lasts run_seconds: not worth waiting for
     st.write_config({k: v for k, v in cfg.items() if k.startswith("modelarts-jobs:")})
     st.preview()  # first preview: derived names are still unknown, check must accept them
     assert emu.counters()["total"] == 0
@@ -290,7 +294,13 @@ def _run_local_stack(tmp_path: Path, emu: Any, obs: Any) -> None:
     assert len(out) == declared == len(emu.jobs())
     assert all(v["id"] and v["phase"] for v in out.values())
     assert not [j for j in emu.jobs() if j["status"]["phase"] == "Failed"], "a boot file was not in OBS"
-    assert obs.counters()["total"] > 0
+    own_code = [k for k in out if "code" in cfg["modelarts-jobs:jobs"].get(k, {})] + [
+        k for k in out for sweep, spec in cfg["modelarts-jobs:sweeps"].items()
+        if "code" in spec and k.startswith(f"{sweep}-")]
+    assert len(own_code) == 5 and all(out[k]["phase"] == "Completed" for k in own_code)
+    models = [o["Key"] for o in obs.client().list_objects_v2(Bucket="emulator-bucket", Prefix="outputs/")["Contents"]
+              if o["Key"].endswith("/model.npz")]
+    assert len(models) == 5, models  # resnet and the four sweep points each wrote theirs
     st.destroy()
     assert emu.jobs() == []
     assert_no_plaintext_secrets(st, emu)
