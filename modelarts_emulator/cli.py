@@ -52,6 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--obs-endpoint", default=None,
                    help="the local OBS (e.g. http://127.0.0.1:8781): a job whose boot file is not there "
                         "fails, as on the service (same AK/SK)")
+    p.add_argument("--network-seconds", type=float, default=1.0,
+                   help="how long a network stays Creating before it is Active")
+    p.add_argument("--pool-seconds", type=float, default=3.0,
+                   help="over how long the nodes of a pool create or scale-up become available, one by one")
     p.add_argument("--verbose", action="store_true", help="log every request to stderr")
     return p
 
@@ -65,7 +69,8 @@ def config_from_args(argv: list[str] | None = None) -> EmulatorConfig:
         token_ttl_seconds=a.token_ttl_seconds, run_seconds=a.run_seconds,
         phase_seconds=a.phase_seconds, latency_ms=a.latency_ms, catalog=a.catalog,
         allow_duplicate_names=a.allow_duplicate_names, search_offset=a.search_offset,
-        search_all_workspaces=a.search_all_workspaces, obs_endpoint=a.obs_endpoint, quiet=not a.verbose)
+        search_all_workspaces=a.search_all_workspaces, obs_endpoint=a.obs_endpoint, quiet=not a.verbose,
+        network_seconds=a.network_seconds, pool_seconds=a.pool_seconds)
 
 
 def _ensure_state_dir(db: Path) -> None:

@@ -51,3 +51,6 @@ class EmulatorConfig(BaseModel):
     # Where the local OBS is (http://127.0.0.1:8781): a job whose boot file is not there fails.
     obs_endpoint: str | None = None
     quiet: bool = True  # no per-request access log
+    # Pools and networks (issue 24): real pools take 18-30 minutes to come up, here seconds.
+    network_seconds: float = Field(default=1.0, ge=0)  # Creating -> Active
+    pool_seconds: float = Field(default=3.0, ge=0)  # a create's or a scale-up's nodes come up over this

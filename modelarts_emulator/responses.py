@@ -27,6 +27,7 @@ from .errors import ApiError
 from .local_server import reset_connection
 from .models import Store, Timings
 from .wire import ClockAdvance, FaultRules, SearchRequest, Settings, UpdateRequest, parse
+from . import pool_api  # pools and networks (issue 24): their own routes and handlers
 
 JOBS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs$")
 JOB_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)$")
@@ -60,6 +61,7 @@ class EmulatorApp:
         self.allow_duplicate_names = config.allow_duplicate_names  # runtime: /_emulator/settings
         self.search_offset = config.search_offset
         self.search_all_workspaces = config.search_all_workspaces
+        self.pools = pool_api.PoolApi(config, self.store)
 
     def close(self) -> None:
         self.store.close()
@@ -70,7 +72,8 @@ class EmulatorApp:
         """(operation, path params) of an API request, or None for an unknown route."""
         if path == IAM_TOKENS:
             return ("iam_token", {}) if method == "POST" else None
-        for regex, ops in ((JOBS_RE, {"POST": "create"}),
+        for regex, ops in (*pool_api.ROUTES,
+                           (JOBS_RE, {"POST": "create"}),
                            (JOB_RE, {"GET": "get", "DELETE": "delete", "PUT": "update"}),
                            (ACTIONS_RE, {"POST": "terminate"}),
                            (SEARCH_RE, {"POST": "search"}),
@@ -126,14 +129,19 @@ class EmulatorApp:
         principal = self.auth.authenticate(method, raw_path, raw_query, headers, body,
                                            params["project"])
         store = self.store
+        self.pools.schedule()  # jobs queued on created pools start when the pool has room
+        if op in pool_api.OPERATIONS:
+            return Reply(*self.pools.handle(op, params, _json(body) if body else None))
         if op == "create":
-            draft = validation.validate_create(_json(body), self.catalog)
+            catalog = self.pools.catalog_for(self.catalog, params["project"], body)
+            draft = validation.validate_create(_json(body), catalog)
             c = self.config
             if c.obs_endpoint:
                 draft = obs_check.check_boot_file(draft, c.obs_endpoint, c.access_key, c.secret_key)
             timings = Timings(c.phase_seconds, c.phase_seconds, c.run_seconds, c.phase_seconds)
-            return Reply(201, store.create(draft, timings, principal.user_name,
-                                           allow_duplicate_names=self.allow_duplicate_names))
+            created = store.create(draft, timings, principal.user_name,
+                                   allow_duplicate_names=self.allow_duplicate_names)
+            return Reply(201, self.pools.queue_if_on_pool(created, catalog is not self.catalog))
         if op == "get":
             return Reply(200, store.get(params["job"]))
         if op == "terminate":
@@ -145,6 +153,7 @@ class EmulatorApp:
             return Reply(202, store.terminate(params["job"]))
         if op == "delete":
             store.delete(params["job"])
+            self.pools.store.record_job_delete(params["job"])
             return Reply(202, None)
         if op == "update":
             req = parse(UpdateRequest, _json(body))
@@ -169,6 +178,7 @@ class EmulatorApp:
             self.allow_duplicate_names = self.config.allow_duplicate_names
             self.search_offset = self.config.search_offset
             self.search_all_workspaces = self.config.search_all_workspaces
+            self.pools.store.reset()
             return Reply(200, {"reset": True})
         if name == "settings":
             if method == "POST":
@@ -200,6 +210,8 @@ class EmulatorApp:
         if name == "jobs" and method == "GET":
             jobs = self.store.all_jobs()
             return Reply(200, {"total": len(jobs), "items": jobs})
+        if name in pool_api.CONTROLS:
+            return Reply(*self.pools.control(name, method, _json(body) if body else None))
         if name == "config" and method == "GET":
             c = self.config
             return Reply(200, {"project_id": c.project_id, "run_seconds": c.run_seconds,
