@@ -8,10 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..ownership import OwnerMark
 
-# Documented for os.modelarts/name of a network: 4-64 characters, lower-case letters, digits and hyphens,
-# starting with a letter and ending with a letter or digit.
-NETWORK_NAME_RE = r"^[a-z][a-z0-9-]{2,62}[a-z0-9]$"
-CIDR_RE = r"^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}/([0-9]|[12]\d|3[0-2])$"
+from ..messages import CIDR_RE, NETWORK_NAME_RE  # documented name rule, IPv4 CIDR
+
 OUTPUT_KEYS = ("network_name", "phase", "location")
 
 

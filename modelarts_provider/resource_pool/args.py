@@ -9,9 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..ownership import OwnerMark
 
-# Documented for os.modelarts/name of a pool: 4-32 characters, lower-case letters, digits and hyphens,
-# starting with a letter and ending with a letter or digit.
-POOL_NAME_RE = r"^[a-z][a-z0-9-]{2,30}[a-z0-9]$"
+from ..messages import POOL_NAME_RE  # the documented name rule
+
 MAX_NODES = 500  # per flavor; a physical pool's maxCount is its count (documented), so no elastic range
 OUTPUT_KEYS = ("pool_name", "phase", "message", "available", "creating", "abnormal", "location")
 

@@ -83,7 +83,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from ..messages import BUCKET_RE, KEY_RE, PARAM_NAME_RE, did_you_mean, explain
+from ..messages import BUCKET_RE, CIDR_RE, KEY_RE, NETWORK_NAME_RE, PARAM_NAME_RE, POOL_NAME_RE, did_you_mean, explain
 from ..training_job.args import FILE_URL_RE, OBS_URL_RE, rule
 from .sweep import as_param
 
@@ -138,8 +138,8 @@ class CodeSource(_Cfg):
 class NetworkConfig(_Cfg):
     """A network the stack creates for its dedicated pools (issue 24)."""
 
-    name: Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{2,62}[a-z0-9]$")] | None = None  # default: <key>-<random>
-    cidr: Annotated[str, Field(pattern=r"^(\d{1,3}\.){3}\d{1,3}/\d{1,2}$")] = "192.168.128.0/17"
+    name: Annotated[str, Field(pattern=NETWORK_NAME_RE)] | None = None  # default: <key>-<random>
+    cidr: Annotated[str, Field(pattern=CIDR_RE)] = "192.168.128.0/17"
 
 
 class PoolCreate(_Cfg):
@@ -148,7 +148,7 @@ class PoolCreate(_Cfg):
     flavor: Annotated[str, Field(min_length=1)]  # a resource flavor (GET /v1/{project}/resourceflavors)
     nodes: Annotated[int, Field(ge=1, le=500)]
     network: Key  # a key of networks
-    name: Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{2,30}[a-z0-9]$")] | None = None  # default: <key>-<random>
+    name: Annotated[str, Field(pattern=POOL_NAME_RE)] | None = None  # default: <key>-<random>
     timeout_seconds: Annotated[float, Field(gt=0, le=6 * 3600)] = 3600
     poll_interval_seconds: Annotated[float, Field(gt=0, le=300)] = 5.0
 
