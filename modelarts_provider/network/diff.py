@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .args import REPLACING
+from .args import REPLACING, NetworkArgs
 
 
 def replaced_fields(olds: dict[str, Any], news: dict[str, Any]) -> list[str]:
@@ -12,4 +12,7 @@ def replaced_fields(olds: dict[str, Any], news: dict[str, Any]) -> list[str]:
 
 
 def option_changes(olds: dict[str, Any], news: dict[str, Any]) -> list[str]:
-    return [k for k in ("timeout_seconds", "poll_interval_seconds") if olds.get(k) != news.get(k)]
+    """Provider options that changed; the state holds their defaults, a declaration may leave them out."""
+    fields = NetworkArgs.model_fields
+    return [k for k in ("timeout_seconds", "poll_interval_seconds")
+            if olds.get(k, fields[k].default) != news.get(k, fields[k].default)]

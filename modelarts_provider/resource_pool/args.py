@@ -20,7 +20,7 @@ class PoolNodes(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     flavor: Annotated[str, Field(min_length=1, max_length=128)]
-    count: Annotated[int, Field(ge=1, le=MAX_NODES, strict=True)]
+    count: Annotated[int, Field(ge=1, le=MAX_NODES)]  # 2.0 from the engine is 2; 2.5 is refused
 
 
 class ResourcePoolArgs(BaseModel):

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from .args import ResourcePoolArgs
+
 
 def _counts(props: dict[str, Any]) -> dict[str, int]:
-    return {r["flavor"]: r["count"] for r in props.get("resources") or [] if isinstance(r, dict)}
+    # Whole numbers come back from the engine as floats (2.0): compare them as the numbers they are.
+    return {r["flavor"]: int(r["count"]) for r in props.get("resources") or [] if isinstance(r, dict)}
 
 
 def _scope(props: dict[str, Any]) -> list[str]:
@@ -26,5 +29,7 @@ def decide(olds: dict[str, Any], news: dict[str, Any]) -> tuple[list[str], list[
     updates = []
     if set(old) == set(new) and old != new:
         updates.append("resources")
-    updates += [k for k in ("timeout_seconds", "poll_interval_seconds") if olds.get(k) != news.get(k)]
+    fields = ResourcePoolArgs.model_fields  # the state holds the defaults, a declaration may leave them out
+    updates += [k for k in ("timeout_seconds", "poll_interval_seconds")
+                if olds.get(k, fields[k].default) != news.get(k, fields[k].default)]
     return replaces, updates

@@ -112,7 +112,7 @@ class ResourcePoolProvider(ModelArtsProvider):
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         self._same_place(id_, olds)
         args = ResourcePoolArgs.model_validate(strip_outputs(news))
-        old = {r["flavor"]: r["count"] for r in olds.get("resources") or []}
+        old = {r["flavor"]: int(r["count"]) for r in olds.get("resources") or []}
         status = {k: olds.get(k) for k in OUTPUT_KEYS}
         if old != args.counts():
             api = self._api()
