@@ -142,7 +142,7 @@ class ResourcePoolProvider(ModelArtsProvider):
             raise ProviderError(f"pool {id_}: not deleted, {owner_text(pool.metadata.annotations)} (only a pool "
                                 "this resource created is deleted); `pulumi state delete` it to stop managing it")
         api.delete_pool(id_)
-        say(f"pool {id_}: deleting ({pool.summary()})")
+        say(f"pool {id_}: deleting (it was {pool.summary()}); billing ends when it is gone")
         poll = float(props.get("poll_interval_seconds") or 5.0)
         deadline = time.monotonic() + GONE_WAIT_S
         while api.get_pool(id_) is not None:
