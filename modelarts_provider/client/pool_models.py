@@ -71,6 +71,11 @@ class PoolSpec(_Wire):
     resources: list[PoolResourceSpec] = Field(default_factory=list)
     network: dict[str, Any] | None = None
 
+    @field_validator("resources", mode="before")
+    @classmethod
+    def _one_or_many(cls, v: Any) -> Any:
+        return [v] if isinstance(v, dict) else v  # the tolerance rule: an array accepts one object
+
 
 class Pool(_Wire):
     metadata: Metadata
@@ -137,5 +142,9 @@ def create_network_body(user_name: str, cidr: str, *, workspace_id: str | None,
     labels = {NAME_LABEL: user_name}
     if workspace_id:
         labels[WORKSPACE_LABEL] = workspace_id
-    return {"apiVersion": "v1", "kind": "Network", "metadata": {"labels": labels, "annotations": annotations},
-            "spec": {"cidr": cidr}}
+    # The SDK's NetworkMetadataCreation has labels only; our owner mark goes in annotations all the same (as
+    # on pools and jobs; assumed kept, see README). Without a mark, the body is exactly the SDK's.
+    metadata: dict[str, Any] = {"labels": labels}
+    if annotations:
+        metadata["annotations"] = annotations
+    return {"apiVersion": "v1", "kind": "Network", "metadata": metadata, "spec": {"cidr": cidr}}
