@@ -208,6 +208,7 @@ class EmulatorApp:
                 self.store.advance(round(parse(ClockAdvance, _json(body)).advance_seconds * 1000))
             return Reply(200, {"offset_seconds": self.store.offset_ms / 1000, "now_ms": self.store.now()})
         if name == "jobs" and method == "GET":
+            self.pools.schedule()  # queued jobs shown as the API would show them now
             jobs = self.store.all_jobs()
             return Reply(200, {"total": len(jobs), "items": jobs})
         if name in pool_api.CONTROLS:
