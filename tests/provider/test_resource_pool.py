@@ -146,3 +146,15 @@ def test_check_and_diff_make_no_call():
     assert decide(olds, _pool_props("n", resources=[{"flavor": "c", "count": 1}, {"flavor": "b", "count": 2}])) \
         == (["resources"], [])
     assert decide(olds, _pool_props("m", resources=two)) == (["network"], [])
+
+
+def test_a_pool_past_its_deadline_fails_naming_its_counts_and_is_deleted(emu, said):
+    _, net, _ = _network(emu)
+    pools = _configured(ResourcePoolProvider, emu)
+    with pytest.raises(ProviderError) as failed:
+        pools.create(_pool_props(net, timeout_seconds=0.1))
+    msg = str(failed.value)
+    assert "not usable after 0.1 s (" in msg and "/2 nodes available" in msg, msg
+    assert "was deleted, not left billing" in msg
+    (pool,) = [p for p in emu.pools()["items"] if p["kind"] == "Pool"]
+    assert pool["metadata"].get("deletionTimestamp")
