@@ -17,7 +17,7 @@ from typing import Any
 
 from . import errors
 from .catalog import Catalog, Pool
-from .models import JobRow, Store
+from .models import COLUMNS, JobRow, Store
 from .pools import PoolStore, available_nodes, running_since_ms
 from .pool_wire import FLAVORS_BY_NAME
 
@@ -63,7 +63,6 @@ def schedule(store: Store, pools: PoolStore) -> None:
             return
         found = store._db.execute("SELECT name, doc FROM cloud_resources WHERE kind = 'pool'").fetchall()
         pool_docs: dict[str, dict[str, Any]] = {n: json.loads(d) for n, d in found}
-        from .models import COLUMNS
         rows = [JobRow.from_db(r) for r in store._db.execute(
             f"SELECT {COLUMNS} FROM jobs WHERE doc LIKE '%\"pool_queue\"%' ORDER BY seq").fetchall()]
         t = store.now()
