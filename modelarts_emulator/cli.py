@@ -62,6 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="execution mode: at most this many task processes at once (others wait in Pending)")
     p.add_argument("--max-run-seconds", type=float, default=600.0,
                    help="execution mode: a task process running longer is killed (its job fails)")
+    p.add_argument("--network-seconds", type=float, default=1.0,
+                   help="how long a network stays Creating before it is Active")
+    p.add_argument("--pool-seconds", type=float, default=3.0,
+                   help="over how long the nodes of a pool create or scale-up become available, one by one")
     p.add_argument("--verbose", action="store_true", help="log every request to stderr")
     return p
 
@@ -76,8 +80,6 @@ def config_from_args(argv: list[str] | None = None) -> EmulatorConfig:
         phase_seconds=a.phase_seconds, latency_ms=a.latency_ms, catalog=a.catalog,
         allow_duplicate_names=a.allow_duplicate_names, search_offset=a.search_offset,
         search_all_workspaces=a.search_all_workspaces, obs_endpoint=a.obs_endpoint, quiet=not a.verbose,
-        execute=a.execute, work_dir=a.work_dir, max_processes=a.max_processes,
-        max_run_seconds=a.max_run_seconds)
 
 
 def _ensure_state_dir(db: Path) -> None:

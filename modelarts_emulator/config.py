@@ -56,3 +56,6 @@ class EmulatorConfig(BaseModel):
     work_dir: Path | None = None  # per-job directories; default: "runs" beside the database
     max_processes: int = Field(default=4, ge=1)
     max_run_seconds: float = Field(default=600.0, gt=0)
+    # Pools and networks (issue 24): real pools take 18-30 minutes to come up, here seconds.
+    network_seconds: float = Field(default=1.0, ge=0)  # Creating -> Active
+    pool_seconds: float = Field(default=3.0, ge=0)  # a create's or a scale-up's nodes come up over this

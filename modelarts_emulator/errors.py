@@ -146,3 +146,40 @@ def iam_bad_request(reason: str) -> ApiError:
 
 def _fmt_seconds(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+# --- pools and networks (issue 24) -----------------------------------------------------------------
+# Pool not found is documented (ShowPool/DeletePool 404 example: ModelArts.50015001 "pool not found").
+# The network codes below are not in the documents we have: the emulator's assumption, same family.
+
+POOL_NOT_FOUND = "ModelArts.50015001"
+NETWORK_NOT_FOUND = "ModelArts.50015002"
+
+
+def pool_not_found(name: str) -> ApiError:
+    return ApiError(404, POOL_NOT_FOUND, "pool not found", f"Check the resource pool name {name}.")
+
+
+def network_not_found(name: str) -> ApiError:
+    return ApiError(404, NETWORK_NOT_FOUND, "network not found", f"Check the network name {name}.")
+
+
+def resource_name_taken(kind: str, name: str) -> ApiError:
+    return ApiError(400, "ModelArts.50015003", f"The {kind} name {name} already exists.",
+                    f"Use another {kind} name or delete the existing {kind} first.")
+
+
+def network_not_ready(name: str) -> ApiError:
+    return ApiError(400, "ModelArts.50015004", f"The network {name} is not Active.",
+                    "Wait until the network is Active, then create the pool.")
+
+
+def network_in_use(name: str, pools: list[str]) -> ApiError:
+    return ApiError(409, "ModelArts.50015005",
+                    f"The network {name} is used by resource pools {', '.join(pools)}.",
+                    "Delete the resource pools of the network first.")
+
+
+def pool_not_scalable(name: str, phase: str) -> ApiError:
+    return ApiError(409, "ModelArts.50015006", f"The resource pool {name} in phase {phase} cannot be scaled.",
+                    "Scale a resource pool only while it is Running.")

@@ -106,10 +106,20 @@ class JobRow:
 
     # --- lifecycle ------------------------------------------------------------------------------
 
+    def start_ms(self) -> float:
+        """When Running starts. On a created pool (pool_jobs.py): when the pool had room for it."""
+        if "pool_queue" in self.doc:
+            placed = self.doc.get("pool_start_ms")
+            return float("inf") if placed is None else max(placed, self.create_ms + self.creating_ms)
+        return self.create_ms + self.creating_ms + self.pending_ms
+
     def natural_end_ms(self) -> tuple[float, str]:
         """When Running ends on its own, and the phase it ends in."""
-        start = self.create_ms + self.creating_ms + self.pending_ms
+        start = self.start_ms()
         end = float("inf") if (self.run_ms is None or self.outcome == "hang") else start + self.run_ms
+        lost = self.doc.get("pool_lost_ms")  # its pool was deleted under it
+        if lost is not None and lost < end and (self.auto_stop_ms is None or lost < start + self.auto_stop_ms):
+            return max(lost, self.create_ms), "Failed"
         if self.auto_stop_ms is not None and start + self.auto_stop_ms < end:
             return start + self.auto_stop_ms, "Terminated"
         final = {"complete": "Completed", "fail": "Failed", "abnormal": "Abnormal"}
@@ -120,14 +130,14 @@ class JobRow:
 
     def status_at(self, t: int) -> dict[str, Any]:
         created_end = self.create_ms + self.creating_ms
-        start = created_end + self.pending_ms
+        start = self.start_ms()
         end, final = self.natural_end_ms()
         if self.terminate_ms is not None:
             stop_at = self.terminate_ms
             phase = "Terminating" if t < stop_at + self.terminating_ms else "Terminated"
         elif t < created_end:
             phase, stop_at = "Creating", None
-        elif t < start:
+        elif t < start and t < end:  # end < start: its pool was deleted while it waited for it
             phase, stop_at = "Pending", None
         elif t < end:
             phase, stop_at = "Running", None
@@ -164,7 +174,8 @@ class JobRow:
             code, msg = 0, ""
         elif phase == "Failed":
             code = self.exit_code
-            msg = self.message or f"Training process of {task} exited with code {code}."
+            msg = self.doc.get("pool_lost_message") or self.message or \
+                f"Training process of {task} exited with code {code}."
         elif phase == "Abnormal":
             code = self.exit_code
             msg = self.message or f"The node running {task} was lost; the job is abnormal."

@@ -32,6 +32,7 @@ from .obs_transfer import ObsTransfer
 from .local_server import reset_connection
 from .models import Store, Timings
 from .wire import ClockAdvance, FaultRules, SearchRequest, Settings, UpdateRequest, parse
+from . import pool_api  # pools and networks (issue 24): their own routes and handlers
 
 JOBS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs$")
 JOB_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)$")
@@ -75,6 +76,7 @@ class EmulatorApp:
             self.executor = Executor(self.store, obs, max_processes=config.max_processes,
                                      max_run_seconds=config.max_run_seconds,
                                      phase_seconds=config.phase_seconds)
+        self.pools = pool_api.PoolApi(config, self.store)
 
     def close(self) -> None:
         if self.executor is not None:
@@ -87,7 +89,8 @@ class EmulatorApp:
         """(operation, path params) of an API request, or None for an unknown route."""
         if path == IAM_TOKENS:
             return ("iam_token", {}) if method == "POST" else None
-        for regex, ops in ((JOBS_RE, {"POST": "create"}),
+        for regex, ops in (*pool_api.ROUTES,
+                           (JOBS_RE, {"POST": "create"}),
                            (JOB_RE, {"GET": "get", "DELETE": "delete", "PUT": "update"}),
                            (ACTIONS_RE, {"POST": "terminate"}),
                            (SEARCH_RE, {"POST": "search"}),
@@ -143,8 +146,12 @@ class EmulatorApp:
         principal = self.auth.authenticate(method, raw_path, raw_query, headers, body,
                                            params["project"])
         store = self.store
+        self.pools.schedule()  # jobs queued on created pools start when the pool has room
+        if op in pool_api.OPERATIONS:
+            return Reply(*self.pools.handle(op, params, _json(body) if body else None))
         if op == "create":
-            draft = validation.validate_create(_json(body), self.catalog)
+            catalog = self.pools.catalog_for(self.catalog, params["project"], body)
+            draft = validation.validate_create(_json(body), catalog)
             c = self.config
             run_here = self.executor is not None and execution_plan.executable(draft)
             if run_here:  # what a local process cannot do is refused before anything is stored
@@ -153,12 +160,14 @@ class EmulatorApp:
                 draft = obs_check.check_boot_file(draft, c.obs_endpoint, c.access_key, c.secret_key)
             run_here = run_here and draft.outcome == "complete"  # a missing boot file fails as before
             timings = Timings(c.phase_seconds, c.phase_seconds, c.run_seconds, c.phase_seconds)
+            on_pool = catalog is not self.catalog  # a pool the stack created: queued by pool_jobs
+            run_here = run_here and not on_pool  # its scheduling is emulated: generated logs, not processes
             job = store.create(draft, timings, principal.user_name,
                                allow_duplicate_names=self.allow_duplicate_names,
                                execute_in=self.work_dir if run_here else None)
             if run_here and self.executor is not None:
                 self.executor.submit(job["metadata"]["id"])
-            return Reply(201, job)
+            return Reply(201, self.pools.queue_if_on_pool(job, on_pool))
         if op == "get":
             return Reply(200, store.get(params["job"]))
         if op == "terminate":
@@ -173,6 +182,7 @@ class EmulatorApp:
             store.delete(params["job"])
             if self.executor is not None:
                 self.executor.deleted(params["job"], row)
+            self.pools.store.record_job_delete(params["job"])
             return Reply(202, None)
         if op == "update":
             req = parse(UpdateRequest, _json(body))
@@ -200,6 +210,7 @@ class EmulatorApp:
             self.allow_duplicate_names = self.config.allow_duplicate_names
             self.search_offset = self.config.search_offset
             self.search_all_workspaces = self.config.search_all_workspaces
+            self.pools.store.reset()
             return Reply(200, {"reset": True})
         if name == "settings":
             if method == "POST":
@@ -229,8 +240,11 @@ class EmulatorApp:
                 self.store.advance(round(parse(ClockAdvance, _json(body)).advance_seconds * 1000))
             return Reply(200, {"offset_seconds": self.store.offset_ms / 1000, "now_ms": self.store.now()})
         if name == "jobs" and method == "GET":
+            self.pools.schedule()  # queued jobs shown as the API would show them now
             jobs = self.store.all_jobs()
             return Reply(200, {"total": len(jobs), "items": jobs})
+        if name in pool_api.CONTROLS:
+            return Reply(*self.pools.control(name, method, _json(body) if body else None))
         if name == "config" and method == "GET":
             c = self.config
             return Reply(200, {"project_id": c.project_id, "run_seconds": c.run_seconds,

@@ -80,6 +80,16 @@ class RunningEmulator(LocalServerProcess):
         """``{"offset_seconds", "now_ms"}``: how far the emulated clock is ahead, and its time."""
         return self._control("GET", "clock")
 
+    def pools(self) -> dict[str, Any]:
+        """``{"items": [every pool and network, deleted ones too, with "gone"], "events": [{"at_ms", "kind",
+        "name", "action"}]}``: creates, scales and deletes of pools, networks and jobs, in order."""
+        return self._control("GET", "pools")
+
+    def pool_fault(self, kind: str, name: str | None = None, message: str = "") -> None:
+        """``abnormal``: matching pools (by user name; None: all) turn Abnormal; ``scale_fail``: their next
+        scale-ups end with abnormal nodes."""
+        self._control("POST", "pool-faults", {"kind": kind, "name": name, "message": message})
+
     # --- convenience for tests -------------------------------------------------------------------------
 
     @property

@@ -1,7 +1,8 @@
 """Pulumi dynamic provider for ModelArts training jobs (Huawei Cloud, Open Telekom Cloud).
 
 Public names: TrainingJob (submits a job), JobsAwait / await_jobs (waits for many jobs at once),
-CodeUpload (a local directory uploaded to OBS), Bucket, TrainingJobArgs (validated args), and the providers.
+CodeUpload (a local directory uploaded to OBS), Bucket, Network and ResourcePool (a dedicated pool the
+stack creates), TrainingJobArgs (validated args), and the providers.
 Layout: stack/ (stack config -> args), training_job/, awaiting/ (one folder per resource), client/
 (the ModelArts client, no Pulumi imports).
 """
@@ -12,7 +13,8 @@ from importlib import import_module
 from typing import Any
 
 __all__ = ["Bucket", "BucketProvider", "CodeUpload", "CodeUploadProvider", "JobsAwait", "JobsAwaitProvider",
-           "TrainingJob", "TrainingJobArgs", "TrainingJobInputs", "TrainingJobProvider", "await_jobs"]
+           "TrainingJob", "TrainingJobArgs", "TrainingJobInputs", "TrainingJobProvider", "await_jobs",
+           "Network", "NetworkProvider", "ResourcePool", "ResourcePoolProvider"]
 
 # Lazy: `import modelarts_provider.client` (emulator, client tests) must not pull in Pulumi.
 _WHERE = {
@@ -22,6 +24,9 @@ _WHERE = {
     "JobsAwaitProvider": ".awaiting.provider",
     "CodeUpload": ".code_upload.resource", "CodeUploadProvider": ".code_upload.provider",
     "Bucket": ".bucket.resource", "BucketProvider": ".bucket.provider",
+    # dedicated pools and networks (issue 24)
+    "Network": ".network.resource", "NetworkProvider": ".network.provider",
+    "ResourcePool": ".resource_pool.resource", "ResourcePoolProvider": ".resource_pool.provider",
 }
 
 

@@ -33,6 +33,7 @@ from .models import (
     UpdateDescriptionRequest,
 )
 from .settings import ClientSettings
+from .pool_api import PoolOperations  # pools and networks (issue 24)
 from ..ownership import token_on
 from .transport import RetryPolicy, Transport, is_unsent_error
 
@@ -43,7 +44,7 @@ log = logging.getLogger("modelarts_provider.client")
 SEARCH_PAGE_MAX = 50  # the list API's maximum page size
 
 
-class ModelArtsClient:
+class ModelArtsClient(PoolOperations):
     """Thread-safe client of the ModelArts v2 training-job API.
 
     Every method raises :class:`~.errors.ModelArtsError` (or a subclass) and nothing else for

@@ -9,11 +9,18 @@
         logs: logs/                # default "logs/"; null: no log export
         create: false              # true: the stack creates the bucket (destroy removes it when empty)
         forceDestroy: false        # with create: destroy deletes its objects first
+    modelarts-jobs:networks:       # networks the stack creates for its dedicated pools
+      main:
+        cidr: 192.168.128.0/17                 # default
+        name: dev-main                         # optional: default <key>-<random suffix>
     modelarts-jobs:pools:          # named resource pools
       gpu:
         flavor: modelarts.p3.large.public      # flavor id (public pool), or with poolId for dedicated
         poolId: poolfaf38d76                   # optional: dedicated pool
         maxNodes: 4                            # node limit for jobs on this pool (default 1)
+      own:                                     # or: a dedicated pool the stack creates (and destroys)
+        create: {flavor: modelarts.vm.gpu.tnt004, nodes: 2, network: main}   # + name, timeoutSeconds,
+                                               #   pollIntervalSeconds; jobs' nodes <= create.nodes
     modelarts-jobs:jobs:           # the jobs; the key is the Pulumi resource name
       mnist:
         pool: gpu                  # required: a key of pools
@@ -76,12 +83,12 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from ..messages import BUCKET_RE, KEY_RE, PARAM_NAME_RE, did_you_mean, explain
+from ..messages import BUCKET_RE, CIDR_RE, KEY_RE, NETWORK_NAME_RE, PARAM_NAME_RE, POOL_NAME_RE, did_you_mean, explain
 from ..training_job.args import FILE_URL_RE, OBS_URL_RE, rule
 from .sweep import as_param
 
 PROJECT = "modelarts-jobs"
-SECTIONS = ("obs", "pools", "jobs", "sweeps")
+SECTIONS = ("obs", "networks", "pools", "jobs", "sweeps")
 Scalar = Union[str, int, float, bool]
 
 
@@ -128,15 +135,41 @@ class CodeSource(_Cfg):
     excludes: list[str] = Field(default_factory=list)
 
 
+class NetworkConfig(_Cfg):
+    """A network the stack creates for its dedicated pools (issue 24)."""
+
+    name: Annotated[str, Field(pattern=NETWORK_NAME_RE)] | None = None  # default: <key>-<random>
+    cidr: Annotated[str, Field(pattern=CIDR_RE)] = "192.168.128.0/17"
+
+
+class PoolCreate(_Cfg):
+    """A dedicated pool the stack creates: billed per node-hour from its create until destroy."""
+
+    flavor: Annotated[str, Field(min_length=1)]  # a resource flavor (GET /v1/{project}/resourceflavors)
+    nodes: Annotated[int, Field(ge=1, le=500)]
+    network: Key  # a key of networks
+    name: Annotated[str, Field(pattern=POOL_NAME_RE)] | None = None  # default: <key>-<random>
+    timeout_seconds: Annotated[float, Field(gt=0, le=6 * 3600)] = 3600
+    poll_interval_seconds: Annotated[float, Field(gt=0, le=300)] = 5.0
+
+
 class PoolConfig(_Cfg):
     flavor: str | None = None
     pool_id: str | None = None
     max_nodes: Annotated[int, Field(ge=1, le=1024)] = 1
+    create: PoolCreate | None = None
 
     @model_validator(mode="after")
     def _one(self) -> PoolConfig:
-        if self.flavor is None and self.pool_id is None:
-            raise rule("flavor", "set flavor (public pool) and/or poolId (dedicated pool)")
+        if self.create is not None:
+            if self.flavor is not None or self.pool_id is not None:
+                raise rule("create", "a pool the stack creates takes no flavor or poolId (its jobs run on its nodes)")
+            if "max_nodes" in self.model_fields_set:
+                raise rule("maxNodes", "a pool the stack creates is as large as create.nodes: drop maxNodes")
+            self.max_nodes = self.create.nodes
+        elif self.flavor is None and self.pool_id is None:
+            raise rule("flavor", "set flavor (public pool) and/or poolId (dedicated pool), or create: {flavor, "
+                                 "nodes, network} (a pool the stack creates)")
         return self
 
 
@@ -302,12 +335,17 @@ class SweepConfig(JobEntry):
 
 class StackConfig(_Cfg):
     obs: dict[Key, ObsConfig] = Field(default_factory=dict)
+    networks: dict[Key, NetworkConfig] = Field(default_factory=dict)
     pools: dict[Key, PoolConfig] = Field(default_factory=dict)
     jobs: dict[Key, JobEntry] = Field(default_factory=dict)
     sweeps: dict[Key, SweepConfig] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _references(self) -> StackConfig:
+        for key, pool in self.pools.items():
+            if pool.create is not None and pool.create.network not in self.networks:
+                known = ", ".join(sorted(self.networks)) or "none defined in modelarts-jobs:networks"
+                raise rule(f"pools.{key}.create.network", f"unknown network {pool.create.network!r} (known: {known})")
         both = set(self.jobs) & set(self.sweeps)
         if both:
             raise rule(f"sweeps.{sorted(both)[0]}", "a sweep cannot have the same key as a job")
@@ -324,7 +362,8 @@ class StackConfig(_Cfg):
                     known = ", ".join(sorted(self.pools)) or "none defined in modelarts-jobs:pools"
                     raise rule(f"{where}.pool", f"unknown pool {job.pool!r} (known: {known})")
                 if job.nodes > pool.max_nodes:
-                    raise rule(f"{where}.nodes", f"{job.nodes} exceeds pool {job.pool!r} maxNodes {pool.max_nodes}")
+                    size = f"create.nodes {pool.max_nodes}" if pool.create else f"maxNodes {pool.max_nodes}"
+                    raise rule(f"{where}.nodes", f"{job.nodes} exceeds pool {job.pool!r} {size}")
                 if job.obs is not None and job.obs not in self.obs:
                     known = ", ".join(sorted(self.obs)) or "none defined in modelarts-jobs:obs"
                     raise rule(f"{where}.obs", f"unknown OBS location {job.obs!r} (known: {known})")
@@ -436,7 +475,7 @@ def _inside(tp: Any, part: Any) -> list[Any]:
     return []
 
 
-MODEL_NAMES = frozenset({"CodeSource", "ObsConfig", "PoolConfig", "EngineConfig", "SubscriptionConfig", "DatasetConfig",
+MODEL_NAMES = frozenset({"CodeSource", "ObsConfig", "PoolConfig", "PoolCreate", "NetworkConfig", "EngineConfig", "SubscriptionConfig", "DatasetConfig",
                          "InputDataset", "NfsConfig", "JobEntry", "SweepConfig", "StackConfig"})
 
 

@@ -20,6 +20,7 @@ from ..bucket import Bucket
 from ..code_upload import CodeUpload
 from ..training_job.resource import TrainingJob
 from .config import StackConfig
+from .declare_pools import declare_pools
 from .program import JobPlan, Upload
 from .secrets import SecretPaths, job_selectors, mark_secrets
 
@@ -54,6 +55,7 @@ def _upload(cfg: StackConfig, up: Upload, buckets: dict[str, Bucket]) -> CodeUpl
 
 def declare(cfg: StackConfig, plans: list[JobPlan], secrets: SecretPaths) -> tuple[dict[str, TrainingJob],
                                                                                     JobsAwait | None]:
+    pools = declare_pools(cfg)  # networks and created pools: a job on one takes the pool's name (a dependency)
     buckets = _buckets(cfg, plans, secrets)
     uploads: dict[str, CodeUpload] = {}
     jobs: dict[str, TrainingJob] = {}
@@ -64,6 +66,8 @@ def declare(cfg: StackConfig, plans: list[JobPlan], secrets: SecretPaths) -> tup
         if p.upload is not None:
             up = uploads.get(p.upload.key) or uploads.setdefault(p.upload.key, _upload(cfg, p.upload, buckets))
             props["algorithm"] = {**props["algorithm"], "code_dir": up.code_dir, "boot_file": up.boot_file}
+        if p.created_pool is not None:
+            props["pool_id"] = pools[p.created_pool].pool_name
         opts = pulumi.ResourceOptions(
             aliases=[pulumi.Alias(name=k) for k in p.moved_from] if p.moved_from else None,
             additional_secret_outputs=_OBS_OUTPUTS if any(m.startswith(("algorithm.outputs", "log_export_path"))

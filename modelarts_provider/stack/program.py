@@ -34,6 +34,11 @@ class JobPlan:
     args: TrainingJobArgs  # with code from a local directory: code_dir/boot_file stand-ins (see upload)
     upload: Upload | None = None
     moved_from: tuple[str, ...] = ()  # earlier keys: aliases of the job's resources
+    created_pool: str | None = None   # the key of a pool the stack creates: pool_id is its output (declare)
+
+
+# Stands in for the id of a pool the stack creates until the pool exists (declare passes its output).
+PENDING_POOL = "pending-created-pool"
 
 
 def _rel(obs: ObsConfig | None, prefix_attr: str, value: str, *extra: str) -> str:
@@ -118,7 +123,8 @@ def job_args(cfg: StackConfig, job: JobEntry, out_dir: str, *, name: str | None,
 
     args: dict[str, Any] = {
         "name": name, "description": job.description, "annotations": job.annotations,
-        "algorithm": alg, "flavor_id": pool.flavor, "pool_id": pool.pool_id, "node_count": job.nodes,
+        "algorithm": alg, "flavor_id": pool.flavor,
+        "pool_id": PENDING_POOL if pool.create is not None else pool.pool_id, "node_count": job.nodes,
         "volumes": [v.model_dump() for v in job.volumes],
         "wait_for": job.wait_for, "wait_timeout_seconds": job.wait_timeout_seconds,
         "poll_interval_seconds": job.poll_interval_seconds,
@@ -195,6 +201,10 @@ def _check_code(path: str, job: JobEntry) -> None:
         raise StackConfigError("\n".join(f"invalid stack config: {path}.{f}" for f in failures))  # one per line
 
 
+def _created_pool(cfg: StackConfig, job: JobEntry) -> str | None:
+    return job.pool if cfg.pools[job.pool].create is not None else None
+
+
 def plan(cfg: StackConfig) -> list[JobPlan]:
     plans: list[JobPlan] = []
     for section, entries in (("jobs", cfg.jobs), ("sweeps", cfg.sweeps)):
@@ -205,7 +215,7 @@ def plan(cfg: StackConfig) -> list[JobPlan]:
         # A moved job keeps everything its first key placed: output folder, code upload.
         home = job.moved_from[0] if job.moved_from else key
         plans.append(JobPlan(key, path, _validate(path, job_args(cfg, job, home, name=job.name)),
-                             upload_of(cfg, job, home), tuple(job.moved_from)))
+                             upload_of(cfg, job, home), tuple(job.moved_from), _created_pool(cfg, job)))
     for sweep_key, sweep in cfg.sweeps.items():
         path = f"{PROJECT}:sweeps.{sweep_key}"
         for point_key, point in point_names(sweep_key, sweep.grid):
@@ -213,7 +223,8 @@ def plan(cfg: StackConfig) -> list[JobPlan]:
             # and a random suffix, like any unnamed job), so two stacks of one sweep never share a name.
             raw = job_args(cfg, sweep, f"{sweep_key}/{point_key}", name=None, extra_params=point,
                            upload_key=sweep_key)
-            plans.append(JobPlan(point_key, path, _validate(path, raw), upload_of(cfg, sweep, sweep_key)))
+            plans.append(JobPlan(point_key, path, _validate(path, raw), upload_of(cfg, sweep, sweep_key),
+                                 created_pool=_created_pool(cfg, sweep)))
     keys = [p.key for p in plans]
     dup = sorted({k for k in keys if keys.count(k) > 1})
     if dup:

@@ -3,7 +3,7 @@ the exact message `pulumi preview` must refuse it with (the text after `error: `
 
 from __future__ import annotations
 
-from tests.bad_input.mutations import (DELETE, JOBS, NO_ALGORITHM, OBS_KEY, POOLS_KEY, SWEEPS, Case, both,
+from tests.bad_input.mutations import (DELETE, JOBS, NO_ALGORITHM, OBS_KEY, POOLS_KEY, SWEEPS, Case, Mutation, both,
                                        job_field as a, obs_field, pool_field, put, setting, with_sweep)
 from tests.faults.kit import PROJECT, job, sweep
 
@@ -48,7 +48,8 @@ STACK_CASES: list[Case] = [
     Case("obs-bucket-missing", obs_field("bucket", DELETE),
          cfg('obs.main.bucket: is required')),
     Case("pool-without-flavor-or-id", put((POOLS_KEY, "gpu"), {"maxNodes": 2}),
-         cfg('pools.gpu.flavor: set flavor (public pool) and/or poolId (dedicated pool)'),
+         cfg('pools.gpu.flavor: set flavor (public pool) and/or poolId (dedicated pool), or create: (flavor, nodes, '
+             'network) (a pool the stack creates)'),
          covers=((POOLS_KEY, "gpu", "flavor"),)),
     # --- wrong types ---
     Case("nodes-not-int", a("nodes", "two"),
@@ -178,7 +179,7 @@ STACK_CASES: list[Case] = [
          'invalid stack config: unknown key modelarts-jobs:job (did you mean modelarts-jobs:jobs?)', covers=()),
     Case("unknown-section-far", put((f"{PROJECT}:tasks",), {"a": job(name="x")}),
          ('invalid stack config: unknown key modelarts-jobs:tasks (allowed: modelarts-jobs:obs, '
-         'modelarts-jobs:pools, modelarts-jobs:jobs, modelarts-jobs:sweeps)'), covers=()),
+         'modelarts-jobs:networks, modelarts-jobs:pools, modelarts-jobs:jobs, modelarts-jobs:sweeps)'), covers=()),
     Case("wait-for-not-a-choice", a("waitFor", "finished"),
          cfg("jobs.a.waitFor: must be one of none, created, running or completed, not 'finished'")),
     Case("env-name-invalid", a("environments", {"1BAD NAME": "x"}),
@@ -363,4 +364,43 @@ STACK_CASES: list[Case] = [
     Case("project-name-other-region", setting("projectName", "eu-de"),
          ("modelarts:projectName 'eu-de' is not a project of region 'cn-north-4': use cn-north-4 or a "
          'subproject cn-north-4_<name>')),
+]
+
+# --- networks and pools the stack creates (issue 24) ---
+NETWORKS = f"{PROJECT}:networks"
+OWN_POOL = (POOLS_KEY, "own")
+WITH_NET = put((NETWORKS, "main"), {})
+
+
+def own_pool(**create: object) -> Mutation:
+    return WITH_NET + put(OWN_POOL, {"create": {"flavor": "modelarts.vm.gpu.tnt004", "nodes": 2, "network": "main",
+                                                **create}})
+
+
+STACK_CASES += [
+    Case("networks-is-list", put((NETWORKS,), ["main"]), cfg("networks: must be a map, not a list")),
+    Case("network-cidr-bad", put((NETWORKS, "main"), {"cidr": "10.0.0.0"}),
+         cfg("networks.main.cidr: '10.0.0.0' is not an IPv4 CIDR block, e.g. 192.168.128.0/17"),
+         covers=((NETWORKS, "main", "cidr"),)),
+    Case("network-name-bad", put((NETWORKS, "main"), {"name": "Bad_Name"}),
+         cfg("networks.main.name: 'Bad_Name' is not a valid network name: 4-64 characters: lowercase letters, digits "
+             "and '-'; starts with a letter, ends with a letter or digit"), covers=((NETWORKS, "main", "name"),)),
+    Case("pool-create-with-flavor", WITH_NET + put((POOLS_KEY, "gpu", "create"),
+                                                   {"flavor": "modelarts.vm.gpu.tnt004", "nodes": 2, "network": "main"}),
+         cfg("pools.gpu.create: a pool the stack creates takes no flavor or poolId (its jobs run on its nodes)"),
+         covers=((POOLS_KEY, "gpu", "create"),)),
+    Case("pool-create-nodes-zero", own_pool(nodes=0), cfg("pools.own.create.nodes: must be at least 1, not 0"), covers=((*OWN_POOL, "create", "nodes"),)),
+    Case("pool-create-flavor-missing", own_pool() + put((*OWN_POOL, "create", "flavor"), DELETE), cfg("pools.own.create.flavor: is required"), covers=((*OWN_POOL, "create", "flavor"),)),
+    Case("pool-create-network-unknown", own_pool(network="other"),
+         cfg("pools.own.create.network: unknown network 'other' (known: main)"),
+         covers=((*OWN_POOL, "create", "network"),)),
+    Case("pool-create-name-bad", own_pool(name="Bad_Name"),
+         cfg("pools.own.create.name: 'Bad_Name' is not a valid pool name: 4-32 characters: lowercase letters, digits "
+             "and '-'; starts with a letter, ends with a letter or digit"), covers=((*OWN_POOL, "create", "name"),)),
+    Case("pool-create-timeout-zero", own_pool(timeoutSeconds=0),
+         cfg("pools.own.create.timeoutSeconds: must be greater than 0, not 0"),
+         covers=((*OWN_POOL, "create", "timeoutSeconds"),)),
+    Case("pool-create-poll-zero", own_pool(pollIntervalSeconds=0),
+         cfg("pools.own.create.pollIntervalSeconds: must be greater than 0, not 0"),
+         covers=((*OWN_POOL, "create", "pollIntervalSeconds"),)),
 ]

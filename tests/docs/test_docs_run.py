@@ -54,7 +54,7 @@ def test_parameters_at_the_top_level_are_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("name", ["TrainingJob", "JobsAwait", "await_jobs", "CodeUpload", "Bucket",
-                                  "TrainingJobArgs", "CodeUploadProvider", "BucketProvider"])
+                                  "TrainingJobArgs", "CodeUploadProvider", "BucketProvider", "Network", "ResourcePool"])
 def test_the_readme_names_import_from_the_package(name: str) -> None:
     import modelarts_provider
 

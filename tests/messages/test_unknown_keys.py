@@ -59,7 +59,7 @@ def test_unknown_sections_and_settings_one_per_line() -> None:
         parse({}, ["modelarts-jobs:job", "modelarts-jobs:tasks"])
     assert str(err.value).splitlines() == [
         "invalid stack config: unknown key modelarts-jobs:job (did you mean modelarts-jobs:jobs?)",
-        "invalid stack config: unknown key modelarts-jobs:tasks (allowed: modelarts-jobs:obs, modelarts-jobs:pools, "
+        "invalid stack config: unknown key modelarts-jobs:tasks (allowed: modelarts-jobs:obs, modelarts-jobs:networks, modelarts-jobs:pools, "
         "modelarts-jobs:jobs, modelarts-jobs:sweeps)",
     ]
     lines = unknown_setting_errors(["modelarts:regoin", "modelarts:region", "modelarts:endpont", "other:x"])

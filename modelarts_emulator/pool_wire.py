@@ -1,0 +1,148 @@
+"""Request bodies of the pool and network APIs (SDK models ``CreatePoolRequestBody``, ``PoolUpdateRequest``,
+``NetworkCreationRequest``) and the pool flavors the emulator sells (``GET /v1/{project}/resourceflavors``).
+
+A body that breaks a rule is a ModelArts.2788 naming the field (wire.parse), before any state changes.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+# User names of pools and networks (os.modelarts/name): documented as 4-32 (pool) and 4-64 (network)
+# characters, lower-case letters, digits and hyphens, starting with a letter, not ending with a hyphen.
+POOL_NAME = r"^[a-z][a-z0-9-]{2,30}[a-z0-9]$"
+NETWORK_NAME = r"^[a-z][a-z0-9-]{2,62}[a-z0-9]$"
+CIDR = r"^(\d{1,3}\.){3}\d{1,3}/\d{1,2}$"
+NAME_LABEL = "os.modelarts/name"
+WORKSPACE_LABEL = "os.modelarts/workspace.id"
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+
+class PoolLabels(_Body):
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    name: str = Field(alias=NAME_LABEL, pattern=POOL_NAME)
+    workspace_id: str = Field(default="0", alias=WORKSPACE_LABEL)
+
+
+class PoolMetadataCreation(_Body):
+    labels: PoolLabels
+    annotations: dict[str, str] = Field(default_factory=dict)
+
+
+class PoolResource(_Body):
+    flavor: str = Field(min_length=1)
+    count: int = Field(ge=1, le=500)
+    max_count: int | None = Field(default=None, alias="maxCount")
+
+    @model_validator(mode="after")
+    def _physical(self) -> "PoolResource":
+        # Documented: in a physical (Dedicate) pool maxCount must equal count.
+        if self.max_count is not None and self.max_count != self.count:
+            raise ValueError("maxCount must equal count in a physical pool")
+        return self
+
+
+class PoolNetworkRef(_Body):
+    name: str = Field(min_length=1)
+
+
+class PoolSpecCreation(_Body):
+    type: Literal["Dedicate"] = "Dedicate"  # Logical pools are not emulated
+    scope: list[Literal["Train", "Infer", "Notebook"]] = Field(default_factory=lambda: ["Train"], min_length=1)
+    resources: list[PoolResource] = Field(min_length=1)
+    network: PoolNetworkRef
+
+    @field_validator("resources")
+    @classmethod
+    def _one_entry_per_flavor(cls, v: list[PoolResource]) -> list[PoolResource]:
+        flavors = [r.flavor for r in v]
+        if len(set(flavors)) != len(flavors):
+            raise ValueError("each flavor may appear once")
+        return v
+
+
+class CreatePoolBody(_Body):
+    api_version: Literal["v2"] = Field(alias="apiVersion")
+    kind: Literal["Pool"]
+    metadata: PoolMetadataCreation
+    spec: PoolSpecCreation
+
+
+class PoolSpecUpdateResource(_Body):
+    flavor: str = Field(min_length=1)
+    count: int = Field(ge=0, le=500)
+
+
+class PoolSpecUpdate(_Body):
+    resources: list[PoolSpecUpdateResource] | None = None
+
+
+class PoolMetadataUpdate(_Body):
+    annotations: dict[str, str] = Field(default_factory=dict)
+
+
+class PatchPoolBody(_Body):
+    metadata: PoolMetadataUpdate | None = None
+    spec: PoolSpecUpdate | None = None
+
+
+class NetworkLabels(_Body):
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    name: str = Field(alias=NAME_LABEL, pattern=NETWORK_NAME)
+    workspace_id: str = Field(default="0", alias=WORKSPACE_LABEL)
+
+
+class NetworkMetadataCreation(_Body):
+    labels: NetworkLabels
+    annotations: dict[str, str] = Field(default_factory=dict)
+
+
+class NetworkSpec(_Body):
+    cidr: str = Field(pattern=CIDR)
+
+
+class CreateNetworkBody(_Body):
+    api_version: Literal["v1"] = Field(alias="apiVersion")
+    kind: Literal["Network"]
+    metadata: NetworkMetadataCreation
+    spec: NetworkSpec
+
+
+class PoolFault(BaseModel):
+    """POST /_emulator/pool-faults: ``abnormal`` turns the pool Abnormal (at once if it exists, else when its
+    nodes would have become available); ``scale_fail``: the nodes a later scale-up adds end abnormal."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str | None = None  # the user's name (os.modelarts/name); None: every pool
+    kind: Literal["abnormal", "scale_fail"]
+    message: str = Field(default="", max_length=512)
+
+
+# The pool flavors of GET /v1/{project}/resourceflavors (ResourceFlavor): a node of the flavor, and the
+# job flavors a job in the pool may ask for.
+RESOURCE_FLAVORS: list[dict] = [
+    {"name": "modelarts.vm.cpu.8u32g", "type": "CPU", "cpu": "8", "memory": "32Gi", "jobFlavors": []},
+    {"name": "modelarts.vm.gpu.tnt004", "type": "GPU", "cpu": "8", "memory": "32Gi",
+     "gpu": {"type": "nvidia-t4", "size": 1},
+     "jobFlavors": ["modelarts.pool.visual.xlarge"]},
+    {"name": "modelarts.vm.gpu.8v100", "type": "GPU", "cpu": "64", "memory": "512Gi",
+     "gpu": {"type": "nvidia-v100", "size": 8},
+     "jobFlavors": ["modelarts.pool.visual.xlarge", "modelarts.pool.visual.2xlarge",
+                    "modelarts.pool.visual.4xlarge", "modelarts.pool.visual.8xlarge"]},
+]
+FLAVORS_BY_NAME = {f["name"]: f for f in RESOURCE_FLAVORS}
+
+
+def render_flavor(f: dict) -> dict:
+    spec: dict = {"type": "Dedicate", "cpuArch": "x86", "cpu": f["cpu"], "memory": f["memory"],
+                  "billingModes": [0, 1], "jobFlavors": f["jobFlavors"]}
+    if "gpu" in f:
+        spec["gpu"] = f["gpu"]
+    return {"apiVersion": "v1", "kind": "ResourceFlavor",
+            "metadata": {"name": f["name"], "labels": {"os.modelarts/scope": "Train"}},
+            "spec": spec, "status": {"phase": {"cn-north-4a": "normal"}}}

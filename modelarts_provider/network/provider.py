@@ -1,0 +1,109 @@
+"""NetworkProvider: create waits until the network is Active; delete only a network carrying our owner
+token, and waits until it is gone. check/diff make no API call.
+
+A create first looks for a network of the same user name (os.modelarts/name): one carrying this
+resource's token is ours (an earlier, interrupted create) and is taken over; any other stops the create
+naming its owner.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
+
+from ..client.pool_models import Network, create_network_body
+from ..location import check_same_place, location_of
+from ..ownership import OwnerMark, owner_text, token_on
+from ..provider_base import ModelArtsProvider, ProviderError, cancelled, say
+from .args import OUTPUT_KEYS, NetworkArgs
+from .check import check_inputs, strip_outputs
+from .diff import option_changes, replaced_fields
+
+
+class NetworkProvider(ModelArtsProvider):
+    def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        failures = [CheckFailure(p, r) for p, r in check_inputs(news)]
+        if self._config_error is not None:
+            failures.append(CheckFailure("modelarts", f"provider configuration: {self._config_error}"))
+        return CheckResult(news, failures)
+
+    def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+        replaces = replaced_fields(olds, news)
+        return DiffResult(changes=bool(replaces or option_changes(olds, news)), replaces=replaces or None,
+                          delete_before_replace=True)  # the name stays: the old one must go first
+
+    def _outputs(self, net: Network) -> dict[str, Any]:
+        return {"network_name": net.name, "phase": net.status.phase,
+                "location": location_of(self._require_settings()).model_dump()}
+
+    def create(self, props: dict[str, Any]) -> CreateResult:
+        args = NetworkArgs.model_validate(strip_outputs(props))
+        api = self._api()
+        token = args.owner.token if args.owner else None
+        same = [n for n in api.list_networks() if n.metadata.user_name == args.name]
+        ours = [n for n in same if token and token_on(n.metadata.annotations) == token]
+        if same and not ours:
+            raise ProviderError(f"network {args.name}: a network of that name exists ({same[0].name}) and "
+                                f"{owner_text(same[0].metadata.annotations)}; choose another name")
+        if ours:
+            net = ours[0]
+            say(f"network {args.name}: ours already ({net.name}), taken over")
+        else:
+            net = api.create_network(create_network_body(
+                args.name, args.cidr, workspace_id=args.workspace_id,
+                annotations=args.owner.annotations() if args.owner else {}))
+            say(f"network {args.name}: created as {net.name}, waiting until Active")
+        net = self._wait_active(net.name, args)
+        return CreateResult(net.name, {**args.model_dump(mode="json"), **self._outputs(net)})
+
+    def _wait_active(self, name: str, args: NetworkArgs) -> Network:
+        deadline = time.monotonic() + args.timeout_seconds
+        while True:
+            net = self._api().get_network(name)
+            if net is None:
+                raise ProviderError(f"network {args.name} ({name}) disappeared while it was being created")
+            if net.status.phase == "Active":
+                say(f"network {args.name}: Active")
+                return net
+            if net.status.phase == "Abnormal":
+                raise ProviderError(f"network {args.name} ({name}) is Abnormal")
+            if time.monotonic() > deadline or cancelled():
+                raise ProviderError(f"network {args.name} ({name}) not Active after {args.timeout_seconds:g} s "
+                                    f"(phase {net.status.phase}); it is kept: the next up waits for it again")
+            time.sleep(args.poll_interval_seconds)
+
+    def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
+        check_same_place(props.get("location"), location_of(self._require_settings()), f"network {id_}")
+        net = self._api().get_network(id_)
+        if net is None:
+            say(f"network {id_}: gone, dropping it from the state")
+            return ReadResult("", {})
+        return ReadResult(id_, {**strip_outputs(props), **self._outputs(net)})
+
+    def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        args = NetworkArgs.model_validate(strip_outputs(news))  # provider options only: no API call
+        return UpdateResult({**args.model_dump(mode="json"), **{k: olds.get(k) for k in OUTPUT_KEYS}})
+
+    def delete(self, id_: str, props: dict[str, Any]) -> None:
+        check_same_place(props.get("location"), location_of(self._require_settings()), f"network {id_}")
+        owner = OwnerMark.model_validate(props["owner"]) if props.get("owner") else None
+        api = self._api()
+        net = api.get_network(id_)
+        if net is None:
+            say(f"network {id_}: already gone")
+            return
+        if owner is None or token_on(net.metadata.annotations) != owner.token:
+            raise ProviderError(f"network {id_}: not deleted, {owner_text(net.metadata.annotations)} "
+                                "(only a network this resource created is deleted); `pulumi state delete` it "
+                                "to stop managing it")
+        api.delete_network(id_)
+        deadline = time.monotonic() + float(props.get("timeout_seconds") or 600)
+        poll = float(props.get("poll_interval_seconds") or 2.0)
+        while api.get_network(id_) is not None:
+            if time.monotonic() > deadline:
+                raise ProviderError(f"network {id_}: still there after the delete's deadline; the next destroy "
+                                    "waits for it again")
+            time.sleep(poll)
+        say(f"network {id_}: deleted")

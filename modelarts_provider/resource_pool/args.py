@@ -1,0 +1,53 @@
+"""ResourcePoolArgs: the CreatePool fields we manage (user name, flavor node counts, network, scope) and
+provider options."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ..ownership import OwnerMark
+
+from ..messages import POOL_NAME_RE  # the documented name rule
+
+MAX_NODES = 500  # per flavor; a physical pool's maxCount is its count (documented), so no elastic range
+OUTPUT_KEYS = ("pool_name", "phase", "message", "available", "creating", "abnormal", "location")
+
+
+class PoolNodes(BaseModel):
+    """One flavor's nodes: `{flavor, count}`."""
+
+    model_config = ConfigDict(extra="forbid")
+    flavor: Annotated[str, Field(min_length=1, max_length=128)]
+    count: Annotated[int, Field(ge=1, le=MAX_NODES)]  # 2.0 from the engine is 2; 2.5 is refused
+
+
+class ResourcePoolArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: Annotated[str, Field(pattern=POOL_NAME_RE, description="the user's name (os.modelarts/name)")]
+    resources: Annotated[list[PoolNodes], Field(min_length=1, max_length=16)]
+    network: Annotated[str, Field(min_length=1, description="the network's service name (Network.network_name)")]
+    scope: Annotated[list[Literal["Train", "Infer", "Notebook"]], Field(min_length=1)] = ["Train"]
+    workspace_id: str | None = None
+    timeout_seconds: Annotated[float, Field(gt=0, le=6 * 3600)] = 3600  # real pools: 18-30 minutes
+    poll_interval_seconds: Annotated[float, Field(gt=0, le=300)] = 5.0
+    owner: OwnerMark | None = None
+
+    @field_validator("resources")
+    @classmethod
+    def _one_per_flavor(cls, v: list[PoolNodes]) -> list[PoolNodes]:
+        flavors = [r.flavor for r in v]
+        dup = sorted({f for f in flavors if flavors.count(f) > 1})
+        if dup:
+            raise ValueError(f"flavor {dup[0]} is listed twice: give each flavor one entry with its count")
+        return v
+
+    @field_validator("scope")
+    @classmethod
+    def _scope_set(cls, v: list[str]) -> list[str]:
+        return sorted(set(v))
+
+    def counts(self) -> dict[str, int]:
+        return {r.flavor: r.count for r in self.resources}

@@ -1,0 +1,35 @@
+"""diff(): node counts change in place (PATCH); the name, the set of flavors, the network, the scope and
+the workspace replace (CreatePool fields PatchPool cannot change). Resources are compared as a map
+flavor -> count, so re-ordering equivalent declarations is no diff. No API call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .args import ResourcePoolArgs
+
+
+def _counts(props: dict[str, Any]) -> dict[str, int]:
+    # Whole numbers come back from the engine as floats (2.0): compare them as the numbers they are.
+    return {r["flavor"]: int(r["count"]) for r in props.get("resources") or [] if isinstance(r, dict)}
+
+
+def _scope(props: dict[str, Any]) -> list[str]:
+    return sorted(set(props.get("scope") or ["Train"]))
+
+
+def decide(olds: dict[str, Any], news: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """(replaced fields, fields updated in place)."""
+    replaces = [k for k in ("name", "network", "workspace_id") if olds.get(k) != news.get(k)]
+    if _scope(olds) != _scope(news):
+        replaces.append("scope")
+    old, new = _counts(olds), _counts(news)
+    if set(old) != set(new):
+        replaces.append("resources")
+    updates = []
+    if set(old) == set(new) and old != new:
+        updates.append("resources")
+    fields = ResourcePoolArgs.model_fields  # the state holds the defaults, a declaration may leave them out
+    updates += [k for k in ("timeout_seconds", "poll_interval_seconds")
+                if olds.get(k, fields[k].default) != news.get(k, fields[k].default)]
+    return replaces, updates

@@ -1,0 +1,164 @@
+"""ResourcePoolProvider: a dedicated pool is created, scaled in place and deleted, waiting each time until
+its nodes are where the declaration says. check/diff make no API call.
+
+* create: a pool of the same user name that carries this resource's owner token is ours (an interrupted
+  create) and is taken over when it matches field by field; any other stops the create naming its owner.
+  Otherwise POST, then wait until Running with every node available. A pool that never became usable
+  (Abnormal, an abnormal node, the deadline) is deleted at once, since it bills per node-hour whether a
+  job can use it or not, and the error says so.
+* update: PATCH of the node counts, then the same wait; a failed scale-up leaves the pool as it is (it
+  is in use) and fails the up naming the status message.
+* delete: only a pool carrying our owner token; waits until it is gone.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
+
+from ..client.errors import ModelArtsError
+from ..client.pool_models import Pool, create_pool_body, patch_pool_body
+from ..location import check_same_place, location_of
+from ..ownership import OwnerMark, owner_text, token_on
+from ..provider_base import ModelArtsProvider, ProviderError, say
+from .args import OUTPUT_KEYS, ResourcePoolArgs
+from .check import check_inputs, strip_outputs
+from .diff import decide
+from .wait import PoolNotUsable, wait_usable
+
+GONE_WAIT_S = 1800.0
+
+
+class ResourcePoolProvider(ModelArtsProvider):
+    def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        failures = [CheckFailure(p, r) for p, r in check_inputs(news)]
+        if self._config_error is not None:
+            failures.append(CheckFailure("modelarts", f"provider configuration: {self._config_error}"))
+        return CheckResult(news, failures)
+
+    def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+        replaces, updates = decide(olds, news)
+        # The user's name stays on a replacement: the old pool goes first (and stops billing first).
+        return DiffResult(changes=bool(replaces or updates), replaces=replaces or None,
+                          delete_before_replace=True)
+
+    def _outputs(self, pool: Pool) -> dict[str, Any]:
+        s = pool.status
+        return {"pool_name": pool.name, "phase": s.phase, "message": s.message or "",
+                "available": sum(s.counts("available").values()), "creating": sum(s.counts("creating").values()),
+                "abnormal": sum(s.counts("abnormal").values()),
+                "location": location_of(self._require_settings()).model_dump()}
+
+    def _same_place(self, id_: str, props: dict[str, Any]) -> None:
+        check_same_place(props.get("location"), location_of(self._require_settings()), f"resource pool {id_}")
+
+    # --- create ------------------------------------------------------------------------------------
+
+    def create(self, props: dict[str, Any]) -> CreateResult:
+        args = ResourcePoolArgs.model_validate(strip_outputs(props))
+        api = self._api()
+        label = args.name
+        token = args.owner.token if args.owner else None
+        same = [p for p in api.list_pools() if p.metadata.user_name == args.name]
+        ours = [p for p in same if token and token_on(p.metadata.annotations) == token]
+        if same and not ours:
+            raise ProviderError(f"pool {label}: a pool of that name exists ({same[0].name}) and "
+                                f"{owner_text(same[0].metadata.annotations)}; choose another name")
+        if ours:
+            pool = ours[0]
+            _same_fields(pool, args)
+            say(f"pool {label}: ours already ({pool.name}), taken over")
+        else:
+            pool = api.create_pool(create_pool_body(
+                args.name, [(r.flavor, r.count) for r in args.resources], args.network, scope=args.scope,
+                workspace_id=args.workspace_id, annotations=args.owner.annotations() if args.owner else {}))
+            say(f"pool {label}: created as {pool.name} (billed per node-hour from now on), waiting for "
+                f"{sum(args.counts().values())} nodes")
+        try:
+            pool = wait_usable(lambda: api.get_pool(pool.name), label, args.counts(), args.timeout_seconds,
+                               args.poll_interval_seconds, say)
+        except PoolNotUsable as err:
+            raise ProviderError(f"{err}; {self._remove_unusable(pool.name, args)}") from None
+        return CreateResult(pool.name, {**args.model_dump(mode="json"), **self._outputs(pool)})
+
+    def _remove_unusable(self, name: str, args: ResourcePoolArgs) -> str:
+        """Delete a pool that never became usable (it bills per node-hour all the same); what happened."""
+        try:
+            self._api().delete_pool(name)
+        except ModelArtsError as err:
+            return (f"deleting it failed ({err.error_code}: {err.error_msg}): delete pool {name} in the console, "
+                    "it is billed until then")
+        return (f"pool {name} was deleted, not left billing; nothing of it is in the state: fix the cause and "
+                "run up again")
+
+    # --- read / update --------------------------------------------------------------------------------
+
+    def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
+        self._same_place(id_, props)
+        pool = self._api().get_pool(id_)
+        if pool is None:
+            say(f"pool {id_}: gone, dropping it from the state")
+            return ReadResult("", {})
+        inputs = strip_outputs(props)
+        # Node counts can drift (scaled in the console): show the live ones, so the next up restores ours.
+        live = {r.flavor: r.count for r in pool.spec.resources}
+        if isinstance(inputs.get("resources"), list):
+            inputs["resources"] = [{**r, "count": live.get(r.get("flavor"), r.get("count"))}
+                                   for r in inputs["resources"] if isinstance(r, dict)]
+        return ReadResult(id_, {**inputs, **self._outputs(pool)})
+
+    def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        self._same_place(id_, olds)
+        args = ResourcePoolArgs.model_validate(strip_outputs(news))
+        old = {r["flavor"]: int(r["count"]) for r in olds.get("resources") or []}
+        status = {k: olds.get(k) for k in OUTPUT_KEYS}
+        if old != args.counts():
+            api = self._api()
+            changes = ", ".join(f"{f} {old.get(f)} -> {n}" for f, n in sorted(args.counts().items()) if old.get(f) != n)
+            say(f"pool {args.name}: scaling {changes}")
+            api.patch_pool(id_, patch_pool_body(sorted(args.counts().items())))
+            try:
+                pool = wait_usable(lambda: api.get_pool(id_), args.name, args.counts(), args.timeout_seconds,
+                                   args.poll_interval_seconds, say)
+            except PoolNotUsable as err:
+                raise ProviderError(f"{err}; the pool keeps the nodes it has (jobs may be using it): fix the "
+                                    "cause or the count and run up again") from None
+            status = self._outputs(pool)
+        return UpdateResult({**args.model_dump(mode="json"), **status})
+
+    # --- delete ------------------------------------------------------------------------------------------
+
+    def delete(self, id_: str, props: dict[str, Any]) -> None:
+        self._same_place(id_, props)
+        owner = OwnerMark.model_validate(props["owner"]) if props.get("owner") else None
+        api = self._api()
+        pool = api.get_pool(id_)
+        if pool is None:
+            say(f"pool {id_}: already gone")
+            return
+        if owner is None or token_on(pool.metadata.annotations) != owner.token:
+            raise ProviderError(f"pool {id_}: not deleted, {owner_text(pool.metadata.annotations)} (only a pool "
+                                "this resource created is deleted); `pulumi state delete` it to stop managing it")
+        api.delete_pool(id_)
+        say(f"pool {id_}: deleting (it was {pool.summary()}); billing ends when it is gone")
+        poll = float(props.get("poll_interval_seconds") or 5.0)
+        deadline = time.monotonic() + GONE_WAIT_S
+        while api.get_pool(id_) is not None:
+            if time.monotonic() > deadline:
+                raise ProviderError(f"pool {id_}: still deleting after {GONE_WAIT_S:g} s; the next destroy waits "
+                                    "for it again")
+            time.sleep(poll)
+        say(f"pool {id_}: deleted")
+
+
+def _same_fields(pool: Pool, args: ResourcePoolArgs) -> None:
+    """An earlier create of ours: take it over only if it is what we declare, field by field."""
+    live = {r.flavor: r.count for r in pool.spec.resources}
+    net = (pool.spec.network or {}).get("name")
+    for field, have, want in (("resources", live, args.counts()), ("network", net, args.network),
+                              ("scope", sorted(pool.spec.scope), args.scope)):
+        if have != want:
+            raise ProviderError(f"pool {args.name}: our earlier pool {pool.name} has {field} {have}, the "
+                                f"declaration {want}: delete it (pulumi destroy or the console) or declare it as it is")

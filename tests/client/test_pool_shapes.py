@@ -1,0 +1,62 @@
+"""Pool and network bodies against the official SDK's models (issue 24): what the client sends fits the
+SDK's request models (no unknown key, nothing lost), and every field of the SDK's responses parses and is
+kept, the per-flavor node counts read from one object (the SDK's type) or an array (the API's examples)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from modelarts_provider.client.pool_models import (Network, Pool, create_network_body, create_pool_body,
+                                                   patch_pool_body)
+
+from .sdk_reference import round_trip, synthetic
+
+
+def _scalar(t: str, where: str) -> Any:
+    return {"int": 3, "bool": True, "float": 1.5}.get(t, "flavor-a" if where.endswith(".flavor") else "x")
+
+
+@pytest.mark.parametrize("body,sdk_type", [
+    (create_pool_body("gpu-pool", [("modelarts.vm.gpu.tnt004", 2)], "network-1", scope=["Train"], workspace_id="0",
+                      annotations={}), "CreatePoolRequestBody"),
+    (patch_pool_body([("modelarts.vm.gpu.tnt004", 3)]), "PoolUpdateRequest"),
+    (create_network_body("net-main", "192.168.128.0/17", workspace_id="0", annotations={}), "NetworkCreationRequest"),
+])
+def test_request_bodies_fit_the_sdk(body: dict, sdk_type: str) -> None:
+    sent, problems = round_trip(body, sdk_type)
+    assert problems == [] and sent == body
+
+
+def test_our_owner_mark_on_a_network_is_the_one_key_beyond_the_sdk() -> None:
+    body = create_network_body("net-main", "10.0.0.0/16", workspace_id=None, annotations={"modelarts-pulumi/token": "t"})
+    _, problems = round_trip(body, "NetworkCreationRequest")
+    assert problems == ["body.metadata.annotations: not a field of the SDK's NetworkMetadataCreation"]
+
+
+@pytest.mark.parametrize("one_for_many", [False, True])
+def test_every_sdk_pool_field_parses_and_is_kept(one_for_many: bool) -> None:
+    body = synthetic("ShowPoolResponse", _scalar, one_for_many=one_for_many)
+    pool = Pool.model_validate(body)
+    assert pool.model_dump(by_alias=True, exclude_unset=True)["metadata"]["name"] == body["metadata"]["name"]
+    assert pool.status.phase == body["status"]["phase"]
+    # each bucket is one PoolResourceFlavorCount in the SDK: read as a one-item list
+    assert pool.status.counts("available") == {"flavor-a": 3}
+    assert pool.spec.resources[0].count == 3
+
+
+def test_counts_from_arrays_and_summary() -> None:
+    pool = Pool.model_validate({
+        "metadata": {"name": "pool-1", "labels": {"os.modelarts/name": "gpu"}},
+        "spec": {"resources": [{"flavor": "a", "count": 2}, {"flavor": "b", "count": 1}]},
+        "status": {"phase": "Running", "resources": {"available": [{"flavor": "a", "count": 2}],
+                                                     "creating": [{"flavor": "b", "count": 1}], "abnormal": []}}})
+    assert pool.metadata.user_name == "gpu"
+    assert pool.summary() == "Running: 2/3 nodes available, 1 creating"
+
+
+def test_every_sdk_network_field_parses() -> None:
+    body = synthetic("ShowNetworkResponse", _scalar)
+    net = Network.model_validate(body)
+    assert net.name == body["metadata"]["name"] and net.status.phase == body["status"]["phase"]

@@ -1,0 +1,80 @@
+"""Issue 24 under the real engine and the local ModelArts: a stack with a network, a dedicated pool it creates
+and two jobs on it. Lean on purpose (five pulumi commands): up (the second job queues while the first holds
+the pool's nodes), an unchanged up (no API call), a scale 2 -> 3 in place, destroy (jobs, then pool, then
+network, read from the emulator's records), and an up whose pool turns Abnormal (fails with its message;
+the pool is deleted, not left billing)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.faults.kit import PROJECT, job, job_stack, output_of, update_config
+
+FLAVOR = "modelarts.vm.gpu.tnt004"
+
+
+@pytest.fixture
+def emu(tmp_path: Path, pulumi_engine: Path) -> Any:
+    from modelarts_emulator.testing import running_emulator
+
+    with running_emulator(tmp_path / "emulator", phase_seconds=0.2, run_seconds=2, network_seconds=0.3,
+                          pool_seconds=1.0) as e:
+        yield e
+
+
+def _pools(nodes: int) -> dict[str, Any]:
+    return {"own": {"create": {"flavor": FLAVOR, "nodes": nodes, "network": "main", "pollIntervalSeconds": 0.2,
+                               "timeoutSeconds": 60}}}
+
+
+def _pool_items(emu: Any) -> list[dict[str, Any]]:
+    return [p for p in emu.pools()["items"] if p["kind"] == "Pool"]
+
+
+def test_network_pool_and_jobs_up_scale_destroy(tmp_path: Path, emu: Any) -> None:
+    jobs = {k: job(pool="own", nodes=2, waitFor="completed") for k in ("a", "b")}
+    st = job_stack(tmp_path / "stack", emu, jobs=jobs, pools=_pools(2))
+    update_config(st, {f"{PROJECT}:networks": {"main": {}}})
+
+    up = output_of(st.up())
+    assert "Running: 2/2 nodes available" in up, up
+    (pool,) = _pool_items(emu)
+    pool_name = pool["metadata"]["name"]
+    assert pool["status"]["phase"] == "Running" and pool["metadata"]["labels"]["os.modelarts/name"].startswith("own-")
+    ran = {j["metadata"]["name"][:1]: j for j in emu.jobs()}
+    assert {k: j["status"]["phase"] for k, j in ran.items()} == {"a": "Completed", "b": "Completed"}
+    assert all(j["spec"]["resource"]["pool_id"] == pool_name for j in ran.values())
+    first, second = sorted(ran.values(), key=lambda j: j["status"]["start_time"])
+    # Two 2-node jobs on a 2-node pool: the second was queued until the first had finished.
+    assert second["status"]["start_time"] >= first["status"]["start_time"] + first["status"]["duration"]
+
+    before = emu.counters()["total"]
+    st.up()
+    assert emu.counters()["total"] == before, "an unchanged stack makes no API call"
+
+    update_config(st, {f"{PROJECT}:pools": _pools(3)})
+    scaled = output_of(st.up())
+    assert "scaling modelarts.vm.gpu.tnt004 2 -> 3" in scaled and "Running: 3/3 nodes available" in scaled, scaled
+    assert "network-main updat" not in scaled and "replac" not in scaled, scaled  # the pool alone, in place
+    (pool,) = _pool_items(emu)
+    assert pool["metadata"]["name"] == pool_name and pool["spec"]["resources"][0]["count"] == 3  # in place
+    assert sum(x["count"] for x in pool["status"]["resources"]["available"]) == 3
+
+    st.destroy()
+    events = [(e["kind"], e["action"]) for e in emu.pools()["events"] if e["action"] == "delete"]
+    assert events == [("job", "delete"), ("job", "delete"), ("pool", "delete"), ("network", "delete")], events
+    assert all(item["gone"] for item in emu.pools()["items"]) and emu.jobs() == []
+
+    # The same stack again, with every new pool failing: the up fails naming the pool's message, and the
+    # pool that never became usable is deleted rather than left billing.
+    emu.pool_fault("abnormal", message="Insufficient GPU capacity in cn-north-4a.")
+    failed = st.up(check=False)
+    text = output_of(failed)
+    assert failed.returncode != 0, text
+    assert "is Abnormal: Insufficient GPU capacity in cn-north-4a." in text, text
+    assert "was deleted, not left billing" in text, text
+    assert all(p["gone"] or p["metadata"].get("deletionTimestamp") for p in _pool_items(emu))
+    assert emu.jobs() == [], "no job was submitted to a pool that never became usable"

@@ -1,0 +1,160 @@
+"""Network and ResourcePool providers against the local ModelArts over real HTTP (issue 24): create waits
+for every node and prints counts as they change, scaling is a PATCH waited for, an unusable pool is deleted
+and the error says so, only our pools and networks are deleted, check refuses bad counts, diff ignores order."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from modelarts_emulator.testing import RunningEmulator, running_emulator
+from modelarts_provider.network.provider import NetworkProvider
+from modelarts_provider.provider_base import ProviderError
+from modelarts_provider.provider_config import resolve_settings
+from modelarts_provider.resource_pool import provider as pool_provider_module
+from modelarts_provider.resource_pool.diff import decide
+from modelarts_provider.resource_pool.provider import ResourcePoolProvider
+
+from .common import owner_of
+
+FLAVOR = "modelarts.vm.gpu.tnt004"
+
+
+@pytest.fixture(scope="module")
+def module_emu(tmp_path_factory) -> RunningEmulator:
+    with running_emulator(tmp_path_factory.mktemp("pools"), phase_seconds=0.2, run_seconds=1,
+                          network_seconds=0.2, pool_seconds=0.6) as emu:
+        yield emu
+
+
+@pytest.fixture
+def emu(module_emu: RunningEmulator) -> RunningEmulator:
+    module_emu.reset()
+    return module_emu
+
+
+def _configured(cls: type, emu: RunningEmulator) -> Any:
+    p = cls()
+    p._settings = resolve_settings({"region": "cn-north-4", "projectId": emu.project_id, "accessKey": emu.access_key,
+                                    "secretKey": emu.secret_key, "endpoint": emu.url}.get, {})
+    return p
+
+
+@pytest.fixture
+def said(monkeypatch) -> list[str]:
+    lines: list[str] = []
+    monkeypatch.setattr(pool_provider_module, "say", lines.append)
+    monkeypatch.setattr("modelarts_provider.resource_pool.wait.cancelled", lambda: False)
+    return lines
+
+
+def _network(emu: RunningEmulator) -> tuple[NetworkProvider, str, dict]:
+    nets = _configured(NetworkProvider, emu)
+    props = {"name": "net-main", "cidr": "192.168.128.0/17", "poll_interval_seconds": 0.05,
+             "owner": owner_of("network-main")}
+    created = nets.create(props)
+    assert created.outs["phase"] == "Active"
+    return nets, created.id, created.outs
+
+
+def _pool_props(network: str, count: int = 2, **over: Any) -> dict:
+    return {"name": "gpu-pool", "network": network, "resources": [{"flavor": FLAVOR, "count": count}],
+            "poll_interval_seconds": 0.05, "timeout_seconds": 20, "owner": owner_of("pool-gpu"), **over}
+
+
+def test_create_scale_destroy_in_order(emu, said):
+    nets, net, net_outs = _network(emu)
+    pools = _configured(ResourcePoolProvider, emu)
+    created = pools.create(_pool_props(net))
+    assert (created.outs["phase"], created.outs["available"], created.outs["creating"]) == ("Running", 2, 0)
+    progress = [line for line in said if "nodes available" in line]
+    assert progress[0].endswith("Creating: 0/2 nodes available, 2 creating")
+    assert progress[-1].endswith("Running: 2/2 nodes available")
+    assert len(progress) >= 3, "each change of the counts is printed once"
+    assert len(set(progress)) == len(progress)
+
+    said.clear()
+    updated = pools.update(created.id, created.outs, _pool_props(net, count=3))
+    assert (updated.outs["available"], updated.outs["creating"]) == (3, 0)
+    assert any("scaling" in line and "2 -> 3" in line for line in said)
+    live = emu.pools()["items"]
+    assert [p["spec"]["resources"][0]["count"] for p in live if p["kind"] == "Pool"] == [3]
+
+    read = pools.read(created.id, updated.outs)
+    assert read.outs["available"] == 3 and read.outs["resources"] == [{"flavor": FLAVOR, "count": 3}]
+
+    with pytest.raises(Exception):  # the network is in use: Pulumi deletes the pool first (dependency)
+        nets.delete(net, net_outs)
+    pools.delete(created.id, updated.outs)
+    nets.delete(net, net_outs)
+    events = [(e["kind"], e["action"]) for e in emu.pools()["events"]]
+    assert events == [("network", "create"), ("pool", "create"), ("pool", "scale"), ("pool", "delete"),
+                      ("network", "delete")]
+    assert all(item["gone"] for item in emu.pools()["items"])
+
+
+def test_a_pool_that_turns_abnormal_fails_the_create_and_is_deleted(emu, said):
+    _, net, _ = _network(emu)
+    emu.pool_fault("abnormal", name="gpu-pool", message="Insufficient GPU capacity in cn-north-4a.")
+    pools = _configured(ResourcePoolProvider, emu)
+    with pytest.raises(ProviderError) as failed:
+        pools.create(_pool_props(net))
+    msg = str(failed.value)
+    assert "Abnormal: Insufficient GPU capacity in cn-north-4a." in msg
+    assert "was deleted, not left billing" in msg
+    (pool,) = [p for p in emu.pools()["items"] if p["kind"] == "Pool"]
+    assert pool["metadata"].get("deletionTimestamp"), "the unusable pool was deleted"
+
+
+def test_a_failed_scale_up_fails_the_update_and_keeps_the_pool(emu, said):
+    _, net, _ = _network(emu)
+    pools = _configured(ResourcePoolProvider, emu)
+    created = pools.create(_pool_props(net))
+    emu.pool_fault("scale_fail", name="gpu-pool", message="Scale-up failed: no capacity.")
+    with pytest.raises(ProviderError) as failed:
+        pools.update(created.id, created.outs, _pool_props(net, count=3))
+    assert "abnormal nodes" in str(failed.value) and "Scale-up failed: no capacity." in str(failed.value)
+    (pool,) = [p for p in emu.pools()["items"] if p["kind"] == "Pool"]
+    assert not pool["gone"] and "deletionTimestamp" not in pool["metadata"]
+
+
+def test_only_our_pool_is_deleted_or_taken_over(emu, said):
+    _, net, _ = _network(emu)
+    pools = _configured(ResourcePoolProvider, emu)
+    created = pools.create(_pool_props(net))
+    other = _pool_props(net, owner=owner_of("pool-gpu", stack="organization/proj/alice"))
+    with pytest.raises(ProviderError, match="belongs to organization/proj/dev::pool-gpu"):
+        pools.create(other)  # same user name, another owner: refused, nothing created
+    with pytest.raises(ProviderError, match="not deleted"):
+        pools.delete(created.id, {**created.outs, "owner": other["owner"]})
+    assert [p["gone"] for p in emu.pools()["items"] if p["kind"] == "Pool"] == [False]
+    again = pools.create(_pool_props(net))  # ours (same token): taken over, no second pool
+    assert again.id == created.id
+    assert len([p for p in emu.pools()["items"] if p["kind"] == "Pool"]) == 1
+
+
+def test_check_and_diff_make_no_call():
+    pools = ResourcePoolProvider()
+    bad = pools.check({}, _pool_props("network-x", count=0))
+    assert [(f.property, f.reason) for f in bad.failures] == [("resources[0].count", "must be at least 1, not 0")]
+    two = [{"flavor": "a", "count": 1}, {"flavor": "b", "count": 2}]
+    olds = _pool_props("n", resources=two)
+    assert decide(olds, _pool_props("n", resources=list(reversed(two)))) == ([], [])
+    assert decide(olds, _pool_props("n", resources=[{"flavor": "b", "count": 2}, {"flavor": "a", "count": 3}])) \
+        == ([], ["resources"])
+    assert decide(olds, _pool_props("n", resources=[{"flavor": "c", "count": 1}, {"flavor": "b", "count": 2}])) \
+        == (["resources"], [])
+    assert decide(olds, _pool_props("m", resources=two)) == (["network"], [])
+
+
+def test_a_pool_past_its_deadline_fails_naming_its_counts_and_is_deleted(emu, said):
+    _, net, _ = _network(emu)
+    pools = _configured(ResourcePoolProvider, emu)
+    with pytest.raises(ProviderError) as failed:
+        pools.create(_pool_props(net, timeout_seconds=0.1))
+    msg = str(failed.value)
+    assert "not usable after 0.1 s (" in msg and "/2 nodes available" in msg, msg
+    assert "was deleted, not left billing" in msg
+    (pool,) = [p for p in emu.pools()["items"] if p["kind"] == "Pool"]
+    assert pool["metadata"].get("deletionTimestamp")
