@@ -8,6 +8,8 @@ that waits for all of them (each to its own `waitFor`), and exports per job its 
 output path:
 
     jobs: {<job key>: {id, name, phase, outputPath}}
+    sweeps: {<sweep>: {objective, failures, points: [...], best}}   (modelarts_provider/stack/results.py)
+    objectives: {<job key>: {name, goal, value, note}}               (jobs with an objective)
 
 The phase of a job that is waited for comes from the JobsAwait (the phase its wait ended in, fresh
 after `up` and after `refresh --run-program`); that of a `waitFor: none` job from the TrainingJob.
@@ -27,6 +29,7 @@ from modelarts_provider.provider_config import (NAMESPACE, ProviderConfigError, 
 from modelarts_provider.stack.config import PROJECT, SECTIONS, StackConfigError, parse
 from modelarts_provider.stack.declare import declare
 from modelarts_provider.stack.program import plan
+from modelarts_provider.stack.results import export_results
 from modelarts_provider.stack.secrets import read_stack_config, secret_values
 
 
@@ -62,6 +65,9 @@ def main() -> None:
             phase = waited.phases.apply(lambda phases, k=key: (phases or {}).get(k))
         exports[key] = {"id": job.job_id, "name": job.job_name, "phase": phase, "outputPath": job.output_path}
     pulumi.export("jobs", exports)
+
+    # Results (issue 23): per sweep its points and best point; per scored job its objective value.
+    export_results(cfg, plans, jobs, waited)
 
 
 main()

@@ -20,6 +20,7 @@ from ..bucket import Bucket
 from ..code_upload import CodeUpload
 from ..training_job.resource import TrainingJob
 from .config import StackConfig
+from .sweep import as_param
 from .program import JobPlan, Upload
 from .secrets import mark_secrets
 
@@ -50,4 +51,20 @@ def declare(cfg: StackConfig, plans: list[JobPlan], secrets: set[str]) -> tuple[
             props["algorithm"] = {**props["algorithm"], "code_dir": up.code_dir, "boot_file": up.boot_file}
         moved = pulumi.ResourceOptions(aliases=[pulumi.Alias(name=k) for k in p.moved_from]) if p.moved_from else None
         jobs[p.key] = TrainingJob(p.key, props, moved)
-    return jobs, await_jobs(jobs)
+    return jobs, await_jobs(jobs, scoring=scoring(plans),
+                            max_failures={k: s.max_failures for k, s in cfg.sweeps.items() if s.max_failures})
+
+
+def scoring(plans: list[JobPlan]) -> dict[str, dict[str, Any]]:
+    """Per job key, what the JobsAwait needs to score it (issue 23): objective, sweep, grid values."""
+    out: dict[str, dict[str, Any]] = {}
+    for p in plans:
+        entry: dict[str, Any] = {}
+        if p.objective is not None:
+            entry["objective"] = p.objective.model_dump()
+        if p.sweep is not None:
+            entry["group"] = p.sweep
+            entry["parameters"] = {k: as_param(v) for k, v in (p.point or {}).items()}
+        if entry:
+            out[p.key] = entry
+    return out

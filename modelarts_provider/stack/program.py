@@ -12,7 +12,8 @@ from ..code_upload.check import directory_failures
 from ..code_upload.manifest import Limits, source_of
 from ..training_job.args import TrainingJobArgs
 from ..training_job.check import failures_from
-from .config import PROJECT, JobEntry, ObsConfig, StackConfig, StackConfigError, is_absolute_path
+from .config import (PROJECT, RETRY_ANNOTATION, JobEntry, ObjectiveConfig, ObsConfig, StackConfig,
+                     StackConfigError, is_absolute_path)
 from .sweep import as_param, point_names
 
 
@@ -34,6 +35,10 @@ class JobPlan:
     args: TrainingJobArgs  # with code from a local directory: code_dir/boot_file stand-ins (see upload)
     upload: Upload | None = None
     moved_from: tuple[str, ...] = ()  # earlier keys: aliases of the job's resources
+    # Results (issue 23): the sweep a point belongs to and its grid values; what it is scored by.
+    sweep: str | None = None
+    point: dict[str, Any] | None = None
+    objective: ObjectiveConfig | None = None
 
 
 def _rel(obs: ObsConfig | None, prefix_attr: str, value: str, *extra: str) -> str:
@@ -117,7 +122,8 @@ def job_args(cfg: StackConfig, job: JobEntry, out_dir: str, *, name: str | None,
         alg["local_code_dir"] = job.local_code_dir
 
     args: dict[str, Any] = {
-        "name": name, "description": job.description, "annotations": job.annotations,
+        "name": name, "description": job.description,
+        "annotations": {**job.annotations, **({RETRY_ANNOTATION: str(job.retries)} if job.retries else {})},
         "algorithm": alg, "flavor_id": pool.flavor, "pool_id": pool.pool_id, "node_count": job.nodes,
         "volumes": [v.model_dump() for v in job.volumes],
         "wait_for": job.wait_for, "wait_timeout_seconds": job.wait_timeout_seconds,
@@ -205,7 +211,7 @@ def plan(cfg: StackConfig) -> list[JobPlan]:
         # A moved job keeps everything its first key placed: output folder, code upload.
         home = job.moved_from[0] if job.moved_from else key
         plans.append(JobPlan(key, path, _validate(path, job_args(cfg, job, home, name=job.name)),
-                             upload_of(cfg, job, home), tuple(job.moved_from)))
+                             upload_of(cfg, job, home), tuple(job.moved_from), objective=job.objective))
     for sweep_key, sweep in cfg.sweeps.items():
         path = f"{PROJECT}:sweeps.{sweep_key}"
         for point_key, point in point_names(sweep_key, sweep.grid):
@@ -213,7 +219,8 @@ def plan(cfg: StackConfig) -> list[JobPlan]:
             # and a random suffix, like any unnamed job), so two stacks of one sweep never share a name.
             raw = job_args(cfg, sweep, f"{sweep_key}/{point_key}", name=None, extra_params=point,
                            upload_key=sweep_key)
-            plans.append(JobPlan(point_key, path, _validate(path, raw), upload_of(cfg, sweep, sweep_key)))
+            plans.append(JobPlan(point_key, path, _validate(path, raw), upload_of(cfg, sweep, sweep_key),
+                                 sweep=sweep_key, point=dict(point), objective=sweep.objective))
     keys = [p.key for p in plans]
     dup = sorted({k for k in keys if keys.count(k) > 1})
     if dup:
