@@ -24,7 +24,7 @@ MAX_TAILS = 9  # in all: many different causes still fit a screen
 CONCURRENCY = 8
 TAIL_LINES = 20  # a job failing alone
 GROUP_TAIL_LINES = 8  # each of the few jobs shown of a shared cause
-WIDTH = 110
+WIDTH = 120
 
 
 def _fetch_all(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
@@ -105,9 +105,10 @@ def failure_report(client: Any, results: list[Result], *, tolerated: str = "") -
         for r, _ in members:
             tail = tails.get(id(r))
             if tail:
-                if len(members) > 1:
-                    lines.append(f"  {r.watched.key} ({r.watched.name}):")
-                lines.append(tail.rstrip("\n"))
+                if len(members) > 1:  # "  key (name): last 8 lines of worker-0:" and the lines
+                    lines.append(f"  {r.watched.key} ({r.watched.name}): " + tail.strip("\n"))
+                else:
+                    lines.append(tail.rstrip("\n"))
                 shown += 1
         if len(members) > 1 and shown < len(members):
             lines.append(f"  (log tails of {len(members) - shown} more not shown: python -m modelarts_provider "
