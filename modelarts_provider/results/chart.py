@@ -29,7 +29,7 @@ def write_chart(name: str, results: SweepResults, path: Path) -> Path:
     from matplotlib import pyplot as plt  # noqa: PLC0415
 
     scored = [p for p in results.points if p.objective is not None]
-    params = list(dict.fromkeys(k for p in results.points for k in p.parameters)) or ["(no parameters)"]
+    params = sorted({k for p in results.points for k in p.parameters}) or ["(no parameters)"]
     label = results.objective.name if results.objective else "objective"
     fig, axes = plt.subplots(1, len(params), figsize=(4.2 * len(params), 3.6), squeeze=False)
     best = results.best.key if results.best is not None else None

@@ -110,7 +110,7 @@ def table_lines(name: str, results: SweepResults, limit: int | None = None) -> l
         win = results.best
         head += (f"; best {win.key} ({obj.name} {win.objective:g}, {obj.goal})" if win is not None
                  else f"; no point has a value of {obj.name}")
-    params = list(dict.fromkeys(k for p in points for k in p.parameters))
+    params = sorted({k for p in points for k in p.parameters})  # the same order whichever way it was read
     columns = ["#", *params, "phase", *([obj.name] if obj else []), "duration", "key", "note"]
     rows = []
     for i, p in enumerate(points, start=1):
