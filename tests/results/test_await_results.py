@@ -115,3 +115,22 @@ def test_update_reads_only_the_new_points_log_and_keeps_the_others_values(env): 
     assert client.calls("log") == {"j2": 1} and "j1" not in {d for _, d in client.log}
     assert res.outs["statuses"]["s-1"]["objective"] == 0.7 and res.outs["statuses"]["s-2"]["objective"] == 0.75
     assert "s: 2 points; best s-2 (acc 0.75, max)" in env.said
+
+
+class RetriedClient(ScoredClient):
+    """Completed views carrying two running records: the service restarted the job once."""
+
+    def _view(self, job_id: str, phase: str) -> Any:
+        view = super()._view(job_id, phase)
+        view.status.running_records = [{"start_at": 1, "end_at": 2, "end_reason": "node fault"},
+                                        {"start_at": 3, "start_type": "init_or_rescheduled"}]
+        view.status.duration = 42_000
+        return view
+
+
+def test_a_retried_point_is_shown_as_such(env):  # noqa: F811
+    client = RetriedClient([replay_job("j1", ["Completed"])], {"j1": "val_accuracy=0.5\n"})
+    res = provider(client).create({"jobs": {"s-1": point("j1", "0.1")}})
+    assert res.outs["statuses"]["s-1"]["retries"] == 1 and res.outs["statuses"]["s-1"]["duration_s"] == 42
+    row = env.said[env.said.index("s: 1 point; best s-1 (acc 0.5, max)") + 2]
+    assert row.split()[-2:] == ["retried", "1x"] and "42s" in row.split()
