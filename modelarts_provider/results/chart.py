@@ -1,7 +1,7 @@
 """A sweep's chart: its objective against each swept parameter, one panel per parameter, as a PNG.
 
 matplotlib with its Agg backend (no display needed; imported only here, so the provider never pays
-for it). Numeric values spanning more than a decade (learning rates) get a log axis; other values are
+for it). Numeric values spanning a decade or more (learning rates) get a log axis; other values are
 categories in grid order. The best point is drawn apart; points without a value are left out and
 counted in the title.
 """
@@ -52,7 +52,7 @@ def _panel(ax: object, param: str, scored: list[Point], best: str | None) -> Non
     if numbers is not None:
         xs: list[float] = numbers
         positive = [x for x in xs if x > 0]
-        if positive and len(positive) == len(xs) and max(xs) / min(xs) > 10:
+        if positive and len(positive) == len(xs) and max(xs) / min(xs) >= 10:
             ax.set_xscale("log")  # type: ignore[attr-defined]
     else:
         order = list(dict.fromkeys(str(v) for v in values))

@@ -121,6 +121,8 @@ def table_lines(name: str, results: SweepResults, limit: int | None = None) -> l
             note = f"retried {p.retries}x" + (f"; {note}" if note else "")
         rows.append([rank_text, *(_value_text(p.parameters[k]) if k in p.parameters else "-" for k in params),
                      p.phase or "-", *value, duration_text(p.duration_seconds), p.key, note])
+    if not any(r[-1] for r in rows):  # no notes: no note column
+        columns, rows = columns[:-1], [r[:-1] for r in rows]
     shown = rows if limit is None else rows[:limit]
     widths = [max(len(r[c]) for r in [columns, *shown]) for c in range(len(columns))]
     lines = [head]
