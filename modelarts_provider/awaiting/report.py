@@ -79,12 +79,15 @@ def failure_report(client: Any, results: list[Result], *, tolerated: str = "") -
     for r, job in zip(bad, jobs):
         groups.setdefault(cause(r, job), []).append((r, job))
 
-    # Which jobs get a log tail: the first few of each cause, up to MAX_TAILS in all.
+    # Which jobs get a log tail: the first of each cause, then the second, ... (at most MAX_TAILS_PER_CAUSE
+    # of a cause), up to MAX_TAILS in all: every cause shows a log before any shows a third.
     tailed: list[tuple[Result, Any]] = []
-    for members in groups.values():
-        for r, job in members[:MAX_TAILS_PER_CAUSE]:
-            if len(tailed) < MAX_TAILS and job is not None and r.outcome.verdict in (Verdict.FAILED, Verdict.TIMED_OUT):
-                tailed.append((r, job))
+    for rank in range(MAX_TAILS_PER_CAUSE):
+        for members in groups.values():
+            with_logs = [(r, job) for r, job in members
+                         if job is not None and r.outcome.verdict in (Verdict.FAILED, Verdict.TIMED_OUT)]
+            if rank < len(with_logs) and len(tailed) < MAX_TAILS:
+                tailed.append(with_logs[rank])
     alone = {id(members[0][0]) for members in groups.values() if len(members) == 1}
     texts = _fetch_all(lambda rj: _tail(client, rj[1], TAIL_LINES if id(rj[0]) in alone else GROUP_TAIL_LINES),
                        tailed)

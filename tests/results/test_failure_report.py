@@ -89,8 +89,12 @@ def test_many_causes_stay_bounded_too() -> None:
     client = FakeClient(jobs)
     report = failure_report(client, results_of(jobs)) or ""
     lines = report.splitlines()
-    assert len(lines) <= 150, report
+    assert len(lines) <= 120, report
     assert len(client.logs) == MAX_TAILS
+    assert report.count("last 8 lines of worker-0:") == MAX_TAILS
+    # every cause shows a log before any shows a second one
+    blocks = report.split("\n- ")[1:]
+    assert len(blocks) == 6 and all(b.count("last 8 lines of worker-0:") in (1, 2) for b in blocks), report
     assert report.count("- 10 jobs: Failed; exit code") == 6
     assert all(f"lr-sweep-batchsize{i}_lr0p001-a1b2c3" in report for i in range(60))
 
