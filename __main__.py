@@ -67,7 +67,7 @@ def main() -> None:
     pulumi.export("jobs", exports)
 
     # Results (issue 23): per sweep its points and best point; per scored job its objective value.
-    export_results(cfg, plans, jobs, waited, secrets)
+    export_results(cfg, plans, jobs, waited)
 
 
 main()

@@ -51,7 +51,7 @@ def declare(cfg: StackConfig, plans: list[JobPlan], secrets: set[str]) -> tuple[
             props["algorithm"] = {**props["algorithm"], "code_dir": up.code_dir, "boot_file": up.boot_file}
         moved = pulumi.ResourceOptions(aliases=[pulumi.Alias(name=k) for k in p.moved_from]) if p.moved_from else None
         jobs[p.key] = TrainingJob(p.key, props, moved)
-    return jobs, await_jobs(jobs, scoring=mark_secrets(scoring(plans), secrets),
+    return jobs, await_jobs(jobs, scoring=scoring(plans),
                             max_failures={k: s.max_failures for k, s in cfg.sweeps.items() if s.max_failures})
 
 

@@ -20,7 +20,6 @@ import pulumi
 from ..results.table import Point, SweepObjective, collect
 from .config import StackConfig
 from .program import JobPlan
-from .sweep import as_param
 
 
 def build(cfg: StackConfig, plans: list[JobPlan], statuses: dict[str, Any] | None, ids: dict[str, Any],
@@ -50,17 +49,14 @@ def build_objectives(plans: list[JobPlan], statuses: dict[str, Any] | None) -> d
             for p in plans if p.sweep is None and p.objective is not None}
 
 
-def export_results(cfg: StackConfig, plans: list[JobPlan], jobs: dict[str, Any], waited: Any,
-                   secrets: set[str] | frozenset[str] = frozenset()) -> None:
-    """`pulumi.export` the sweeps (when there are any) and the scored jobs (when there are any). A sweep
-    whose grid holds a secret config value is exported as a secret."""
+def export_results(cfg: StackConfig, plans: list[JobPlan], jobs: dict[str, Any], waited: Any) -> None:
+    """`pulumi.export` the sweeps (when there are any) and the scored jobs (when there are any)."""
     statuses = waited.statuses if waited is not None else pulumi.Output.from_input({})
     if cfg.sweeps:
         keys = [p.key for p in plans if p.sweep is not None]
         ids = pulumi.Output.from_input({k: jobs[k].job_id for k in keys})
         paths = pulumi.Output.from_input({k: jobs[k].output_path for k in keys})
-        built = pulumi.Output.all(statuses, ids, paths).apply(lambda a: build(cfg, plans, a[0], a[1], a[2]))
-        secret_grid = any(as_param(v) in secrets for p in plans if p.sweep is not None for v in (p.point or {}).values())
-        pulumi.export("sweeps", pulumi.Output.secret(built) if secret_grid else built)
+        pulumi.export("sweeps", pulumi.Output.all(statuses, ids, paths).apply(
+            lambda a: build(cfg, plans, a[0], a[1], a[2])))
     if any(p.sweep is None and p.objective is not None for p in plans):
         pulumi.export("objectives", statuses.apply(lambda s: build_objectives(plans, s)))
