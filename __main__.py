@@ -29,7 +29,6 @@ from modelarts_provider.provider_config import (NAMESPACE, ProviderConfigError, 
 from modelarts_provider.stack.config import PROJECT, SECTIONS, StackConfigError, parse
 from modelarts_provider.stack.declare import declare
 from modelarts_provider.stack.program import plan
-from modelarts_provider.stack.results import export_results
 from modelarts_provider.stack.secrets import read_stack_config, secret_values
 
 
@@ -67,6 +66,8 @@ def main() -> None:
     pulumi.export("jobs", exports)
 
     # Results (issue 23): per sweep its points and best point; per scored job its objective value.
+    from modelarts_provider.stack.results import export_results
+
     export_results(cfg, plans, jobs, waited)
 
 
