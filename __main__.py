@@ -8,6 +8,8 @@ that waits for all of them (each to its own `waitFor`), and exports per job its 
 output path:
 
     jobs: {<job key>: {id, name, phase, outputPath}}
+    sweeps: {<sweep>: {objective, failures, points: [...], best}}   (modelarts_provider/stack/results.py)
+    objectives: {<job key>: {name, goal, value, note}}               (jobs with an objective)
 
 The phase of a job that is waited for comes from the JobsAwait (the phase its wait ended in, fresh
 after `up` and after `refresh --run-program`); that of a `waitFor: none` job from the TrainingJob.
@@ -67,6 +69,11 @@ def main() -> None:
             phase = waited.phases.apply(lambda phases, k=key: (phases or {}).get(k))
         exports[key] = {"id": job.job_id, "name": job.job_name, "phase": phase, "outputPath": job.output_path}
     pulumi.export("jobs", exports)
+
+    # Results (issue 23): per sweep its points and best point; per scored job its objective value.
+    from modelarts_provider.stack.results import export_results
+
+    export_results(cfg, plans, jobs, waited)
 
 
 main()

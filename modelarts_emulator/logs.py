@@ -4,7 +4,9 @@ Nothing is stored. A task's log starts when the job starts Running and every lin
 it was written (a fixed offset from the stored timestamps), so the log grows while the job runs, is
 the same after a restart, and ends with the task's exit: ``exited with code 0`` when it completed,
 else an ``ERROR exit code N: <reason>`` line carrying the same code and message as the job's
-``status.task_statuses``. Environment values of secret-looking names are masked, as a careful
+``status.task_statuses``. A completed job of an algorithm from management (``algorithm.id``) prints
+``validation: val_accuracy=A val_loss=L`` before its exit, A a known function of its parameters
+(known_accuracy), so a sweep's best point is known. Environment values of secret-looking names are masked, as a careful
 platform would print them.
 
 ``GET /v2/{project_id}/training-jobs/{job}/tasks/{task}/logs/preview`` answers
@@ -15,6 +17,7 @@ platform would print them.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from datetime import datetime, timezone
 from pathlib import Path
@@ -140,6 +143,8 @@ def _lines(row: JobRow, task: str, t: int) -> list[tuple[int, str]]:
         shown = epochs if phase == "Completed" else max(1, epochs // 2)
         ran = int(run_end) - start
         out += [(start + ran * k // (shown + 1), _epoch(seed, k, epochs)) for k in range(1, shown + 1)]
+        if phase == "Completed" and alg.get("id"):
+            out.append((int(run_end), validation_line(params)))
         out += _exit_lines(int(run_end), task, phase, status)
     if cut is not None:
         out = [line for line in out if line[0] <= cut]
@@ -181,6 +186,25 @@ def _epochs(value: str | None) -> int:
     except ValueError:
         n = DEFAULT_EPOCHS
     return min(max(n, 1), MAX_EPOCHS)
+
+
+def known_accuracy(params: dict[str, str]) -> float:
+    """The validation accuracy an algorithm-management job reports: a known function of its parameters
+    (best at lr=0.01, batch_size=64), so tests and demos of sweep objectives know the best point."""
+    def number(name: str, default: float) -> float:
+        try:
+            value = float(params.get(name, default))
+        except ValueError:
+            return default
+        return value if value > 0 else default
+    lr, batch = number("lr", 0.01), number("batch_size", 64)
+    acc = 0.95 - 0.05 * abs(math.log10(lr) + 2) - 0.02 * abs(math.log2(batch / 64))
+    return round(min(0.99, max(0.0, acc)), 4)
+
+
+def validation_line(params: dict[str, str]) -> str:
+    acc = known_accuracy(params)
+    return f"validation: val_accuracy={acc:.4f} val_loss={(1 - acc) * 2:.4f}"
 
 
 def _epoch(seed: str, k: int, epochs: int) -> str:

@@ -1,6 +1,8 @@
 """``python -m modelarts_provider COMMAND``: the provider's command-line tools.
 
-    logs   print (and follow) a training job's task logs (logs_cli.py)
+    logs     print (and follow) a training job's task logs (logs_cli.py)
+    results  a sweep's results table, best first, and --chart PNG (results/cli.py)
+    status   the live phase of every job of a stack, one list call (results/cli.py)
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ import argparse
 import sys
 
 from . import logs_cli
+from .results import cli as results_cli
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -16,6 +19,7 @@ def main(argv: list[str] | None = None) -> int:
                                      description="Command-line tools of the ModelArts provider.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     logs_cli.register(commands)
+    results_cli.register(commands)
     args = parser.parse_args(argv)
     return args.handler(args)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -13,6 +13,14 @@ class _AwaitModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class Objective(_AwaitModel):
+    """What a completed job scored: the last match of `regex` (one group) in its log (objectives.py)."""
+
+    name: Annotated[str, Field(min_length=1)]
+    regex: Annotated[str, Field(min_length=1)]
+    goal: Literal["max", "min"] = "max"
+
+
 class AwaitedJob(_AwaitModel):
     job_id: Annotated[str, Field(min_length=1)]
     job_name: str | None = None
@@ -20,10 +28,16 @@ class AwaitedJob(_AwaitModel):
     timeout_seconds: Annotated[float, Field(gt=0, le=7 * 24 * 3600)] = 3600
     poll_seconds: Annotated[float, Field(ge=0.05, le=600)] = 5.0
     workspace_id: str | None = None
+    # Results (issue 23): what the job is scored by, the sweep it is a point of, and its grid values.
+    objective: Objective | None = None
+    group: str | None = None
+    parameters: dict[str, str] = Field(default_factory=dict)
 
 
 class JobsAwaitArgs(_AwaitModel):
     jobs: dict[str, AwaitedJob]
+    # Failed points a group (sweep) tolerates: within the bound the wait succeeds (default 0).
+    max_failures: dict[str, Annotated[int, Field(ge=0)]] = Field(default_factory=dict)
 
 
 class AwaitedStatus(_AwaitModel):
@@ -35,6 +49,13 @@ class AwaitedStatus(_AwaitModel):
     phase: str | None = None
     reached: bool
     workspace_id: str | None = None
+    # A failure its sweep's maxFailures tolerates: settled (not waited for again), not reached.
+    tolerated: bool = False
+    failure: str | None = None  # why it failed (exit code and message), for tables
+    objective: float | None = None
+    objective_note: str | None = None  # why a completed job has no objective value
+    duration_s: float | None = None
+    retries: int | None = None  # how often the service restarted it (running records beyond the first)
 
 
 class JobsAwaitOutputs(_AwaitModel):
@@ -43,7 +64,15 @@ class JobsAwaitOutputs(_AwaitModel):
 
     @classmethod
     def of(cls, statuses: dict[str, AwaitedStatus]) -> dict[str, Any]:
-        return cls(statuses=statuses, phases={k: s.phase for k, s in statuses.items()}).model_dump(mode="json")
+        out = cls(statuses=statuses, phases={k: s.phase for k, s in statuses.items()}).model_dump(mode="json")
+        for status in out["statuses"].values():  # results fields only where set: other jobs' statuses as before
+            for name in RESULT_FIELDS:
+                if status.get(name) in (None, False):
+                    status.pop(name, None)
+        return out
+
+
+RESULT_FIELDS = ("tolerated", "failure", "objective", "objective_note", "duration_s", "retries")
 
 
 OUTPUT_KEYS = frozenset(JobsAwaitOutputs.model_fields)

@@ -7,7 +7,11 @@
 - update: waits for the changed jobs alone; the others keep what was recorded.
 - read (refresh): one round of polls refreshes every job's phase.
 - delete: nothing remote (the jobs are TrainingJob resources of their own).
-A wait that does not end well raises, so nothing is recorded and the next `up` waits again.
+A wait that does not end well raises, so nothing is recorded and the next `up` waits again; except
+failed points of a sweep within its maxFailures (`max_failures`): recorded as tolerated, not waited for
+again. After the wait, the objective of each newly completed job that has one is read from its log
+(objectives.py), and each sweep's table is printed (results/table.py); jobs not waited for this time
+keep what was recorded, so an unchanged stack reads no log.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ from ..training_job.unknowns import contains_unknown
 from .args import OUTPUT_KEYS, AwaitedJob, AwaitedStatus, JobsAwaitArgs, JobsAwaitOutputs
 from .conditions import Verdict, reached
 from .report import failure_report
-from .watcher import Watched, Watcher, WaitAborted, WaitCancelled
+from .results import enrich, over_bound, report_tables, tolerated_note
+from .watcher import Result, Watched, Watcher, WaitAborted, WaitCancelled
 
 def _inputs(props: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in props.items() if k not in OUTPUT_KEYS and not k.startswith("__")}
@@ -47,26 +52,33 @@ class JobsAwaitProvider(ModelArtsProvider):
         jobs = _inputs(news).get("jobs")
         if contains_unknown(jobs) and not isinstance(jobs, dict):
             return DiffResult(changes=True, replaces=None)  # a whole new set of jobs: known at up
-        changed = self._changed(olds, jobs or {})
+        changed = self._changed(olds, jobs or {}, _inputs(news).get("max_failures"))
         return DiffResult(changes=bool(changed), replaces=None)
 
     @staticmethod
-    def _changed(olds: dict[str, Any], new_jobs: dict[str, Any]) -> list[str]:
+    def _changed(olds: dict[str, Any], new_jobs: dict[str, Any], new_bounds: dict[str, Any] | None = None) -> list[str]:
         statuses = olds.get("statuses") or {}
+        old_jobs = olds.get("jobs") if isinstance(olds.get("jobs"), dict) else {}
+        old_bounds = olds.get("max_failures") or {}
         keys = set(statuses) | set(new_jobs)
         out = []
         for key in sorted(keys):
             new, old = new_jobs.get(key), statuses.get(key)
-            if new is None or old is None or contains_unknown(new) or not old.get("reached") \
+            if new is None or old is None or contains_unknown(new) or not (old.get("reached") or old.get("tolerated")) \
                     or new.get("job_id") != old.get("job_id") or new.get("wait_for") != old.get("wait_for"):
                 out.append(key)
+            elif (old_jobs.get(key) or {}).get("objective") != new.get("objective"):
+                out.append(key)  # scored differently: its log is read again
+            elif old.get("tolerated") and (new_bounds or {}).get(new.get("group")) != old_bounds.get(new.get("group")):
+                out.append(key)  # its sweep's bound changed: judged again
         return out
 
-    def _wait(self, jobs: dict[str, AwaitedJob]) -> dict[str, AwaitedStatus]:
+    def _wait(self, jobs: dict[str, AwaitedJob]) -> tuple[dict[str, AwaitedStatus], list[Result]]:
+        """The jobs awaited: a status for each (failed ones not reached), and the watcher's results."""
         watched = [Watched(k, j.job_id, j.job_name or j.job_id, j.wait_for, j.timeout_seconds, j.poll_seconds,
                            j.workspace_id) for k, j in jobs.items()]
         if not watched:
-            return {}
+            return {}, []
         client = self._api()
         say(f"waiting for {len(watched)} training job{'s' if len(watched) != 1 else ''}: "
             + ", ".join(f"{w.name} ({w.target})" for w in watched[:8]) + (" ..." if len(watched) > 8 else ""))
@@ -76,28 +88,46 @@ class JobsAwaitProvider(ModelArtsProvider):
             raise ProviderError(f"{err}; they stay in the state, and the next `pulumi up` waits for them again") from None
         except WaitAborted as err:
             raise ProviderError(f"waiting for training jobs stopped: {err}") from None
-        report = failure_report(client, results)
-        if report is not None:
-            raise ProviderError(report)
         return {r.watched.key: AwaitedStatus(job_id=r.watched.job_id, job_name=r.watched.name,
-                                             wait_for=r.watched.target, phase=r.phase, reached=True,
+                                             wait_for=r.watched.target, phase=r.phase,
+                                             reached=r.outcome.verdict is Verdict.REACHED,
                                              workspace_id=r.watched.workspace_id)
-                for r in results if r.outcome.verdict is Verdict.REACHED}
+                for r in results}, results
+
+    def _settle(self, args: JobsAwaitArgs, kept: dict[str, AwaitedStatus],
+                waited: set[str]) -> dict[str, AwaitedStatus]:
+        """Wait for the `waited` keys, judge the failures against the sweeps' bounds (with the `kept`
+        statuses), read the new objectives, print the tables. Raises what must fail the `up`."""
+        fresh, results = self._wait({k: j for k, j in args.jobs.items() if k in waited})
+        statuses = {k: s for k, s in {**kept, **fresh}.items() if k in args.jobs}
+        statuses = {k: statuses[k] for k in args.jobs if k in statuses}
+        failed = [r for r in results if r.outcome.verdict is not Verdict.REACHED]
+        if failed:
+            client = self._api()
+            over = over_bound(args, statuses, results)
+            if over is not None:
+                raise ProviderError(failure_report(client, results, tolerated=over) or over)
+            say(failure_report(client, results, tolerated=tolerated_note(args, statuses)) or "")
+        if results:
+            enrich(self._api(), args, statuses, results)
+            for line in report_tables(args, statuses):
+                say(line)
+        return statuses
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         args = JobsAwaitArgs.model_validate(_inputs(props))
-        statuses = self._wait(args.jobs)
+        statuses = self._settle(args, {}, set(args.jobs))
         digest = hashlib.sha256(",".join(sorted(args.jobs)).encode()).hexdigest()[:12]
         return CreateResult(f"jobs-await-{digest}", {**args.model_dump(mode="json"), **JobsAwaitOutputs.of(statuses)})
 
     def update(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         args = JobsAwaitArgs.model_validate(_inputs(news))
-        changed = set(self._changed(olds, args.model_dump(mode="json")["jobs"]))
+        dumped = args.model_dump(mode="json")
+        changed = set(self._changed(olds, dumped["jobs"], dumped["max_failures"]))
         kept = {k: AwaitedStatus.model_validate(v) for k, v in (olds.get("statuses") or {}).items()
                 if k in args.jobs and k not in changed}
-        statuses = {**kept, **self._wait({k: j for k, j in args.jobs.items() if k in changed})}
-        statuses = {k: statuses[k] for k in args.jobs if k in statuses}
-        return UpdateResult({**args.model_dump(mode="json"), **JobsAwaitOutputs.of(statuses)})
+        statuses = self._settle(args, kept, {k for k in args.jobs if k in changed})
+        return UpdateResult({**dumped, **JobsAwaitOutputs.of(statuses)})
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         statuses = {k: AwaitedStatus.model_validate(v) for k, v in (props.get("statuses") or {}).items()}

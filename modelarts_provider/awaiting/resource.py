@@ -8,6 +8,11 @@ Creating a TrainingJob only submits it; JobsAwait waits for all of them inside o
 a sweep of N jobs trains in parallel and its `up` takes one job's time. A job that fails or passes
 its deadline fails the `up`, naming every such job (a job past its deadline is terminated first).
 Outputs: `phases` {key: phase} and `statuses` {key: {job_id, job_name, wait_for, phase, reached}}.
+
+Results (issue 23): `scoring` {key: {objective: {name, regex, goal}, group: sweep, parameters}} makes
+the wait read each completed job's objective from its log, and `max_failures` {sweep: n} lets a sweep
+tolerate failed points; `statuses` then carry objective, objective_note, duration_s, retries,
+tolerated and failure.
 """
 
 from __future__ import annotations
@@ -29,18 +34,26 @@ class JobsAwait(Resource, module="modelarts", name="JobsAwait"):
     statuses: pulumi.Output[dict[str, Any]]
 
     def __init__(self, resource_name: str, jobs: Mapping[str, TrainingJob],
-                 opts: Optional[pulumi.ResourceOptions] = None) -> None:
+                 opts: Optional[pulumi.ResourceOptions] = None, *,
+                 scoring: Optional[Mapping[str, Mapping[str, Any]]] = None,
+                 max_failures: Optional[Mapping[str, int]] = None) -> None:
         entries = {key: {"job_id": job.job_id, "job_name": job.job_name,
                          "wait_for": job.await_spec["wait_for"],
                          "timeout_seconds": job.await_spec["timeout_seconds"],
                          "poll_seconds": job.await_spec["poll_seconds"],
-                         "workspace_id": job.await_spec["workspace_id"]}
+                         "workspace_id": job.await_spec["workspace_id"],
+                         **dict((scoring or {}).get(key) or {})}
                    for key, job in jobs.items()}
-        super().__init__(PROVIDER, resource_name, {"jobs": entries, "statuses": None, "phases": None}, opts)
+        props: dict[str, Any] = {"jobs": entries, "statuses": None, "phases": None}
+        if max_failures:
+            props["max_failures"] = dict(max_failures)
+        super().__init__(PROVIDER, resource_name, props, opts)
 
 
 def await_jobs(jobs: Mapping[str, TrainingJob], name: str = "jobs-await",
-               opts: Optional[pulumi.ResourceOptions] = None) -> JobsAwait | None:
+               opts: Optional[pulumi.ResourceOptions] = None, *,
+               scoring: Optional[Mapping[str, Mapping[str, Any]]] = None,
+               max_failures: Optional[Mapping[str, int]] = None) -> JobsAwait | None:
     """A JobsAwait over the jobs whose wait_for is not "none" (None when there is nothing to wait for)."""
     awaited = {k: j for k, j in jobs.items() if j.await_spec["wait_for"] != "none"}
-    return JobsAwait(name, awaited, opts) if awaited else None
+    return JobsAwait(name, awaited, opts, scoring=scoring, max_failures=max_failures) if awaited else None

@@ -62,6 +62,10 @@
         adoptJobId: <job id>                    # take over an existing job instead of creating one
         movedFrom: [oldkey]                     # this job was declared under oldkey: keep it (an alias),
                                                 #   with its outputs and code where they were
+        objective: {name: accuracy, regex: 'accuracy=([0-9.]+)', goal: max}   # read from the log of the
+                                                #   completed job (last match; needs waitFor: completed)
+        retries: 3                              # the service restarts a faulty job up to N times
+                                                #   (annotation fault-tolerance/job-retry-num, 1..128)
     modelarts-jobs:sweeps:         # grids: every job field above (except name, adoptJobId) plus
       lr-sweep:
         pool: gpu
@@ -69,6 +73,8 @@
         ...
         grid: {lr: [0.1, 0.01, 0.001], batch_size: [32, 64, 128]}   # one job per point
         maxJobs: 500                            # guard against accidental huge grids
+        maxFailures: 0                          # failed points tolerated: the up succeeds and the best
+                                                #   point is chosen among the rest (default 0: a failure fails it)
 
 Unknown keys are errors, with the closest known key ("did you mean waitFor?") or the allowed ones.
 Errors name the full key (e.g. `modelarts-jobs:jobs.mnist.pool`), one error per line.
@@ -212,6 +218,34 @@ class NfsConfig(_Cfg):
     read_only: bool = False
 
 
+# --- objectives and retries (issue 23) -------------------------------------------------------------
+
+RETRY_ANNOTATION = "fault-tolerance/job-retry-num"
+# The ModelArts user guide ("Unconditional Auto Restart") documents 1 to 128 for this annotation; the
+# API pages only give the example value 3.
+MAX_RETRIES = 128
+
+
+class ObjectiveConfig(_Cfg):
+    """What a point scored: the last match of `regex` (one group: the number) in its log."""
+
+    name: Annotated[str, Field(min_length=1, max_length=64)]
+    regex: Annotated[str, Field(min_length=1, max_length=500)]
+    goal: Literal["max", "min"] = "max"
+
+    @field_validator("regex")
+    @classmethod
+    def _one_group(cls, v: str) -> str:
+        try:
+            groups = re.compile(v).groups
+        except re.error as err:
+            raise ValueError(f"is not a regular expression Python can compile ({err})") from None
+        if groups != 1:
+            raise ValueError(f"needs exactly one group around the number, e.g. accuracy=([0-9.]+); "
+                             f"it has {groups}")
+        return v
+
+
 class JobEntry(_Cfg):
     pool: str  # a key of pools: an unknown one is named by StackConfig's reference check
     obs: str | None = None
@@ -247,6 +281,18 @@ class JobEntry(_Cfg):
     adopt_job_id: str | None = None
     # Keys this job was declared under before: it keeps its job, outputs and code (Pulumi aliases).
     moved_from: list[Key] = Field(default_factory=list, max_length=16)
+    objective: ObjectiveConfig | None = None
+    retries: Annotated[int, Field(ge=1, le=MAX_RETRIES)] | None = None
+
+    @model_validator(mode="after")
+    def _objective_and_retries(self) -> JobEntry:
+        if self.objective is not None and self.wait_for != "completed":
+            raise rule("objective", f"needs waitFor: completed (it is read from the log of a completed job), "
+                                    f"not waitFor: {self.wait_for}")
+        if self.retries is not None and RETRY_ANNOTATION in self.annotations:
+            raise rule("retries", f"sets the annotation {RETRY_ANNOTATION}: set retries or that annotation, "
+                                  "not both")
+        return self
 
     @model_validator(mode="after")
     def _paths_and_forms(self) -> JobEntry:
@@ -307,6 +353,7 @@ class JobEntry(_Cfg):
 class SweepConfig(JobEntry):
     grid: dict[Annotated[str, Field(pattern=PARAM_NAME_RE)], Annotated[list[Scalar], Field(min_length=1)]]
     max_jobs: Annotated[int, Field(ge=1, le=10000)] = 500
+    max_failures: Annotated[int, Field(ge=0, le=10000)] = 0
 
     @model_validator(mode="after")
     def _sweep_rules(self) -> SweepConfig:
@@ -475,7 +522,7 @@ def _inside(tp: Any, part: Any) -> list[Any]:
     return []
 
 
-MODEL_NAMES = frozenset({"CodeSource", "ObsConfig", "PoolConfig", "PoolCreate", "NetworkConfig", "EngineConfig", "SubscriptionConfig", "DatasetConfig",
+MODEL_NAMES = frozenset({"ObjectiveConfig", "CodeSource", "ObsConfig", "PoolConfig", "PoolCreate", "NetworkConfig", "EngineConfig", "SubscriptionConfig", "DatasetConfig",
                          "InputDataset", "NfsConfig", "JobEntry", "SweepConfig", "StackConfig"})
 
 

@@ -21,6 +21,7 @@ from ..code_upload import CodeUpload
 from ..training_job.resource import TrainingJob
 from .config import StackConfig
 from .declare_pools import declare_pools
+from .sweep import as_param
 from .program import JobPlan, Upload
 from .secrets import SecretPaths, job_selectors, mark_secrets
 
@@ -73,4 +74,20 @@ def declare(cfg: StackConfig, plans: list[JobPlan], secrets: SecretPaths) -> tup
             additional_secret_outputs=_OBS_OUTPUTS if any(m.startswith(("algorithm.outputs", "log_export_path"))
                                                           for m in marked) else None)
         jobs[p.key] = TrainingJob(p.key, props, opts)
-    return jobs, await_jobs(jobs)
+    return jobs, await_jobs(jobs, scoring=scoring(plans),
+                            max_failures={k: s.max_failures for k, s in cfg.sweeps.items() if s.max_failures})
+
+
+def scoring(plans: list[JobPlan]) -> dict[str, dict[str, Any]]:
+    """Per job key, what the JobsAwait needs to score it (issue 23): objective, sweep, grid values."""
+    out: dict[str, dict[str, Any]] = {}
+    for p in plans:
+        entry: dict[str, Any] = {}
+        if p.objective is not None:
+            entry["objective"] = p.objective.model_dump()
+        if p.sweep is not None:
+            entry["group"] = p.sweep
+            entry["parameters"] = {k: as_param(v) for k, v in (p.point or {}).items()}
+        if entry:
+            out[p.key] = entry
+    return out

@@ -12,7 +12,8 @@ from ..code_upload.check import directory_failures
 from ..code_upload.manifest import Limits, source_of
 from ..training_job.args import TrainingJobArgs
 from ..training_job.check import failures_from
-from .config import PROJECT, JobEntry, ObsConfig, StackConfig, StackConfigError, is_absolute_path
+from .config import (PROJECT, RETRY_ANNOTATION, JobEntry, ObjectiveConfig, ObsConfig, StackConfig,
+                     StackConfigError, is_absolute_path)
 from .sweep import as_param, point_names
 
 
@@ -35,6 +36,10 @@ class JobPlan:
     upload: Upload | None = None
     moved_from: tuple[str, ...] = ()  # earlier keys: aliases of the job's resources
     created_pool: str | None = None   # the key of a pool the stack creates: pool_id is its output (declare)
+    # Results (issue 23): the sweep a point belongs to and its grid values; what it is scored by.
+    sweep: str | None = None
+    point: dict[str, Any] | None = None
+    objective: ObjectiveConfig | None = None
 
 
 # Stands in for the id of a pool the stack creates until the pool exists (declare passes its output).
@@ -122,7 +127,8 @@ def job_args(cfg: StackConfig, job: JobEntry, out_dir: str, *, name: str | None,
         alg["local_code_dir"] = job.local_code_dir
 
     args: dict[str, Any] = {
-        "name": name, "description": job.description, "annotations": job.annotations,
+        "name": name, "description": job.description,
+        "annotations": {**job.annotations, **({RETRY_ANNOTATION: str(job.retries)} if job.retries else {})},
         "algorithm": alg, "flavor_id": pool.flavor,
         "pool_id": PENDING_POOL if pool.create is not None else pool.pool_id, "node_count": job.nodes,
         "volumes": [v.model_dump() for v in job.volumes],
@@ -215,7 +221,8 @@ def plan(cfg: StackConfig) -> list[JobPlan]:
         # A moved job keeps everything its first key placed: output folder, code upload.
         home = job.moved_from[0] if job.moved_from else key
         plans.append(JobPlan(key, path, _validate(path, job_args(cfg, job, home, name=job.name)),
-                             upload_of(cfg, job, home), tuple(job.moved_from), _created_pool(cfg, job)))
+                             upload_of(cfg, job, home), tuple(job.moved_from), _created_pool(cfg, job),
+                             objective=job.objective))
     for sweep_key, sweep in cfg.sweeps.items():
         path = f"{PROJECT}:sweeps.{sweep_key}"
         for point_key, point in point_names(sweep_key, sweep.grid):
@@ -224,7 +231,8 @@ def plan(cfg: StackConfig) -> list[JobPlan]:
             raw = job_args(cfg, sweep, f"{sweep_key}/{point_key}", name=None, extra_params=point,
                            upload_key=sweep_key)
             plans.append(JobPlan(point_key, path, _validate(path, raw), upload_of(cfg, sweep, sweep_key),
-                                 created_pool=_created_pool(cfg, sweep)))
+                                 created_pool=_created_pool(cfg, sweep),
+                                 sweep=sweep_key, point=dict(point), objective=sweep.objective))
     keys = [p.key for p in plans]
     dup = sorted({k for k in keys if keys.count(k) > 1})
     if dup:

@@ -163,7 +163,7 @@ STACK_CASES: list[Case] = [
              'codeDir, bootFile, code, engine, image, command, parameters, inputs, outputs, environments, logs, '
              'autoStopHours, volumes, annotations, workingDir, localCodeDir, waitFor, waitTimeoutSeconds, '
              'pollIntervalSeconds, deleteTimeoutSeconds, deleteBeforeReplace, keepFinishedRuns, outputPerRun, '
-             'replaceFailed, adoptJobId, movedFrom)'),
+             'replaceFailed, adoptJobId, movedFrom, objective, retries)'),
          covers=()),
     Case("moved-from-a-declared-key", both(a("movedFrom", ["b"]), put((JOBS, "b"), job(name="bad-input-b"))),
          cfg("jobs.a.movedFrom: b is still declared: a job moves from a key that is no longer in jobs or sweeps"),
@@ -364,6 +364,30 @@ STACK_CASES: list[Case] = [
     Case("project-name-other-region", setting("projectName", "eu-de"),
          ("modelarts:projectName 'eu-de' is not a project of region 'cn-north-4': use cn-north-4 or a "
          'subproject cn-north-4_<name>')),
+    # --- objectives, retries, maxFailures (issue 23) ---
+    Case("objective-regex-does-not-compile",
+         a("waitFor", "completed") + a("objective", {"name": "acc", "regex": "acc=([0-9.]+"}),
+         cfg("jobs.a.objective.regex: is not a regular expression Python can compile (missing ), unterminated "
+             "subpattern at position 4)"), covers=((JOBS, "a", "objective", "regex"),)),
+    Case("objective-regex-without-group",
+         a("waitFor", "completed") + a("objective", {"name": "acc", "regex": "acc=[0-9.]+"}),
+         cfg("jobs.a.objective.regex: needs exactly one group around the number, e.g. accuracy=([0-9.]+); "
+             "it has 0"), covers=((JOBS, "a", "objective", "regex"),)),
+    Case("objective-name-missing", a("waitFor", "completed") + a("objective", {"regex": "acc=([0-9.]+)"}),
+         cfg("jobs.a.objective.name: is required"), covers=((JOBS, "a", "objective", "name"),)),
+    Case("objective-goal-unknown",
+         a("waitFor", "completed") + a("objective", {"name": "acc", "regex": "acc=([0-9.]+)", "goal": "up"}),
+         cfg("jobs.a.objective.goal: must be max or min, not 'up'"), covers=((JOBS, "a", "objective", "goal"),)),
+    Case("objective-without-waiting-for-completion", a("objective", {"name": "acc", "regex": "acc=([0-9.]+)"}),
+         cfg("jobs.a.objective: needs waitFor: completed (it is read from the log of a completed job), "
+             "not waitFor: created"), covers=((JOBS, "a", "objective"),)),
+    Case("retries-above-documented-bound", a("retries", 129),
+         cfg("jobs.a.retries: must be at most 128, not 129")),
+    Case("retries-and-its-annotation", a("retries", 2) + a("annotations", {"fault-tolerance/job-retry-num": "3"}),
+         cfg("jobs.a.retries: sets the annotation fault-tolerance/job-retry-num: set retries or that annotation, "
+             "not both"), covers=((JOBS, "a", "retries"),)),
+    Case("sweep-max-failures-negative", with_sweep(maxFailures=-1),
+         cfg("sweeps.s.maxFailures: must be at least 0, not -1")),
 ]
 
 # --- networks and pools the stack creates (issue 24) ---

@@ -1,0 +1,67 @@
+"""Objectives read from the logs of completed jobs: the last match of a regex, one log per job.
+
+The service's metrics API carries machine usage only (cpuUsage, gpuUtil, ...); ModelArts' own
+hyperparameter search reads its objective from the training log with a regex, and so do we. The
+log is the preview API's (the newest 5 MB: where the final metrics are). One preview per job, of its
+first task (rank 0 prints the metrics of a distributed job), fetched `concurrency` at a time.
+"""
+
+from __future__ import annotations
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from ..client.models import TrainingJob, task_ids
+from ..logs import client_secrets, one_line_error
+from .args import Objective
+
+CONCURRENCY = 8
+
+
+@dataclass(frozen=True)
+class Reading:
+    value: float | None
+    note: str | None = None  # why there is no value
+
+
+@dataclass(frozen=True)
+class ToRead:
+    key: str
+    job: TrainingJob
+    objective: Objective
+
+
+def last_value(text: str, objective: Objective) -> Reading:
+    """The number the last match of the objective's regex captured in `text`."""
+    last = None
+    for last in re.finditer(objective.regex, text, re.MULTILINE):
+        pass
+    if last is None:
+        return Reading(None, f"no match for {objective.regex!r} in the log")
+    captured = last.group(1)
+    try:
+        return Reading(float(captured))
+    except (TypeError, ValueError):
+        return Reading(None, f"the last match captured {captured!r}, not a number")
+
+
+def _read(client: Any, item: ToRead, secrets: list[str]) -> Reading:
+    job_id = item.job.id or ""
+    task = task_ids(item.job)[0]
+    try:
+        text = client.get_task_log_preview(job_id, task).text
+    except Exception as exc:  # noqa: BLE001 - a log that cannot be read leaves the point without a value
+        return Reading(None, f"log of {task} unavailable: {one_line_error(exc, secrets)}")
+    return last_value(text, item.objective)
+
+
+def read_objectives(client: Any, items: list[ToRead], concurrency: int = CONCURRENCY) -> dict[str, Reading]:
+    """{key: Reading} for every item; never raises (a failed read is a note)."""
+    if not items:
+        return {}
+    secrets = client_secrets(client)
+    with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(items)))) as pool:
+        readings = list(pool.map(lambda item: _read(client, item, secrets), items))
+    return {item.key: reading for item, reading in zip(items, readings)}

@@ -1,0 +1,116 @@
+"""What a wait adds to the statuses of jobs that are scored or are sweep points (issue 23).
+
+- over_bound / tolerated_note: failed points against their sweep's maxFailures (kept statuses count too).
+- enrich: duration, retries and failure cause from the job views the wait ended with; the objective
+  of each newly completed job that has one, read from its log (objectives.py, concurrently).
+- report_tables: each sweep's compact table, best first, for the end of the `up`.
+Jobs neither scored nor in a sweep keep the statuses they always had.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..client.models import as_list
+from ..results.show import printable
+from ..results.table import Point, SweepObjective, collect, table_lines
+from .args import AwaitedStatus, JobsAwaitArgs
+from .conditions import Verdict
+from .objectives import ToRead, read_objectives
+from .report import cause
+from .watcher import Result
+
+TABLE_ROWS = 20  # at the end of an `up`; `results` prints them all
+
+
+def _failed(statuses: dict[str, AwaitedStatus]) -> list[str]:
+    return [k for k, s in statuses.items() if not s.reached]
+
+
+def over_bound(args: JobsAwaitArgs, statuses: dict[str, AwaitedStatus], results: list[Result]) -> str | None:
+    """None when every failure is a sweep point within its sweep's maxFailures (then they are marked
+    tolerated); else what fails the `up` ('' when no sweep tolerates failures: today's report)."""
+    gone = {r.watched.key for r in results if r.outcome.verdict is Verdict.GONE}
+    per_group: dict[str, int] = {}
+    alone = False
+    for key in _failed(statuses):
+        group = args.jobs[key].group
+        if group is None or key in gone:
+            alone = True
+        else:
+            per_group[group] = per_group.get(group, 0) + 1
+    over = sorted(g for g, n in per_group.items() if n > args.max_failures.get(g, 0))
+    if alone or over:
+        # A sweep that tolerates none fails as it always did: the report alone says why.
+        return "; ".join(f"sweep {g}: {per_group[g]} failed points, more than its maxFailures "
+                         f"({args.max_failures[g]})" for g in over if args.max_failures.get(g, 0))
+    for key in _failed(statuses):
+        statuses[key].tolerated = True
+    return None
+
+
+def tolerated_note(args: JobsAwaitArgs, statuses: dict[str, AwaitedStatus]) -> str:
+    per_group: dict[str, int] = {}
+    for key in _failed(statuses):
+        group = args.jobs[key].group or ""
+        per_group[group] = per_group.get(group, 0) + 1
+    return "; ".join(f"tolerated: sweep {g} has {n} failed point{'s' if n != 1 else ''}, within its maxFailures "
+                     f"({args.max_failures.get(g, 0)}); the best point is chosen among the rest"
+                     for g, n in sorted(per_group.items()))
+
+
+def _number(value: Any) -> float | None:
+    try:
+        return float(str(value))
+    except (TypeError, ValueError):
+        return None
+
+
+def enrich(client: Any, args: JobsAwaitArgs, statuses: dict[str, AwaitedStatus], results: list[Result]) -> None:
+    to_read = []
+    for r in results:
+        key = r.watched.key
+        spec, status = args.jobs.get(key), statuses.get(key)
+        if spec is None or status is None or (spec.objective is None and spec.group is None) or r.job is None:
+            continue
+        duration_ms = _number(r.job.status.duration)
+        status.duration_s = duration_ms / 1000 if duration_ms is not None else None
+        records = len(as_list(r.job.status.running_records))
+        status.retries = records - 1 if records > 1 else None
+        if r.outcome.verdict is not Verdict.REACHED:
+            status.failure = cause(r, r.job)
+        elif spec.objective is not None and r.job.phase == "Completed":
+            to_read.append(ToRead(key, r.job, spec.objective))
+    for key, reading in read_objectives(client, to_read).items():
+        statuses[key].objective = reading.value
+        statuses[key].objective_note = reading.note
+
+
+def points(args: JobsAwaitArgs, statuses: dict[str, AwaitedStatus], keys: list[str]) -> list[Point]:
+    out = []
+    for key in keys:
+        s = statuses.get(key)
+        if s is None:
+            continue
+        out.append(Point(key=key, job_id=s.job_id, parameters=dict(args.jobs[key].parameters), phase=s.phase,
+                         objective=s.objective, note=s.failure or s.objective_note, duration_seconds=s.duration_s,
+                         retries=s.retries))
+    return out
+
+
+def report_tables(args: JobsAwaitArgs, statuses: dict[str, AwaitedStatus]) -> list[str]:
+    """Each sweep's table (best first), and a line per scored job outside sweeps."""
+    groups: dict[str, list[str]] = {}
+    lines: list[str] = []
+    for key, spec in args.jobs.items():
+        if spec.group is not None:
+            groups.setdefault(spec.group, []).append(key)
+        elif spec.objective is not None and key in statuses:
+            s = statuses[key]
+            value = f"{s.objective:g}" if s.objective is not None else f"none ({s.objective_note})"
+            lines.append(f"{key}: {spec.objective.name} {value}")
+    for group, keys in groups.items():
+        spec = args.jobs[keys[0]].objective
+        objective = SweepObjective(name=spec.name, goal=spec.goal) if spec is not None else None
+        lines += table_lines(group, collect(objective, points(args, statuses, keys)), limit=TABLE_ROWS)
+    return [printable(line) for line in lines]

@@ -1,0 +1,19 @@
+"""printable(): every line the results, status and failure reports print passes through here.
+
+One place, so that masking what is printed (secret values, issue 20) applies to all of it. Today it
+drops control characters (a log line or a job name must not move the terminal's cursor).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..masking import mask
+
+_CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def printable(text: str) -> str:
+    """`text` fit to print: control characters (ANSI sequences included) removed, newlines kept, and the one
+    masking step (masking.py: every secret value this process knows, secret-looking shapes)."""
+    return mask(_CONTROL.sub("", text))

@@ -1,0 +1,62 @@
+"""The stack's results exports (issue 23): per sweep its points and best point; per scored job its value.
+
+    sweeps:     {<sweep>: {objective: {name, goal} | null, failures: n,
+                           points: [{key, jobId, parameters, phase, objective, note, durationSeconds,
+                                     outputPath, retries}],            # best first
+                           best: {key, jobId, parameters, objective, outputPath, ...} | null}}
+    objectives: {<job key>: {name, goal, value, note}}                  # jobs (not sweeps) with an objective
+
+What the JobsAwait recorded (its `statuses`) joined with each point's grid values (the plan) and its
+job's id and output path (the TrainingJob): a later stack reads the best point's outputPath through a
+StackReference. build() is pure, so it is tested without Pulumi.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+
+from ..results.table import Point, SweepObjective, collect
+from .config import StackConfig
+from .program import JobPlan
+
+
+def build(cfg: StackConfig, plans: list[JobPlan], statuses: dict[str, Any] | None, ids: dict[str, Any],
+          paths: dict[str, Any]) -> dict[str, Any]:
+    statuses = statuses or {}
+    points: dict[str, list[Point]] = {name: [] for name in cfg.sweeps}
+    for p in plans:
+        if p.sweep is None:
+            continue
+        s = statuses.get(p.key) or {}
+        points[p.sweep].append(Point(
+            key=p.key, job_id=ids.get(p.key), parameters=dict(p.point or {}), phase=s.get("phase"),
+            objective=s.get("objective"), note=s.get("failure") or s.get("objective_note"),
+            duration_seconds=s.get("duration_s"), output_path=paths.get(p.key), retries=s.get("retries")))
+    out = {}
+    for name, sweep in cfg.sweeps.items():
+        objective = SweepObjective(name=sweep.objective.name, goal=sweep.objective.goal) if sweep.objective else None
+        out[name] = collect(objective, points[name]).export()
+    return out
+
+
+def build_objectives(plans: list[JobPlan], statuses: dict[str, Any] | None) -> dict[str, Any]:
+    statuses = statuses or {}
+    return {p.key: {"name": p.objective.name, "goal": p.objective.goal,
+                    "value": (statuses.get(p.key) or {}).get("objective"),
+                    "note": (statuses.get(p.key) or {}).get("objective_note")}
+            for p in plans if p.sweep is None and p.objective is not None}
+
+
+def export_results(cfg: StackConfig, plans: list[JobPlan], jobs: dict[str, Any], waited: Any) -> None:
+    """`pulumi.export` the sweeps (when there are any) and the scored jobs (when there are any)."""
+    statuses = waited.statuses if waited is not None else pulumi.Output.from_input({})
+    if cfg.sweeps:
+        keys = [p.key for p in plans if p.sweep is not None]
+        ids = pulumi.Output.from_input({k: jobs[k].job_id for k in keys})
+        paths = pulumi.Output.from_input({k: jobs[k].output_path for k in keys})
+        pulumi.export("sweeps", pulumi.Output.all(statuses, ids, paths).apply(
+            lambda a: build(cfg, plans, a[0], a[1], a[2])))
+    if any(p.sweep is None and p.objective is not None for p in plans):
+        pulumi.export("objectives", statuses.apply(lambda s: build_objectives(plans, s)))

@@ -1,0 +1,65 @@
+"""Objectives read from logs: the last match, no match, not a number, a log that cannot be read; bounded
+concurrency."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from modelarts_provider.awaiting.args import Objective
+from modelarts_provider.awaiting.objectives import ToRead, last_value, read_objectives
+from modelarts_provider.client.errors import ModelArtsError
+from modelarts_provider.client.models import TaskLogPreview, TrainingJob
+
+ACC = Objective(name="acc", regex=r"accuracy=([0-9.]+)", goal="max")
+
+
+def test_last_match_wins() -> None:
+    text = "epoch 1 accuracy=0.5\nepoch 2 accuracy=0.7\nvalidation: val_accuracy=0.9123\ntraining finished\n"
+    assert last_value(text, ACC).value == 0.9123
+
+
+def test_no_match_says_so() -> None:
+    reading = last_value("loss=0.3\n", ACC)
+    assert reading.value is None and reading.note == "no match for 'accuracy=([0-9.]+)' in the log"
+
+
+def test_a_match_that_is_not_a_number_says_so() -> None:
+    reading = last_value("accuracy=.\n", ACC)
+    assert reading.value is None and reading.note == "the last match captured '.', not a number"
+
+
+def job(i: int, tasks: list[str] | None = None) -> TrainingJob:
+    return TrainingJob.model_validate({"metadata": {"id": f"job-{i}", "name": f"n{i}"},
+                                       "status": {"phase": "Completed", "tasks": tasks or ["worker-0", "worker-1"]}})
+
+
+class SlowLogs:
+    """Answers each preview after a pause, counting how many are in flight at once."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.now = self.peak = 0
+        self.asked: list[tuple[str, str]] = []
+
+    def get_task_log_preview(self, job_id: str, task: str) -> TaskLogPreview:
+        with self.lock:
+            self.now += 1
+            self.peak = max(self.peak, self.now)
+            self.asked.append((job_id, task))
+        time.sleep(0.05)
+        with self.lock:
+            self.now -= 1
+        if job_id == "job-3":
+            raise ModelArtsError("ModelArts.0001: throttled", status=429)
+        n = int(job_id.split("-")[1])
+        return TaskLogPreview.model_validate({"content": f"accuracy={n / 100}\n", "current_size": 14, "full_size": 14})
+
+
+def test_reads_concurrently_with_a_bound_one_preview_per_job_of_its_first_task() -> None:
+    client = SlowLogs()
+    readings = read_objectives(client, [ToRead(f"k{i}", job(i), ACC) for i in range(20)], concurrency=4)
+    assert client.peak == 4
+    assert sorted(client.asked) == sorted((f"job-{i}", "worker-0") for i in range(20))
+    assert readings["k7"].value == 0.07
+    assert readings["k3"].value is None and readings["k3"].note.startswith("log of worker-0 unavailable: ")

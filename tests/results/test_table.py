@@ -1,0 +1,58 @@
+"""Sweep tables: ranking by the objective's goal, the best point, failures, the compact text."""
+
+from __future__ import annotations
+
+from modelarts_provider.results.table import Point, SweepObjective, best, collect, duration_text, rank, table_lines
+
+
+def pts() -> list[Point]:
+    return [Point(key="s-a", parameters={"lr": 0.1}, phase="Completed", objective=0.80, duration_seconds=12),
+            Point(key="s-b", parameters={"lr": 0.01}, phase="Completed", objective=0.95, duration_seconds=75),
+            Point(key="s-c", parameters={"lr": 0.001}, phase="Completed", objective=None, note="no match"),
+            Point(key="s-d", parameters={"lr": 1.0}, phase="Failed", note="Failed; exit code 3: boom")]
+
+
+def test_rank_puts_the_best_first_by_goal_then_unscored_then_failed() -> None:
+    assert [p.key for p in rank(pts(), "max")] == ["s-b", "s-a", "s-c", "s-d"]
+    assert [p.key for p in rank(pts(), "min")] == ["s-a", "s-b", "s-c", "s-d"]
+
+
+def test_best_is_a_completed_point_with_a_value_and_never_a_failed_one() -> None:
+    assert best(pts(), "max").key == "s-b"
+    assert best(pts(), "min").key == "s-a"
+    failed_high = [Point(key="f", phase="Failed", objective=9.0), Point(key="ok", phase="Completed", objective=1.0)]
+    assert best(failed_high, "max").key == "ok"
+    assert best([Point(key="x", phase="Completed")], "max") is None
+
+
+def test_collect_counts_failures_and_chooses_the_best_among_the_rest() -> None:
+    res = collect(SweepObjective(name="acc", goal="max"), pts())
+    assert res.failures == 1 and res.best is not None and res.best.key == "s-b"
+    exported = res.export()
+    assert exported["best"]["outputPath"] is None and exported["best"]["jobId"] is None
+    assert exported["points"][0]["durationSeconds"] == 75 and exported["objective"] == {"name": "acc", "goal": "max"}
+
+
+def test_table_lines_head_columns_and_order() -> None:
+    lines = table_lines("s", collect(SweepObjective(name="acc"), pts()))
+    assert lines[0] == "s: 4 points, 1 failed; best s-b (acc 0.95, max)"
+    header = lines[1].split()
+    assert header == ["#", "lr", "phase", "acc", "duration", "key", "note"]
+    assert lines[2].split()[:6] == ["1", "0.01", "Completed", "0.95", "1m15s", "s-b"]
+    assert lines[4].split()[:4] == ["-", "0.001", "Completed", "-"] and lines[4].endswith("no match")
+    assert lines[5].endswith("Failed; exit code 3: boom")
+
+
+def test_table_lines_limit_says_how_many_more() -> None:
+    many = [Point(key=f"s-{i}", parameters={"i": i}, phase="Completed", objective=i) for i in range(30)]
+    lines = table_lines("s", collect(SweepObjective(name="acc"), many), limit=5)
+    assert len(lines) == 2 + 5 + 1 and lines[-1].startswith("  ... 25 more (python -m modelarts_provider results")
+
+
+def test_retries_are_shown() -> None:
+    lines = table_lines("s", collect(None, [Point(key="s-a", phase="Completed", retries=2)]))
+    assert lines[2].endswith("retried 2x")
+
+
+def test_duration_text() -> None:
+    assert [duration_text(v) for v in (None, 4.4, 75, 3725)] == ["-", "4s", "1m15s", "1h02m"]
