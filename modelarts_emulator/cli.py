@@ -80,6 +80,9 @@ def config_from_args(argv: list[str] | None = None) -> EmulatorConfig:
         phase_seconds=a.phase_seconds, latency_ms=a.latency_ms, catalog=a.catalog,
         allow_duplicate_names=a.allow_duplicate_names, search_offset=a.search_offset,
         search_all_workspaces=a.search_all_workspaces, obs_endpoint=a.obs_endpoint, quiet=not a.verbose,
+        execute=a.execute, work_dir=a.work_dir, max_processes=a.max_processes,
+        max_run_seconds=a.max_run_seconds,
+        network_seconds=a.network_seconds, pool_seconds=a.pool_seconds)
 
 
 def _ensure_state_dir(db: Path) -> None:
