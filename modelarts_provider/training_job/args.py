@@ -351,6 +351,8 @@ PROVIDER_ONLY_FIELDS = frozenset({
 })
 # Fields the service can change in place (PUT).
 UPDATABLE_FIELDS = frozenset({"description"})
+# For messages only (catalog_check.py): never sent, never part of the spec, never a diff.
+MESSAGE_ONLY_FIELDS = frozenset({"config_keys"})
 
 
 class TrainingJobArgs(_ArgModel):
@@ -398,6 +400,9 @@ class TrainingJobArgs(_ArgModel):
     adopt_job_id: Annotated[str, Field(min_length=1, max_length=128)] | None = None
     derived_name: bool = Field(False, description="The name was generated (resource name + random suffix): "
                                                   "a new suffix alone never replaces the job.")
+    config_keys: dict[str, str] | None = Field(None, description=(
+        "Where checked values were declared, for messages: argument path (flavor_id, algorithm.engine, "
+        "algorithm.id) -> config key (the stack program sets it, e.g. modelarts-jobs:pools.gpu.flavor)."))
     owner: OwnerMark | None = Field(None, description=(
         "This resource's owner mark (the TrainingJob resource sets it): written on the job it creates, "
         "checked before any takeover, stop or delete."))

@@ -116,6 +116,7 @@ class TrainingJobInputs(TypedDict, total=False):
     replace_failed: pulumi.Input[bool]
     adopt_job_id: pulumi.Input[str]
     owner: pulumi.Input[Mapping[str, pulumi.Input[str]]]  # {stack, resource, token}: set by the resource
+    config_keys: pulumi.Input[Mapping[str, str]]  # where checked values were declared (stack program)
 
 
 def name_prefix(resource_name: str) -> str:
