@@ -122,10 +122,18 @@ def _known(value: Any) -> str | None:
     return value if isinstance(value, str) and value and not contains_unknown(value) else None
 
 
+def close_matches(value: str, known: Any, *, cutoff: float = 0.6, margin: float = 0.05) -> list[str]:
+    """The known values closest to `value` (difflib, case-insensitive): the best, and up to two more
+    nearly as close (within `margin` of its score), so a one-letter typo gets one answer, not three."""
+    scored = sorted(((difflib.SequenceMatcher(None, value.lower(), k.lower()).ratio(), k) for k in known),
+                    key=lambda x: (-x[0], x[1]))
+    scored = [(r, k) for r, k in scored if r >= cutoff]
+    return [k for r, k in scored[:3] if r >= scored[0][0] - margin] if scored else []
+
+
 def _close(value: str, known: list[str] | set[str] | frozenset[str], what: str) -> str:
     """'; did you mean x?' with the close matches, else the known values (some of them)."""
-    by_lower = {k.lower(): k for k in known}
-    close = [by_lower[m] for m in difflib.get_close_matches(value.lower(), list(by_lower), n=3, cutoff=0.6)]
+    close = close_matches(value, known)
     if close:
         return "; did you mean " + (close[0] if len(close) == 1 else ", ".join(close[:-1]) + " or " + close[-1]) + "?"
     if not known:
