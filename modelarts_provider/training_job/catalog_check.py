@@ -104,10 +104,9 @@ class CatalogCache:
 
 
 def _short(err: Exception) -> str:
-    if isinstance(err, ModelArtsError):
-        status = f", HTTP {err.status}" if err.status else ""
-        return f"{err.error_code}{status}: {err.error_msg}"[:200]
-    return str(err)[:200]
+    """The error's one line (a ModelArtsError's names the URL and the setting to fix), kept short."""
+    text = " ".join(str(err).split())
+    return text if len(text) <= 400 else text[:399] + "…"
 
 
 def needs_check(olds: Mapping[str, Any] | None, news: Mapping[str, Any]) -> bool:

@@ -195,7 +195,9 @@ def test_an_unreadable_catalog_skips_with_one_note(emu: Any, case: str, capsys: 
     code = {"refused": "Client.ConnectionError", "unauthorized": "APIGW.0301", "forbidden": "APIGW.0302",
             "not-published": "APIGW.0101"}[case]
     assert notes[0].startswith("warning: catalog check skipped: cannot read the training catalogs of cn-north-4 "
-                               f"(training-job-flavors: {code}") and "checked by the service" in notes[0]
+                               f"(training-job-flavors: {code} ") and "checked by the service" in notes[0]
+    if case == "refused":  # the URL tried and the setting that decides it, once
+        assert "nothing listens at http://127.0.0.1:" in notes[0] and "modelarts:endpoint" in notes[0]
     # one attempt, not retried, nothing read after it
     assert emu.counters()["flavors"] == (0 if case == "refused" else 1) and emu.counters()["engines"] == 0
 
