@@ -37,6 +37,8 @@ from .unknowns import contains_unknown
 
 # How many known values a message lists when none is close.
 LISTED = 8
+# What a message says instead of a secret value (no close matches either: they would tell it).
+SECRET_SHOWN = "(a secret value, not shown)"
 
 
 @dataclass(frozen=True)
@@ -143,10 +145,18 @@ def _close(value: str, known: list[str] | set[str] | frozenset[str], what: str) 
 
 
 class _Namer:
-    """The key a failure names: the config key the stack program passed, else the argument path."""
+    """The key a failure names: the config key the stack program passed, else the argument path; and
+    whether the value there is a Pulumi secret (`secret_paths`, paths set by the stack program), whose
+    value and close matches a message must not show."""
 
-    def __init__(self, config_keys: Mapping[str, Any] | None) -> None:
+    def __init__(self, config_keys: Mapping[str, Any] | None, secret_paths: Any = None) -> None:
         self.keys = {k: v for k, v in (config_keys or {}).items() if isinstance(v, str)}
+        self.secret_paths = [p for p in secret_paths or [] if isinstance(p, str)] \
+            if isinstance(secret_paths, list) else []
+
+    def secret(self, arg_path: str) -> bool:
+        return any(arg_path == p or arg_path.startswith(p + ".") or p.startswith(arg_path + ".")
+                   for p in self.secret_paths)
 
     def __call__(self, arg_path: str, config_suffix: str = "", arg_suffix: str = "") -> tuple[str, str]:
         """(property, prefix of the reason): the argument path is the property; the config key leads the reason."""
@@ -157,7 +167,8 @@ class _Namer:
 
 def catalog_failures(news: Mapping[str, Any], cache: CatalogCache) -> list[Failure]:
     """One Failure per value the catalogs do not know. Raises nothing: an unreadable catalog skips."""
-    name = _Namer(news.get("config_keys") if isinstance(news.get("config_keys"), Mapping) else None)
+    name = _Namer(news.get("config_keys") if isinstance(news.get("config_keys"), Mapping) else None,
+                  news.get("secret_paths"))
     out: list[Failure] = []
     try:
         flavor = _known(news.get("flavor_id"))
@@ -165,8 +176,9 @@ def catalog_failures(news: Mapping[str, Any], cache: CatalogCache) -> list[Failu
             flavors = cache.flavors()
             if flavor not in flavors:
                 prop, lead = name("flavor_id")
-                out.append(Failure(prop, f"{lead}unknown flavor {flavor!r} in {cache.region}"
-                                         + _close(flavor, flavors, "public flavors")))
+                out.append(Failure(prop, f"{lead}unknown flavor {SECRET_SHOWN} in {cache.region}"
+                                   if name.secret("flavor_id") else f"{lead}unknown flavor {flavor!r} in "
+                                   f"{cache.region}" + _close(flavor, flavors, "public flavors")))
         alg = news.get("algorithm") if isinstance(news.get("algorithm"), Mapping) else {}
         engine = alg.get("engine") if isinstance(alg.get("engine"), Mapping) else {}
         failure = _engine_failure(engine, cache, name) if engine else None
@@ -175,7 +187,8 @@ def catalog_failures(news: Mapping[str, Any], cache: CatalogCache) -> list[Failu
         alg_id = _known(alg.get("id"))
         if alg_id is not None and not cache.algorithm_exists(alg_id):
             prop, lead = name("algorithm.id")
-            out.append(Failure(prop, f"{lead}unknown algorithm id {alg_id!r} in {cache.region}: algorithm "
+            shown = SECRET_SHOWN if name.secret("algorithm.id") else repr(alg_id)
+            out.append(Failure(prop, f"{lead}unknown algorithm id {shown} in {cache.region}: algorithm "
                                      "management does not have it (ModelArts.2755 algorithm not found)"))
     except CatalogUnreadable:
         pass  # noted once by the cache; the service checks at create
@@ -183,6 +196,14 @@ def catalog_failures(news: Mapping[str, Any], cache: CatalogCache) -> list[Failu
 
 
 def _engine_failure(engine: Mapping[str, Any], cache: CatalogCache, name: _Namer) -> Failure | None:
+    failure = _engine_problem(engine, cache, name)
+    if failure is not None and name.secret("algorithm.engine"):
+        lead = failure.reason.split("unknown ", 1)[0]
+        return Failure(failure.property, f"{lead}unknown engine {SECRET_SHOWN} in {cache.region}")
+    return failure
+
+
+def _engine_problem(engine: Mapping[str, Any], cache: CatalogCache, name: _Namer) -> Failure | None:
     engine_id = _known(engine.get("engine_id"))
     engine_name, version = _known(engine.get("engine_name")), _known(engine.get("engine_version"))
     if engine_id is not None:

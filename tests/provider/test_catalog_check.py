@@ -259,3 +259,20 @@ def test_library_use_names_the_argument(emu: Any) -> None:
     assert [(f.property, f.reason) for f in failures] == [
         ("algorithm.engine.engine_id", "unknown engine id 'pytorch-1.8' in cn-north-4; did you mean "
          "pytorch-cp36-1.4.0-v2?")]
+
+
+def test_a_secret_value_is_named_but_never_shown(emu: Any) -> None:
+    """A value the stack marks secret (its `secret_paths`, issue 20): the failure names the key, not the
+    value, and lists no close match (it would tell the value)."""
+    from modelarts_provider.training_job.catalog_check import CatalogCache, catalog_failures
+
+    news = {"flavor_id": "modelarts.p3.largee.public", "config_keys": {"flavor_id": "modelarts-jobs:pools.gpu.flavor",
+                                                                       "algorithm.engine": "modelarts-jobs:jobs.a.engine"},
+            "algorithm": {"engine": {"engine_name": "Pytorch", "engine_version": "v"}},
+            "secret_paths": ["flavor_id", "algorithm.engine.engine_name"]}
+    with _client(emu) as client:
+        failures = catalog_failures(news, CatalogCache(client, "cn-north-4", print))
+    assert [f.reason for f in failures] == [
+        "modelarts-jobs:pools.gpu.flavor: unknown flavor (a secret value, not shown) in cn-north-4",
+        "modelarts-jobs:jobs.a.engine.name: unknown engine (a secret value, not shown) in cn-north-4"]
+    assert not any("largee" in f.reason or "Pytorch" in f.reason or "PyTorch" in f.reason for f in failures)
