@@ -10,7 +10,8 @@ import threading
 
 from .wire import FaultRule
 
-OPERATIONS = ("create", "get", "terminate", "delete", "update", "search", "logs", "iam_token")
+OPERATIONS = ("create", "get", "terminate", "delete", "update", "search", "logs", "iam_token",
+              "flavors", "engines", "algorithm")  # the last three: catalog reads (catalog_api.py)
 
 
 class Counters:

@@ -20,7 +20,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
-from . import errors, execution_plan, obs_check, search, validation
+from . import catalog_api, errors, execution_plan, obs_check, search, validation
 from .logs import preview as log_preview
 from .auth import Authenticator
 from .catalog import Catalog
@@ -39,6 +39,10 @@ JOB_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)$")
 ACTIONS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)/actions$")
 SEARCH_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-job-searches$")
 LOGS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)/tasks/(?P<task>[^/]+)/logs/preview$")
+# The catalog reads (catalog_api.py), each counted as its own operation.
+FLAVORS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-job-flavors$")
+ENGINES_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-job-engines$")
+ALGORITHM_RE = re.compile(r"^/v2/(?P<project>[^/]+)/algorithms/(?P<algorithm>[^/]+)$")
 IAM_TOKENS = "/v3/auth/tokens"
 CONTROL_PREFIX = "/_emulator/"
 
@@ -94,7 +98,10 @@ class EmulatorApp:
                            (JOB_RE, {"GET": "get", "DELETE": "delete", "PUT": "update"}),
                            (ACTIONS_RE, {"POST": "terminate"}),
                            (SEARCH_RE, {"POST": "search"}),
-                           (LOGS_RE, {"GET": "logs"})):
+                           (LOGS_RE, {"GET": "logs"}),
+                           (FLAVORS_RE, {"GET": "flavors"}),
+                           (ENGINES_RE, {"GET": "engines"}),
+                           (ALGORITHM_RE, {"GET": "algorithm"})):
             m = regex.match(path)
             if m:
                 op = ops.get(method)
@@ -189,6 +196,12 @@ class EmulatorApp:
             return Reply(200, store.update_description(params["job"], req.description))
         if op == "logs":  # counted as "logs"; fault rules reach it through operation "any"
             return Reply(200, log_preview(store.row(params["job"]), params["task"], store.now()))
+        if op == "flavors":
+            return Reply(200, catalog_api.flavors(self.catalog, raw_query))
+        if op == "engines":
+            return Reply(200, catalog_api.engines(self.catalog))
+        if op == "algorithm":
+            return Reply(200, catalog_api.algorithm(self.catalog, params["algorithm"]))
         if op == "search":
             req = parse(SearchRequest, _json(body) if body else {})
             return Reply(200, search.search(store, req, self.search_offset, self.search_all_workspaces))

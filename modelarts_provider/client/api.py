@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from .auth import IamPasswordCredentials, IamTokenAuth, make_auth
 from .errors import (
+    ALGORITHM_NOT_FOUND,
     CANNOT_TERMINATE,
     CLIENT_AMBIGUOUS_CREATE,
     CLIENT_BAD_RESPONSE,
@@ -24,9 +25,12 @@ from .transport import origin
 from .models import (
     TERMINAL_PHASES,
     ActionRequest,
+    AlgorithmDetail,
     CreateTrainingJobRequest,
     SearchFilter,
     TaskLogPreview,
+    TrainingEngineList,
+    TrainingFlavorList,
     TrainingJob,
     TrainingJobList,
     TrainingJobSearchRequest,
@@ -472,6 +476,41 @@ class ModelArtsClient(PoolOperations):
                 if job.name == name and (token is None or token_on(job.metadata.annotations) == token):
                     return job
         return None
+
+    # --- training catalogs (read by the catalog check at preview) -----------------------------------
+
+    def _read(self, path: str, model: type[Any], what: str, params: Optional[dict] = None) -> Any:
+        response = self._call("GET", path, params=params)
+        if response.status_code != 200:
+            raise self._error(response)
+        try:
+            return model.model_validate(response.json())
+        except (ValueError, ValidationError):
+            raise self._bad_response(response, f"the {what} is not in the documented format") from None
+
+    def list_training_flavors(self, flavor_type: Optional[str] = None) -> TrainingFlavorList:
+        """The public flavors a training job may use (SDK ``show_training_job_flavors``:
+        ``GET /v2/{project_id}/training-job-flavors``, optionally one ``flavor_type``: CPU, GPU, Ascend)."""
+        params = {"flavor_type": flavor_type} if flavor_type else None
+        return self._read("/training-job-flavors", TrainingFlavorList, "flavor list", params)
+
+    def list_training_engines(self) -> TrainingEngineList:
+        """The preset engines (SDK ``show_training_job_engines``: ``GET /v2/{project_id}/training-job-engines``)."""
+        return self._read("/training-job-engines", TrainingEngineList, "engine list")
+
+    def get_algorithm(self, algorithm_id: str) -> Optional[AlgorithmDetail]:
+        """An algorithm of algorithm management (SDK ``show_algorithm_by_uuid``:
+        ``GET /v2/{project_id}/algorithms/{algorithm_id}``), or None when the service says "algorithm not
+        found" (ModelArts.2755 only: any other error is raised)."""
+        if not algorithm_id or any(c in algorithm_id for c in "/?#"):
+            raise ValueError(f"invalid algorithm id {algorithm_id!r}")
+        try:
+            return self._read(f"/algorithms/{algorithm_id}", AlgorithmDetail, "algorithm")
+        except ModelArtsError as err:
+            if err.error_code == ALGORITHM_NOT_FOUND:
+                return None
+            raise
+
 
 def _no_api(response: requests.Response) -> bool:
     """The gateway (or any web server) has no such API: a 404 that is not a ModelArts error."""

@@ -29,12 +29,14 @@ __all__ = [
     "CLIENT_BAD_RESPONSE",
     "CLIENT_AMBIGUOUS_CREATE",
     "GATEWAY_NO_API",
+    "ALGORITHM_NOT_FOUND",
     "redact",
 ]
 
 JOB_NOT_FOUND = "ModelArts.2775"
 DUPLICATE_NAME = "ModelArts.2751"
 CANNOT_TERMINATE = "ModelArts.2796"
+ALGORITHM_NOT_FOUND = "ModelArts.2755"  # "algorithm not found." (the create API's documented example)
 GATEWAY_NO_API = "APIGW.0101"  # the gateway's "API does not exist or has not been published"
 
 # error codes of failures detected by the client itself (no usable HTTP response)

@@ -118,6 +118,11 @@ __all__ = [
     "UpdateDescriptionRequest",
     "SearchFilter",
     "TrainingJobSearchRequest",
+    "TrainingFlavor",
+    "TrainingFlavorList",
+    "TrainingEngine",
+    "TrainingEngineList",
+    "AlgorithmDetail",
     "TrainingJobList",
     "ErrorBody",
     "TaskLogPreview",
@@ -828,3 +833,64 @@ def task_ids(job: TrainingJob) -> list[str]:
     if not any(ids):
         ids = [as_text(s.task) for s in job.task_statuses]
     return list(dict.fromkeys(i for i in ids if i)) or ["worker-0"]
+
+
+# --- training catalogs ------------------------------------------------------------------------------
+# What the service offers a training job (SDK ShowTrainingJobFlavors / ShowTrainingJobEngines /
+# ShowAlgorithmByUuid responses), read by the catalog check at preview.
+
+
+class TrainingFlavor(WireModel):
+    """SDK FlavorResponseWithSupport: one public flavor of ``GET /v2/{project_id}/training-job-flavors``."""
+
+    flavor_id: Optional[Str] = None
+    flavor_name: Optional[Str] = None
+    flavor_type: Optional[Str] = None  # CPU | GPU | Ascend
+    max_num: Optional[Int] = None
+    pool_id: Optional[Str] = None
+    billing: Optional[Billing] = None
+    flavor_info: Optional[FlavorInfo] = None
+    attributes: Optional[dict[str, Any]] = None
+
+
+class TrainingFlavorList(WireModel):
+    total_count: Optional[Int] = None
+    flavors: Many[TrainingFlavor] = Field(default_factory=list)
+
+
+class TrainingEngine(WireModel):
+    """SDK ListEnginesItems: one preset engine of ``GET /v2/{project_id}/training-job-engines``."""
+
+    engine_id: Optional[Str] = None
+    engine_name: Optional[Str] = None
+    engine_version: Optional[Str] = None
+    v1_compatible: Optional[bool] = None
+    run_user: Optional[Str] = None
+    image_info: Optional[dict[str, Any]] = None
+
+
+class TrainingEngineList(WireModel):
+    total: Optional[Int] = None
+    items: Many[TrainingEngine] = Field(default_factory=list)
+
+
+class AlgorithmMetadata(WireModel):
+    id: Optional[Str] = None
+    name: Optional[Str] = None
+    description: Optional[Str] = None
+    workspace_id: Optional[Str] = None
+
+
+class AlgorithmJobConfig(WireModel):
+    code_dir: Optional[Str] = None
+    boot_file: Optional[Str] = None
+    command: Optional[Str] = None
+    parameters: Optional[Many[Parameter]] = None
+    engine: Optional[Engine] = None
+
+
+class AlgorithmDetail(WireModel):
+    """SDK ShowAlgorithmByUuidResponse: ``GET /v2/{project_id}/algorithms/{algorithm_id}``."""
+
+    metadata: Optional[AlgorithmMetadata] = None
+    job_config: Optional[AlgorithmJobConfig] = None

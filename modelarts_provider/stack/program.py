@@ -146,6 +146,15 @@ def job_args(cfg: StackConfig, job: JobEntry, out_dir: str, *, name: str | None,
     return args
 
 
+def config_keys(path: str, job: JobEntry) -> dict[str, str]:
+    """Where the values the provider checks against the service's catalogs were declared, so that its
+    messages name the config key (training_job/catalog_check.py): a flavor comes from the pool."""
+    out = {"flavor_id": f"{PROJECT}:pools.{job.pool}.flavor", "algorithm.engine": f"{path}.engine"}
+    if job.algorithm_id is not None:
+        out["algorithm.id"] = f"{path}.algorithmId"
+    return out
+
+
 # Resource args name -> the config key users wrote, for messages.
 _CONFIG_NAMES = {
     "algorithm.id": "algorithmId", "algorithm.subscription_id": "subscription.id",
@@ -220,7 +229,8 @@ def plan(cfg: StackConfig) -> list[JobPlan]:
         path = f"{PROJECT}:jobs.{key}"
         # A moved job keeps everything its first key placed: output folder, code upload.
         home = job.moved_from[0] if job.moved_from else key
-        plans.append(JobPlan(key, path, _validate(path, job_args(cfg, job, home, name=job.name)),
+        raw = {**job_args(cfg, job, home, name=job.name), "config_keys": config_keys(path, job)}
+        plans.append(JobPlan(key, path, _validate(path, raw),
                              upload_of(cfg, job, home), tuple(job.moved_from), _created_pool(cfg, job),
                              objective=job.objective))
     for sweep_key, sweep in cfg.sweeps.items():
@@ -230,6 +240,7 @@ def plan(cfg: StackConfig) -> list[JobPlan]:
             # and a random suffix, like any unnamed job), so two stacks of one sweep never share a name.
             raw = job_args(cfg, sweep, f"{sweep_key}/{point_key}", name=None, extra_params=point,
                            upload_key=sweep_key)
+            raw["config_keys"] = config_keys(path, sweep)
             plans.append(JobPlan(point_key, path, _validate(path, raw), upload_of(cfg, sweep, sweep_key),
                                  created_pool=_created_pool(cfg, sweep),
                                  sweep=sweep_key, point=dict(point), objective=sweep.objective))

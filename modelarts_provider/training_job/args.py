@@ -351,6 +351,8 @@ PROVIDER_ONLY_FIELDS = frozenset({
 })
 # Fields the service can change in place (PUT).
 UPDATABLE_FIELDS = frozenset({"description"})
+# For messages only (catalog_check.py): never sent, never part of the spec, never a diff.
+MESSAGE_ONLY_FIELDS = frozenset({"config_keys"})
 
 
 class TrainingJobArgs(_ArgModel):
@@ -401,6 +403,9 @@ class TrainingJobArgs(_ArgModel):
     secret_paths: list[str] | None = Field(None, description=(
         "Dotted paths of the inputs that are Pulumi secrets (the stack program sets it; paths, never values): "
         "the provider masks the values there in everything it prints."))
+    config_keys: dict[str, str] | None = Field(None, description=(
+        "Where checked values were declared, for messages: argument path (flavor_id, algorithm.engine, "
+        "algorithm.id) -> config key (the stack program sets it, e.g. modelarts-jobs:pools.gpu.flavor)."))
     owner: OwnerMark | None = Field(None, description=(
         "This resource's owner mark (the TrainingJob resource sets it): written on the job it creates, "
         "checked before any takeover, stop or delete."))

@@ -12,7 +12,7 @@ Rules
 - anything else in the args: replace.
 - ``replace_failed: true`` and a last-seen phase of Failed/Abnormal/Terminated (a run that did not complete,
   e.g. stopped at its wait deadline): replace.
-- status outputs (phase, times, ...) are not inputs and never diff.
+- status outputs (phase, times, ...) are not inputs and never diff; nor does ``config_keys`` (messages only).
 
 Replacement order (a finished run is never deleted before its successor is accepted):
 - the old job stopped and deleted first when it is still running and both would write to the same OBS
@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .args import FAILED_PHASES, PROVIDER_ONLY_FIELDS, STOPPED_PHASES, UPDATABLE_FIELDS
+from .args import FAILED_PHASES, MESSAGE_ONLY_FIELDS, PROVIDER_ONLY_FIELDS, STOPPED_PHASES, UPDATABLE_FIELDS
 from .normalize import try_canonical
 from .outputs import strip_outputs
 from .unknowns import contains_unknown, is_unknown
@@ -75,7 +75,7 @@ def decide(job_id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffDecis
     live_name = olds.get("job_name") or old.get("name")
     replaces: list[str] = []
     updates: list[str] = []
-    for k in sorted((set(old) | set(new)) - {"name"}):
+    for k in sorted((set(old) | set(new)) - {"name"} - MESSAGE_ONLY_FIELDS):
         if old.get(k) == new.get(k) and not contains_unknown(new.get(k)):
             continue
         if k == "adopt_job_id":

@@ -19,12 +19,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .args import PROVIDER_ONLY_FIELDS, UPDATABLE_FIELDS, TrainingJobArgs
+from .args import MESSAGE_ONLY_FIELDS, PROVIDER_ONLY_FIELDS, UPDATABLE_FIELDS, TrainingJobArgs
 from .unknowns import contains_unknown
 
 # Fields that never replace the job, so they are not part of its "spec" (the name suffix keepers,
 # the takeover comparison key and the derived-name rule all use the spec).
-NOT_SPEC = PROVIDER_ONLY_FIELDS | UPDATABLE_FIELDS | {"name"}
+NOT_SPEC = PROVIDER_ONLY_FIELDS | UPDATABLE_FIELDS | MESSAGE_ONLY_FIELDS | {"name"}
 # Stand-ins that let validation of the known fields go on while a required field is unknown.
 _PLACEHOLDER_NAME = "placeholder-name"
 

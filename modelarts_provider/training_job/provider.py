@@ -1,7 +1,8 @@
 """TrainingJobProvider: the dynamic provider behind TrainingJob.
 
 Create submits the job (one POST when nothing went wrong) and returns as soon as the service
-accepted it; waiting is the awaiting resource's job. check/diff make no API call.
+accepted it; waiting is the awaiting resource's job. diff makes no API call; check's static checks make
+none, and its catalog check (catalog_check.py) reads the service's catalogs only for a job to be submitted.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, 
 
 from . import lifecycle
 from .args import TrainingJobArgs
+from .catalog_check import CatalogCache, catalog_failures, needs_check
 from .check import check_inputs
 from .diff import decide
 from .name_index import NameIndex
@@ -20,7 +22,7 @@ from .outputs import OUTPUT_KEYS, status_outputs, strip_outputs
 from ..masking import remember
 from ..location import check_same_place, location_of
 from ..ownership import OwnerMark
-from ..provider_base import ModelArtsProvider, say
+from ..provider_base import ModelArtsProvider, ProviderError, say
 
 
 def learn_secrets(props: dict[str, Any]) -> None:
@@ -60,6 +62,22 @@ class TrainingJobProvider(ModelArtsProvider):
         with self._index_lock:
             return frozenset(self._tracked.get(args.owner.token, ()))
 
+    # The service's catalogs per client, i.e. per place (one client per settings per process): read at
+    # most once per provider process.
+    _catalogs: dict[Any, CatalogCache] = {}
+
+    def _catalog_cache(self) -> CatalogCache | None:
+        try:
+            settings = self._require_settings()
+            client = self._api()
+        except ProviderError:
+            return None  # no settings at all: create says so
+        with self._index_lock:
+            cache = self._catalogs.get(client)
+            if cache is None:
+                cache = self._catalogs[client] = CatalogCache(client, settings.region, say)
+            return cache
+
     def _names(self) -> NameIndex:
         with self._index_lock:
             if self._index is None:
@@ -81,6 +99,10 @@ class TrainingJobProvider(ModelArtsProvider):
         out = [CheckFailure(f.property, f.reason) for f in failures]
         if self._config_error is not None:
             out.append(CheckFailure("modelarts", f"provider configuration: {self._config_error}"))
+        elif not out and needs_check(olds, inputs):
+            cache = self._catalog_cache()
+            if cache is not None:
+                out += [CheckFailure(f.property, f.reason) for f in catalog_failures(inputs, cache)]
         return CheckResult(inputs, out)
 
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:

@@ -117,6 +117,7 @@ class TrainingJobInputs(TypedDict, total=False):
     adopt_job_id: pulumi.Input[str]
     secret_paths: pulumi.Input[list[str]]  # set by the stack program: the dotted paths of secret inputs
     owner: pulumi.Input[Mapping[str, pulumi.Input[str]]]  # {stack, resource, token}: set by the resource
+    config_keys: pulumi.Input[Mapping[str, str]]  # where checked values were declared (stack program)
 
 
 def name_prefix(resource_name: str) -> str:

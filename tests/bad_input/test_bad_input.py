@@ -18,7 +18,7 @@ import pytest
 from tests.bad_input.args_cases import ARGS_CASES
 from tests.bad_input.conftest import (ARGS_PROJECT, OFFLINE, SECRET_KEYS, valid_args_config,
                                       valid_stack_config)
-from tests.bad_input.in_process import run_program
+from tests.bad_input.in_process import REFUSED, run_program
 from tests.bad_input.mutations import Case
 from tests.bad_input.stack_cases import STACK_CASES
 from tests.faults.kit import PROJECT
@@ -54,11 +54,15 @@ def test_the_valid_configs_are_accepted(project_dir: Path) -> None:
 def test_bad_stack_config(project_dir: Path, case: Case) -> None:
     cfg = valid_stack_config(OFFLINE)
     case.mutate(cfg)
+    attempts = len(REFUSED)
     assert stack_refusal(project_dir, cfg) == case.message
+    assert len(REFUSED) == attempts, "a connection was attempted: bad input is refused before any API call"
 
 
 @pytest.mark.parametrize("case", ARGS_CASES, ids=[c.id for c in ARGS_CASES])
 def test_bad_resource_args(project_dir: Path, case: Case) -> None:
     cfg = valid_args_config(OFFLINE)
     case.mutate(cfg["case:args"])
+    attempts = len(REFUSED)
     assert args_refusal(project_dir, cfg) == case.message
+    assert len(REFUSED) == attempts, "a connection was attempted: bad input is refused before any API call"

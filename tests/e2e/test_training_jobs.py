@@ -287,7 +287,8 @@ def _run_local_stack(tmp_path: Path, emu: Any, obs: Any) -> None:
                 spec["waitFor"] = "created"  # a generated run lasts run_seconds: not worth waiting for
     st.write_config({k: v for k, v in cfg.items() if k.startswith("modelarts-jobs:")})
     st.preview()  # first preview: derived names are still unknown, check must accept them
-    assert emu.counters()["total"] == 0
+    c = emu.counters()  # and it reads the service's catalogs once each, nothing else (catalog_check.py)
+    assert c["total"] == c["flavors"] + c["engines"] + c["algorithm"] and c["flavors"] == c["engines"] == 1
     st.up()
     out = outputs_jobs(st)
     declared = len(cfg["modelarts-jobs:jobs"]) + 4  # 2x2 sweep
@@ -324,3 +325,36 @@ def test_derived_name_is_stable_across_updates_and_renewed_on_replace(tmp_path: 
     assert sorted(live_jobs(emu)) == [renewed]
     st.destroy()
     assert emu.jobs() == []
+
+
+def test_a_flavor_typo_fails_preview_and_up_before_touching_the_finished_run(tmp_path: Path, emu: Any) -> None:
+    """Issue 21 item 1: a misspelt flavor used to preview clean, and `up` deleted the finished run before
+    the service refused the new one. Now the catalog check refuses it at preview, naming the config key
+    and the close match; `up` stops at its preview too, and the finished run is untouched."""
+    jobs = {"mnist": job(pool="gpu")}
+    st = make_stack(tmp_path, emu, jobs)
+    st.up()
+    emu.advance(FINISH)
+    (done,) = emu.jobs()
+    assert done["status"]["phase"] == "Completed"
+    cfg = stack_config(jobs)
+    cfg["modelarts-jobs:pools"]["gpu"]["flavor"] = "modelarts.p3.largee.public"
+    st.write_config(cfg)
+    before = emu.counters()
+    line = ("modelarts-jobs:pools.gpu.flavor: unknown flavor 'modelarts.p3.largee.public' in cn-north-4; "
+            "did you mean modelarts.p3.large.public?")
+    for command in (st.preview, st.up):
+        proc = command(check=False)
+        out = proc.stdout + proc.stderr
+        assert proc.returncode != 0 and line in out, out
+        assert "Traceback" not in out
+    after = emu.counters()
+    assert {k: after[k] - before[k] for k in ("create", "delete", "terminate", "update")} == dict.fromkeys(
+        ("create", "delete", "terminate", "update"), 0)
+    assert after["flavors"] - before["flavors"] == 2  # read once per command (one provider process each)
+    assert [j["metadata"]["id"] for j in emu.jobs()] == [done["metadata"]["id"]]
+    assert emu.jobs()[0]["status"]["phase"] == "Completed"
+    # The typo fixed: the finished run is still the stack's job, nothing re-run.
+    st.write_config(stack_config(jobs))
+    st.up()
+    assert outputs_jobs(st)["mnist"]["id"] == done["metadata"]["id"] and emu.counters()["create"] == before["create"]

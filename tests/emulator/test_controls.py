@@ -14,7 +14,8 @@ from modelarts_emulator.testing import running_emulator
 def test_counters_count_api_calls_only(api):
     emu = api.emu
     assert emu.counters() == {"create": 0, "get": 0, "terminate": 0, "delete": 0, "update": 0,
-                              "search": 0, "logs": 0, "iam_token": 0, "total": 0}
+                              "search": 0, "logs": 0, "iam_token": 0, "flavors": 0, "engines": 0,
+                              "algorithm": 0, "total": 0}
     job_id = api.create(minimal_job()).json()["metadata"]["id"]
     api.get(job_id)
     api.get(job_id)
@@ -25,7 +26,8 @@ def test_counters_count_api_calls_only(api):
     emu.jobs()
     counters = emu.counters()
     assert counters == {"create": 1, "get": 2, "terminate": 1, "delete": 1, "update": 1,
-                        "search": 1, "logs": 0, "iam_token": 0, "total": 7}
+                        "search": 1, "logs": 0, "iam_token": 0, "flavors": 0, "engines": 0, "algorithm": 0,
+                        "total": 7}
 
 
 def test_reset_clears_jobs_counters_and_faults(api):

@@ -226,3 +226,32 @@ class FakeClient:
                 if job.name == name:
                     return job
             return None
+
+    # --- training catalogs (the catalog check at preview): the emulator's built-in catalog -----------
+
+    def list_training_flavors(self, flavor_type: str | None = None) -> Any:
+        from modelarts_emulator import catalog_api
+        from modelarts_emulator.catalog import Catalog
+        from modelarts_provider.client.models import TrainingFlavorList
+
+        with self._lock:
+            self._record("flavors")
+        return TrainingFlavorList.model_validate(catalog_api.flavors(Catalog.load(), ""))
+
+    def list_training_engines(self) -> Any:
+        from modelarts_emulator import catalog_api
+        from modelarts_emulator.catalog import Catalog
+        from modelarts_provider.client.models import TrainingEngineList
+
+        with self._lock:
+            self._record("engines")
+        return TrainingEngineList.model_validate(catalog_api.engines(Catalog.load()))
+
+    def get_algorithm(self, algorithm_id: str) -> Any:
+        from modelarts_emulator.catalog import Catalog
+        from modelarts_provider.client.models import AlgorithmDetail
+
+        with self._lock:
+            self._record("algorithm", algorithm_id)
+        found = Catalog.load().algorithms.get(algorithm_id)
+        return None if found is None else AlgorithmDetail.model_validate({"metadata": {"id": found.id}})

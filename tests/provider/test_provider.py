@@ -120,13 +120,18 @@ def test_diff_result_carries_the_decision():
     assert d.changes and d.replaces is None and d.delete_before_replace is None
 
 
-def test_check_and_diff_make_no_api_call():
+def test_check_and_diff_make_no_api_call_but_the_catalog_reads_of_jobs_to_submit():
     c = FakeClient()
     p = provider(c)
-    inputs = p.check({}, job_inputs()).inputs
-    p.diff("x", {**inputs, "phase": "Running"}, inputs)
-    p.check({**inputs, "job_id": "x", "job_name": "job-a"}, job_inputs(flavor_id="f2"))
+    state = {**checked(), "job_id": "x", "job_name": "job-a", "phase": "Running"}
+    p.check(state, job_inputs())  # unchanged
+    p.check(state, job_inputs(description="x", wait_for="none"))  # nothing to submit
+    p.diff("x", state, checked())
     assert c.calls == []
+    # A new job, and a changed one: the catalogs are read once per process (catalog_check.py), nothing else.
+    p.check({}, job_inputs())
+    p.check(state, job_inputs(flavor_id="modelarts.vm.cpu.8u"))
+    assert c.calls == ["flavors", "engines"]
 
 
 def test_missing_credentials_fail_check_naming_the_configuration():
