@@ -26,7 +26,7 @@ ROUTES = (
     (re.compile(r"^/v1/(?P<project>[^/]+)/networks$"), {"POST": "network_create", "GET": "network_list"}),
     (re.compile(r"^/v1/(?P<project>[^/]+)/networks/(?P<name>[^/]+)$"),
      {"GET": "network_get", "PATCH": "network_update", "DELETE": "network_delete"}),
-    (re.compile(r"^/v1/(?P<project>[^/]+)/resourceflavors$"), {"GET": "flavors"}),
+    (re.compile(r"^/v1/(?P<project>[^/]+)/resourceflavors$"), {"GET": "resource_flavors"}),
 )
 OPERATIONS = frozenset(op for _, ops in ROUTES for op in ops.values())
 CONTROLS = frozenset({"pools", "pool-faults"})
@@ -73,7 +73,7 @@ class PoolApi:
             raise errors.invalid_param("body", "updating a network is not emulated")
         if op == "network_delete":
             return 200, s.delete_network(project, name, tm)
-        if op == "flavors":
+        if op == "resource_flavors":
             return 200, {"apiVersion": "v1", "kind": "ResourceFlavorList",
                          "metadata": {"continue": "", "remainingItemCount": 0},
                          "items": [render_flavor(f) for f in RESOURCE_FLAVORS]}
