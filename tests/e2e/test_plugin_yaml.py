@@ -1,0 +1,130 @@
+"""The provider plugin (plugin/modelarts) from another language: a Pulumi YAML program under the real engine.
+
+One program declares two TrainingJobs and a JobsAwait against the emulator; `up`, `pulumi import` of a job made
+outside the stack, `destroy`, and a wait bounded by customTimeouts. The YAML language host is the one
+scripts/install_engine.sh builds from Go modules.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.e2e.harness import REPO_ROOT, Stack, engine_bin_dir, pulumi_env
+
+ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator catalog
+CPU = "modelarts.vm.cpu.2u"
+PLUGIN_DIR = REPO_ROOT / "plugin" / "modelarts"
+pytestmark = pytest.mark.engine
+RUN_SECONDS = 600  # no job ends by itself during a test
+
+
+@pytest.fixture
+def emu(tmp_path: Path) -> Iterator[Any]:
+    from modelarts_emulator.testing import running_emulator
+
+    with running_emulator(tmp_path / "emulator", run_seconds=RUN_SECONDS, phase_seconds=0.2) as e:
+        yield e
+
+
+def _job(description: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "modelarts:index:TrainingJob",
+            "properties": {"algorithm": {"id": ALGORITHM_ID, "parameters": [{"name": "epochs", "value": "1"}]},
+                           "flavor_id": CPU, "description": description, "poll_interval_seconds": 0.2, **extra}}
+
+
+def write_program(workdir: Path, resources: dict[str, Any], outputs: dict[str, Any] | None = None) -> None:
+    program = {"name": "yaml-jobs", "runtime": "yaml",
+               "plugins": {"providers": [{"name": "modelarts", "path": str(PLUGIN_DIR)}]},
+               "resources": resources, "outputs": outputs or {}}
+    (workdir / "Pulumi.yaml").write_text(yaml.safe_dump(program, sort_keys=False))
+
+
+def yaml_stack(tmp_path: Path, emu: Any, resources: dict[str, Any], outputs: dict[str, Any] | None = None) -> Stack:
+    if not (engine_bin_dir() / "pulumi-language-yaml").exists():
+        pytest.fail("the YAML language host is missing: run ./dev setup (scripts/install_engine.sh builds it)")
+    workdir = tmp_path / "project"
+    workdir.mkdir()
+    write_program(workdir, resources, outputs)
+    st = Stack(workdir=workdir, name="test", env=pulumi_env(tmp_path))
+    st.run("stack", "init", "test", stack_flag=False)
+    st.set_all_config({"modelarts:region": "cn-north-4", "modelarts:projectId": emu.project_id,
+                       "modelarts:endpoint": emu.url, "modelarts:accessKey": emu.access_key},
+                      {"modelarts:secretKey": emu.secret_key})
+    return st
+
+
+def by_name(emu: Any) -> dict[str, dict[str, Any]]:
+    return {j["metadata"]["name"]: j for j in emu.jobs()}
+
+
+def test_yaml_program_up_import_destroy(tmp_path: Path, emu: Any) -> None:
+    resources = {
+        "first": _job("first"),
+        "second": _job("second", name="second-job"),
+        "waited": {"type": "modelarts:index:JobsAwait", "properties": {"jobs": {
+            "first": {"job_id": "${first.job_id}", "job_name": "${first.job_name}", "wait_for": "running",
+                      "poll_seconds": 0.2},
+            "second": {"job_id": "${second.job_id}", "job_name": "${second.job_name}", "wait_for": "running",
+                       "poll_seconds": 0.2}}}},
+    }
+    st = yaml_stack(tmp_path, emu, resources, {"phases": "${waited.phases}", "firstName": "${first.job_name}"})
+    st.up()
+    jobs = by_name(emu)
+    assert len(jobs) == 2 and "second-job" in jobs
+    first_name = st.outputs()["firstName"]
+    assert re.fullmatch(r"first-[a-z0-9]{6}", first_name) and first_name in jobs
+    assert st.outputs()["phases"] == {"first": "Running", "second": "Running"}
+    # Every job carries this stack resource's owner mark, recorded in the state.
+    states = {r["urn"].rsplit("::", 1)[1]: r for r in st.resources() if r["type"] == "modelarts:index:TrainingJob"}
+    for key, name in (("first", first_name), ("second", "second-job")):
+        annotations = jobs[name]["metadata"]["annotations"]
+        assert annotations["modelarts-pulumi/token"] == states[key]["outputs"]["owner"]["token"]
+        assert annotations["modelarts-pulumi/owner"] == f"organization/yaml-jobs/test::{key}"
+    assert "__provider" not in json.dumps(st.resources())  # nothing pickled into the state
+    before = emu.counters()["total"]
+    st.preview("--expect-no-changes")
+    assert emu.counters()["total"] == before  # preview makes no API call
+
+    # `pulumi import` of a job made outside the stack: read fills the inputs from the live job, and the
+    # code the engine generates, put into the program, previews with no diff.
+    outside = _create_outside(emu, "outside-job")
+    generated = tmp_path / "imported.yaml"
+    st.run("import", "modelarts:index:TrainingJob", "adopted", outside, "--yes", "--protect=false",
+           "--out", str(generated))
+    imported = yaml.safe_load(generated.read_text())["resources"]["adopted"]
+    assert imported["properties"]["name"] == "outside-job"
+    assert imported["properties"]["algorithm"]["id"] == ALGORITHM_ID
+    resources["adopted"] = {"type": imported["type"], "properties": imported["properties"]}
+    write_program(st.workdir, resources, {"phases": "${waited.phases}", "firstName": "${first.job_name}"})
+    st.preview("--expect-no-changes")
+    (adopted,) = [r for r in st.resources() if r["urn"].endswith("::adopted")]
+    assert adopted["id"] == outside
+    assert adopted["outputs"]["owner"]["stack"] == "organization/yaml-jobs/test"  # recorded as this resource's
+
+    st.destroy()
+    assert emu.jobs() == []  # the imported job too: it became this stack's
+
+
+def _create_outside(emu: Any, name: str) -> str:
+    """A job created with the client, as another tool would (no owner mark)."""
+    from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient
+    from modelarts_provider.client.models import CreateTrainingJobRequest
+
+    client = ModelArtsClient(ClientSettings(region="cn-north-4", project_id=emu.project_id, endpoint=emu.url,
+                                            credentials=AkSkCredentials(access_key=emu.access_key,
+                                                                        secret_key=emu.secret_key)))
+    job = client.create_job(CreateTrainingJobRequest.model_validate({
+        "kind": "job", "metadata": {"name": name, "description": "made elsewhere"},
+        "algorithm": {"id": ALGORITHM_ID, "parameters": [{"name": "epochs", "value": "2"}]},
+        "spec": {"resource": {"flavor_id": CPU, "node_count": 1}}}))
+    assert job.id
+    return job.id
