@@ -1,7 +1,7 @@
 """Start the provider plugin: a gRPC server on a free local port, printed on stdout for the engine.
 
 `pulumi.provider.experimental.server` does the protocol; this adds one thing: a provider call that fails
-reaches the engine as its one-line message (the providers' errors are written for people), not as gRPC's
+reaches the engine as its message (the providers' errors are written for people), not as gRPC's
 "Unexpected <class ...>" with a traceback.
 """
 
@@ -31,7 +31,7 @@ def _one_line(method: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[
         try:
             return await method(self, request, context)
         except Exception as err:  # noqa: BLE001 - every failure goes back to the engine, as one line
-            message = " ".join(str(err).split()) or type(err).__name__
+            message = str(err).strip() or type(err).__name__  # as written (a wait's report has a line per job)
             await context.abort(grpc.StatusCode.UNKNOWN, message)
     return call
 

@@ -128,3 +128,28 @@ def _create_outside(emu: Any, name: str) -> str:
         "spec": {"resource": {"flavor_id": CPU, "node_count": 1}}}))
     assert job.id
     return job.id
+
+
+def test_custom_timeouts_bound_the_wait(tmp_path: Path, emu: Any) -> None:
+    """customTimeouts.create on a JobsAwait takes precedence over the job's own (hour-long) deadline: the wait
+    ends at the custom timeout, the job past it is terminated, and the up fails naming it."""
+    resources = {
+        "long": _job("long", name="long-job", wait_timeout_seconds=3600),
+        "waited": {"type": "modelarts:index:JobsAwait",
+                   "properties": {"jobs": {"long": {"job_id": "${long.job_id}", "job_name": "${long.job_name}",
+                                                    "wait_for": "completed", "timeout_seconds": 3600,
+                                                    "poll_seconds": 0.2}}},
+                   "options": {"customTimeouts": {"create": "3s"}}},
+    }
+    st = yaml_stack(tmp_path, emu, resources)
+    started = time.monotonic()
+    up = st.up(check=False)
+    elapsed = time.monotonic() - started
+    assert up.returncode != 0
+    assert "long-job" in up.stdout and re.search(r"deadline|did not|timed out|past", up.stdout), up.stdout
+    assert elapsed < 60, f"the wait was not bounded by customTimeouts ({elapsed:.0f} s)"
+    assert by_name(emu)["long-job"]["status"]["phase"] in ("Terminating", "Terminated")
+    # Nothing recorded for the wait: the next up waits again; the job itself is in the state.
+    assert [r for r in st.resources() if r["type"] == "modelarts:index:JobsAwait"] == []
+    st.destroy()
+    assert emu.jobs() == []
