@@ -2,7 +2,7 @@
 # Installs the Pulumi engine offline, from Go modules, into a versioned cache outside the repository:
 #   pulumi (CLI), pulumi-language-python (+ its exec script), pulumi-resource-pulumi-python (dynamic
 #   provider launcher), pulumi-language-yaml (Pulumi YAML programs: the modelarts plugin's other-language
-#   door, issue 25) in bin/, and pulumi-resource-random in the plugins/ of a Pulumi home beside it.
+#   door, issue 25), modelarts-sdkgen (its TypeScript SDK generator) in bin/, and pulumi-resource-random in the plugins/ of a Pulumi home beside it.
 # Idempotent and silent when everything is cached. Otherwise one line per step on standard error,
 #   engine: building pulumi CLI (step 1 of 3)... done in 354 s
 # with the build tools' own output in $MODELARTS_STATE/setup.log (.state/setup.log), whose tail is
@@ -17,6 +17,7 @@ exec >&2  # every message here is for people; stdout stays free for the caller's
 cli="$MODELARTS_ENGINE_BIN/pulumi"
 host="$MODELARTS_ENGINE_BIN/pulumi-language-python"
 yaml_host="$MODELARTS_ENGINE_BIN/pulumi-language-yaml"
+sdkgen="$MODELARTS_ENGINE_BIN/modelarts-sdkgen"
 work="$MODELARTS_ENGINE_CACHE/build"
 
 cli_cached() { [ -x "$cli" ] && [ "$("$cli" version 2>/dev/null)" = "v$PULUMI_VERSION" ]; }
@@ -25,6 +26,7 @@ host_cached() {
     [ -x "$MODELARTS_ENGINE_BIN/pulumi-language-python-exec" ] &&
     [ -x "$MODELARTS_ENGINE_BIN/pulumi-resource-pulumi-python" ]
 }
+sdkgen_cached() { [ -x "$sdkgen" ] && [ "$sdkgen" -nt "$scripts/sdkgen/main.go" ]; }
 yaml_cached() {
   [ -x "$yaml_host" ] && [ -f "$MODELARTS_ENGINE_BIN/.yaml-host-$PULUMI_YAML_VERSION" ]
 }
@@ -38,6 +40,7 @@ todo() { # the steps still to do, in order
     host_cached || echo host
   fi
   yaml_cached || echo yaml
+  sdkgen_cached || echo sdkgen
   random_cached || echo random
 }
 
@@ -120,6 +123,27 @@ replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-202
   touch "$MODELARTS_ENGINE_BIN/.yaml-host-$PULUMI_YAML_VERSION"
 }
 
+# The TypeScript SDK generator of the modelarts plugin (scripts/sdkgen: the CLI's own nodejs codegen, whose
+# language host the Go proxy does not serve); the pkg module is the CLI's, already in the module cache.
+build_sdkgen() {
+  local dir="$work/sdkgen"
+  mkdir -p "$dir"
+  cp "$scripts/sdkgen/main.go" "$dir/main.go"
+  printf '%s\n' "module modelarts.local/build/sdkgen
+
+go 1.25
+
+require (
+	github.com/pulumi/pulumi/pkg/v3 v$PULUMI_VERSION
+	github.com/pulumi/pulumi/sdk/v3 v$PULUMI_VERSION
+)
+
+replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-20241001131231-d02d263e614e" >"$dir/go.mod"
+  (cd "$dir" && GOFLAGS=-mod=mod go mod tidy)
+  (cd "$dir" && go build -trimpath -ldflags "-s -w" -o "$sdkgen.tmp" .)
+  mv "$sdkgen.tmp" "$sdkgen"
+}
+
 log="${STEP_LOG:-$MODELARTS_STATE/setup.log}"
 total=$(printf '%s\n' "$steps" | wc -l) n=0 start=$SECONDS
 if own_cli; then
@@ -133,6 +157,7 @@ for s in $steps; do
     cli) step "engine: building pulumi CLI (step $n of $total)" build_cli ;;
     host) step "engine: building python language host (step $n of $total)" build_host ;;
     yaml) step "engine: building YAML language host (step $n of $total)" build_yaml_host ;;
+    sdkgen) step "engine: building TypeScript SDK generator (step $n of $total)" build_sdkgen ;;
     random) step "engine: building random provider plugin (step $n of $total)" "$scripts/build_random_plugin.sh" ;;
   esac
 done

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,11 +17,10 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.e2e.harness import REPO_ROOT, Stack, engine_bin_dir, pulumi_env
+from tests.e2e.plugin_program import write_program, yaml_stack
 
 ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator catalog
 CPU = "modelarts.vm.cpu.2u"
-PLUGIN_DIR = REPO_ROOT / "plugin" / "modelarts"
 pytestmark = pytest.mark.engine
 RUN_SECONDS = 600  # no job ends by itself during a test
 
@@ -39,27 +37,6 @@ def _job(description: str, **extra: Any) -> dict[str, Any]:
     return {"type": "modelarts:index:TrainingJob",
             "properties": {"algorithm": {"id": ALGORITHM_ID, "parameters": [{"name": "epochs", "value": "1"}]},
                            "flavor_id": CPU, "description": description, "poll_interval_seconds": 0.2, **extra}}
-
-
-def write_program(workdir: Path, resources: dict[str, Any], outputs: dict[str, Any] | None = None) -> None:
-    program = {"name": "yaml-jobs", "runtime": "yaml",
-               "plugins": {"providers": [{"name": "modelarts", "path": str(PLUGIN_DIR)}]},
-               "resources": resources, "outputs": outputs or {}}
-    (workdir / "Pulumi.yaml").write_text(yaml.safe_dump(program, sort_keys=False))
-
-
-def yaml_stack(tmp_path: Path, emu: Any, resources: dict[str, Any], outputs: dict[str, Any] | None = None) -> Stack:
-    if not (engine_bin_dir() / "pulumi-language-yaml").exists():
-        pytest.fail("the YAML language host is missing: run ./dev setup (scripts/install_engine.sh builds it)")
-    workdir = tmp_path / "project"
-    workdir.mkdir()
-    write_program(workdir, resources, outputs)
-    st = Stack(workdir=workdir, name="test", env=pulumi_env(tmp_path))
-    st.run("stack", "init", "test", stack_flag=False)
-    st.set_all_config({"modelarts:region": "cn-north-4", "modelarts:projectId": emu.project_id,
-                       "modelarts:endpoint": emu.url, "modelarts:accessKey": emu.access_key},
-                      {"modelarts:secretKey": emu.secret_key})
-    return st
 
 
 def by_name(emu: Any) -> dict[str, dict[str, Any]]:
