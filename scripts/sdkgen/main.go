@@ -6,14 +6,35 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/blang/semver"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/nodejs"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 )
+
+// noPackages: the modelarts schema refers to no other package (pulumi.json#/Any is built in).
+type noPackages struct{}
+
+func (noPackages) LoadPackage(pkg string, _ *semver.Version) (*schema.Package, error) {
+	return nil, fmt.Errorf("package %s: the schema may refer to no other package", pkg)
+}
+
+func (noPackages) LoadPackageV2(_ context.Context, d *schema.PackageDescriptor) (*schema.Package, error) {
+	return nil, fmt.Errorf("package %s: the schema may refer to no other package", d.Name)
+}
+
+func (noPackages) LoadPackageReference(pkg string, _ *semver.Version) (schema.PackageReference, error) {
+	return nil, fmt.Errorf("package %s: the schema may refer to no other package", pkg)
+}
+
+func (noPackages) LoadPackageReferenceV2(_ context.Context, d *schema.PackageDescriptor) (schema.PackageReference, error) {
+	return nil, fmt.Errorf("package %s: the schema may refer to no other package", d.Name)
+}
 
 func fail(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "modelarts-sdkgen: "+format+"\n", args...)
@@ -32,14 +53,14 @@ func main() {
 	if err := json.Unmarshal(data, &spec); err != nil {
 		fail("%s: %v", os.Args[1], err)
 	}
-	pkg, diags, err := schema.BindSpec(spec, nil, schema.ValidationOptions{})
+	pkg, diags, err := schema.BindSpec(spec, noPackages{}, schema.ValidationOptions{})
 	if err != nil {
 		fail("%v", err)
 	}
 	if diags.HasErrors() {
 		fail("the schema does not bind: %v", diags)
 	}
-	files, err := nodejs.GeneratePackage("modelarts-sdkgen", pkg, nil, nil, false, nil)
+	files, err := nodejs.GeneratePackage("modelarts-sdkgen", pkg, nil, nil, false, noPackages{})
 	if err != nil {
 		fail("%v", err)
 	}
