@@ -34,7 +34,9 @@ def plain_map(values: Mapping[str, PropertyValue] | None) -> dict[str, Any]:
 
 def from_plain(value: Any) -> PropertyValue:
     if is_unknown(value):
-        return PropertyValue.computed()
+        # The wire's own unknown (the sentinel string the engine reads as computed): the SDK's PropertyValue
+        # cannot marshal its Computed value (3.259: "Unsupported value type").
+        return PropertyValue(UNKNOWN)
     if value is None:
         return PropertyValue.null()
     if isinstance(value, bool) or isinstance(value, str):

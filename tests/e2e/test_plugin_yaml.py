@@ -130,3 +130,17 @@ def test_custom_timeouts_bound_the_wait(tmp_path: Path, emu: Any) -> None:
     assert [r for r in st.resources() if r["type"] == "modelarts:index:JobsAwait"] == []
     st.destroy()
     assert emu.jobs() == []
+
+
+def test_readme_yaml_example_previews(tmp_path: Path, emu: Any) -> None:
+    """The README's YAML program, as printed there (its plugin path pointed at this checkout), previews."""
+    from tests.e2e.harness import REPO_ROOT
+
+    section = (REPO_ROOT / "README.md").read_text().split("## Use from TypeScript, Go, YAML", 1)[1]
+    example = yaml.safe_load(section.split("```yaml\n", 1)[1].split("```", 1)[0])
+    assert example["plugins"]["providers"][0]["path"].endswith("plugin/modelarts")
+    st = yaml_stack(tmp_path, emu, example["resources"], example["outputs"])
+    preview = st.preview()
+    assert re.search(r"\+\s+modelarts:index:TrainingJob\s+train\s+create", preview.stdout), preview.stdout
+    assert re.search(r"\+\s+modelarts:index:JobsAwait\s+waited\s+create", preview.stdout), preview.stdout
+    assert emu.jobs() == []

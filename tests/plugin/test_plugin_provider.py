@@ -48,7 +48,8 @@ def test_schema_types_and_describes_every_property() -> None:
 def test_values_round_trip_with_unknowns() -> None:
     plain = {"a": 1.0, "b": [True, None, "x"], "c": {"d": UNKNOWN}}
     assert plain_map(property_map(plain)) == plain
-    assert isinstance(from_plain(UNKNOWN).value, type(p.PropertyValue.computed().value))
+    assert from_plain(UNKNOWN).marshal().string_value == UNKNOWN  # the engine reads it as computed
+    assert to_plain(p.PropertyValue.computed()) == UNKNOWN
     assert to_plain(p.PropertyValue("s", is_secret=True)) == "s"
 
 
@@ -137,3 +138,15 @@ def test_calls_run_beside_each_other() -> None:
     assert plugin._pool._max_workers >= 64
     assert all(inspect.iscoroutinefunction(getattr(plugin, m)) for m in ("check", "diff", "create", "read",
                                                                          "update", "delete"))
+
+
+def test_engine_cancel_reaches_the_waits() -> None:
+    """The engine's Cancel (first Ctrl-C) arrives first-hand: the flag every wait of the process checks."""
+    from modelarts_provider import provider_base
+
+    assert not provider_base.cancelled()
+    try:
+        _run(ModelArtsPlugin().cancel())
+        assert provider_base.cancelled()
+    finally:
+        provider_base._CANCELLED.clear()  # process-wide: other tests of this worker wait normally
