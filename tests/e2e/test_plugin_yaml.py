@@ -23,6 +23,7 @@ ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator catalog
 CPU = "modelarts.vm.cpu.2u"
 pytestmark = pytest.mark.engine
 RUN_SECONDS = 600  # no job ends by itself during a test
+SECRET = "s3cr3t-value-for-the-state-check"
 
 
 @pytest.fixture
@@ -53,6 +54,7 @@ def test_yaml_program_up_import_destroy(tmp_path: Path, emu: Any) -> None:
             "second": {"job_id": "${second.job_id}", "job_name": "${second.job_name}", "wait_for": "running",
                        "poll_seconds": 0.2}}}},
     }
+    resources["second"]["properties"]["algorithm"]["environments"] = {"API_TOKEN": {"fn::secret": SECRET}}
     st = yaml_stack(tmp_path, emu, resources, {"phases": "${waited.phases}", "firstName": "${first.job_name}"})
     st.up()
     jobs = by_name(emu)
@@ -70,6 +72,21 @@ def test_yaml_program_up_import_destroy(tmp_path: Path, emu: Any) -> None:
     before = emu.counters()["total"]
     st.preview("--expect-no-changes")
     assert emu.counters()["total"] == before  # preview makes no API call
+    # A secret input stays secret in the state (the engine marks the outputs of secret inputs again).
+    assert SECRET not in json.dumps(st.resources()) + "".join(p.stdout + p.stderr for p in st.history)
+    assert SECRET in json.dumps(jobs["second-job"]["algorithm"]["environments"])  # sent to the service
+
+    # An edited description is updated in place: one PUT, no new job, the wait does not run again.
+    resources["first"]["properties"]["description"] = "edited"
+    write_program(st.workdir, resources, {"phases": "${waited.phases}", "firstName": "${first.job_name}"})
+    before = emu.counters()
+    st.up()
+    after = emu.counters()
+    assert after["update"] - before["update"] == 1 and after["create"] == before["create"]
+    assert by_name(emu)[first_name]["metadata"]["description"] == "edited"
+    st.refresh()  # read through the plugin: every job still there, still ours
+    assert {r["urn"].rsplit("::", 1)[1] for r in st.resources() if "modelarts" in r["type"]} >= {
+        "first", "second", "waited"}
 
     # `pulumi import` of a job made outside the stack: read fills the inputs from the live job, and the
     # code the engine generates, put into the program, previews with no diff.
