@@ -2,6 +2,7 @@
 
     .venv/bin/python -m benchmarks.plugin_sweeps                 # N = 1, 8, 32 (~3 min)
     .venv/bin/python -m benchmarks.plugin_sweeps --sizes 1,8,32,128
+    ./dev bench --b4-plugin                                      # B4 as usual, then the same N through the plugin
 
 For each N, back to back (machine load drifts alike for both): B4's `waitFor: completed` sweep of the stack
 program (the Python program's dynamic providers, default awaiting strategy), then the same N jobs declared in a
@@ -74,7 +75,7 @@ def run_plugin(work: Path, cfg: B4Settings, n: int, log=print) -> SweepRun:
 def markdown(runs: list[SweepRun], cfg: B4Settings) -> str:
     by = {(r.strategy, r.n): r for r in runs}
     one = {s: by.get((s, 1)) for s in ("auto", "plugin")}
-    lines = [f"# B4 through the provider plugin, beside the dynamic provider", "",
+    lines = ["# B4 through the provider plugin, beside the dynamic provider", "",
              f"`waitFor: completed`, {cfg.train_s:g} s jobs (run {cfg.run_s:g} s, phases {cfg.phase_s:g} s), "
              f"L = {cfg.latency_ms:g} ms, poll {cfg.poll_s:g} s; each N: the Python stack program (dynamic "
              "providers, default strategy), then a YAML program through plugin/modelarts, back to back.", "",
@@ -105,11 +106,15 @@ def main() -> None:
         for n in cfg.sizes:
             runs.append(run_one(Path(tmp), cfg, n, "completed", "auto", cfg.poll_s))
             runs.append(run_plugin(Path(tmp), cfg, n))
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "plugin-b4.json").write_text(json.dumps({"settings": asdict(cfg), "runs": [asdict(r) for r in runs]},
-                                                        indent=1))
-    (args.out / "plugin-b4.md").write_text(markdown(runs, cfg))
+    write(args.out, cfg, runs)
     print(markdown(runs, cfg))
+
+
+def write(out: Path, cfg: B4Settings, runs: list[SweepRun]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "plugin-b4.json").write_text(json.dumps({"settings": asdict(cfg), "runs": [asdict(r) for r in runs]},
+                                                   indent=1) + "\n")
+    (out / "plugin-b4.md").write_text(markdown(runs, cfg))
 
 
 if __name__ == "__main__":
