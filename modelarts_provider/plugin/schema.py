@@ -207,7 +207,7 @@ def schema(version: str) -> dict[str, Any]:
     job_outputs = {**{k: v for k, v in job_all.items() if k in OUTPUT_ONLY}, **b.of_model(JobStatusOutputs)}
     job_inputs["name"]["description"] += " Unset: <resource name>-<6 characters>, renewed when the job is replaced."
 
-    awaited = b.of_model(AwaitedJob)  # registers nothing: AwaitedJob is a top-level model here
+    awaited = b.of_model(AwaitedJob)  # a top-level model: its own object type, required job_id
     b.types[token("AwaitedJob")] = {"type": "object", "description": "One job a JobsAwait waits for.",
                                     "properties": awaited, "required": ["job_id"]}
     b.types[token("AwaitedStatus")] = {"type": "object", "description": "What the last wait saw of one job.",
