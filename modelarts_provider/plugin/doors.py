@@ -20,7 +20,7 @@ from ..awaiting.provider import JobsAwaitProvider
 from ..bucket.provider import BucketProvider
 from ..code_upload.inputs import ARGS as CODE_UPLOAD_ARGS, provider_inputs
 from ..code_upload.provider import CodeUploadProvider
-from ..ownership import OWNER_ANNOTATION, OwnerMark, token_on
+from ..ownership import OWNER_ANNOTATION, OwnerMark, owner_text, token_on
 from ..provider_base import ProviderError, SettingsProvider, say
 from ..training_job.from_live import declaration_of
 from ..training_job.normalize import spec_hash
@@ -134,18 +134,23 @@ def training_job_timeouts(op: str, props: Props, timeout: float) -> Props:
 
 
 def import_training_job(provider: TrainingJobProvider, id_: str, ctx: Context) -> tuple[Props, Props]:
-    """`pulumi import`: the live job's declaration, and this resource's owner mark. A job that carries an owner
-    token keeps it (it is this resource's from now on: takeover, stop and delete accept it); one without gets a new
-    token recorded, and is deleted by its id like any job without a mark."""
+    """`pulumi import`: the live job's declaration, and this resource's owner mark (ownership.py's rules, as for a
+    takeover). A job without a mark gets a new token recorded: it is this resource's by its id in the state, as
+    after `adopt_job_id`. A job marked as this very resource's (same stack and name: imported again after a
+    `pulumi state delete`) keeps its token. A job marked as another resource's is not taken: refused."""
     job = provider._api().get_job(id_)
     if job is None:
         raise ImportRefused(f"training job {id_}: no such job in this project (import takes the job id, e.g. from "
                             "the console or `python -m modelarts_provider logs`)")
     token = token_on(job.metadata.annotations)
-    previous = (job.metadata.annotations or {}).get(OWNER_ANNOTATION)
-    owner = OwnerMark(stack=ctx.stack_label, resource=ctx.name, token=token or ctx.new_token())
-    if previous and previous != owner.label:
-        say(f"{job.name}: imported; it carried the owner mark of {previous}, now recorded as {owner.label}'s")
+    owner = OwnerMark(stack=ctx.stack_label, resource=ctx.name, token=ctx.new_token())
+    if token is not None:
+        if (job.metadata.annotations or {}).get(OWNER_ANNOTATION) != owner.label:
+            raise ImportRefused(f"training job {job.name} ({id_}) is not this resource's to import: "
+                                f"{owner_text(job.metadata.annotations)}; import it into that stack, or declare it "
+                                "with adopt_job_id (used, never stopped or deleted by this stack)")
+        owner = OwnerMark(stack=owner.stack, resource=owner.resource, token=token)
+        say(f"{job.name}: carries this resource's owner mark: imported as its own again")
     # The short declaration (no defaults written out) is what the generated code shows; the state's outputs
     # hold the canonical form, as after any create.
     inputs = {**declaration_of(job), "owner": owner.model_dump()}

@@ -150,3 +150,25 @@ def test_engine_cancel_reaches_the_waits() -> None:
         assert provider_base.cancelled()
     finally:
         provider_base._CANCELLED.clear()  # process-wide: other tests of this worker wait normally
+
+
+def _import(plugin: ModelArtsPlugin, name: str, job_id: str) -> Any:
+    return _run(plugin.read(p.ReadRequest(URN.format("TrainingJob", name), job_id, {}, {})))
+
+
+def test_import_follows_the_ownership_rules(emulator: Any) -> None:
+    plugin = _configured(emulator)
+    made = _create(plugin, "TrainingJob", "train", _job_inputs(name="train-job"))
+    token = plain_map(made.properties)["owner"]["token"]
+    # This very resource's job, imported again (e.g. after `pulumi state delete`): ours again, same token.
+    again = plain_map(_import(plugin, "train", made.resource_id).inputs)
+    assert again["owner"] == {"stack": "organization/proj/dev", "resource": "train", "token": token}
+    assert again["name"] == "train-job" and again["algorithm"] == {"id": ALGORITHM_ID, "parameters": [
+        {"name": "epochs", "value": "10"}, {"name": "lr", "value": "0.01"}]}  # the algorithm's defaults, filled in
+    # Another resource's job is not taken; nothing changed on it.
+    with pytest.raises(doors.ImportRefused, match=r"not this resource's to import: it belongs to "
+                                                  r"organization/proj/dev::train"):
+        _import(plugin, "other", made.resource_id)
+    with pytest.raises(doors.ImportRefused, match="no such job"):
+        _import(plugin, "other", "00000000-0000-0000-0000-000000000000")
+    assert [j["status"]["phase"] for j in emulator.jobs()] in (["Creating"], ["Pending"], ["Running"])
