@@ -172,3 +172,19 @@ def test_import_follows_the_ownership_rules(emulator: Any) -> None:
     with pytest.raises(doors.ImportRefused, match="no such job"):
         _import(plugin, "other", "00000000-0000-0000-0000-000000000000")
     assert [j["status"]["phase"] for j in emulator.jobs()] in (["Creating"], ["Pending"], ["Running"])
+
+
+def test_custom_delete_timeout_bounds_the_stop(tmp_path: Any) -> None:
+    """customTimeouts.delete replaces delete_timeout_seconds (900 s): a job that takes 60 s to stop fails the
+    delete after the custom 1 s, naming it, and stays in the service (the next destroy goes on)."""
+    from modelarts_emulator.testing import running_emulator
+
+    with running_emulator(tmp_path / "slow-stop", phase_seconds=60, run_seconds=600) as emu:
+        plugin = _configured(emu)
+        made = _create(plugin, "TrainingJob", "train", _job_inputs(name="slow-stop", poll_interval_seconds=0.1))
+        started = time.monotonic()
+        with pytest.raises(Exception, match=r"slow-stop .* did not stop within 1s"):
+            _run(plugin.delete(p.DeleteRequest(URN.format("TrainingJob", "train"), made.resource_id,
+                                               made.properties, 1.0)))
+        assert time.monotonic() - started < 15
+        assert [j["status"]["phase"] for j in emu.jobs()] == ["Terminating"]
