@@ -20,8 +20,9 @@ def write_program(workdir: Path, resources: dict[str, Any], outputs: dict[str, A
     (workdir / "Pulumi.yaml").write_text(yaml.safe_dump(program, sort_keys=False))
 
 
-def yaml_stack(base: Path, emu: Any, resources: dict[str, Any], outputs: dict[str, Any] | None = None) -> Stack:
-    """A fresh YAML project in `base/project` with one stack configured for the emulator."""
+def yaml_stack(base: Path, emu: Any, resources: dict[str, Any], outputs: dict[str, Any] | None = None, *,
+               config: dict[str, str] | None = None, secrets: dict[str, str] | None = None) -> Stack:
+    """A fresh YAML project in `base/project` with one stack configured for the emulator (or as given)."""
     if not (engine_bin_dir() / "pulumi-language-yaml").exists():
         raise AssertionError("the YAML language host is missing: run ./dev setup (scripts/install_engine.sh builds it)")
     workdir = base / "project"
@@ -29,7 +30,7 @@ def yaml_stack(base: Path, emu: Any, resources: dict[str, Any], outputs: dict[st
     write_program(workdir, resources, outputs)
     st = Stack(workdir=workdir, name="test", env=pulumi_env(base))
     st.run("stack", "init", "test", stack_flag=False)
-    st.set_all_config({"modelarts:region": "cn-north-4", "modelarts:projectId": emu.project_id,
-                       "modelarts:endpoint": emu.url, "modelarts:accessKey": emu.access_key},
-                      {"modelarts:secretKey": emu.secret_key})
+    st.set_all_config(config if config is not None else {
+        "modelarts:region": "cn-north-4", "modelarts:projectId": emu.project_id, "modelarts:endpoint": emu.url,
+        "modelarts:accessKey": emu.access_key}, secrets if secrets is not None else {"modelarts:secretKey": emu.secret_key})
     return st

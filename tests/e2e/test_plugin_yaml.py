@@ -161,3 +161,31 @@ def test_readme_yaml_example_previews(tmp_path: Path, emu: Any) -> None:
     assert re.search(r"\+\s+modelarts:index:TrainingJob\s+train\s+create", preview.stdout), preview.stdout
     assert re.search(r"\+\s+modelarts:index:JobsAwait\s+waited\s+create", preview.stdout), preview.stdout
     assert emu.jobs() == []
+
+
+def test_yaml_bucket_and_code_upload(tmp_path: Path) -> None:
+    """Bucket and CodeUpload from YAML against the local OBS: local_dir relative to the project (the plugin runs in
+    the project directory, as the Python program does), the upload's outputs feed a job's code_dir and boot_file."""
+    from obs_emulator.testing import running_obs
+
+    with running_obs(tmp_path / "obs") as obs:
+        resources = {
+            "code-bucket": {"type": "modelarts:index:Bucket", "properties": {"bucket": "yaml-code"}},
+            "mnist": {"type": "modelarts:index:CodeUpload",
+                      "properties": {"local_dir": "./code", "boot_file": "train.py",
+                                     "bucket": "${code-bucket.bucket}"}},
+        }
+        workdir = tmp_path / "project"
+        st = yaml_stack(tmp_path, obs, resources, {"codeDir": "${mnist.code_dir}", "bootFile": "${mnist.boot_file}"},
+                        config={"modelarts:region": "cn-north-4", "modelarts:accessKey": obs.access_key,
+                                "modelarts:obsEndpoint": obs.url}, secrets={"modelarts:secretKey": obs.secret_key})
+        (workdir / "code").mkdir()
+        (workdir / "code" / "train.py").write_text("print('train')\n")
+        st.up()
+        out = st.outputs()
+        assert re.fullmatch(r"obs://yaml-code/code/mnist/[0-9a-f]{16}/[0-9a-f]{16}/", out["codeDir"]), out
+        assert out["bootFile"] == out["codeDir"] + "train.py"
+        keys = [o["Key"] for o in obs.client().list_objects(Bucket="yaml-code").get("Contents", [])]
+        assert any(k.endswith("/train.py") for k in keys)
+        st.destroy()
+        assert not obs.client().list_buckets().get("Buckets")
