@@ -188,3 +188,16 @@ def test_custom_delete_timeout_bounds_the_stop(tmp_path: Any) -> None:
                                                made.properties, 1.0)))
         assert time.monotonic() - started < 15
         assert [j["status"]["phase"] for j in emu.jobs()] == ["Terminating"]
+
+
+def test_output_per_run_folders_follow_the_derived_name() -> None:
+    ctx = Context(URN.format("TrainingJob", "train"), b"seed")
+    news = {"algorithm": {"code_dir": "obs://b/code/", "boot_file": "obs://b/code/t.py",
+                          "engine": {"engine_id": "e"}, "outputs": [{"name": "out", "obs_url": "obs://b/out/"}]},
+            "flavor_id": "f", "output_per_run": True, "log_export_path": {"obs_url": "obs://b/logs"}}
+    first = prepare_training_job(ctx, {}, news)
+    run = first["name"]
+    assert first["algorithm"]["outputs"][0]["obs_url"] == f"obs://b/out/{run}/"
+    assert first["log_export_path"]["obs_url"] == f"obs://b/logs/{run}/"
+    assert news["algorithm"]["outputs"][0]["obs_url"] == "obs://b/out/"  # the declaration is not changed
+    assert prepare_training_job(ctx, first, news) == first  # the next check: same run, same folders
