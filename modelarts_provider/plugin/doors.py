@@ -4,8 +4,8 @@ that does the work behind both front doors.
 A row adds only what the Python resource classes do in the program before their provider is called, which a
 YAML or TypeScript program cannot do (`prepare`: derived job names, owner marks, a code directory's hash),
 how the engine's customTimeouts reach the provider's own deadline inputs (`timeouts`), and how an existing
-object is read for `pulumi import` (`importer`). A new resource type plugs in with one row in DOORS (and its
-schema in schema.py).
+object is read for `pulumi import` (`importer`). A new resource type plugs in with one row in DOORS: its schema
+comes from the row's pydantic models (schema.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+
 from ..awaiting.provider import JobsAwaitProvider
+from ..bucket.args import BucketArgs, BucketOutputs
 from ..bucket.provider import BucketProvider
 from ..code_upload.inputs import ARGS as CODE_UPLOAD_ARGS, provider_inputs
 from ..code_upload.provider import CodeUploadProvider
@@ -93,6 +96,9 @@ class Door:
     prepare: Prepare = _as_is
     timeouts: Timeouts = _no_timeouts
     importer: Importer = field(default_factory=lambda: _not_importable("this resource"))
+    # The schema of a type without a schema of its own in schema.py: its inputs' and outputs' pydantic models.
+    args_model: type[BaseModel] | None = None
+    outputs_model: type[BaseModel] | None = None
 
 
 # --- TrainingJob ---------------------------------------------------------------------------------
@@ -210,7 +216,7 @@ DOORS: dict[str, Door] = {
     "CodeUpload": Door(CodeUploadProvider, "A local code directory uploaded to OBS under a content-addressed prefix.",
                        prepare_code_upload, importer=_not_importable("CodeUpload")),
     "Bucket": Door(BucketProvider, "An OBS bucket the stack creates, or one it only uses (create: false).",
-                   prepare_bucket, importer=import_bucket),
+                   prepare_bucket, importer=import_bucket, args_model=BucketArgs, outputs_model=BucketOutputs),
 }
 
 

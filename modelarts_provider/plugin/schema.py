@@ -13,13 +13,12 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..awaiting.args import AwaitedJob, AwaitedStatus
-from ..bucket.args import BucketArgs, BucketOutputs
 from ..code_upload.args import CodeUploadOutputs
 from ..ownership import OwnerMark
 from ..provider_config import ENV_FALLBACKS, SECRET_KEYS
 from ..training_job.args import TrainingJobArgs
 from ..training_job.outputs import JobStatusOutputs
-from .doors import DOORS, PACKAGE, token
+from .doors import DOORS, PACKAGE, Door, token
 
 # Where each nested model sits in the create-training-job request (descriptions of fields without their own).
 API_PATHS = {
@@ -156,8 +155,9 @@ class _Builder:
             return own
         if f"{model}.{field}" in DESCRIPTIONS:
             return DESCRIPTIONS[f"{model}.{field}"]
-        where = API_PATHS.get(model, model)
-        return f"{where}.{field} of the ModelArts v2 create-training-job request, as the API documents it."
+        if model in API_PATHS:
+            return f"{API_PATHS[model]}.{field} of the ModelArts v2 create-training-job request, as the API documents it."
+        return f"{field.replace('_', ' ')} ({model})"  # a model of its own: give the field a Field(description=...)
 
     def spec(self, js: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
         """A JSON-schema fragment (pydantic's) -> a Pulumi type spec."""
@@ -200,6 +200,16 @@ def _resource(description: str, inputs: dict[str, Any], outputs: dict[str, Any],
             **({"requiredInputs": required} if required else {})}
 
 
+def _from_models(b: _Builder, door: Door) -> dict[str, Any]:
+    """A type described by its row's models alone (inputs without a default are required)."""
+    if door.args_model is None:
+        raise ValueError(f"{door.provider.__name__}: its row in DOORS names no args_model, and schema.py has no "
+                         "schema of its own for it")
+    required = [k for k, f in door.args_model.model_fields.items() if f.is_required()]
+    outputs = b.of_model(door.outputs_model) if door.outputs_model is not None else {}
+    return _resource(door.description, b.of_model(door.args_model), outputs, required)
+
+
 def schema(version: str) -> dict[str, Any]:
     b = _Builder()
     job_all = b.of_model(TrainingJobArgs)
@@ -228,14 +238,13 @@ def schema(version: str) -> dict[str, Any]:
                       **{k: {"type": t, "description": d} for k, (t, d) in CODE_UPLOAD_OUTPUTS_EXTRA.items()}}
     upload_outputs["boot_file"] = {"type": "string", "description": DESCRIPTIONS["CodeUploadOutputs.boot_file"]
                                    + " (The input of that name is the path relative to local_dir.)"}
-    resources = {
-        token("TrainingJob"): _resource(DOORS["TrainingJob"].description, job_inputs, job_outputs),
-        token("JobsAwait"): _resource(DOORS["JobsAwait"].description, await_inputs, await_outputs, ["jobs"]),
-        token("CodeUpload"): _resource(DOORS["CodeUpload"].description, upload_inputs, upload_outputs,
-                                       ["local_dir", "boot_file", "bucket"]),
-        token("Bucket"): _resource(DOORS["Bucket"].description, b.of_model(BucketArgs), b.of_model(BucketOutputs),
-                                   ["bucket"]),
+    own = {  # types whose inputs are not one model (TrainingJob's provider-set fields, the program-side ones)
+        "TrainingJob": _resource(DOORS["TrainingJob"].description, job_inputs, job_outputs),
+        "JobsAwait": _resource(DOORS["JobsAwait"].description, await_inputs, await_outputs, ["jobs"]),
+        "CodeUpload": _resource(DOORS["CodeUpload"].description, upload_inputs, upload_outputs,
+                                ["local_dir", "boot_file", "bucket"]),
     }
+    resources = {token(name): own[name] if name in own else _from_models(b, door) for name, door in DOORS.items()}
     config = {key: {"type": "string", "description": CONFIG_DESCRIPTIONS.get(key, key)
                     + (f" Environment: {', '.join(envs)}." if envs else ""),
                     **({"secret": True} if key in SECRET_KEYS else {})}

@@ -201,3 +201,27 @@ def test_output_per_run_folders_follow_the_derived_name() -> None:
     assert first["log_export_path"]["obs_url"] == f"obs://b/logs/{run}/"
     assert news["algorithm"]["outputs"][0]["obs_url"] == "obs://b/out/"  # the declaration is not changed
     assert prepare_training_job(ctx, first, news) == first  # the next check: same run, same folders
+
+
+def test_a_new_resource_plugs_in_with_one_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row naming a provider class and its models: served (check routed to that provider) and in the schema."""
+    from pydantic import BaseModel, Field
+
+    from modelarts_provider.bucket.provider import BucketProvider
+
+    class PoolArgs(BaseModel):
+        pool_name: str = Field(description="The pool's name.")
+        nodes: int = Field(1, description="Nodes in the pool.")
+
+    class PoolProvider(BucketProvider):  # stands in for a new resource's provider
+        def check(self, olds: dict[str, Any], news: dict[str, Any]) -> Any:
+            from pulumi.dynamic import CheckResult
+            return CheckResult({**news, "checked_by": "pool"}, [])
+
+    monkeypatch.setitem(DOORS, "Pool", doors.Door(PoolProvider, "A training pool.", args_model=PoolArgs))
+    spec = schema("0.1.0")["resources"]["modelarts:index:Pool"]
+    assert spec["requiredInputs"] == ["pool_name"]
+    assert spec["inputProperties"]["nodes"] == {"type": "integer", "description": "Nodes in the pool."}
+    checked = _run(ModelArtsPlugin().check(p.CheckRequest(URN.format("Pool", "p"), {},
+                                                          property_map({"pool_name": "a"}), b"")))
+    assert plain_map(checked.inputs) == {"pool_name": "a", "checked_by": "pool"}
