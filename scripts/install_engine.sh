@@ -26,7 +26,8 @@ host_cached() {
     [ -x "$MODELARTS_ENGINE_BIN/pulumi-language-python-exec" ] &&
     [ -x "$MODELARTS_ENGINE_BIN/pulumi-resource-pulumi-python" ]
 }
-sdkgen_cached() { [ -x "$sdkgen" ] && [ "$sdkgen" -nt "$scripts/sdkgen/main.go" ]; }
+sdkgen_id() { sha256sum "$scripts/sdkgen/main.go" | cut -c1-12; }  # rebuilt when its source changes
+sdkgen_cached() { [ -x "$sdkgen" ] && [ -f "$MODELARTS_ENGINE_BIN/.sdkgen-$(sdkgen_id)" ]; }
 yaml_cached() {
   [ -x "$yaml_host" ] && [ -f "$MODELARTS_ENGINE_BIN/.yaml-host-$PULUMI_YAML_VERSION" ]
 }
@@ -142,6 +143,7 @@ replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-202
   (cd "$dir" && GOFLAGS=-mod=mod go mod tidy)
   (cd "$dir" && go build -trimpath -ldflags "-s -w" -o "$sdkgen.tmp" .)
   mv "$sdkgen.tmp" "$sdkgen"
+  touch "$MODELARTS_ENGINE_BIN/.sdkgen-$(sdkgen_id)"
 }
 
 log="${STEP_LOG:-$MODELARTS_STATE/setup.log}"
