@@ -23,7 +23,6 @@ OBS. Credentials are read by the provider (``modelarts:`` config or environment)
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, Optional, TypedDict
 
 import pulumi
