@@ -30,14 +30,13 @@ import pulumi_random as random
 from pulumi.dynamic import Resource
 
 from .args import OUTPUT_KEYS
-from .inputs import provider_inputs
+from .inputs import ARGS, provider_inputs
 from .provider import CodeUploadProvider
 
 __all__ = ["CodeUpload", "CodeUploadInputs", "PROVIDER"]
 
 PROVIDER = CodeUploadProvider()  # one provider object: identical pickles for every upload
-_ARGS = {"local_dir", "boot_file", "bucket", "prefix", "job_key", "excludes", "max_total_bytes",
-         "max_files", "parallelism"}
+_ARGS = ARGS  # the constructor's arguments (inputs.py: the plugin's CodeUpload takes the same)
 
 
 class CodeUploadInputs(TypedDict, total=False):
