@@ -99,6 +99,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="pollIntervalSeconds of the waitFor: none / created sweeps (5 = the stack default)")
     ap.add_argument("--b4-run-seconds", type=float, default=10.0, help="emulator --run-seconds for B4")
     ap.add_argument("--b4-phase-seconds", type=float, default=1.0, help="emulator --phase-seconds for B4")
+    ap.add_argument("--b4-plugin", action="store_true",
+                    help="B4's completed sweeps also through the provider plugin (a YAML program), beside the dynamic "
+                         "provider's: plugin-b4.md (issue 25; `python -m benchmarks.plugin_sweeps` runs them alone)")
     ap.add_argument("--profile", default="", help="comma-separated N whose provider process is sampled")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results")
     ap.add_argument("--pulumi-env", action="append", default=[], metavar="KEY=VALUE",
@@ -138,7 +141,14 @@ def main(argv: list[str] | None = None) -> int:
                              latency_ms=args.latency_ms if args.b4_latency_ms is None else args.b4_latency_ms,
                              poll_s=args.b4_poll_seconds,
                              calls_poll_s=args.b4_calls_poll_seconds, run_s=args.b4_run_seconds, phase_s=args.b4_phase_seconds)
-            b4 = run_b4(work, cfg, log=lambda m: print(m, flush=True), extra_env=extra_env).to_json()
+            b4_res = run_b4(work, cfg, log=lambda m: print(m, flush=True), extra_env=extra_env)
+            b4 = b4_res.to_json()
+            if args.b4_plugin:
+                from benchmarks.plugin_sweeps import run_plugin, write
+
+                dynamic = [r for r in b4_res.runs if r.wait_for == "completed" and r.strategy == "auto"]
+                write(args.out, cfg, dynamic + [run_plugin(work, cfg, n, log=lambda m: print(m, flush=True))
+                                                for n in cfg.sizes])
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)

@@ -208,3 +208,9 @@ class ModelArtsProvider(SettingsProvider[ProviderSettings]):
 
     def _api(self) -> Any:
         return client_for(self._require_settings())
+
+
+def request_cancel() -> None:
+    """The engine's Cancel as the provider plugin (modelarts_provider.plugin) receives it first-hand: every wait
+    of this process stops as it does after listen_for_cancel() recorded it."""
+    _CANCELLED.set()

@@ -14,6 +14,8 @@ export MODELARTS_ROOT MODELARTS_ENGINE_CACHE MODELARTS_ENGINE_BIN MODELARTS_STAT
 if ! command -v pulumi >/dev/null 2>&1 || [ "$(pulumi version 2>/dev/null)" != "v$PULUMI_VERSION" ]; then
   PATH="$MODELARTS_ENGINE_BIN:$PATH"
 fi
+# Our other engine tools (the YAML language host, modelarts-sdkgen) also beside a pinned pulumi of your own.
+case ":$PATH:" in *":$MODELARTS_ENGINE_BIN:"*) ;; *) PATH="$PATH:$MODELARTS_ENGINE_BIN" ;; esac
 # A Pulumi home whose plugins/ holds the random plugin we built (found like a downloaded plugin).
 MODELARTS_PULUMI_HOME="$MODELARTS_ENGINE_CACHE/engine-v$PULUMI_VERSION/home"
 MODELARTS_RANDOM_PLUGIN_DIR="$MODELARTS_PULUMI_HOME/plugins/resource-random-v$PULUMI_RANDOM_VERSION"

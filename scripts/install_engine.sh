@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Pulumi engine offline, from Go modules, into a versioned cache outside the repository:
 #   pulumi (CLI), pulumi-language-python (+ its exec script), pulumi-resource-pulumi-python (dynamic
-#   provider launcher) in bin/, and pulumi-resource-random in the plugins/ of a Pulumi home beside it.
+#   provider launcher), pulumi-language-yaml (Pulumi YAML programs: the modelarts plugin's other-language
+#   door, issue 25), modelarts-sdkgen (its TypeScript SDK generator) in bin/, and pulumi-resource-random in the plugins/ of a Pulumi home beside it.
 # Idempotent and silent when everything is cached. Otherwise one line per step on standard error,
 #   engine: building pulumi CLI (step 1 of 3)... done in 354 s
 # with the build tools' own output in $MODELARTS_STATE/setup.log (.state/setup.log), whose tail is
@@ -15,6 +16,8 @@ exec >&2  # every message here is for people; stdout stays free for the caller's
 
 cli="$MODELARTS_ENGINE_BIN/pulumi"
 host="$MODELARTS_ENGINE_BIN/pulumi-language-python"
+yaml_host="$MODELARTS_ENGINE_BIN/pulumi-language-yaml"
+sdkgen="$MODELARTS_ENGINE_BIN/modelarts-sdkgen"
 work="$MODELARTS_ENGINE_CACHE/build"
 
 cli_cached() { [ -x "$cli" ] && [ "$("$cli" version 2>/dev/null)" = "v$PULUMI_VERSION" ]; }
@@ -22,6 +25,11 @@ host_cached() {
   [ -x "$host" ] && [ -f "$MODELARTS_ENGINE_BIN/.python-host-$PULUMI_PYTHON_HOST_SDK_VERSION" ] &&
     [ -x "$MODELARTS_ENGINE_BIN/pulumi-language-python-exec" ] &&
     [ -x "$MODELARTS_ENGINE_BIN/pulumi-resource-pulumi-python" ]
+}
+sdkgen_id() { sha256sum "$scripts/sdkgen/main.go" | cut -c1-12; }  # rebuilt when its source changes
+sdkgen_cached() { [ -x "$sdkgen" ] && [ -f "$MODELARTS_ENGINE_BIN/.sdkgen-$(sdkgen_id)" ]; }
+yaml_cached() {
+  [ -x "$yaml_host" ] && [ -f "$MODELARTS_ENGINE_BIN/.yaml-host-$PULUMI_YAML_VERSION" ]
 }
 random_cached() { "$scripts/build_random_plugin.sh" --check; }
 # The user's own pulumi of the pinned version (with its language host) wins; only the random plugin is ours.
@@ -32,6 +40,8 @@ todo() { # the steps still to do, in order
     cli_cached || echo cli
     host_cached || echo host
   fi
+  yaml_cached || echo yaml
+  sdkgen_cached || echo sdkgen
   random_cached || echo random
 }
 
@@ -95,6 +105,47 @@ require github.com/pulumi/pulumi/sdk/v3 v$PULUMI_PYTHON_HOST_SDK_VERSION" \
   touch "$MODELARTS_ENGINE_BIN/.python-host-$PULUMI_PYTHON_HOST_SDK_VERSION"
 }
 
+# The YAML language host (pulumi-yaml's own module); its pulumi requirement is raised to the CLI's version,
+# whose modules the CLI's build already put in the module cache.
+build_yaml_host() {
+  build_in_wrapper yaml-host github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml "$yaml_host" \
+    "module modelarts.local/build/yamlhost
+
+go 1.25.11
+
+require (
+	github.com/pulumi/pulumi-yaml v$PULUMI_YAML_VERSION
+	github.com/pulumi/pulumi/pkg/v3 v$PULUMI_VERSION
+	github.com/pulumi/pulumi/sdk/v3 v$PULUMI_VERSION
+)
+
+replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-20241001131231-d02d263e614e" \
+    "-X github.com/pulumi/pulumi-yaml/pkg/version.Version=v$PULUMI_YAML_VERSION"
+  touch "$MODELARTS_ENGINE_BIN/.yaml-host-$PULUMI_YAML_VERSION"
+}
+
+# The TypeScript SDK generator of the modelarts plugin (scripts/sdkgen: the CLI's own nodejs codegen, whose
+# language host the Go proxy does not serve); the pkg module is the CLI's, already in the module cache.
+build_sdkgen() {
+  local dir="$work/sdkgen"
+  mkdir -p "$dir"
+  cp "$scripts/sdkgen/main.go" "$dir/main.go"
+  printf '%s\n' "module modelarts.local/build/sdkgen
+
+go 1.25
+
+require (
+	github.com/pulumi/pulumi/pkg/v3 v$PULUMI_VERSION
+	github.com/pulumi/pulumi/sdk/v3 v$PULUMI_VERSION
+)
+
+replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-20241001131231-d02d263e614e" >"$dir/go.mod"
+  (cd "$dir" && GOFLAGS=-mod=mod go mod tidy)
+  (cd "$dir" && go build -trimpath -ldflags "-s -w" -o "$sdkgen.tmp" .)
+  mv "$sdkgen.tmp" "$sdkgen"
+  touch "$MODELARTS_ENGINE_BIN/.sdkgen-$(sdkgen_id)"
+}
+
 log="${STEP_LOG:-$MODELARTS_STATE/setup.log}"
 total=$(printf '%s\n' "$steps" | wc -l) n=0 start=$SECONDS
 if own_cli; then
@@ -107,6 +158,8 @@ for s in $steps; do
   case "$s" in
     cli) step "engine: building pulumi CLI (step $n of $total)" build_cli ;;
     host) step "engine: building python language host (step $n of $total)" build_host ;;
+    yaml) step "engine: building YAML language host (step $n of $total)" build_yaml_host ;;
+    sdkgen) step "engine: building TypeScript SDK generator (step $n of $total)" build_sdkgen ;;
     random) step "engine: building random provider plugin (step $n of $total)" "$scripts/build_random_plugin.sh" ;;
   esac
 done

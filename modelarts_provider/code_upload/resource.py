@@ -23,7 +23,6 @@ OBS. Credentials are read by the provider (``modelarts:`` config or environment)
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, Optional, TypedDict
 
 import pulumi
@@ -31,14 +30,13 @@ import pulumi_random as random
 from pulumi.dynamic import Resource
 
 from .args import OUTPUT_KEYS
-from .manifest import Limits, ScanError, digest, scan, source_of
+from .inputs import ARGS, provider_inputs
 from .provider import CodeUploadProvider
 
 __all__ = ["CodeUpload", "CodeUploadInputs", "PROVIDER"]
 
 PROVIDER = CodeUploadProvider()  # one provider object: identical pickles for every upload
-_ARGS = {"local_dir", "boot_file", "bucket", "prefix", "job_key", "excludes", "max_total_bytes",
-         "max_files", "parallelism"}
+_ARGS = ARGS  # the constructor's arguments (inputs.py: the plugin's CodeUpload takes the same)
 
 
 class CodeUploadInputs(TypedDict, total=False):
@@ -75,22 +73,7 @@ class CodeUpload(Resource, module="modelarts", name="CodeUpload"):
         if unknown:
             raise TypeError(f"CodeUpload {resource_name}: unknown argument(s) {', '.join(unknown)} "
                             f"(expected {', '.join(sorted(_ARGS))})")
-        local_dir = str(_plain("local_dir", given.get("local_dir", "")))
-        boot_file = str(_plain("boot_file", given.get("boot_file", ""))).removeprefix("./")
-        excludes = list(_plain("excludes", given.get("excludes") or []))
-        limits = {k: _plain(k, given[k]) for k in ("max_total_bytes", "max_files") if k in given}
-        props: dict[str, Any] = {
-            "local_dir": local_dir,
-            "source_path": str(source_of(local_dir)) if local_dir else "",
-            "bucket": given.get("bucket"),
-            "prefix": _plain("prefix", given.get("prefix", "code")),
-            "job_key": _plain("job_key", given.get("job_key", resource_name)),
-            "boot_file_path": boot_file,
-            "excludes": excludes,
-            "parallelism": _plain("parallelism", given.get("parallelism", 8)),
-            **limits,
-        }
-        props.update(_content(props["source_path"], local_dir, excludes, limits))
+        props = provider_inputs(resource_name, {k: _plain(k, v) if k != "bucket" else v for k, v in given.items()})
         # This resource's own prefix (layout.py): a RandomId in the state before anything is uploaded.
         parent = opts.parent if opts is not None else None
         props["owner_token"] = random.RandomId(f"{resource_name}-owner", byte_length=8,
@@ -99,14 +82,3 @@ class CodeUpload(Resource, module="modelarts", name="CodeUpload"):
             props.setdefault(key, None)
         super().__init__(PROVIDER, resource_name, props, opts)
 
-
-def _content(source: str, shown: str, excludes: list[str], limits: dict[str, Any]) -> dict[str, Any]:
-    """content_hash, file_count, total_bytes; None each when the directory cannot be used (check()
-    then names the problem at preview, instead of a traceback from the program)."""
-    try:
-        lim = Limits(**limits)
-        manifest = scan(Path(source), shown, excludes, lim)
-        return {"content_hash": digest(Path(source), manifest).content_hash,
-                "file_count": len(manifest.files), "total_bytes": manifest.total_bytes}
-    except (ScanError, ValueError, OSError):
-        return {"content_hash": None, "file_count": None, "total_bytes": None}

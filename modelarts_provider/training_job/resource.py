@@ -135,18 +135,19 @@ def _in_run_folder(url: Any, run: pulumi.Output[str]) -> Any:
     return pulumi.Output.concat(pulumi.Output.from_input(url).apply(lambda u: u.rstrip("/") + "/"), run, "/")
 
 
-def with_run_folders(props: dict[str, Any], run: pulumi.Output[str]) -> dict[str, Any]:
+def with_run_folders(props: dict[str, Any], run: Any, in_folder: Any = _in_run_folder) -> dict[str, Any]:
     """output_per_run: every output channel and the log export path get a folder named after the run (the
-    derived job name, renewed with each replacement), so a new run never writes over an earlier one."""
+    derived job name, renewed with each replacement), so a new run never writes over an earlier one.
+    `in_folder(url, run)`: Outputs here; plain strings in the provider plugin's check."""
     out = dict(props)
     alg = out.get("algorithm")
     if isinstance(alg, Mapping) and alg.get("outputs"):
-        out["algorithm"] = {**alg, "outputs": [{**ch, "obs_url": _in_run_folder(ch["obs_url"], run)}
+        out["algorithm"] = {**alg, "outputs": [{**ch, "obs_url": in_folder(ch["obs_url"], run)}
                                                if isinstance(ch, Mapping) and ch.get("obs_url") else ch
                                                for ch in alg["outputs"]]}
     log = out.get("log_export_path")
     if isinstance(log, Mapping) and log.get("obs_url"):
-        out["log_export_path"] = {**log, "obs_url": _in_run_folder(log["obs_url"], run)}
+        out["log_export_path"] = {**log, "obs_url": in_folder(log["obs_url"], run)}
     return out
 
 

@@ -1,0 +1,224 @@
+"""The resource types the provider plugin serves: one row per type, each naming the dynamic provider class
+that does the work behind both front doors.
+
+A row adds only what the Python resource classes do in the program before their provider is called, which a
+YAML or TypeScript program cannot do (`prepare`: derived job names, owner marks, a code directory's hash),
+how the engine's customTimeouts reach the provider's own deadline inputs (`timeouts`), and how an existing
+object is read for `pulumi import` (`importer`). A new resource type plugs in with one row in DOORS: its schema
+comes from the row's pydantic models (schema.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..awaiting.provider import JobsAwaitProvider
+from ..bucket.args import BucketArgs, BucketOutputs
+from ..bucket.provider import BucketProvider
+from ..code_upload.inputs import ARGS as CODE_UPLOAD_ARGS, provider_inputs
+from ..code_upload.provider import CodeUploadProvider
+from ..ownership import OWNER_ANNOTATION, OwnerMark, owner_text, token_on
+from ..provider_base import ProviderError, SettingsProvider, say
+from ..training_job.from_live import declaration_of
+from ..training_job.normalize import spec_hash
+from ..training_job.provider import TrainingJobProvider
+from ..training_job.resource import name_prefix, with_run_folders
+
+PACKAGE = "modelarts"
+SUFFIX_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
+SUFFIX_LENGTH = 6
+# The organization part of an owner mark: what `pulumi.get_organization()` gives a program on a file backend
+# (the provider protocol does not tell a provider its organization).
+ORGANIZATION = "organization"
+
+
+class ImportRefused(ProviderError):
+    """`pulumi import` of a type that has no live object to read, or of an object that cannot be adopted."""
+
+
+@dataclass(frozen=True)
+class Context:
+    """Who is asking: the resource's URN parts, and the engine's random seed of this check."""
+
+    urn: str
+    random_seed: bytes = b""
+
+    @property
+    def name(self) -> str:
+        return self.urn.rsplit("::", 1)[-1]
+
+    @property
+    def stack_label(self) -> str:
+        # urn:pulumi:<stack>::<project>::<type>::<name>
+        head = self.urn.split("::")
+        stack = head[0].rsplit(":", 1)[-1] if head else ""
+        project = head[1] if len(head) > 1 else ""
+        return f"{ORGANIZATION}/{project}/{stack}"
+
+    def new_token(self) -> str:
+        """A new owner token: from the engine's seed when it gave one, else from the OS."""
+        if self.random_seed:
+            return hashlib.sha256(self.random_seed + self.urn.encode()).hexdigest()[:16]
+        return os.urandom(8).hex()
+
+
+Props = dict[str, Any]
+Prepare = Callable[[Context, Props, Props], Props]
+Timeouts = Callable[[str, Props, float], Props]
+Importer = Callable[[Any, str, Context], tuple[Props, Props]]
+
+
+def _as_is(_ctx: Context, _olds: Props, news: Props) -> Props:
+    return news
+
+
+def _no_timeouts(_op: str, props: Props, _timeout: float) -> Props:
+    return props
+
+
+def _not_importable(kind: str) -> Importer:
+    def refuse(_provider: Any, id_: str, _ctx: Context) -> tuple[Props, Props]:
+        raise ImportRefused(f"{kind} {id_}: cannot be imported (it holds nothing that lives on its own in the "
+                            "cloud): declare it in the program instead")
+    return refuse
+
+
+@dataclass(frozen=True)
+class Door:
+    provider: type[SettingsProvider[Any]]
+    description: str
+    prepare: Prepare = _as_is
+    timeouts: Timeouts = _no_timeouts
+    importer: Importer = field(default_factory=lambda: _not_importable("this resource"))
+    # The schema of a type without a schema of its own in schema.py: its inputs' and outputs' pydantic models.
+    args_model: type[BaseModel] | None = None
+    outputs_model: type[BaseModel] | None = None
+
+
+# --- TrainingJob ---------------------------------------------------------------------------------
+
+
+def _owner(ctx: Context, olds: Props, news: Props) -> Props:
+    for props in (news, olds):
+        if isinstance(props.get("owner"), dict):
+            return props["owner"]
+    return {"stack": ctx.stack_label, "resource": ctx.name, "token": ctx.new_token()}
+
+
+def _suffix(token: str, spec: str) -> str:
+    """The derived name's suffix: renewed when the spec changes (what the Python resource's RandomString keepers
+    do), different per resource (the owner token is random), and the same at preview and up."""
+    digest = hashlib.sha256(f"{token}:{spec}".encode()).digest()
+    return "".join(SUFFIX_ALPHABET[b % len(SUFFIX_ALPHABET)] for b in digest[:SUFFIX_LENGTH])
+
+
+def _plain_folder(url: Any, run: str) -> Any:
+    return url.rstrip("/") + "/" + run + "/" if isinstance(url, str) else url
+
+
+def prepare_training_job(ctx: Context, olds: Props, news: Props) -> Props:
+    """What TrainingJob.__init__ does in a Python program: the owner mark, and a derived name when none is given."""
+    props = {k: v for k, v in news.items() if v is not None}
+    props["owner"] = _owner(ctx, olds, props)
+    if props.get("name") is None and props.get("adopt_job_id") is None:
+        run = f"{name_prefix(ctx.name)}-{_suffix(props['owner'].get('token', ''), spec_hash(props))}"
+        props["name"], props["derived_name"] = run, True
+        if props.get("output_per_run"):
+            props = with_run_folders(props, run, _plain_folder)
+    return props
+
+
+def training_job_timeouts(op: str, props: Props, timeout: float) -> Props:
+    """customTimeouts.delete bounds the job's stop (it replaces delete_timeout_seconds)."""
+    return {**props, "delete_timeout_seconds": timeout} if op == "delete" else props
+
+
+def import_training_job(provider: TrainingJobProvider, id_: str, ctx: Context) -> tuple[Props, Props]:
+    """`pulumi import`: the live job's declaration, and this resource's owner mark (ownership.py's rules, as for a
+    takeover). A job without a mark gets a new token recorded: it is this resource's by its id in the state, as
+    after `adopt_job_id`. A job marked as this very resource's (same stack and name: imported again after a
+    `pulumi state delete`) keeps its token. A job marked as another resource's is not taken: refused."""
+    job = provider._api().get_job(id_)
+    if job is None:
+        raise ImportRefused(f"training job {id_}: no such job in this project (import takes the job id, e.g. from "
+                            "the console or `python -m modelarts_provider logs`)")
+    token = token_on(job.metadata.annotations)
+    owner = OwnerMark(stack=ctx.stack_label, resource=ctx.name, token=ctx.new_token())
+    if token is not None:
+        if (job.metadata.annotations or {}).get(OWNER_ANNOTATION) != owner.label:
+            raise ImportRefused(f"training job {job.name} ({id_}) is not this resource's to import: "
+                                f"{owner_text(job.metadata.annotations)}; import it into that stack, or declare it "
+                                "with adopt_job_id (used, never stopped or deleted by this stack)")
+        owner = OwnerMark(stack=owner.stack, resource=owner.resource, token=token)
+        say(f"{job.name}: carries this resource's owner mark: imported as its own again")
+    # The short declaration (no defaults written out) is what the generated code shows; the state's outputs
+    # hold the canonical form, as after any create.
+    inputs = {**declaration_of(job), "owner": owner.model_dump()}
+    checked = provider.check({}, inputs)
+    if checked.failures:
+        raise ImportRefused(f"training job {job.name} ({id_}) cannot be declared: "
+                            + "; ".join(f"{f.property}: {f.reason}" for f in checked.failures))
+    read = provider.read(id_, checked.inputs)
+    return inputs, read.outs
+
+
+# --- JobsAwait -----------------------------------------------------------------------------------
+
+
+def jobs_await_timeouts(op: str, props: Props, timeout: float) -> Props:
+    """customTimeouts.create/update bound the wait: every job's deadline becomes the timeout, whatever its
+    wait_timeout_seconds (a job past it is terminated, as at its own deadline)."""
+    if op not in ("create", "update") or not isinstance(props.get("jobs"), dict):
+        return props
+    jobs = {k: ({**j, "timeout_seconds": timeout} if isinstance(j, dict) else j) for k, j in props["jobs"].items()}
+    return {**props, "jobs": jobs}
+
+
+# --- CodeUpload ----------------------------------------------------------------------------------
+
+
+def prepare_code_upload(ctx: Context, olds: Props, news: Props) -> Props:
+    """What CodeUpload.__init__ does in a Python program: read the directory (hash, size), and this resource's
+    owner token (part of the upload's prefix)."""
+    given = {k: v for k, v in news.items() if k in CODE_UPLOAD_ARGS and v is not None}
+    props = provider_inputs(ctx.name, given)  # other names are refused by the engine against the schema
+    props["owner_token"] = olds.get("owner_token") or news.get("owner_token") or ctx.new_token()
+    return props
+
+
+# --- Bucket --------------------------------------------------------------------------------------
+
+
+def prepare_bucket(_ctx: Context, _olds: Props, news: Props) -> Props:
+    return {"create": True, "force_destroy": False, **{k: v for k, v in news.items() if v is not None}}
+
+
+def import_bucket(provider: BucketProvider, id_: str, _ctx: Context) -> tuple[Props, Props]:
+    """An imported bucket is one this stack uses, never deletes (create: false): it was there before."""
+    inputs = {"bucket": id_, "create": False, "force_destroy": False}
+    read = provider.read(id_, inputs)
+    if not read.id:
+        raise ImportRefused(f"bucket {id_}: no such bucket")
+    return inputs, {**inputs, "url": f"obs://{id_}/", "created": False}
+
+
+DOORS: dict[str, Door] = {
+    "TrainingJob": Door(TrainingJobProvider, "A ModelArts training job: submitted on create (no wait: see JobsAwait).",
+                        prepare_training_job, training_job_timeouts, import_training_job),
+    "JobsAwait": Door(JobsAwaitProvider, "Waits for many training jobs at once, each to its own wait_for target.",
+                      timeouts=jobs_await_timeouts, importer=_not_importable("JobsAwait")),
+    "CodeUpload": Door(CodeUploadProvider, "A local code directory uploaded to OBS under a content-addressed prefix.",
+                       prepare_code_upload, importer=_not_importable("CodeUpload")),
+    "Bucket": Door(BucketProvider, "An OBS bucket the stack creates, or one it only uses (create: false).",
+                   prepare_bucket, importer=import_bucket, args_model=BucketArgs, outputs_model=BucketOutputs),
+}
+
+
+def token(type_name: str) -> str:
+    return f"{PACKAGE}:index:{type_name}"

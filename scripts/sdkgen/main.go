@@ -1,0 +1,76 @@
+// modelarts-sdkgen: a TypeScript (Node.js) SDK from a Pulumi package schema, with the CLI's own code generator
+// (pkg/v3/codegen/nodejs). `pulumi package gen-sdk --language nodejs` needs the Node.js language host, which the
+// Go module proxy does not serve; this is the same generator without it.
+//
+//	modelarts-sdkgen schema.json outdir
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/blang/semver"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/nodejs"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
+)
+
+// noPackages: the modelarts schema refers to no other package (pulumi.json#/Any is built in).
+type noPackages struct{}
+
+func (noPackages) LoadPackage(pkg string, _ *semver.Version) (*schema.Package, error) {
+	return nil, fmt.Errorf("package %s: the schema may refer to no other package", pkg)
+}
+
+func (noPackages) LoadPackageV2(_ context.Context, d *schema.PackageDescriptor) (*schema.Package, error) {
+	return nil, fmt.Errorf("package %s: the schema may refer to no other package", d.Name)
+}
+
+func (noPackages) LoadPackageReference(pkg string, _ *semver.Version) (schema.PackageReference, error) {
+	return nil, fmt.Errorf("package %s: the schema may refer to no other package", pkg)
+}
+
+func (noPackages) LoadPackageReferenceV2(_ context.Context, d *schema.PackageDescriptor) (schema.PackageReference, error) {
+	return nil, fmt.Errorf("package %s: the schema may refer to no other package", d.Name)
+}
+
+func fail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "modelarts-sdkgen: "+format+"\n", args...)
+	os.Exit(1)
+}
+
+func main() {
+	if len(os.Args) != 3 {
+		fail("usage: modelarts-sdkgen SCHEMA.json OUTDIR")
+	}
+	data, err := os.ReadFile(os.Args[1])
+	if err != nil {
+		fail("%v", err)
+	}
+	var spec schema.PackageSpec
+	if err := json.Unmarshal(data, &spec); err != nil {
+		fail("%s: %v", os.Args[1], err)
+	}
+	pkg, diags, err := schema.BindSpec(spec, noPackages{}, schema.ValidationOptions{})
+	if err != nil {
+		fail("%v", err)
+	}
+	if diags.HasErrors() {
+		fail("the schema does not bind: %v", diags)
+	}
+	files, err := nodejs.GeneratePackage("modelarts-sdkgen", pkg, nil, nil, false, noPackages{})
+	if err != nil {
+		fail("%v", err)
+	}
+	for name, content := range files {
+		path := filepath.Join(os.Args[2], name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			fail("%v", err)
+		}
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			fail("%v", err)
+		}
+	}
+}

@@ -1,0 +1,227 @@
+"""The provider plugin's adapter without the engine: the same providers behind it, its hooks, its schema."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from typing import Any
+
+import pytest
+
+import modelarts_provider
+from modelarts_provider.plugin import doors
+from modelarts_provider.plugin.doors import DOORS, Context, jobs_await_timeouts, prepare_training_job
+from modelarts_provider.plugin.provider import ModelArtsPlugin, _config_of
+from modelarts_provider.plugin.schema import schema
+from modelarts_provider.plugin.values import from_plain, plain_map, property_map, to_plain
+from modelarts_provider.provider_base import ProviderError
+from modelarts_provider.training_job.args import TrainingJobArgs
+from modelarts_provider.training_job.unknowns import UNKNOWN
+from pulumi.provider.experimental import provider as p
+
+ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"
+URN = "urn:pulumi:dev::proj::modelarts:index:{}::{}"
+
+
+def test_every_resource_of_the_package_is_served() -> None:
+    """A resource type exported by the package (its provider class) without a row in DOORS fails here."""
+    exported = {getattr(modelarts_provider, n) for n in modelarts_provider.__all__ if n.endswith("Provider")}
+    assert exported == {d.provider for d in DOORS.values()}
+
+
+def test_schema_types_and_describes_every_property() -> None:
+    s = schema("0.1.0")
+    assert set(s["resources"]) == {f"modelarts:index:{n}" for n in DOORS}
+    tables = [(name, spec["properties"]) for name, spec in s["types"].items()]
+    for name, spec in s["resources"].items():
+        tables += [(name, spec["properties"]), (name, spec["inputProperties"])]
+    for where, props in tables:
+        for key, prop in props.items():
+            assert prop.get("type") or prop.get("$ref"), f"{where}.{key} has no type"
+            assert prop.get("description"), f"{where}.{key} has no description"
+    job = s["resources"]["modelarts:index:TrainingJob"]
+    assert set(job["inputProperties"]) == set(TrainingJobArgs.model_fields) - {"owner", "derived_name"}
+    assert {"owner", "job_id", "phase", "console_url"} <= set(job["properties"])
+
+
+def test_values_round_trip_with_unknowns() -> None:
+    plain = {"a": 1.0, "b": [True, None, "x"], "c": {"d": UNKNOWN}}
+    assert plain_map(property_map(plain)) == plain
+    assert from_plain(UNKNOWN).marshal().string_value == UNKNOWN  # the engine reads it as computed
+    assert to_plain(p.PropertyValue.computed()) == UNKNOWN
+    assert to_plain(p.PropertyValue("s", is_secret=True)) == "s"
+
+
+def test_config_from_the_modelarts_namespace() -> None:
+    req = p.ConfigureRequest({"modelarts:config:cloud": "otc"},
+                             property_map({"region": "eu-de", "verifyTls": False, "retryTimeoutSeconds": 30.0}),
+                             False, False)
+    assert _config_of(req) == {"modelarts:cloud": "otc", "modelarts:region": "eu-de",
+                               "modelarts:verifyTls": "false", "modelarts:retryTimeoutSeconds": "30"}
+
+
+def _job_inputs(**extra: Any) -> dict[str, Any]:
+    return {"algorithm": {"id": ALGORITHM_ID}, "flavor_id": "modelarts.vm.cpu.2u", **extra}
+
+
+def test_derived_name_kept_for_the_same_spec_and_renewed_on_a_new_one() -> None:
+    ctx = Context(URN.format("TrainingJob", "train"), b"seed")
+    first = prepare_training_job(ctx, {}, _job_inputs())
+    assert first["derived_name"] is True and first["name"].startswith("train-") and len(first["name"]) == 12
+    # The next check has the recorded inputs as olds: same owner, and a description change keeps the name.
+    again = prepare_training_job(Context(ctx.urn, b"other seed"), first, _job_inputs(description="new"))
+    assert again["owner"] == first["owner"] and again["name"] == first["name"]
+    replaced = prepare_training_job(ctx, first, _job_inputs(node_count=2))
+    assert replaced["name"] != first["name"] and replaced["owner"] == first["owner"]
+    other = prepare_training_job(Context(URN.format("TrainingJob", "train"), b"another stack"), {}, _job_inputs())
+    assert other["owner"]["token"] != first["owner"]["token"] and other["name"] != first["name"]
+    assert first["owner"]["stack"] == "organization/proj/dev" and first["owner"]["resource"] == "train"
+
+
+def test_custom_timeout_replaces_the_job_deadlines_either_way() -> None:
+    props = {"jobs": {"a": {"job_id": "1", "timeout_seconds": 3600}, "b": {"job_id": "2", "timeout_seconds": 1}}}
+    bounded = jobs_await_timeouts("create", props, 30.0)
+    assert [j["timeout_seconds"] for j in bounded["jobs"].values()] == [30.0, 30.0]
+    assert jobs_await_timeouts("delete", props, 30.0) == props
+    assert doors.training_job_timeouts("delete", {"delete_timeout_seconds": 900}, 5.0)["delete_timeout_seconds"] == 5.0
+
+
+def _run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def _configured(emulator: Any) -> ModelArtsPlugin:
+    plugin = ModelArtsPlugin()
+    args = {"region": "cn-north-4", "projectId": emulator.project_id, "endpoint": emulator.url,
+            "accessKey": emulator.access_key, "secretKey": emulator.secret_key}
+    _run(plugin.configure(p.ConfigureRequest({}, property_map(args), False, False)))
+    return plugin
+
+
+def _create(plugin: ModelArtsPlugin, type_: str, name: str, inputs: dict[str, Any], timeout: float = 0) -> Any:
+    urn = URN.format(type_, name)
+    checked = _run(plugin.check(p.CheckRequest(urn, {}, property_map(inputs), b"seed-" + name.encode())))
+    assert not checked.failures, [(f.property, f.reason) for f in checked.failures]
+    return _run(plugin.create(p.CreateRequest(urn, checked.inputs, timeout, False)))
+
+
+def test_custom_timeout_takes_precedence_over_a_shorter_job_deadline(emulator: Any) -> None:
+    """The job completes after ~2.4 s; its own 0.5 s deadline would fail the wait, the custom 60 s does not,
+    and the state keeps the declared deadline."""
+    plugin = _configured(emulator)
+    job = _create(plugin, "TrainingJob", "short", _job_inputs(name="short-job"))
+    jobs = {"short": {"job_id": job.resource_id, "job_name": "short-job", "wait_for": "completed",
+                      "timeout_seconds": 0.5, "poll_seconds": 0.1}}
+    waited = _create(plugin, "JobsAwait", "waited", {"jobs": jobs}, timeout=60)
+    state = plain_map(waited.properties)
+    assert state["phases"] == {"short": "Completed"}
+    assert state["jobs"]["short"]["timeout_seconds"] == 0.5
+
+
+def test_custom_timeout_ends_a_longer_wait(emulator: Any) -> None:
+    plugin = _configured(emulator)
+    job = _create(plugin, "TrainingJob", "slow", _job_inputs(name="slow-job", annotations={"emulator/run-seconds": "600"}))
+    jobs = {"slow": {"job_id": job.resource_id, "job_name": "slow-job", "wait_for": "completed",
+                     "timeout_seconds": 3600, "poll_seconds": 0.1}}
+    started = time.monotonic()
+    with pytest.raises(ProviderError, match="slow-job"):
+        _create(plugin, "JobsAwait", "waited", {"jobs": jobs}, timeout=1)
+    assert time.monotonic() - started < 15
+    assert {j["metadata"]["name"]: j["status"]["phase"] for j in emulator.jobs()}["slow-job"] in (
+        "Terminating", "Terminated")
+
+
+def test_calls_run_beside_each_other() -> None:
+    """No 4-call cap: the adapter's pool holds far more calls than the dynamic-provider server's 4 threads."""
+    plugin = ModelArtsPlugin()
+    assert plugin._pool._max_workers >= 64
+    assert all(inspect.iscoroutinefunction(getattr(plugin, m)) for m in ("check", "diff", "create", "read",
+                                                                         "update", "delete"))
+
+
+def test_engine_cancel_reaches_the_waits() -> None:
+    """The engine's Cancel (first Ctrl-C) arrives first-hand: the flag every wait of the process checks."""
+    from modelarts_provider import provider_base
+
+    assert not provider_base.cancelled()
+    try:
+        _run(ModelArtsPlugin().cancel())
+        assert provider_base.cancelled()
+    finally:
+        provider_base._CANCELLED.clear()  # process-wide: other tests of this worker wait normally
+
+
+def _import(plugin: ModelArtsPlugin, name: str, job_id: str) -> Any:
+    return _run(plugin.read(p.ReadRequest(URN.format("TrainingJob", name), job_id, {}, {})))
+
+
+def test_import_follows_the_ownership_rules(emulator: Any) -> None:
+    plugin = _configured(emulator)
+    made = _create(plugin, "TrainingJob", "train", _job_inputs(name="train-job"))
+    token = plain_map(made.properties)["owner"]["token"]
+    # This very resource's job, imported again (e.g. after `pulumi state delete`): ours again, same token.
+    again = plain_map(_import(plugin, "train", made.resource_id).inputs)
+    assert again["owner"] == {"stack": "organization/proj/dev", "resource": "train", "token": token}
+    assert again["name"] == "train-job" and again["algorithm"] == {"id": ALGORITHM_ID, "parameters": [
+        {"name": "epochs", "value": "10"}, {"name": "lr", "value": "0.01"}]}  # the algorithm's defaults, filled in
+    # Another resource's job is not taken; nothing changed on it.
+    with pytest.raises(doors.ImportRefused, match=r"not this resource's to import: it belongs to "
+                                                  r"organization/proj/dev::train"):
+        _import(plugin, "other", made.resource_id)
+    with pytest.raises(doors.ImportRefused, match="no such job"):
+        _import(plugin, "other", "00000000-0000-0000-0000-000000000000")
+    assert [j["status"]["phase"] for j in emulator.jobs()] in (["Creating"], ["Pending"], ["Running"])
+
+
+def test_custom_delete_timeout_bounds_the_stop(tmp_path: Any) -> None:
+    """customTimeouts.delete replaces delete_timeout_seconds (900 s): a job that takes 60 s to stop fails the
+    delete after the custom 1 s, naming it, and stays in the service (the next destroy goes on)."""
+    from modelarts_emulator.testing import running_emulator
+
+    with running_emulator(tmp_path / "slow-stop", phase_seconds=60, run_seconds=600) as emu:
+        plugin = _configured(emu)
+        made = _create(plugin, "TrainingJob", "train", _job_inputs(name="slow-stop", poll_interval_seconds=0.1))
+        started = time.monotonic()
+        with pytest.raises(Exception, match=r"slow-stop .* did not stop within 1s"):
+            _run(plugin.delete(p.DeleteRequest(URN.format("TrainingJob", "train"), made.resource_id,
+                                               made.properties, 1.0)))
+        assert time.monotonic() - started < 15
+        assert [j["status"]["phase"] for j in emu.jobs()] == ["Terminating"]
+
+
+def test_output_per_run_folders_follow_the_derived_name() -> None:
+    ctx = Context(URN.format("TrainingJob", "train"), b"seed")
+    news = {"algorithm": {"code_dir": "obs://b/code/", "boot_file": "obs://b/code/t.py",
+                          "engine": {"engine_id": "e"}, "outputs": [{"name": "out", "obs_url": "obs://b/out/"}]},
+            "flavor_id": "f", "output_per_run": True, "log_export_path": {"obs_url": "obs://b/logs"}}
+    first = prepare_training_job(ctx, {}, news)
+    run = first["name"]
+    assert first["algorithm"]["outputs"][0]["obs_url"] == f"obs://b/out/{run}/"
+    assert first["log_export_path"]["obs_url"] == f"obs://b/logs/{run}/"
+    assert news["algorithm"]["outputs"][0]["obs_url"] == "obs://b/out/"  # the declaration is not changed
+    assert prepare_training_job(ctx, first, news) == first  # the next check: same run, same folders
+
+
+def test_a_new_resource_plugs_in_with_one_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row naming a provider class and its models: served (check routed to that provider) and in the schema."""
+    from pydantic import BaseModel, Field
+
+    from modelarts_provider.bucket.provider import BucketProvider
+
+    class PoolArgs(BaseModel):
+        pool_name: str = Field(description="The pool's name.")
+        nodes: int = Field(1, description="Nodes in the pool.")
+
+    class PoolProvider(BucketProvider):  # stands in for a new resource's provider
+        def check(self, olds: dict[str, Any], news: dict[str, Any]) -> Any:
+            from pulumi.dynamic import CheckResult
+            return CheckResult({**news, "checked_by": "pool"}, [])
+
+    monkeypatch.setitem(DOORS, "Pool", doors.Door(PoolProvider, "A training pool.", args_model=PoolArgs))
+    spec = schema("0.1.0")["resources"]["modelarts:index:Pool"]
+    assert spec["requiredInputs"] == ["pool_name"]
+    assert spec["inputProperties"]["nodes"] == {"type": "integer", "description": "Nodes in the pool."}
+    checked = _run(ModelArtsPlugin().check(p.CheckRequest(URN.format("Pool", "p"), {},
+                                                          property_map({"pool_name": "a"}), b"")))
+    assert plain_map(checked.inputs) == {"pool_name": "a", "checked_by": "pool"}
