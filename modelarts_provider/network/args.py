@@ -18,10 +18,19 @@ class NetworkArgs(BaseModel):
 
     name: Annotated[str, Field(pattern=NETWORK_NAME_RE, description="the user's name (os.modelarts/name)")]
     cidr: Annotated[str, Field(pattern=CIDR_RE, description="e.g. 192.168.128.0/17")]
-    workspace_id: str | None = None
-    timeout_seconds: Annotated[float, Field(gt=0, le=7200)] = 600
-    poll_interval_seconds: Annotated[float, Field(gt=0, le=300)] = 2.0
-    owner: OwnerMark | None = None
+    workspace_id: str | None = Field(None, description="the workspace of the network (default: the service's)")
+    timeout_seconds: Annotated[float, Field(gt=0, le=7200, description=(
+        "how long create waits until the network is Active (customTimeouts take precedence)"))] = 600
+    poll_interval_seconds: Annotated[float, Field(gt=0, le=300, description="seconds between polls")] = 2.0
+    owner: OwnerMark | None = Field(None, description="this resource's owner mark (set by the resource)")
+
+
+class NetworkOutputs(BaseModel):
+    """What the provider returns beside the inputs (the plugin's schema)."""
+
+    network_name: str = Field(description="the service's name of the network (metadata.name), also its id")
+    phase: str | None = Field(None, description="Creating, Active, Abnormal, Deleting")
+    location: dict[str, str] | None = Field(None, description="where the network lives (cloud, region, project, endpoint)")
 
 
 REPLACING = ("name", "cidr", "workspace_id")  # CreateNetwork fields: none changes in place

@@ -23,6 +23,10 @@ from ..bucket.args import BucketArgs, BucketOutputs
 from ..bucket.provider import BucketProvider
 from ..code_upload.inputs import ARGS as CODE_UPLOAD_ARGS, provider_inputs
 from ..code_upload.provider import CodeUploadProvider
+from ..network.args import NetworkArgs, NetworkOutputs
+from ..network.provider import NetworkProvider
+from ..resource_pool.args import ResourcePoolArgs, ResourcePoolOutputs
+from ..resource_pool.provider import ResourcePoolProvider
 from ..ownership import OWNER_ANNOTATION, OwnerMark, owner_text, token_on
 from ..provider_base import ProviderError, SettingsProvider, say
 from ..training_job.from_live import declaration_of
@@ -208,6 +212,21 @@ def import_bucket(provider: BucketProvider, id_: str, _ctx: Context) -> tuple[Pr
     return inputs, {**inputs, "url": f"obs://{id_}/", "created": False}
 
 
+# --- Network and ResourcePool ------------------------------------------------------------------
+
+
+def prepare_owned(ctx: Context, olds: Props, news: Props) -> Props:
+    """What Network/ResourcePool.__init__ do in a Python program: this resource's owner mark."""
+    props = {k: v for k, v in news.items() if v is not None}
+    props["owner"] = _owner(ctx, olds, props)
+    return props
+
+
+def waits_timeouts(op: str, props: Props, timeout: float) -> Props:
+    """customTimeouts.create/update bound the wait for the network or the pool's nodes."""
+    return {**props, "timeout_seconds": timeout} if op in ("create", "update") else props
+
+
 DOORS: dict[str, Door] = {
     "TrainingJob": Door(TrainingJobProvider, "A ModelArts training job: submitted on create (no wait: see JobsAwait).",
                         prepare_training_job, training_job_timeouts, import_training_job),
@@ -217,6 +236,12 @@ DOORS: dict[str, Door] = {
                        prepare_code_upload, importer=_not_importable("CodeUpload")),
     "Bucket": Door(BucketProvider, "An OBS bucket the stack creates, or one it only uses (create: false).",
                    prepare_bucket, importer=import_bucket, args_model=BucketArgs, outputs_model=BucketOutputs),
+    "Network": Door(NetworkProvider, "A ModelArts network for dedicated pools: created, waited for until Active.",
+                    prepare_owned, waits_timeouts, _not_importable("Network"), NetworkArgs, NetworkOutputs),
+    "ResourcePool": Door(ResourcePoolProvider, "A dedicated ModelArts resource pool: created and scaled in place, "
+                         "waited for until every node is available; billed per node-hour while it exists.",
+                         prepare_owned, waits_timeouts, _not_importable("ResourcePool"), ResourcePoolArgs,
+                         ResourcePoolOutputs),
 }
 
 

@@ -19,21 +19,24 @@ class PoolNodes(BaseModel):
     """One flavor's nodes: `{flavor, count}`."""
 
     model_config = ConfigDict(extra="forbid")
-    flavor: Annotated[str, Field(min_length=1, max_length=128)]
-    count: Annotated[int, Field(ge=1, le=MAX_NODES)]  # 2.0 from the engine is 2; 2.5 is refused
+    flavor: Annotated[str, Field(min_length=1, max_length=128, description="a resource flavor (list_resource_flavors)")]
+    count: Annotated[int, Field(ge=1, le=MAX_NODES, description="nodes of this flavor, 1-500")]  # 2.0 is 2; 2.5 refused
 
 
 class ResourcePoolArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: Annotated[str, Field(pattern=POOL_NAME_RE, description="the user's name (os.modelarts/name)")]
-    resources: Annotated[list[PoolNodes], Field(min_length=1, max_length=16)]
+    resources: Annotated[list[PoolNodes], Field(min_length=1, max_length=16, description=(
+        "nodes per flavor; a count change is a PATCH in place, anything else replaces the pool"))]
     network: Annotated[str, Field(min_length=1, description="the network's service name (Network.network_name)")]
-    scope: Annotated[list[Literal["Train", "Infer", "Notebook"]], Field(min_length=1)] = ["Train"]
-    workspace_id: str | None = None
-    timeout_seconds: Annotated[float, Field(gt=0, le=6 * 3600)] = 3600  # real pools: 18-30 minutes
-    poll_interval_seconds: Annotated[float, Field(gt=0, le=300)] = 5.0
-    owner: OwnerMark | None = None
+    scope: Annotated[list[Literal["Train", "Infer", "Notebook"]], Field(
+        min_length=1, description="job types the pool serves")] = ["Train"]
+    workspace_id: str | None = Field(None, description="the workspace of the pool (default: the service's)")
+    timeout_seconds: Annotated[float, Field(gt=0, le=6 * 3600, description=(
+        "how long create and scaling wait for every node to be available (customTimeouts take precedence)"))] = 3600
+    poll_interval_seconds: Annotated[float, Field(gt=0, le=300, description="seconds between polls")] = 5.0
+    owner: OwnerMark | None = Field(None, description="this resource's owner mark (set by the resource)")
 
     @field_validator("resources")
     @classmethod
@@ -51,3 +54,15 @@ class ResourcePoolArgs(BaseModel):
 
     def counts(self) -> dict[str, int]:
         return {r.flavor: r.count for r in self.resources}
+
+
+class ResourcePoolOutputs(BaseModel):
+    """What the provider returns beside the inputs (the plugin's schema)."""
+
+    pool_name: str = Field(description="the service's name of the pool (metadata.name), also its id")
+    phase: str | None = Field(None, description="Creating, Running, Abnormal, Deleting")
+    message: str | None = Field(None, description="the service's status message")
+    available: int = Field(0, description="nodes available")
+    creating: int = Field(0, description="nodes being created")
+    abnormal: int = Field(0, description="abnormal nodes")
+    location: dict[str, str] | None = Field(None, description="where the pool lives (cloud, region, project, endpoint)")
