@@ -15,7 +15,7 @@ import threading
 import time
 from typing import Any, Callable, ClassVar, Generic, Mapping, TypeVar
 
-from pulumi.dynamic import ConfigureRequest, ResourceProvider
+from pulumi.dynamic import CheckFailure, CheckResult, ConfigureRequest, ResourceProvider
 
 from .masking import mask
 from .provider_config import NAMESPACE, ProviderConfigError, ProviderSettings, resolve_settings
@@ -208,6 +208,14 @@ class ModelArtsProvider(SettingsProvider[ProviderSettings]):
 
     def _api(self) -> Any:
         return client_for(self._require_settings())
+
+    def _checked(self, news: dict[str, Any], failures: list[tuple[str, str]]) -> CheckResult:
+        """check()'s answer: the inputs as given, one failure per (property, reason), and unusable provider
+        settings as one more (they fail the preview here rather than the first API call)."""
+        out = [CheckFailure(p, r) for p, r in failures]
+        if self._config_error is not None:
+            out.append(CheckFailure("modelarts", f"provider configuration: {self._config_error}"))
+        return CheckResult(news, out)
 
 
 def request_cancel() -> None:

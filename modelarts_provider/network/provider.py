@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
+from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 
 from ..client.pool_models import Network, create_network_body
 from ..location import check_same_place, location_of
@@ -24,10 +24,7 @@ from .diff import option_changes, replaced_fields
 
 class NetworkProvider(ModelArtsProvider):
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
-        failures = [CheckFailure(p, r) for p, r in check_inputs(news)]
-        if self._config_error is not None:
-            failures.append(CheckFailure("modelarts", f"provider configuration: {self._config_error}"))
-        return CheckResult(news, failures)
+        return self._checked(news, check_inputs(news))
 
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         replaces = replaced_fields(olds, news)

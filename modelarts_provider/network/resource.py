@@ -16,7 +16,7 @@ from typing import Any, Optional, TypedDict
 import pulumi
 from pulumi.dynamic import Resource
 
-from ..training_job.resource import owner_mark
+from ..training_job.resource import owned_props
 from .args import OUTPUT_KEYS
 from .provider import NetworkProvider
 
@@ -39,9 +39,4 @@ class Network(Resource, module="modelarts", name="Network"):
     def __init__(self, resource_name: str, args: NetworkInputs | Mapping[str, Any],
                  opts: Optional[pulumi.ResourceOptions] = None) -> None:
         opts = opts or pulumi.ResourceOptions()
-        props: dict[str, Any] = dict(args)
-        if props.get("owner") is None:
-            props["owner"] = owner_mark(resource_name, opts)
-        for key in OUTPUT_KEYS:
-            props.setdefault(key, None)
-        super().__init__(PROVIDER, resource_name, props, opts)
+        super().__init__(PROVIDER, resource_name, owned_props(resource_name, args, opts, OUTPUT_KEYS), opts)

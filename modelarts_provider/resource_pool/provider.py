@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
+from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 
 from ..client.errors import ModelArtsError
 from ..client.pool_models import Pool, create_pool_body, patch_pool_body
@@ -33,10 +33,7 @@ GONE_WAIT_S = 1800.0
 
 class ResourcePoolProvider(ModelArtsProvider):
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
-        failures = [CheckFailure(p, r) for p, r in check_inputs(news)]
-        if self._config_error is not None:
-            failures.append(CheckFailure("modelarts", f"provider configuration: {self._config_error}"))
-        return CheckResult(news, failures)
+        return self._checked(news, check_inputs(news))
 
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         replaces, updates = decide(olds, news)

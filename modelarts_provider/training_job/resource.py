@@ -167,6 +167,18 @@ def owner_mark(resource_name: str, opts: pulumi.ResourceOptions) -> dict[str, An
     return {"stack": stack, "resource": resource_name, "token": token.hex}
 
 
+def owned_props(resource_name: str, args: Mapping[str, Any], opts: pulumi.ResourceOptions,
+                output_keys: Any) -> dict[str, Any]:
+    """The props of a resource that carries an owner mark (a network, a pool): the args, this resource's mark
+    unless given, and its outputs declared (None) so the engine knows them at preview."""
+    props: dict[str, Any] = dict(args)
+    if props.get("owner") is None:
+        props["owner"] = owner_mark(resource_name, opts)
+    for key in output_keys:
+        props.setdefault(key, None)
+    return props
+
+
 class TrainingJob(Resource, module="modelarts", name="TrainingJob"):
     job_id: pulumi.Output[str]
     job_name: pulumi.Output[str]

@@ -59,7 +59,8 @@ def test_typescript_sdk_generates_and_compiles(tmp_path: Path) -> None:
     launcher = PLUGIN_DIR / "pulumi-resource-modelarts"
     schema = st.run("package", "get-schema", str(launcher), stack_flag=False).stdout
     assert set(json.loads(schema)["resources"]) == {f"modelarts:index:{t}" for t in
-                                                    ("TrainingJob", "JobsAwait", "CodeUpload", "Bucket")}
+                                                    ("TrainingJob", "JobsAwait", "CodeUpload", "Bucket",
+                                                     "Network", "ResourcePool")}
     (tmp_path / "schema.json").write_text(schema)
     sdk = tmp_path / "sdk"
     _run([str(sdkgen), str(tmp_path / "schema.json"), str(sdk)], tmp_path)
