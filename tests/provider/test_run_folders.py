@@ -6,6 +6,7 @@ from typing import Any
 
 import pulumi
 import pytest
+from pulumi.runtime import settings
 
 from modelarts_provider.training_job.resource import TrainingJob
 
@@ -43,6 +44,9 @@ def _declared(**over: Any) -> dict[str, Any]:
 
 @pytest.fixture(autouse=True)
 def mocks() -> Mocks:
+    # A fresh runtime (root stack resource included) on this thread's loop: whatever in-process program ran
+    # before in this worker, on whatever loop, leaves nothing this test would await.
+    settings.reset_options()
     pulumi.runtime.set_mocks(MOCKS, preview=False)  # each in-process program sets its own mocks
     return MOCKS
 
