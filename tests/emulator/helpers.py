@@ -123,3 +123,15 @@ def minimal_job(name: str = "job-1", **annotations: str) -> dict:
 
 def stale(minutes: float) -> datetime:
     return datetime.now(timezone.utc) - timedelta(minutes=minutes)
+
+
+def wait_phase(client: Any, job_id: str, phases: set[str], timeout: float = 20) -> Any:
+    """The job once its phase is one of `phases` (a ModelArtsClient's TrainingJob), polled every 50 ms."""
+    deadline = time.monotonic() + timeout
+    while True:
+        job = client.get_job(job_id)
+        assert job is not None
+        if job.phase in phases:
+            return job
+        assert time.monotonic() < deadline, f"job {job_id} still {job.phase}"
+        time.sleep(0.05)

@@ -19,6 +19,7 @@ from modelarts_emulator.testing import RunningEmulator, running_emulator
 from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient
 from modelarts_provider.client.models import CreateTrainingJobRequest, TrainingJob
 from modelarts_provider.logs import failure_log_tail
+from tests.emulator.helpers import wait_phase
 
 BUCKET = "exec-bucket"
 ENGINE = {"engine_name": "PyTorch", "engine_version": "pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64"}
@@ -103,17 +104,6 @@ def _create(client: ModelArtsClient, name: str, code: str, **kw: Any) -> Trainin
     return client.create_job(CreateTrainingJobRequest.model_validate(_body(name, code, **kw)))
 
 
-def _until(client: ModelArtsClient, job_id: str, phases: set[str], timeout: float = 30) -> TrainingJob:
-    deadline = time.monotonic() + timeout
-    while True:
-        job = client.get_job(job_id)
-        assert job is not None
-        if job.phase in phases:
-            return job
-        assert time.monotonic() < deadline, f"still {job.phase}"
-        time.sleep(0.1)
-
-
 def _log(client: ModelArtsClient, job_id: str, task: str = "worker-0") -> str:
     return client.get_task_log_preview(job_id, task).text
 
@@ -132,7 +122,7 @@ def test_the_script_runs_with_its_parameters_inputs_environment_and_outputs(clie
                   inputs=[{"name": "data_url", "remote": {"obs": {"obs_url": f"obs://{BUCKET}/data/in/"}}}],
                   outputs=[{"name": "train_url", "remote": {"obs": {"obs_url": f"obs://{BUCKET}/out/ok/"}}}],
                   environments={"GREETING": "hello"})
-    done = _until(client, job.id, {"Completed", "Failed"})
+    done = wait_phase(client, job.id, {"Completed", "Failed"}, timeout=30)
     log = _log(client, job.id)
     assert done.phase == "Completed", log
     assert [s.exit_code for s in done.task_statuses] == [0]
@@ -151,7 +141,7 @@ def test_a_script_exiting_3_fails_the_job_with_code_3_and_its_real_traceback(cli
     body = _body("exec-fail", "fail")
     body["spec"]["resource"]["flavor_id"] = "modelarts.p3.large.public"  # a GPU flavor runs on the CPU
     job = client.create_job(CreateTrainingJobRequest.model_validate(body))
-    failed = _until(client, job.id, {"Completed", "Failed"})
+    failed = wait_phase(client, job.id, {"Completed", "Failed"}, timeout=30)
     assert failed.phase == "Failed"
     [status] = failed.task_statuses
     assert status.exit_code == 3
@@ -189,7 +179,7 @@ def test_terminate_kills_the_process_and_uploads_what_it_wrote(client, local_obs
         time.sleep(0.1)
     log = _until_logged(client, job.id, "ERROR exit code 137")
     assert "SIGTERM received" in log
-    assert _until(client, job.id, {"Terminated"}).task_statuses[0].exit_code == 137
+    assert wait_phase(client, job.id, {"Terminated"}, timeout=30).task_statuses[0].exit_code == 137
     keys = [o["Key"] for o in local_obs.client().list_objects_v2(Bucket=BUCKET, Prefix="out/term/")["Contents"]]
     assert keys == ["out/term/partial.txt"]
 
@@ -198,7 +188,7 @@ def test_two_nodes_run_two_processes_with_their_task_indexes(client) -> None:
     job = _create(client, "exec-two", "ok", nodes=2, parameters=[{"name": "lr", "value": "1"}],
                   inputs=[{"name": "data_url", "remote": {"obs": {"obs_url": f"obs://{BUCKET}/data/in/"}}}],
                   outputs=[{"name": "train_url", "remote": {"obs": {"obs_url": f"obs://{BUCKET}/out/two/"}}}])
-    done = _until(client, job.id, {"Completed", "Failed"})
+    done = wait_phase(client, job.id, {"Completed", "Failed"}, timeout=30)
     assert done.phase == "Completed"
     assert [s.exit_code for s in done.task_statuses] == [0, 0]
     assert "accelerators" not in _log(client, job.id)  # a CPU flavor
@@ -211,7 +201,7 @@ def test_an_algorithm_from_management_keeps_the_generated_log(client) -> None:
         "kind": "job", "metadata": {"name": "exec-managed"},
         "algorithm": {"id": "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"},
         "spec": {"resource": {"flavor_id": CPU, "node_count": 1}}}))
-    _until(client, job.id, {"Running"})
+    wait_phase(client, job.id, {"Running"}, timeout=30)
     assert "training job exec-managed" in _until_logged(client, job.id, "[ModelArts Service Log] env MA_JOB_NAME")
 
 
@@ -244,7 +234,7 @@ def test_the_run_time_limit_and_the_process_bound_say_so_when_they_bite(tmp_path
     with running_emulator(tmp_path, phase_seconds=0.1, obs_endpoint=local_obs.url, execute=True,
                           max_processes=1, max_run_seconds=2) as emu, _client(emu) as client:
         first = _create(client, "exec-long", "sleep")
-        _until(client, first.id, {"Running"})
+        wait_phase(client, first.id, {"Running"}, timeout=30)
         second = _create(client, "exec-queued", "ok", parameters=[{"name": "lr", "value": "1"}],
                          inputs=[{"name": "data_url", "remote": {"obs": {"obs_url": f"obs://{BUCKET}/data/in/"}}}],
                          outputs=[{"name": "train_url",
@@ -252,12 +242,12 @@ def test_the_run_time_limit_and_the_process_bound_say_so_when_they_bite(tmp_path
         queued = _until_logged(client, second.id, "--max-processes")
         assert "queued: 1 of the 1 local processes" in queued
         assert client.get_job(second.id).phase == "Pending"
-        killed = _until(client, first.id, {"Failed", "Completed"})
+        killed = wait_phase(client, first.id, {"Failed", "Completed"}, timeout=30)
         assert killed.phase == "Failed"
         assert killed.task_statuses[0].exit_code == 137
         assert "--max-run-seconds" in killed.task_statuses[0].message
         assert "run-time limit of 2 s" in _log(client, first.id)
-        assert _until(client, second.id, {"Completed", "Failed"}).phase == "Completed"
+        assert wait_phase(client, second.id, {"Completed", "Failed"}, timeout=30).phase == "Completed"
 
 
 def test_a_restart_kills_the_processes_and_says_so(tmp_path, local_obs) -> None:
@@ -267,7 +257,7 @@ def test_a_restart_kills_the_processes_and_says_so(tmp_path, local_obs) -> None:
         pid = int(_until_logged(client, job.id, "pid=").split("pid=", 1)[1].split()[0])
         emu.restart()
         assert not _alive(pid)  # the emulator's processes do not outlive it
-        lost = _until(client, job.id, {"Abnormal", "Failed", "Completed"})
+        lost = wait_phase(client, job.id, {"Abnormal", "Failed", "Completed"}, timeout=30)
         assert lost.phase == "Abnormal"
         assert "stopped while this task ran" in lost.task_statuses[0].message
         assert "ERROR the local ModelArts stopped while this task ran" in _log(client, job.id)

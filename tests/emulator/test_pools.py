@@ -22,15 +22,9 @@ FLAVOR = "modelarts.vm.gpu.tnt004"
 
 
 @pytest.fixture(scope="module")
-def module_emu(tmp_path_factory) -> RunningEmulator:
+def module_emu(tmp_path_factory) -> RunningEmulator:  # tests/emulator/conftest.py's `emu` resets it per test
     with running_emulator(tmp_path_factory.mktemp("pools"), **TIMES) as emu:
         yield emu
-
-
-@pytest.fixture
-def emu(module_emu: RunningEmulator) -> RunningEmulator:
-    module_emu.reset()
-    return module_emu
 
 
 @pytest.fixture

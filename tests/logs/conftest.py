@@ -6,13 +6,13 @@ The emulator's phases outlast any test (HELD): a test moves its jobs on with the
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any, Callable
 
 import pytest
 
 from modelarts_emulator.testing import RunningEmulator, running_emulator
+from tests.emulator.helpers import wait_phase  # noqa: F401 - the log tests import it from here
 from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient, TrainingJob
 
 ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator catalog
@@ -82,14 +82,3 @@ def started(emu: RunningEmulator) -> None:
 def finished(emu: RunningEmulator) -> None:
     """Every job created so far (with the default run time) has ended."""
     emu.advance(FINISHED)
-
-
-def wait_phase(client: ModelArtsClient, job_id: str, phases: set[str], timeout: float = 20) -> TrainingJob:
-    deadline = time.monotonic() + timeout
-    while True:
-        job = client.get_job(job_id)
-        assert job is not None
-        if job.phase in phases:
-            return job
-        assert time.monotonic() < deadline, f"job {job_id} still {job.phase}"
-        time.sleep(0.05)
