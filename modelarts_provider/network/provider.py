@@ -15,7 +15,7 @@ from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, Up
 
 from ..client.pool_models import Network, create_network_body
 from ..location import check_same_place, location_of
-from ..ownership import OwnerMark, owner_text, token_on
+from ..owned_objects import our_namesake, require_ours, wait_gone
 from ..provider_base import ModelArtsProvider, ProviderError, cancelled, say
 from .args import OUTPUT_KEYS, NetworkArgs
 from .check import check_inputs, strip_outputs
@@ -38,14 +38,8 @@ class NetworkProvider(ModelArtsProvider):
     def create(self, props: dict[str, Any]) -> CreateResult:
         args = NetworkArgs.model_validate(strip_outputs(props))
         api = self._api()
-        token = args.owner.token if args.owner else None
-        same = [n for n in api.list_networks() if n.metadata.user_name == args.name]
-        ours = [n for n in same if token and token_on(n.metadata.annotations) == token]
-        if same and not ours:
-            raise ProviderError(f"network {args.name}: a network of that name exists ({same[0].name}) and "
-                                f"{owner_text(same[0].metadata.annotations)}; choose another name")
-        if ours:
-            net = ours[0]
+        net = our_namesake("network", args.name, api.list_networks(), args.owner)
+        if net is not None:
             say(f"network {args.name}: ours already ({net.name}), taken over")
         else:
             net = api.create_network(create_network_body(
@@ -85,22 +79,14 @@ class NetworkProvider(ModelArtsProvider):
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         check_same_place(props.get("location"), location_of(self._require_settings()), f"network {id_}")
-        owner = OwnerMark.model_validate(props["owner"]) if props.get("owner") else None
         api = self._api()
         net = api.get_network(id_)
         if net is None:
             say(f"network {id_}: already gone")
             return
-        if owner is None or token_on(net.metadata.annotations) != owner.token:
-            raise ProviderError(f"network {id_}: not deleted, {owner_text(net.metadata.annotations)} "
-                                "(only a network this resource created is deleted); `pulumi state delete` it "
-                                "to stop managing it")
+        require_ours("network", id_, net, props)
         api.delete_network(id_)
-        deadline = time.monotonic() + float(props.get("timeout_seconds") or 600)
-        poll = float(props.get("poll_interval_seconds") or 2.0)
-        while api.get_network(id_) is not None:
-            if time.monotonic() > deadline:
-                raise ProviderError(f"network {id_}: still there after the delete's deadline; the next destroy "
-                                    "waits for it again")
-            time.sleep(poll)
+        wait_gone(lambda: api.get_network(id_), float(props.get("timeout_seconds") or 600),
+                  float(props.get("poll_interval_seconds") or 2.0),
+                  f"network {id_}: still there after the delete's deadline; the next destroy waits for it again")
         say(f"network {id_}: deleted")

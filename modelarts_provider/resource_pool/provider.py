@@ -13,7 +13,6 @@ its nodes are where the declaration says. check/diff make no API call.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
@@ -21,7 +20,7 @@ from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, Up
 from ..client.errors import ModelArtsError
 from ..client.pool_models import Pool, create_pool_body, patch_pool_body
 from ..location import check_same_place, location_of
-from ..ownership import OwnerMark, owner_text, token_on
+from ..owned_objects import our_namesake, require_ours, wait_gone
 from ..provider_base import ModelArtsProvider, ProviderError, say
 from .args import OUTPUT_KEYS, ResourcePoolArgs
 from .check import check_inputs, strip_outputs
@@ -57,14 +56,8 @@ class ResourcePoolProvider(ModelArtsProvider):
         args = ResourcePoolArgs.model_validate(strip_outputs(props))
         api = self._api()
         label = args.name
-        token = args.owner.token if args.owner else None
-        same = [p for p in api.list_pools() if p.metadata.user_name == args.name]
-        ours = [p for p in same if token and token_on(p.metadata.annotations) == token]
-        if same and not ours:
-            raise ProviderError(f"pool {label}: a pool of that name exists ({same[0].name}) and "
-                                f"{owner_text(same[0].metadata.annotations)}; choose another name")
-        if ours:
-            pool = ours[0]
+        pool = our_namesake("pool", args.name, api.list_pools(), args.owner)
+        if pool is not None:
             _same_fields(pool, args)
             say(f"pool {label}: ours already ({pool.name}), taken over")
         else:
@@ -129,24 +122,16 @@ class ResourcePoolProvider(ModelArtsProvider):
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         self._same_place(id_, props)
-        owner = OwnerMark.model_validate(props["owner"]) if props.get("owner") else None
         api = self._api()
         pool = api.get_pool(id_)
         if pool is None:
             say(f"pool {id_}: already gone")
             return
-        if owner is None or token_on(pool.metadata.annotations) != owner.token:
-            raise ProviderError(f"pool {id_}: not deleted, {owner_text(pool.metadata.annotations)} (only a pool "
-                                "this resource created is deleted); `pulumi state delete` it to stop managing it")
+        require_ours("pool", id_, pool, props)
         api.delete_pool(id_)
         say(f"pool {id_}: deleting (it was {pool.summary()}); billing ends when it is gone")
-        poll = float(props.get("poll_interval_seconds") or 5.0)
-        deadline = time.monotonic() + GONE_WAIT_S
-        while api.get_pool(id_) is not None:
-            if time.monotonic() > deadline:
-                raise ProviderError(f"pool {id_}: still deleting after {GONE_WAIT_S:g} s; the next destroy waits "
-                                    "for it again")
-            time.sleep(poll)
+        wait_gone(lambda: api.get_pool(id_), GONE_WAIT_S, float(props.get("poll_interval_seconds") or 5.0),
+                  f"pool {id_}: still deleting after {GONE_WAIT_S:g} s; the next destroy waits for it again")
         say(f"pool {id_}: deleted")
 
 

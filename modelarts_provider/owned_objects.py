@@ -1,0 +1,58 @@
+"""What the Network and ResourcePool providers share about objects the service names itself (`metadata.name`)
+and the user names by label (`metadata.user_name`): the ownership rules of ownership.py.
+
+- create: an object of the declared name is taken over only when it carries this resource's owner token (our
+  earlier create); any other of that name stops the `up`, naming its owner;
+- delete: only an object carrying this resource's token is deleted, then waited for until the service no
+  longer has it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Protocol, TypeVar
+
+from .ownership import OwnerMark, owner_text, token_on
+from .provider_base import ProviderError
+
+
+class _Metadata(Protocol):
+    user_name: str | None
+    annotations: Mapping[str, str] | None
+
+
+class NamedObject(Protocol):
+    name: str
+    metadata: Any  # _Metadata
+
+
+T = TypeVar("T", bound=NamedObject)
+
+
+def our_namesake(kind: str, name: str, listed: Iterable[T], owner: OwnerMark | None) -> T | None:
+    """The object of the user's `name` this resource created earlier, if any; another of that name is refused."""
+    token = owner.token if owner else None
+    same = [o for o in listed if o.metadata.user_name == name]
+    ours = [o for o in same if token and token_on(o.metadata.annotations) == token]
+    if same and not ours:
+        raise ProviderError(f"{kind} {name}: a {kind} of that name exists ({same[0].name}) and "
+                            f"{owner_text(same[0].metadata.annotations)}; choose another name")
+    return ours[0] if ours else None
+
+
+def require_ours(kind: str, id_: str, live: NamedObject, props: Mapping[str, Any]) -> None:
+    """Refuses to delete a live object that does not carry the owner token in the resource's state."""
+    owner = OwnerMark.model_validate(props["owner"]) if props.get("owner") else None
+    if owner is None or token_on(live.metadata.annotations) != owner.token:
+        raise ProviderError(f"{kind} {id_}: not deleted, {owner_text(live.metadata.annotations)} (only a {kind} "
+                            "this resource created is deleted); `pulumi state delete` it to stop managing it")
+
+
+def wait_gone(get: Callable[[], object | None], deadline_s: float, poll_s: float, too_late: str) -> None:
+    """Polls `get` until the service no longer has the object; `too_late` is the error past the deadline."""
+    deadline = time.monotonic() + deadline_s
+    while get() is not None:
+        if time.monotonic() > deadline:
+            raise ProviderError(too_late)
+        time.sleep(poll_s)
