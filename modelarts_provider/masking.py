@@ -17,6 +17,7 @@ No Pulumi imports: the client uses it too.
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections.abc import Iterable
@@ -102,9 +103,12 @@ def mask_shapes(text: str) -> str:
     return _URL_PASSWORD.sub(lambda m: m.group("head") + MASK, text)
 
 
-def _values_pattern(values: Iterable[str]) -> re.Pattern[str] | None:
+@functools.lru_cache(maxsize=32)
+def _values_pattern(values: frozenset[str]) -> re.Pattern[str] | None:
+    """One pattern for a set of values, built once per set: every printed line passes here, and the set (the
+    registry, the client's credentials) rarely changes."""
     parts = []
-    for v in sorted({v for v in values if v}, key=len, reverse=True):  # longest first: no partial masks
+    for v in sorted(values, key=len, reverse=True):  # longest first: no partial masks
         if len(v) >= MIN_ANYWHERE:
             parts.append(re.escape(v))
         else:
@@ -115,7 +119,7 @@ def _values_pattern(values: Iterable[str]) -> re.Pattern[str] | None:
 
 
 def mask_values(text: str, values: Iterable[str]) -> str:
-    pattern = _values_pattern(values)
+    pattern = _values_pattern(frozenset(v for v in values if v))
     return pattern.sub(MASK, text) if pattern is not None else text
 
 
@@ -134,5 +138,5 @@ def known() -> frozenset[str]:
 
 def mask(text: str, values: Iterable[str | None] = ()) -> str:
     """The masking step: known values (the registry and `values`) first, then the shapes."""
-    text = mask_values(text, [v for v in values if v] + list(known()))
+    text = mask_values(text, known().union(v for v in values if v))
     return mask_shapes(text)

@@ -169,8 +169,11 @@ class PrintsSecrets:
         return TaskLogPreview.model_validate({"content": self.LOG})
 
 
-def test_the_failure_report_masks_secret_shapes_and_the_jobs_secret_inputs() -> None:
+def test_the_failure_report_masks_secret_shapes_and_the_jobs_secret_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
+    from modelarts_provider import masking
     from modelarts_provider.training_job.provider import learn_secrets
+
+    monkeypatch.setattr(masking, "_KNOWN", set())  # the process-wide registry: left as found for other tests
 
     # What a TrainingJob's check() sees in its provider process: a secret input at a recorded path.
     learn_secrets({"algorithm": {"environments": {"PIN": "9Q"}}, "secret_paths": ["algorithm.environments.PIN"]})
