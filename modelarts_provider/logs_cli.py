@@ -29,6 +29,7 @@ from typing import Any, Callable, Optional, TextIO
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .logs import client_secrets, one_line_error, safe_line
+from .masking import leaves
 
 __all__ = ["register", "run", "find_job", "stack_settings", "LogFollower", "LogsError"]
 
@@ -169,14 +170,6 @@ def successor(pulumi: PulumiCli, ref: JobRef, wait_s: float, interval: float,
         sleep(interval)
 
 
-def _leaves(value: Any) -> list[Any]:
-    if isinstance(value, dict):
-        return [leaf for v in value.values() for leaf in _leaves(v)]
-    if isinstance(value, list):
-        return [leaf for v in value for leaf in _leaves(v)]
-    return [value]
-
-
 def stack_config(pulumi: PulumiCli, note: Callable[[str], None]) -> tuple[Any, list[str]]:
     """The stack's config, decrypted the way the program gets it (the stack's own secrets provider), and
     the values of its secrets (every leaf of a key set with --secret, any length). When the secrets cannot
@@ -199,7 +192,7 @@ def stack_config(pulumi: PulumiCli, note: Callable[[str], None]) -> tuple[Any, l
                     got = json.loads(got)
                 except ValueError:
                     pass
-            values += [str(v) for v in _leaves(got) if isinstance(v, (str, int, float)) and not isinstance(v, bool)]
+            values += [str(v) for v in leaves(got) if isinstance(v, (str, int, float)) and not isinstance(v, bool)]
             if isinstance(entry.get("value"), str):
                 values.append(entry["value"])
     return raw, [v for v in values if v.strip()]

@@ -20,9 +20,10 @@ from __future__ import annotations
 import functools
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from typing import Any
 
-__all__ = ["MASK", "mask", "mask_shapes", "mask_values", "remember", "known", "secret_looking"]
+__all__ = ["MASK", "mask", "mask_shapes", "mask_values", "remember", "known", "secret_looking", "leaves"]
 
 MASK = "******"
 MIN_ANYWHERE = 4
@@ -121,6 +122,18 @@ def _values_pattern(values: frozenset[str]) -> re.Pattern[str] | None:
 def mask_values(text: str, values: Iterable[str]) -> str:
     pattern = _values_pattern(frozenset(v for v in values if v))
     return pattern.sub(MASK, text) if pattern is not None else text
+
+
+def leaves(value: Any) -> Iterator[Any]:
+    """The scalar values inside a (config) value: every value of a map or list, at any depth."""
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from leaves(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from leaves(v)
+    else:
+        yield value
 
 
 def remember(values: Iterable[object]) -> None:

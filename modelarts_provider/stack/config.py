@@ -423,10 +423,15 @@ class StackConfig(_Cfg):
                                                "modelarts-jobs:obs (logs: false and absolute paths need none)")
         return self
 
-    def obs_for(self, job: JobEntry) -> ObsConfig | None:
+    def obs_name_for(self, job: JobEntry) -> str | None:
+        """The key of the job's OBS location: the one it names, else the only one there is."""
         if job.obs is not None:
-            return self.obs[job.obs]
-        return next(iter(self.obs.values())) if len(self.obs) == 1 else None
+            return job.obs
+        return next(iter(self.obs)) if len(self.obs) == 1 else None
+
+    def obs_for(self, job: JobEntry) -> ObsConfig | None:
+        name = self.obs_name_for(job)
+        return self.obs[name] if name is not None else None
 
 
 def is_absolute_path(v: str) -> bool:

@@ -39,8 +39,7 @@ def _selectors(cfg: StackConfig, p: JobPlan, secrets: SecretPaths) -> list[tuple
     entry = cfg.jobs.get(key) if section == "jobs" else cfg.sweeps.get(key)
     if entry is None:
         return []
-    obs = entry.obs if entry.obs is not None else next(iter(cfg.obs), None)
-    return job_selectors(secrets, section, key, obs, entry.pool)
+    return job_selectors(secrets, section, key, cfg.obs_name_for(entry), entry.pool)
 
 
 # Outputs computed from OBS URLs: secret too when the URLs are.

@@ -80,7 +80,8 @@ PENDING_HASH = "0" * 16
 def upload_of(cfg: StackConfig, job: JobEntry, key: str) -> Upload | None:
     if job.code is None:
         return None
-    name = job.obs if job.obs is not None else next(iter(cfg.obs))
+    name = cfg.obs_name_for(job)
+    assert name is not None  # StackConfig checked that a job with local code has an OBS location
     return Upload(key, name, job.code.local_dir, job.code.boot_file, tuple(job.code.excludes))
 
 

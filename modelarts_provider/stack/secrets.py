@@ -33,22 +33,12 @@ from typing import Any
 import pulumi
 import yaml
 
+from ..masking import leaves
 from .sweep import as_param
 
 MIN_SECRET_LEN = 4  # the by-value second line: shorter values (e.g. "1", "true") would mark unrelated fields
 
 Path_ = tuple[Any, ...]  # (section, key, field, ...) in the config's own spelling
-
-
-def _leaves(value: Any) -> Iterable[Any]:
-    if isinstance(value, dict):
-        for v in value.values():
-            yield from _leaves(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _leaves(v)
-    else:
-        yield value
 
 
 def _secure_paths(node: Any, path: Path_ = ()) -> Iterable[Path_]:
@@ -115,13 +105,13 @@ def secret_paths(sections: dict[str, Any], full_key: Callable[[str], str], is_se
         written = (stack_config or {}).get(full_key(section))
         found = [(section, *p) for p in _secure_paths(written)] if written is not None else []
         try:
-            leaves = [leaf for p in found for leaf in _leaves(_at(value, p[1:]))]
+            held = [leaf for p in found for leaf in leaves(_at(value, p[1:]))]
         except (KeyError, IndexError, TypeError):
             found = []
         if not found:  # the whole key (set as one secret), or a file that does not say: all of it
-            found, leaves = [(section,)], list(_leaves(value))
+            found, held = [(section,)], list(leaves(value))
         paths += found
-        values |= {as_param(v) for v in leaves if isinstance(v, (str, int, float, bool)) and as_param(v) != ""}
+        values |= {as_param(v) for v in held if isinstance(v, (str, int, float, bool)) and as_param(v) != ""}
     return SecretPaths(tuple(paths), frozenset(values))
 
 
@@ -186,7 +176,10 @@ _JOB_DATA: list[Path_] = [("description",), ("annotations",), ("algorithm",), ("
                           ("node_count",), ("volumes",), ("log_export_path",), ("auto_stop",)]
 _OBS_URLS: list[Path_] = [("algorithm", "code_dir"), ("algorithm", "boot_file"), ("algorithm", "inputs"),
                           ("algorithm", "outputs"), ("log_export_path",)]
-_MAPS = {("algorithm", "parameters"), ("algorithm", "inputs"), ("algorithm", "outputs")}  # lists of {name, ...}
+# Inputs whose entries the config names by key (maps, or lists of {name, ...}): a secret `environments.X` is
+# that entry alone.
+_KEYED = {("algorithm", "parameters"), ("algorithm", "inputs"), ("algorithm", "outputs"),
+          ("algorithm", "environments"), ("annotations",)}
 
 
 def job_selectors(secrets: SecretPaths, section: str, key: str, obs: str | None, pool: str) -> list[Path_]:
@@ -199,8 +192,7 @@ def job_selectors(secrets: SecretPaths, section: str, key: str, obs: str | None,
         targets = _JOB_FIELDS.get(str(rel[0]))
         if targets is None:
             continue  # the provider's own options (waitFor, timeouts, ...) or a refused name field
-        out += [t + tuple(rel[1:2]) if t in _MAPS or t == ("algorithm", "environments") or t == ("annotations",)
-                else t for t in targets]
+        out += [t + tuple(rel[1:2]) if t in _KEYED else t for t in targets]
     if obs is not None and secrets.touching("obs", obs):
         out += _OBS_URLS
     if secrets.touching("pools", pool):
