@@ -18,7 +18,9 @@ from typing import Any, TypeVar
 from pulumi.dynamic import ConfigureRequest as DynamicConfigureRequest
 from pulumi.dynamic.config import Config as DynamicConfig
 from pulumi.provider.experimental import provider as p
+from pulumi.provider.experimental.property_value import PropertyValue
 
+from ..identity import is_seed, new_seed
 from ..provider_base import SettingsProvider, request_cancel
 from ..provider_config import NAMESPACE
 from .doors import DOORS, PACKAGE, Context, Door
@@ -30,6 +32,11 @@ THREADS = 256  # blocking provider calls in flight at once (a JobsAwait holds on
 VERSION = "0.1.0"
 
 
+# The stack's owner seed (modelarts_provider.identity) among the provider's own inputs: minted by check_config
+# when the recorded provider has none, so the engine records it (secret) before any resource using it.
+SEED_KEY = "ownerSeed"
+
+
 def _config_of(request: p.ConfigureRequest) -> dict[str, Any]:
     """`modelarts:<key>` -> value, from the typed args (and the older `modelarts:config:<key>` variables)."""
     out: dict[str, Any] = {}
@@ -38,7 +45,7 @@ def _config_of(request: p.ConfigureRequest) -> dict[str, Any]:
         if ns == NAMESPACE and key:
             out[f"{NAMESPACE}:{key}"] = value
     for key, value in plain_map(request.args).items():
-        if value is not None:
+        if value is not None and key != SEED_KEY:
             out[f"{NAMESPACE}:{key}"] = str(value).lower() if isinstance(value, bool) else \
                 (str(int(value)) if isinstance(value, float) and value.is_integer() else str(value))
     return out
@@ -53,6 +60,7 @@ class ModelArtsPlugin(p.Provider):
     def __init__(self) -> None:
         self._providers: dict[str, SettingsProvider[Any]] = {name: door.provider() for name, door in DOORS.items()}
         self._pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="modelarts")
+        self._seed = ""
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
@@ -68,7 +76,18 @@ class ModelArtsPlugin(p.Provider):
     async def get_schema(self, request: p.GetSchemaRequest) -> p.GetSchemaResponse:
         return p.GetSchemaResponse(schema=json.dumps(schema(VERSION)))
 
+    async def check_config(self, request: p.CheckRequest) -> p.CheckResponse:
+        """The provider's inputs as given, plus the stack's owner seed: the recorded one, else a new one. Never
+        shown as a change (the engine compares it with the recorded one, the same)."""
+        inputs = dict(request.new_inputs)
+        recorded = request.old_inputs.get(SEED_KEY)
+        seed = recorded.value if recorded is not None and is_seed(recorded.value) else new_seed()
+        inputs[SEED_KEY] = PropertyValue(seed, is_secret=True)
+        return p.CheckResponse(inputs=inputs)
+
     async def configure(self, request: p.ConfigureRequest) -> p.ConfigureResponse:
+        seed = request.args.get(SEED_KEY)
+        self._seed = seed.value if seed is not None and is_seed(seed.value) else ""
         config = DynamicConfigureRequest(DynamicConfig(_config_of(request), NAMESPACE))
         for provider in self._providers.values():
             provider.configure(config)
@@ -80,7 +99,7 @@ class ModelArtsPlugin(p.Provider):
     async def check(self, request: p.CheckRequest) -> p.CheckResponse:
         door, provider = self._door(request.urn)
         olds, news = plain_map(request.old_inputs), plain_map(request.new_inputs)
-        news = door.prepare(Context(request.urn, request.random_seed), olds, news)
+        news = door.prepare(Context(request.urn, self._seed), olds, news)
         result = await self._run(provider.check, olds, news)
         return p.CheckResponse(inputs=property_map(result.inputs),
                                failures=[p.CheckFailure(f.property, f.reason) for f in result.failures or []])
@@ -112,7 +131,8 @@ class ModelArtsPlugin(p.Provider):
         door, provider = self._door(request.urn)
         props = plain_map(request.properties)
         if not props:  # `pulumi import`: nothing recorded yet, the live object says what to declare
-            inputs, outs = await self._run(door.importer, provider, request.resource_id, Context(request.urn))
+            inputs, outs = await self._run(door.importer, provider, request.resource_id,
+                                           Context(request.urn, self._seed))
             return p.ReadResponse(resource_id=request.resource_id, properties=property_map(outs),
                                   inputs=property_map(inputs))
         result = await self._run(provider.read, request.resource_id, props)

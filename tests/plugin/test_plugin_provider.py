@@ -17,6 +17,7 @@ from modelarts_provider.plugin.schema import schema
 from modelarts_provider.plugin.values import from_plain, plain_map, property_map, to_plain
 from modelarts_provider.provider_base import ProviderError
 from modelarts_provider.training_job.args import TrainingJobArgs
+from modelarts_provider.training_job.naming import with_identity
 from modelarts_provider.training_job.unknowns import UNKNOWN
 from pulumi.provider.experimental import provider as p
 
@@ -41,7 +42,7 @@ def test_schema_types_and_describes_every_property() -> None:
             assert prop.get("type") or prop.get("$ref"), f"{where}.{key} has no type"
             assert prop.get("description"), f"{where}.{key} has no description"
     job = s["resources"]["modelarts:index:TrainingJob"]
-    assert set(job["inputProperties"]) == set(TrainingJobArgs.model_fields) - {"owner", "derived_name"}
+    assert set(job["inputProperties"]) == set(TrainingJobArgs.model_fields) - {"owner", "derived_name", "generation"}
     assert {"owner", "job_id", "phase", "console_url"} <= set(job["properties"])
 
 
@@ -65,16 +66,28 @@ def _job_inputs(**extra: Any) -> dict[str, Any]:
     return {"algorithm": {"id": ALGORITHM_ID}, "flavor_id": "modelarts.vm.cpu.2u", **extra}
 
 
+SEED, OTHER_SEED = "a" * 64, "b" * 64
+
+
+def _checked(ctx: Context, olds: dict[str, Any], news: dict[str, Any]) -> dict[str, Any]:
+    """What the plugin's check records: its prepare, then the providers' shared naming step."""
+    return with_identity(prepare_training_job(ctx, olds, news), olds)
+
+
 def test_derived_name_kept_for_the_same_spec_and_renewed_on_a_new_one() -> None:
-    ctx = Context(URN.format("TrainingJob", "train"), b"seed")
-    first = prepare_training_job(ctx, {}, _job_inputs())
+    ctx = Context(URN.format("TrainingJob", "train"), SEED)
+    first = _checked(ctx, {}, _job_inputs())
     assert first["derived_name"] is True and first["name"].startswith("train-") and len(first["name"]) == 12
+    assert "owner_seed" not in first and "generation" not in first
     # The next check has the recorded inputs as olds: same owner, and a description change keeps the name.
-    again = prepare_training_job(Context(ctx.urn, b"other seed"), first, _job_inputs(description="new"))
+    again = _checked(Context(ctx.urn, OTHER_SEED), first, _job_inputs(description="new"))
     assert again["owner"] == first["owner"] and again["name"] == first["name"]
-    replaced = prepare_training_job(ctx, first, _job_inputs(node_count=2))
+    replaced = _checked(ctx, first, _job_inputs(node_count=2))
     assert replaced["name"] != first["name"] and replaced["owner"] == first["owner"]
-    other = prepare_training_job(Context(URN.format("TrainingJob", "train"), b"another stack"), {}, _job_inputs())
+    assert replaced["generation"] == 1
+    # A killed `up` and the same edit again: the same name and token (found and taken over, not created twice).
+    assert _checked(ctx, first, _job_inputs(node_count=2)) == replaced
+    other = _checked(Context(URN.format("TrainingJob", "train"), OTHER_SEED), {}, _job_inputs())
     assert other["owner"]["token"] != first["owner"]["token"] and other["name"] != first["name"]
     assert first["owner"]["stack"] == "organization/proj/dev" and first["owner"]["resource"] == "train"
 
@@ -95,7 +108,10 @@ def _configured(emulator: Any) -> ModelArtsPlugin:
     plugin = ModelArtsPlugin()
     args = {"region": "cn-north-4", "projectId": emulator.project_id, "endpoint": emulator.url,
             "accessKey": emulator.access_key, "secretKey": emulator.secret_key}
-    _run(plugin.configure(p.ConfigureRequest({}, property_map(args), False, False)))
+    # As the engine does: check_config (which adds the stack's owner seed), then configure with its inputs.
+    checked = _run(plugin.check_config(p.CheckRequest("urn:pulumi:dev::proj::pulumi:providers:modelarts::default",
+                                                      {}, property_map(args), b"")))
+    _run(plugin.configure(p.ConfigureRequest({}, checked.inputs, False, False)))
     return plugin
 
 
@@ -191,16 +207,18 @@ def test_custom_delete_timeout_bounds_the_stop(tmp_path: Any) -> None:
 
 
 def test_output_per_run_folders_follow_the_derived_name() -> None:
-    ctx = Context(URN.format("TrainingJob", "train"), b"seed")
-    news = {"algorithm": {"code_dir": "obs://b/code/", "boot_file": "obs://b/code/t.py",
-                          "engine": {"engine_id": "e"}, "outputs": [{"name": "out", "obs_url": "obs://b/out/"}]},
-            "flavor_id": "f", "output_per_run": True, "log_export_path": {"obs_url": "obs://b/logs"}}
-    first = prepare_training_job(ctx, {}, news)
+    ctx = Context(URN.format("TrainingJob", "train"), SEED)
+    news = {"algorithm": {"code_dir": "obs://bkt/code/", "boot_file": "obs://bkt/code/t.py",
+                          "engine": {"engine_id": "e"}, "outputs": [{"name": "out", "obs_url": "obs://bkt/out/"}]},
+            "flavor_id": "f", "output_per_run": True, "log_export_path": {"obs_url": "obs://bkt/logs"}}
+    first = _checked(ctx, {}, news)
     run = first["name"]
-    assert first["algorithm"]["outputs"][0]["obs_url"] == f"obs://b/out/{run}/"
-    assert first["log_export_path"]["obs_url"] == f"obs://b/logs/{run}/"
-    assert news["algorithm"]["outputs"][0]["obs_url"] == "obs://b/out/"  # the declaration is not changed
-    assert prepare_training_job(ctx, first, news) == first  # the next check: same run, same folders
+    assert first["algorithm"]["outputs"][0]["obs_url"] == f"obs://bkt/out/{run}/"
+    assert first["log_export_path"]["obs_url"] == f"obs://bkt/logs/{run}/"
+    assert news["algorithm"]["outputs"][0]["obs_url"] == "obs://bkt/out/"  # the declaration is not changed
+    assert _checked(ctx, first, news) == first  # the next check: same run, same folders
+    moved = _checked(ctx, first, {**news, "node_count": 2})  # replaced: the next run's folders
+    assert moved["algorithm"]["outputs"][0]["obs_url"] == f"obs://bkt/out/{moved['name']}/" != f"obs://bkt/out/{run}/"
 
 
 def test_a_new_resource_plugs_in_with_one_row(monkeypatch: pytest.MonkeyPatch) -> None:
