@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..training_job.args import WaitFor
 
@@ -19,6 +19,15 @@ class Objective(_AwaitModel):
     name: Annotated[str, Field(min_length=1)]
     regex: Annotated[str, Field(min_length=1)]
     goal: Literal["max", "min"] = "max"
+
+    @field_validator("regex")
+    @classmethod
+    def _as_the_stack_config(cls, v: str) -> str:
+        """The stack config's rule for an objective regex (stack/config.py), so a JobsAwait declared directly
+        (a Python program, the provider plugin) is refused at check too, not after the jobs finished."""
+        from ..stack.config import ObjectiveConfig  # the stack config imports nothing of the awaiting
+
+        return ObjectiveConfig._one_group(v)
 
 
 class AwaitedJob(_AwaitModel):

@@ -243,3 +243,18 @@ def test_a_new_resource_plugs_in_with_one_row(monkeypatch: pytest.MonkeyPatch) -
     checked = _run(ModelArtsPlugin().check(p.CheckRequest(URN.format("Pool", "p"), {},
                                                           property_map({"pool_name": "a"}), b"")))
     assert plain_map(checked.inputs) == {"pool_name": "a", "checked_by": "pool"}
+
+
+def test_jobs_await_takes_every_argument_of_the_python_resource_and_checks_the_objective() -> None:
+    """The schema has JobsAwaitArgs' every input (max_failures too); a bad objective regex fails at check, not
+    after the jobs finished."""
+    from modelarts_provider.awaiting.args import JobsAwaitArgs
+
+    s = schema("0.1.0")
+    assert set(s["resources"]["modelarts:index:JobsAwait"]["inputProperties"]) == set(JobsAwaitArgs.model_fields)
+    plugin = ModelArtsPlugin()
+    jobs = {"a": {"job_id": "1", "objective": {"name": "acc", "regex": "acc=[0-9.]+"}}}
+    checked = _run(plugin.check(p.CheckRequest(URN.format("JobsAwait", "w"), {},
+                                               property_map({"jobs": jobs, "max_failures": {"g": 1.0}}), b"")))
+    assert [(f.property, f.reason) for f in checked.failures] == [
+        ("jobs.a.objective.regex", "needs exactly one group around the number, e.g. accuracy=([0-9.]+); it has 0")]
