@@ -10,6 +10,7 @@ holds the resource's inputs and outputs only.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -23,6 +24,7 @@ from pulumi.provider.experimental.property_value import PropertyValue
 from ..identity import is_seed, new_seed
 from ..provider_base import SettingsProvider, request_cancel
 from ..provider_config import NAMESPACE
+from .diagnostics import CURRENT_URN
 from .doors import DOORS, PACKAGE, Context, Door
 from .schema import schema
 from .values import plain_map, property_map
@@ -62,8 +64,11 @@ class ModelArtsPlugin(p.Provider):
         self._pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="modelarts")
         self._seed = ""
 
-    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
+    async def _run(self, urn: str, fn: Callable[..., T], *args: Any) -> T:
+        """fn(*args) on a thread of the pool; what it prints is attached to the resource `urn` (diagnostics.py)."""
+        context = contextvars.copy_context()
+        context.run(CURRENT_URN.set, urn)
+        return await asyncio.get_running_loop().run_in_executor(self._pool, context.run, fn, *args)
 
     def _door(self, urn: str) -> tuple[Door, Any]:
         type_token = urn.split("::")[-2] if "::" in urn else urn
@@ -100,14 +105,14 @@ class ModelArtsPlugin(p.Provider):
         door, provider = self._door(request.urn)
         olds, news = plain_map(request.old_inputs), plain_map(request.new_inputs)
         news = door.prepare(Context(request.urn, self._seed), olds, news)
-        result = await self._run(provider.check, olds, news)
+        result = await self._run(request.urn, provider.check, olds, news)
         return p.CheckResponse(inputs=property_map(result.inputs),
                                failures=[p.CheckFailure(f.property, f.reason) for f in result.failures or []])
 
     async def diff(self, request: p.DiffRequest) -> p.DiffResponse:
         _door, provider = self._door(request.urn)
         olds, news = plain_map(request.old_state), plain_map(request.new_inputs)
-        result = await self._run(provider.diff, request.resource_id, olds, news)
+        result = await self._run(request.urn, provider.diff, request.resource_id, olds, news)
         replaces = list(result.replaces or [])
         detailed: dict[str, p.PropertyDiff] = {}
         if result.changes:
@@ -124,18 +129,18 @@ class ModelArtsPlugin(p.Provider):
         door, provider = self._door(request.urn)
         given = plain_map(request.properties)
         sent = door.timeouts("create", given, request.timeout) if request.timeout else given
-        result = await self._run(provider.create, sent)
+        result = await self._run(request.urn, provider.create, sent)
         return p.CreateResponse(resource_id=result.id, properties=property_map(_restore(result.outs or {}, given, sent)))
 
     async def read(self, request: p.ReadRequest) -> p.ReadResponse:
         door, provider = self._door(request.urn)
         props = plain_map(request.properties)
         if not props:  # `pulumi import`: nothing recorded yet, the live object says what to declare
-            inputs, outs = await self._run(door.importer, provider, request.resource_id,
+            inputs, outs = await self._run(request.urn, door.importer, provider, request.resource_id,
                                            Context(request.urn, self._seed))
             return p.ReadResponse(resource_id=request.resource_id, properties=property_map(outs),
                                   inputs=property_map(inputs))
-        result = await self._run(provider.read, request.resource_id, props)
+        result = await self._run(request.urn, provider.read, request.resource_id, props)
         if not result.id:  # gone: the engine drops it from the state
             return p.ReadResponse(resource_id="", properties={}, inputs={})
         return p.ReadResponse(resource_id=result.id, properties=property_map(result.outs or {}),
@@ -145,14 +150,14 @@ class ModelArtsPlugin(p.Provider):
         door, provider = self._door(request.urn)
         olds, given = plain_map(request.olds), plain_map(request.news)
         sent = door.timeouts("update", given, request.timeout) if request.timeout else given
-        result = await self._run(provider.update, request.resource_id, olds, sent)
+        result = await self._run(request.urn, provider.update, request.resource_id, olds, sent)
         return p.UpdateResponse(properties=property_map(_restore(result.outs or {}, given, sent)))
 
     async def delete(self, request: p.DeleteRequest) -> None:
         door, provider = self._door(request.urn)
         props = plain_map(request.properties)
         sent = door.timeouts("delete", props, request.timeout) if request.timeout else props
-        await self._run(provider.delete, request.resource_id, sent)
+        await self._run(request.urn, provider.delete, request.resource_id, sent)
 
     async def cancel(self) -> None:
         request_cancel()

@@ -258,3 +258,48 @@ def test_jobs_await_takes_every_argument_of_the_python_resource_and_checks_the_o
                                                property_map({"jobs": jobs, "max_failures": {"g": 1.0}}), b"")))
     assert [(f.property, f.reason) for f in checked.failures] == [
         ("jobs.a.objective.regex", "needs exactly one group around the number, e.g. accuracy=([0-9.]+); it has 0")]
+
+
+def test_progress_and_warnings_reach_the_engines_log_attached_to_the_resource(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine hides a plugin's stderr: say() and the package's warnings go to its log service instead,
+    masked, with the URN of the resource whose call printed them."""
+    import logging
+    from concurrent import futures
+
+    import grpc
+    from google.protobuf import empty_pb2
+    from pulumi.runtime.proto import engine_pb2_grpc
+
+    from modelarts_provider import masking
+    from modelarts_provider.masking import remember
+    from modelarts_provider.plugin import diagnostics
+    from modelarts_provider.provider_base import say, set_output
+
+    monkeypatch.setattr(masking, "_KNOWN", set())  # the process-wide registry: left as found for other tests
+    got: list[Any] = []
+
+    class Engine(engine_pb2_grpc.EngineServicer):
+        def Log(self, request: Any, context: Any) -> Any:
+            got.append(request)
+            return empty_pb2.Empty()
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    engine_pb2_grpc.add_EngineServicer_to_server(Engine(), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    package = logging.getLogger("modelarts_provider")
+    handlers, propagate = list(package.handlers), package.propagate
+    try:
+        diagnostics.route_to_engine(f"127.0.0.1:{port}")
+        remember(["sup3r-secret-value"])
+        urn = URN.format("TrainingJob", "train")
+        _run(ModelArtsPlugin()._run(urn, say, "train-abc: submitted with sup3r-secret-value"))
+        _run(ModelArtsPlugin()._run(urn, say, "warning: catalog check skipped"))
+        logging.getLogger("modelarts_provider.client.api").warning("create of %s was ambiguous", "train-abc")
+    finally:
+        set_output(None)
+        package.handlers[:], package.propagate = handlers, propagate
+        server.stop(0)
+    assert [(r.message, r.urn, r.severity) for r in got] == [
+        ("train-abc: submitted with ******", urn, 1), ("warning: catalog check skipped", urn, 2),
+        ("create of train-abc was ambiguous", "", 2)]
