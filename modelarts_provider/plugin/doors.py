@@ -31,6 +31,7 @@ from ..provider_base import ProviderError, SettingsProvider, say
 from ..training_job.from_live import declaration_of
 from ..identity import is_seed, token_for
 from ..training_job.naming import SEED_INPUT
+from ..training_job.outputs import secret_outputs
 from ..training_job.provider import TrainingJobProvider
 
 PACKAGE = "modelarts"
@@ -73,6 +74,17 @@ Props = dict[str, Any]
 Prepare = Callable[[Context, Props, Props], Props]
 Timeouts = Callable[[str, Props, float], Props]
 Importer = Callable[[Any, str, Context], tuple[Props, Props]]
+SecretOutputs = Callable[[list[str]], list[str]]  # secret input paths -> the outputs derived from them
+
+
+def _none_derived(_paths: list[str]) -> list[str]:
+    return []
+
+
+def _derived_from(inputs: tuple[str, ...], outputs: list[str]) -> SecretOutputs:
+    def derived(paths: list[str]) -> list[str]:
+        return outputs if any(p.split(".")[0] in inputs for p in paths) else []
+    return derived
 
 
 def _as_is(_ctx: Context, _olds: Props, news: Props) -> Props:
@@ -100,6 +112,9 @@ class Door:
     # The schema of a type without a schema of its own in schema.py: its inputs' and outputs' pydantic models.
     args_model: type[BaseModel] | None = None
     outputs_model: type[BaseModel] | None = None
+    # Outputs built from secret inputs (an output path from a secret OBS URL): secret too. Outputs named as
+    # the secret inputs are secret anyway.
+    secret_outputs: SecretOutputs = _none_derived
 
 
 # --- TrainingJob ---------------------------------------------------------------------------------
@@ -217,13 +232,17 @@ def waits_timeouts(op: str, props: Props, timeout: float) -> Props:
 
 DOORS: dict[str, Door] = {
     "TrainingJob": Door(TrainingJobProvider, "A ModelArts training job: submitted on create (no wait: see JobsAwait).",
-                        prepare_training_job, training_job_timeouts, import_training_job),
+                        prepare_training_job, training_job_timeouts, import_training_job,
+                        secret_outputs=secret_outputs),
     "JobsAwait": Door(JobsAwaitProvider, "Waits for many training jobs at once, each to its own wait_for target.",
                       timeouts=jobs_await_timeouts, importer=_not_importable("JobsAwait")),
     "CodeUpload": Door(CodeUploadProvider, "A local code directory uploaded to OBS under a content-addressed prefix.",
-                       prepare_code_upload, importer=_not_importable("CodeUpload")),
+                       prepare_code_upload, importer=_not_importable("CodeUpload"),
+                       secret_outputs=_derived_from(("bucket", "prefix", "job_key"),
+                                                    ["code_dir", "boot_file", "marker_key"])),
     "Bucket": Door(BucketProvider, "An OBS bucket the stack creates, or one it only uses (create: false).",
-                   prepare_bucket, importer=import_bucket, args_model=BucketArgs, outputs_model=BucketOutputs),
+                   prepare_bucket, importer=import_bucket, args_model=BucketArgs, outputs_model=BucketOutputs,
+                   secret_outputs=_derived_from(("bucket",), ["url"])),
     "Network": Door(NetworkProvider, "A ModelArts network for dedicated pools: created, waited for until Active.",
                     prepare_owned, waits_timeouts, _not_importable("Network"), NetworkArgs, NetworkOutputs),
     "ResourcePool": Door(ResourcePoolProvider, "A dedicated ModelArts resource pool: created and scaled in place, "

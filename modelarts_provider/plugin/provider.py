@@ -22,12 +22,14 @@ from pulumi.provider.experimental import provider as p
 from pulumi.provider.experimental.property_value import PropertyValue
 
 from ..identity import is_seed, new_seed
+from ..masking import remember
+from ..training_job.provider import TrainingJobProvider
 from ..provider_base import SettingsProvider, request_cancel
 from ..provider_config import NAMESPACE
 from .diagnostics import CURRENT_URN
 from .doors import DOORS, PACKAGE, Context, Door
 from .schema import schema
-from .values import plain_map, property_map
+from .values import plain_map, property_map, secret_paths, secret_values
 
 T = TypeVar("T")
 THREADS = 256  # blocking provider calls in flight at once (a JobsAwait holds one for its whole wait)
@@ -51,6 +53,32 @@ def _config_of(request: p.ConfigureRequest) -> dict[str, Any]:
             out[f"{NAMESPACE}:{key}"] = str(value).lower() if isinstance(value, bool) else \
                 (str(int(value)) if isinstance(value, float) and value.is_integer() else str(value))
     return out
+
+
+def _anchored(outs: dict[str, Any], paths: list[str]) -> list[str]:
+    """Each secret path, or its deepest part that the outputs still have (check may reshape a value, e.g.
+    parameters as a map -> a list): what is secret in the inputs stays secret, perhaps with its neighbours."""
+    out = []
+    for path in paths:
+        value: Any = outs
+        kept: list[str] = []
+        for part in path.split("."):
+            if isinstance(value, dict) and part in value:
+                value = value[part]
+            elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+                value = value[int(part)]
+            else:
+                break
+            kept.append(part)
+        if kept:
+            out.append(".".join(kept))
+    return out
+
+
+def _learn(*maps: Any) -> None:
+    """Every secret value the engine sends joins this process's masking registry (masking.py)."""
+    for values in maps:
+        remember(secret_values(values))
 
 
 def _restore(outs: dict[str, Any], given: dict[str, Any], sent: dict[str, Any]) -> dict[str, Any]:
@@ -78,6 +106,12 @@ class ModelArtsPlugin(p.Provider):
                              + ", ".join(f"{PACKAGE}:index:{n}" for n in DOORS))
         return DOORS[name], self._providers[name]
 
+    @staticmethod
+    def _secret_outs(door: Door, outs: dict[str, Any], values: Any) -> list[str]:
+        """Where the outputs are secret: at the secret inputs' paths, and the outputs built from them."""
+        paths = secret_paths(values)
+        return _anchored(outs, paths) + [k for k in door.secret_outputs(paths) if k in outs]
+
     async def get_schema(self, request: p.GetSchemaRequest) -> p.GetSchemaResponse:
         return p.GetSchemaResponse(schema=json.dumps(schema(VERSION)))
 
@@ -96,21 +130,27 @@ class ModelArtsPlugin(p.Provider):
         config = DynamicConfigureRequest(DynamicConfig(_config_of(request), NAMESPACE))
         for provider in self._providers.values():
             provider.configure(config)
-        # No secrets in: the engine sends them plain and marks the outputs of secret inputs secret again.
+        # Secrets in, marked: the providers learn and mask them, and the outputs built from them are secret.
         # No preview calls: create/update run only for real (check/diff already make no API call).
-        return p.ConfigureResponse(accept_secrets=False, supports_preview=False, accept_resources=False,
+        return p.ConfigureResponse(accept_secrets=True, supports_preview=False, accept_resources=False,
                                    accept_outputs=False)
 
     async def check(self, request: p.CheckRequest) -> p.CheckResponse:
         door, provider = self._door(request.urn)
+        _learn(request.old_inputs, request.new_inputs)
         olds, news = plain_map(request.old_inputs), plain_map(request.new_inputs)
+        secret = secret_paths(request.new_inputs)
         news = door.prepare(Context(request.urn, self._seed), olds, news)
+        if secret and door.provider is TrainingJobProvider:  # what the stack program sets on the dynamic path
+            news["secret_paths"] = sorted(set(news.get("secret_paths") or []) | set(secret))
         result = await self._run(request.urn, provider.check, olds, news)
-        return p.CheckResponse(inputs=property_map(result.inputs),
+        inputs = dict(result.inputs)
+        return p.CheckResponse(inputs=property_map(inputs, _anchored(inputs, secret)),
                                failures=[p.CheckFailure(f.property, f.reason) for f in result.failures or []])
 
     async def diff(self, request: p.DiffRequest) -> p.DiffResponse:
         _door, provider = self._door(request.urn)
+        _learn(request.old_state, request.new_inputs)
         olds, news = plain_map(request.old_state), plain_map(request.new_inputs)
         result = await self._run(request.urn, provider.diff, request.resource_id, olds, news)
         replaces = list(result.replaces or [])
@@ -127,10 +167,13 @@ class ModelArtsPlugin(p.Provider):
 
     async def create(self, request: p.CreateRequest) -> p.CreateResponse:
         door, provider = self._door(request.urn)
+        _learn(request.properties)
         given = plain_map(request.properties)
         sent = door.timeouts("create", given, request.timeout) if request.timeout else given
         result = await self._run(request.urn, provider.create, sent)
-        return p.CreateResponse(resource_id=result.id, properties=property_map(_restore(result.outs or {}, given, sent)))
+        outs = _restore(result.outs or {}, given, sent)
+        return p.CreateResponse(resource_id=result.id,
+                                properties=property_map(outs, self._secret_outs(door, outs, request.properties)))
 
     async def read(self, request: p.ReadRequest) -> p.ReadResponse:
         door, provider = self._door(request.urn)
@@ -140,21 +183,26 @@ class ModelArtsPlugin(p.Provider):
                                            Context(request.urn, self._seed))
             return p.ReadResponse(resource_id=request.resource_id, properties=property_map(outs),
                                   inputs=property_map(inputs))
+        _learn(request.properties, request.inputs)
         result = await self._run(request.urn, provider.read, request.resource_id, props)
         if not result.id:  # gone: the engine drops it from the state
             return p.ReadResponse(resource_id="", properties={}, inputs={})
-        return p.ReadResponse(resource_id=result.id, properties=property_map(result.outs or {}),
-                              inputs=request.inputs)
+        outs = result.outs or {}
+        return p.ReadResponse(resource_id=result.id, inputs=request.inputs, properties=property_map(
+            outs, self._secret_outs(door, outs, request.properties) + self._secret_outs(door, outs, request.inputs)))
 
     async def update(self, request: p.UpdateRequest) -> p.UpdateResponse:
         door, provider = self._door(request.urn)
+        _learn(request.olds, request.news)
         olds, given = plain_map(request.olds), plain_map(request.news)
         sent = door.timeouts("update", given, request.timeout) if request.timeout else given
         result = await self._run(request.urn, provider.update, request.resource_id, olds, sent)
-        return p.UpdateResponse(properties=property_map(_restore(result.outs or {}, given, sent)))
+        outs = _restore(result.outs or {}, given, sent)
+        return p.UpdateResponse(properties=property_map(outs, self._secret_outs(door, outs, request.news)))
 
     async def delete(self, request: p.DeleteRequest) -> None:
         door, provider = self._door(request.urn)
+        _learn(request.properties)
         props = plain_map(request.properties)
         sent = door.timeouts("delete", props, request.timeout) if request.timeout else props
         await self._run(request.urn, provider.delete, request.resource_id, sent)

@@ -303,3 +303,35 @@ def test_progress_and_warnings_reach_the_engines_log_attached_to_the_resource(mo
     assert [(r.message, r.urn, r.severity) for r in got] == [
         ("train-abc: submitted with ******", urn, 1), ("warning: catalog check skipped", urn, 2),
         ("create of train-abc was ambiguous", "", 2)]
+
+
+def test_secrets_are_accepted_learnt_and_kept_secret_with_what_is_built_from_them(
+        emulator: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A secret input is known to the plugin process (masked in what it prints), recorded as the job's
+    secret_paths, secret again in the checked inputs and the state, and the output paths built from a secret
+    OBS URL are secret too; nothing secret comes back plain."""
+    from modelarts_provider import masking
+    from modelarts_provider.plugin.values import secret_paths
+
+    monkeypatch.setattr(masking, "_KNOWN", set())  # the process-wide registry: left as found for other tests
+    plugin = _configured(emulator)
+    assert _run(plugin.configure(p.ConfigureRequest({}, {}, True, False))).accept_secrets
+    plugin = _configured(emulator)
+    urn = URN.format("TrainingJob", "secretive")
+    news = property_map(_job_inputs(name="secretive-job"))
+    algorithm = dict(news["algorithm"].value)
+    algorithm["environments"] = p.PropertyValue({"HF": p.PropertyValue("hf-abcdef-123", is_secret=True)})
+    algorithm["outputs"] = p.PropertyValue([p.PropertyValue({
+        "name": p.PropertyValue("out"),
+        "obs_url": p.PropertyValue("obs://private-bkt/out/", is_secret=True)})])
+    news["algorithm"] = p.PropertyValue(algorithm)
+    checked = _run(plugin.check(p.CheckRequest(urn, {}, news, b"")))
+    assert not checked.failures, [(f.property, f.reason) for f in checked.failures]
+    assert "hf-abcdef-123" in masking.known() and masking.mask("env HF hf-abcdef-123") == "env HF ******"
+    assert secret_paths(checked.inputs) == ["algorithm.environments.HF", "algorithm.outputs.0.obs_url"]
+    assert to_plain(checked.inputs["secret_paths"]) == ["algorithm.environments.HF", "algorithm.outputs.0.obs_url"]
+    made = _run(plugin.create(p.CreateRequest(urn, checked.inputs, 0, False)))
+    secret = set(secret_paths(made.properties))
+    assert {"algorithm.environments.HF", "algorithm.outputs.0.obs_url", "output_path", "output_paths"} <= secret
+    assert made.properties["output_path"].is_secret and "private-bkt" in to_plain(made.properties["output_path"])
+    _run(plugin.delete(p.DeleteRequest(urn, made.resource_id, made.properties, 0)))
