@@ -36,6 +36,13 @@ __all__ = ["register", "run", "find_job", "stack_settings", "LogFollower", "Logs
 WAITING_PHASES = frozenset({"Creating", "Pending"})  # no process yet, so no log
 # "pulumi-python:dynamic/modelarts:TrainingJob" today, "pulumi-python:dynamic:Resource" in older states
 DYNAMIC_TYPE_PREFIX = "pulumi-python:dynamic"
+# A TrainingJob of a YAML / TypeScript / Go program (the provider plugin's type).
+PLUGIN_JOB_TYPE = "modelarts:index:TrainingJob"
+
+
+def is_training_job(type_: str) -> bool:
+    """A state resource of a training job, from either front door (a JobsAwait is not one)."""
+    return type_ == PLUGIN_JOB_TYPE or (type_.startswith(DYNAMIC_TYPE_PREFIX) and not type_.endswith(":JobsAwait"))
 PULUMI_TIMEOUT_S = 180
 # How long --follow waits, after its job was deleted, for the key to point at a job replacing it.
 REPLACEMENT_WAIT_S = 120.0
@@ -146,7 +153,7 @@ def state_job(pulumi: PulumiCli, wanted: str, known: list[str] | None = None) ->
         exported = StackExport()
     for res in exported.deployment.resources or []:
         job_id, name = res.outputs.get("job_id"), res.outputs.get("job_name")
-        if not res.type.startswith(DYNAMIC_TYPE_PREFIX) or not isinstance(job_id, str) or not job_id:
+        if not is_training_job(res.type) or not isinstance(job_id, str) or not job_id:
             continue
         key = res.urn.rsplit("::", 1)[-1]
         if known is not None:

@@ -23,9 +23,11 @@ from typing import Any, Callable, TextIO
 
 from pydantic import ValidationError
 
-from ..logs_cli import DYNAMIC_TYPE_PREFIX, LogsError, PulumiCli, StackExport, stack_settings
+from ..awaiting.args import AwaitedStatus, JobsAwaitArgs
+from ..awaiting.results import points
+from ..logs_cli import LogsError, PulumiCli, StackExport, is_training_job, stack_settings
 from .show import printable
-from .table import SweepResults, duration_text, table_lines
+from .table import SweepObjective, SweepResults, collect, duration_text, table_lines
 
 PAGE = 50
 
@@ -37,9 +39,42 @@ def _print(out: TextIO, text: str) -> None:
 
 # --- results -------------------------------------------------------------------------------------------
 
+def state_sweep(exported: StackExport, sweep: str) -> SweepResults | None:
+    """The sweep's results from the state's JobsAwait (its jobs of group `sweep` and what it recorded of them),
+    for a stack whose program exports no `sweeps` (a YAML or TypeScript program through the provider plugin)."""
+    resources = exported.deployment.resources or []
+    paths = {r.outputs.get("job_id"): r.outputs.get("output_path") for r in resources if is_training_job(r.type)}
+    for res in resources:
+        if not res.type.endswith(":JobsAwait"):
+            continue
+        try:
+            args = JobsAwaitArgs.model_validate({k: res.outputs[k] for k in ("jobs", "max_failures")
+                                                 if k in res.outputs})
+            statuses = {k: AwaitedStatus.model_validate(v) for k, v in (res.outputs.get("statuses") or {}).items()}
+        except (ValidationError, AttributeError):
+            continue  # a secret, or another program's resource
+        keys = [k for k, j in args.jobs.items() if j.group == sweep]
+        if not keys:
+            continue
+        spec = args.jobs[keys[0]].objective
+        found = points(args, statuses, keys)
+        for point in found:
+            path = paths.get(point.job_id)
+            point.output_path = path if isinstance(path, str) else None
+        return collect(SweepObjective(name=spec.name, goal=spec.goal) if spec else None, found)
+    return None
+
+
 def sweep_results(pulumi: PulumiCli, sweep: str) -> SweepResults:
     outputs = pulumi.json("stack", "output", "--json")
     sweeps = outputs.get("sweeps") if isinstance(outputs, dict) else None
+    if not isinstance(sweeps, dict):
+        try:
+            from_state = state_sweep(StackExport.model_validate(pulumi.json("stack", "export")), sweep)
+        except ValidationError:
+            from_state = None
+        if from_state is not None:
+            return from_state
     if not isinstance(sweeps, dict) or sweep not in sweeps:
         known = ", ".join(sorted(sweeps)) if isinstance(sweeps, dict) and sweeps else "none exported"
         raise LogsError(f"no sweep {sweep!r} in the outputs of stack {pulumi.stack} (its sweeps: {known}; "
@@ -77,8 +112,7 @@ def stack_jobs(pulumi: PulumiCli) -> list[tuple[str, str, str | None, str | None
     found = []
     for res in exported.deployment.resources or []:
         job_id = res.outputs.get("job_id")
-        if res.type.startswith(DYNAMIC_TYPE_PREFIX) and not res.type.endswith(":JobsAwait") \
-                and isinstance(job_id, str) and job_id:
+        if is_training_job(res.type) and isinstance(job_id, str) and job_id:
             workspace = res.outputs.get("workspace_id")
             found.append((res.urn.rsplit("::", 1)[-1], job_id, res.outputs.get("job_name"),
                           workspace if isinstance(workspace, str) else None))
