@@ -114,7 +114,8 @@ def test_a_killed_up_then_an_edit_leaves_nothing_of_ours_untracked(tmp_path: Pat
     up = program.stack.up()
     live = active(emu)
     assert set(live) == program.job_ids() and len(live) == 2, (output_of(up), live.keys(), program.job_ids())
-    assert sorted(j["algorithm"]["parameters"][0]["value"] for j in live.values()) == ["0.1", "0.3"]
+    assert sorted(p["value"] for j in live.values() for p in j["algorithm"]["parameters"] if p["name"] == "lr") \
+        == ["0.1", "0.3"]
     assert emu.counters()["create"] <= 3, "a job of the same spec was created twice"
     program.stack.destroy()
     assert active(emu) == {}
