@@ -19,7 +19,7 @@ import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -161,9 +161,8 @@ def _secret_program(door: str, base: Path, emu: Any) -> Stack:
     return yaml_stack(base, emu, resources)
 
 
-def _job_state(st: Stack, door: str) -> dict[str, Any]:
-    want: Callable[[str], bool] = (lambda t: t.endswith(":TrainingJob"))
-    (res,) = [r for r in st.export()["deployment"]["resources"] if want(r["type"])]
+def _job_state(st: Stack) -> dict[str, Any]:
+    (res,) = [r for r in st.export()["deployment"]["resources"] if r["type"].endswith(":TrainingJob")]
     return res
 
 
@@ -179,9 +178,13 @@ def test_secrets_are_known_masked_and_stay_secret_with_what_is_built_from_them(t
     env = live["algorithm"].get("environments") or {}
     env = {k: v for m in env for k, v in m.items()} if isinstance(env, list) else dict(env)
     assert env["OPENAI"] == OPENAI  # the job did receive it
-    state = _job_state(st, door)
+    state = _job_state(st)
     assert isinstance(state["outputs"]["output_path"], dict) and SECRET_MARK in state["outputs"]["output_path"], \
         state["outputs"]["output_path"]
-    everything = json.dumps(st.export()) + "".join(p.stdout + p.stderr for p in st.history)
+    exported = st.export()
+    everything = json.dumps(exported) + "".join(p.stdout + p.stderr for p in st.history)
     assert OPENAI not in everything
+    if door == "yaml":  # the stack's owner seed: recorded with the provider, as a secret
+        (provider,) = [r for r in exported["deployment"]["resources"] if r["type"] == "pulumi:providers:modelarts"]
+        assert SECRET_MARK in provider["inputs"]["ownerSeed"], provider["inputs"]
     st.destroy()

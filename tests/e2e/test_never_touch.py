@@ -102,6 +102,8 @@ def owner_token(st: Any, key: str) -> str:
     state = json.loads(st.run("stack", "export", "--show-secrets").stdout)
     (seed,) = [r["outputs"]["result"] for r in state["deployment"]["resources"]
                if r["urn"] == SEED_URN.format(stack=st.name, project=PROJECT)]
+    if isinstance(seed, dict):  # a secret, shown: {<signature>: ..., "plaintext": <its JSON>}
+        seed = json.loads(seed["plaintext"])
     return token_for(seed, key)
 
 
