@@ -33,6 +33,11 @@ for epoch in (1, 2):
     acc = 0.9 - (lr - 0.03) ** 2 * 50 - abs(bs - 32) / 1000 - (2 - epoch) * 0.1
     print(f"epoch {epoch} accuracy={acc:.6f} loss={1 - acc:.6f}", flush=True)
 '''
+BROKEN = '''\
+import sys
+print("accuracy=oops", flush=True)
+sys.exit(4)
+'''
 SLOW = '''\
 import os, time
 print(f"pid={os.getpid()} accuracy=0.5", flush=True)
@@ -57,7 +62,8 @@ def _search(algorithm: str, samples: int, concurrent: int) -> dict[str, Any]:
 
 def _body(name: str, code: str, search: dict[str, Any]) -> dict[str, Any]:
     return {"kind": "job", "metadata": {"name": name},
-            "algorithm": {"code_dir": f"obs://{BUCKET}/code/{code}/", "boot_file": f"obs://{BUCKET}/code/{code}/train.py",
+            "algorithm": {"code_dir": f"obs://{BUCKET}/code/{code}/",
+                          "boot_file": f"obs://{BUCKET}/code/{code}/train.py",
                           "engine": ENGINE, "policies": {"auto_search": search}},
             "spec": {"resource": {"flavor_id": "modelarts.vm.cpu.8u", "node_count": 1}}}
 
@@ -69,7 +75,7 @@ def local_obs(tmp_path_factory) -> Iterator[Any]:
     with running_obs(tmp_path_factory.mktemp("obs")) as obs:
         s3 = obs.client()
         s3.create_bucket(Bucket=BUCKET, CreateBucketConfiguration={"LocationConstraint": s3.meta.region_name})
-        for name, body in (("train", TRAIN), ("slow", SLOW)):
+        for name, body in (("train", TRAIN), ("slow", SLOW), ("broken", BROKEN)):
             s3.put_object(Bucket=BUCKET, Key=f"code/{name}/train.py", Body=body.encode())
         yield obs
 
@@ -163,3 +169,14 @@ def test_early_stop_kills_the_trial_and_terminate_stops_the_search(api: Api, sdk
     with pytest.raises(ProcessLookupError):
         os.kill(int(last["pid"]), 0)
     assert len(_trials(sdk, jid)) == 2  # no trial starts after the terminate
+
+
+def test_a_search_whose_trials_all_fail_fails(api: Api, sdk: ModelArtsClient) -> None:
+    jid = api.create(_body("broken-search", "broken", _search("tpe_search", 2, 2))).json()["metadata"]["id"]
+    job = api.wait_phase(jid, {"Completed", "Failed"}, timeout=60)
+    assert job["status"]["phase"] == "Failed"
+    rows = _trials(sdk, jid)
+    assert [(r["status"], r["done"], r["reward_attr"]) for r in rows] == [("ERROR", "False", "")] * 2
+    first = rows[0]["trial_id"]
+    assert f"ERROR trial {first} failed: exit code 4" in api.logs(jid, f"trial-{first}").json()["content"]
+    assert "no trial reported accuracy" in api.logs(jid).json()["content"]
