@@ -53,7 +53,9 @@ def runner(store: Store, executor: Any) -> Any:
         from .runner import SearchRunner
     except ImportError:
         return None
-    return SearchRunner(store, executor)
+    found = SearchRunner(store, executor)
+    found.recover()
+    return found
 
 
 def search_of_draft(draft: Any, runner: Any) -> bool:

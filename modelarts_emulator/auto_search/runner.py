@@ -32,7 +32,7 @@ from optuna.trial import TrialState
 from .. import errors
 from ..execution import KILLED_EXIT_CODE, Executor, _kill_group, write_log
 from ..execution_plan import TaskPlan, plan_tasks, task_log
-from ..models import Store
+from ..models import QUEUED_PENDING_MS, Store
 from ..obs_transfer import TransferError
 from .samplers import distribution, sampler_for
 from .space import Param, Search
@@ -68,6 +68,14 @@ class SearchRunner:
             self._threads[job_id] = thread
             self._live[job_id] = {}
         thread.start()
+
+    def recover(self) -> None:
+        """Searches the last emulator left queued (not started yet) start now; a search whose trials were
+        running when it stopped ends Abnormal like any job (Executor._recover)."""
+        for row in self.store.all_rows():
+            if (row.doc.get("execution") and row.terminate_ms is None and row.outcome == "hang"
+                    and row.pending_ms == QUEUED_PENDING_MS and Search.of(row.doc.get("algorithm"))):
+                self.submit(row.id)
 
     def close(self) -> None:
         self._closing.set()
