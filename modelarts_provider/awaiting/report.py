@@ -120,6 +120,6 @@ def failure_report(client: Any, results: list[Result], *, tolerated: str = "") -
 
 
 def _tail(client: Any, job: Any, lines: int) -> str:
-    from ..logs import failure_log_tail  # noqa: PLC0415 - only needed on failure
+    from ..core.job_logs import failure_log_tail  # noqa: PLC0415 - only needed on failure
 
     return failure_log_tail(client, job, lines)

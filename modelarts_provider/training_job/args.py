@@ -19,8 +19,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from .. import messages
-from ..ownership import PREFIX as OWNERSHIP_PREFIX, OwnerMark
+from ..core import messages
+from ..core.ownership import PREFIX as OWNERSHIP_PREFIX, OwnerMark
 from ..client.models import FAILED_PHASES, TERMINAL_PHASES as STOPPED_PHASES
 
 JOB_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")

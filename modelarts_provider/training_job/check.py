@@ -16,11 +16,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..messages import explain
+from ..core.messages import explain
 from .args import MODEL_NAMES, TrainingJobArgs
 from .normalize import spec_of, try_canonical
 from .outputs import strip_outputs
-from .unknowns import contains_unknown, is_unknown
+from ..core.unknowns import contains_unknown, is_unknown
 
 
 @dataclass(frozen=True)
