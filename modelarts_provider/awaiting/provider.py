@@ -23,7 +23,7 @@ from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, 
 from pydantic import ValidationError
 
 from ..core.provider_base import ModelArtsProvider, ProviderError, cancelled, engine_alive, say
-from ..training_job.check import failures_from
+from ..core.failures import failures_from
 from ..core.unknowns import contains_unknown
 from .args import OUTPUT_KEYS, AwaitedJob, AwaitedStatus, JobsAwaitArgs, JobsAwaitOutputs
 from .conditions import Verdict, reached

@@ -47,7 +47,7 @@ def _details(client: Any, result: Result) -> Any:
 def describe(result: Result, job: Any) -> str:
     """Why one job did not reach its target, in one line."""
     if result.outcome.verdict is Verdict.FAILED and job is not None:
-        from ..training_job.outputs import describe_failure  # noqa: PLC0415
+        from ..core.job_text import describe_failure  # noqa: PLC0415
 
         reason = describe_failure(job)
     else:
