@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from .. import errors
-from ..models import JobRow, Store
+from ..jobs.models import JobRow, Store
 from . import catalog, simulate
 from .space import Search
 from .trials import RUNNING, Trial, list_header, list_row, trial_header, trial_rows
