@@ -180,3 +180,22 @@ def test_a_search_whose_trials_all_fail_fails(api: Api, sdk: ModelArtsClient) ->
     first = rows[0]["trial_id"]
     assert f"ERROR trial {first} failed: exit code 4" in api.logs(jid, f"trial-{first}").json()["content"]
     assert "no trial reported accuracy" in api.logs(jid).json()["content"]
+
+
+def test_deleting_a_search_kills_its_running_trials(api: Api, sdk: ModelArtsClient) -> None:
+    jid = api.create(_body("deleted-search", "slow", _search("tpe_search", 4, 2))).json()["metadata"]["id"]
+    running = _wait(lambda: [r for r in _trials(sdk, jid) if r["training_iteration"] == "1"][1:] and
+                    _trials(sdk, jid))
+    pids = [int(r["pid"]) for r in running]
+    assert len(pids) == 2
+    assert api.delete(jid).status_code == 202
+
+    def all_gone() -> bool:
+        for pid in pids:
+            try:
+                os.kill(pid, 0)
+                return False
+            except ProcessLookupError:
+                continue
+        return True
+    _wait(all_gone, timeout=15)
