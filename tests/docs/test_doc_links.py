@@ -260,6 +260,19 @@ def test_every_documented_pulumi_command_parses(pulumi_engine: Path) -> None:
     assert pulumi_problem(pulumi_engine, ["pulumi", "preview", "--no-such-flag"]) is not None
 
 
+def test_the_readme_fits_on_a_page() -> None:
+    assert len((REPO / "README.md").read_bytes()) < 15_000
+
+
+@pytest.mark.parametrize("page", [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))],
+                         ids=lambda p: str(p.relative_to(REPO)))
+def test_user_facing_pages_name_no_issue_and_no_measurement_time(page: Path) -> None:
+    """Issue numbers mean nothing to a user; a measurement's time belongs with the benchmarks' results."""
+    text = page.read_text()
+    assert re.findall(r"(?i)\bissues? \d+", text) == []
+    assert re.findall(r"\b\d{1,2}:\d{2}(?:-\d{1,2}:\d{2})? UTC\b|\b20\d\d-\d\d-\d\d \d\d:\d\d", text) == []
+
+
 def test_every_docs_page_is_linked_from_the_readme() -> None:
     readme = (REPO / "README.md").read_text()
     unlinked = [p.name for p in sorted((REPO / "docs").glob("*.md")) if f"](docs/{p.name})" not in readme]
