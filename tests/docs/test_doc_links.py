@@ -273,6 +273,18 @@ def test_user_facing_pages_name_no_issue_and_no_measurement_time(page: Path) -> 
     assert re.findall(r"\b\d{1,2}:\d{2}(?:-\d{1,2}:\d{2})? UTC\b|\b20\d\d-\d\d-\d\d \d\d:\d\d", text) == []
 
 
+def test_every_key_of_a_job_and_a_sweep_is_documented() -> None:
+    """docs/jobs.md's key table against the config model: a key added to JobEntry needs its row."""
+    from pydantic.alias_generators import to_camel
+
+    from modelarts_provider.stack.config import JobEntry, SweepConfig
+
+    section = (REPO / "docs" / "jobs.md").read_text().split("## Every key of a job", 1)[1].split("\n## ", 1)[0]
+    shown = set(re.findall(r"`([a-zA-Z]+)`", section))
+    missing = [to_camel(f) for f in [*JobEntry.model_fields, *SweepConfig.model_fields] if to_camel(f) not in shown]
+    assert missing == []
+
+
 def test_every_docs_page_is_linked_from_the_readme() -> None:
     readme = (REPO / "README.md").read_text()
     unlinked = [p.name for p in sorted((REPO / "docs").glob("*.md")) if f"](docs/{p.name})" not in readme]
