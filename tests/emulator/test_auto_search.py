@@ -220,3 +220,18 @@ def test_skipped_parameters_and_a_min_objective(api: Api, sdk: ModelArtsClient) 
         assert float(r["best_reward"]) == float(r["reward_attr"])  # a loss falls as the trial goes on
     losses = [float(r["loss"]) for r in rows]
     assert all(loss > 0 for loss in losses) and len(set(losses)) > 1
+
+
+def test_without_optuna_an_executed_search_is_refused_before_anything_is_stored() -> None:
+    from modelarts_emulator.auto_search.api import search_of_draft
+    from modelarts_emulator.catalog.model import Catalog
+    from modelarts_emulator.config import EmulatorConfig
+    from modelarts_emulator.errors import ApiError
+    from modelarts_emulator.jobs.validation import validate_create
+
+    catalog = Catalog.load(EmulatorConfig().catalog)
+    draft = validate_create(search_job(), catalog)
+    with pytest.raises(ApiError) as err:
+        search_of_draft(draft, None)  # the runner is None when Optuna cannot be imported
+    assert err.value.code == "ModelArts.2788" and "Optuna" in err.value.msg
+    assert search_of_draft(validate_create(minimal_job("plain"), catalog), None) is False
