@@ -32,6 +32,7 @@ PROVIDER = JobsAwaitProvider()
 class JobsAwait(Resource, module="modelarts", name="JobsAwait"):
     phases: pulumi.Output[dict[str, Optional[str]]]
     statuses: pulumi.Output[dict[str, Any]]
+    runs: pulumi.Output[dict[str, list[dict[str, Any]]]]
 
     def __init__(self, resource_name: str, jobs: Mapping[str, TrainingJob],
                  opts: Optional[pulumi.ResourceOptions] = None, *,
@@ -44,7 +45,7 @@ class JobsAwait(Resource, module="modelarts", name="JobsAwait"):
                          "workspace_id": job.await_spec["workspace_id"],
                          **dict((scoring or {}).get(key) or {})}
                    for key, job in jobs.items()}
-        props: dict[str, Any] = {"jobs": entries, "statuses": None, "phases": None}
+        props: dict[str, Any] = {"jobs": entries, "statuses": None, "phases": None, "runs": None}
         if max_failures:
             props["max_failures"] = dict(max_failures)
         super().__init__(PROVIDER, resource_name, props, opts)
