@@ -10,15 +10,16 @@ Rules
 - ``adopt_job_id``: replaces only when set to a job other than the one managed; dropping it after
   adoption keeps the job.
 - anything else in the args: replace.
-- ``replace_failed: true`` and a last-seen phase of Failed/Abnormal/Terminated (a run that did not complete,
-  e.g. stopped at its wait deadline): replace.
+- ``replace_failed: true`` and a phase of Failed/Abnormal/Terminated (a run that did not complete, e.g.
+  stopped at its wait deadline), read from the service (below): replace.
 - status outputs (phase, times, ...) are not inputs and never diff; nor does ``config_keys`` (messages only).
 
 Replacement order (a finished run is never deleted before its successor is accepted):
 - the old job stopped and deleted first when it is still running and both would write to the same OBS
   output or log path (the create page says nothing about two running jobs sharing an output path, so
   two never run at once on one), and when an explicit name stays the same (the service may hold a name
-  only once: the new job could not be created beside the old);
+  only once: the new job could not be created beside the old); for a Completed run that is refused
+  instead, unless ``delete_before_replace: true`` accepts the loss;
 - otherwise the new job first, the old one stopped and deleted after it was accepted: always for a
   finished run (Completed, Failed, Abnormal, Terminated) unless its explicit name stays;
 - ``delete_before_replace: true`` always stops and deletes first; ``false`` is the default rule.
