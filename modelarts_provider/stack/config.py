@@ -89,8 +89,8 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from ..messages import BUCKET_RE, CIDR_RE, KEY_RE, NETWORK_NAME_RE, PARAM_NAME_RE, POOL_NAME_RE, did_you_mean, explain
-from ..training_job.args import FILE_URL_RE, OBS_URL_RE, rule
+from ..core.messages import BUCKET_RE, CIDR_RE, KEY_RE, NETWORK_NAME_RE, PARAM_NAME_RE, POOL_NAME_RE, did_you_mean, explain
+from ..core.rules import FILE_URL_RE, OBS_URL_RE, rule
 from .sweep import as_param
 
 PROJECT = "modelarts-jobs"

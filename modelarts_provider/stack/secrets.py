@@ -33,7 +33,7 @@ from typing import Any
 import pulumi
 import yaml
 
-from ..masking import leaves
+from ..core.masking import leaves
 from .sweep import as_param
 
 MIN_SECRET_LEN = 4  # the by-value second line: shorter values (e.g. "1", "true") would mark unrelated fields

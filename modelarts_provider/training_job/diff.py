@@ -38,7 +38,7 @@ from typing import Any
 from .args import FAILED_PHASES, MESSAGE_ONLY_FIELDS, PROVIDER_ONLY_FIELDS, STOPPED_PHASES, UPDATABLE_FIELDS
 from .normalize import try_canonical
 from .outputs import strip_outputs
-from .unknowns import contains_unknown, is_unknown
+from ..core.unknowns import contains_unknown, is_unknown
 from ..client.models import normalize_obs_path
 
 

@@ -20,9 +20,9 @@ import yaml
 from pathlib import Path
 from typing import Any
 
-from modelarts_provider.ownership import OWNER_ANNOTATION
-from tests.e2e import harness
-from tests.e2e.harness import REPO_ROOT, Stack, new_stack
+from modelarts_provider.core.ownership import OWNER_ANNOTATION
+from testkit import harness
+from testkit.harness import REPO_ROOT, Stack, new_stack
 
 # Emulator phases for the suites: Creating/Pending/Terminating 0.2 s, Running 600 s: jobs stay Running
 # during a test however loaded the machine ("no orphan" includes "nothing left running"); a test that
@@ -132,7 +132,7 @@ def name_of(j: dict[str, Any]) -> str:
 
 
 def owner_key(j: dict[str, Any]) -> str | None:
-    """The stack resource a live job belongs to, from its owner mark (modelarts_provider.ownership)."""
+    """The stack resource a live job belongs to, from its owner mark (modelarts_provider.core.ownership)."""
     owner = ((j.get("metadata") or {}).get("annotations") or {}).get(OWNER_ANNOTATION)
     return owner.rsplit("::", 1)[1] if owner else None
 

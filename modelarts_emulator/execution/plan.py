@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from . import errors
-from .models import JobRow
-from .validation import JobDraft
+from .. import errors
+from ..jobs.models import JobRow
+from ..jobs.validation import JobDraft
 
 DEFAULT_LOCAL_CODE_DIR = "/home/ma-user/modelarts/user-job-dir"
 # Passed through from the emulator's own environment: what a Python process needs to start. Nothing

@@ -28,8 +28,8 @@ from typing import Any, Callable, Optional, TextIO
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from .logs import client_secrets, one_line_error, safe_line
-from .masking import leaves
+from ..core.job_logs import client_secrets, one_line_error, safe_line
+from ..core.masking import leaves
 
 __all__ = ["register", "run", "find_job", "stack_settings", "LogFollower", "LogsError"]
 
@@ -200,7 +200,7 @@ def stack_config(pulumi: PulumiCli, note: Callable[[str], None]) -> tuple[Any, l
 
 def stack_settings(pulumi: PulumiCli, environ: dict[str, str], raw: Any = None) -> Any:
     """ClientSettings from the stack's ``modelarts:`` config (secrets decrypted) and ``environ``."""
-    from .provider_config import NAMESPACE, ProviderConfigError, resolve_settings
+    from ..core.provider_config import NAMESPACE, ProviderConfigError, resolve_settings
 
     if raw is None:
         raw = pulumi.json("config", "--json", "--show-secrets")  # holds secrets: never printed
@@ -267,8 +267,8 @@ def _note(message: str) -> None:
 
 
 def run(args: argparse.Namespace, *, out: TextIO = sys.stdout, note: Callable[[str], None] = _note) -> int:
-    from .client import ModelArtsClient, ModelArtsError
-    from .client.models import TERMINAL_PHASES, task_ids
+    from ..client import ModelArtsClient, ModelArtsError
+    from ..client.models import TERMINAL_PHASES, task_ids
 
     pulumi = PulumiCli(Path(args.cwd).resolve(), args.stack)
     ref = find_job(pulumi, args.job)
@@ -329,7 +329,7 @@ def run(args: argparse.Namespace, *, out: TextIO = sys.stdout, note: Callable[[s
 def _poll(client: Any, ref: JobRef, last: Any, note: Callable[[str], None], secrets: list[str]) -> Any:
     """The job again, or None once it is deleted; a transient error (throttling, 5xx, network) keeps the
     last one for a round."""
-    from .client import ModelArtsError
+    from ..client import ModelArtsError
 
     try:
         job = client.get_job(ref.id)

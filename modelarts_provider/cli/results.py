@@ -25,9 +25,9 @@ from typing import Any, Callable, TextIO
 
 from pydantic import ValidationError
 
-from ..logs_cli import DYNAMIC_TYPE_PREFIX, LogsError, PulumiCli, StackExport, stack_settings
-from .show import printable
-from .table import SweepResults, duration_text, table_lines
+from .logs import DYNAMIC_TYPE_PREFIX, LogsError, PulumiCli, StackExport, stack_settings
+from ..results.show import printable
+from ..results.table import SweepResults, duration_text, table_lines
 
 PAGE = 50
 
@@ -77,7 +77,7 @@ def run_results(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     if results.best is not None:
         _print(out, f"best output: {results.best.output_path or '-'}")
     if args.chart:
-        from .chart import write_chart  # noqa: PLC0415 - matplotlib only when a chart is asked for
+        from ..results.chart import write_chart  # noqa: PLC0415 - matplotlib only when a chart is asked for
 
         path = write_chart(args.sweep, results, Path(args.chart).resolve())
         _print(out, f"chart: {path}")
@@ -145,7 +145,7 @@ def status_lines(jobs: list[tuple[str, str, str | None, str | None]], views: dic
 
 def run_status(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     from ..client import ModelArtsClient, ModelArtsError  # noqa: PLC0415
-    from ..logs import client_secrets, one_line_error  # noqa: PLC0415
+    from ..core.job_logs import client_secrets, one_line_error  # noqa: PLC0415
 
     pulumi = PulumiCli(Path(args.cwd).resolve(), args.stack)
     jobs = stack_jobs(pulumi)

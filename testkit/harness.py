@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[1]
 PULUMI_VERSION = next(
     line.split("=", 1)[1].strip()
     for line in (REPO_ROOT / "scripts" / "versions.env").read_text().splitlines()

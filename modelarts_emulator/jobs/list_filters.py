@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .models import Store
-from .wire import SearchFilter, SearchRequest
+from ..wire import SearchFilter, SearchRequest
 
 
 def _matches(job: dict[str, Any], f: SearchFilter) -> bool:

@@ -10,14 +10,15 @@ import json
 import re
 from typing import Any
 
-from . import errors, pool_jobs
-from .catalog import Catalog
-from .config import EmulatorConfig
-from .models import Store
-from .pool_wire import (RESOURCE_FLAVORS, CreateNetworkBody, CreatePoolBody, FLAVORS_BY_NAME, PatchPoolBody,
+from .. import errors
+from . import jobs as pool_jobs
+from ..catalog.model import Catalog
+from ..config import EmulatorConfig
+from ..jobs.models import Store
+from .wire import (RESOURCE_FLAVORS, CreateNetworkBody, CreatePoolBody, FLAVORS_BY_NAME, PatchPoolBody,
                         PoolFault, render_flavor)
-from .pools import PoolStore, PoolTimings
-from .wire import parse
+from .state import PoolStore, PoolTimings
+from ..wire import parse
 
 ROUTES = (
     (re.compile(r"^/v2/(?P<project>[^/]+)/pools$"), {"POST": "pool_create", "GET": "pool_list"}),

@@ -27,10 +27,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from . import errors
-from .execution_plan import TaskPlan, plan_tasks
-from .logs import MASK, secret_looking
-from .models import QUEUED_PENDING_MS, JobRow, Store
+from .. import errors
+from .plan import TaskPlan, plan_tasks
+from ..jobs.logs import MASK, secret_looking
+from ..jobs.models import QUEUED_PENDING_MS, JobRow, Store
 from .obs_transfer import ObsTransfer, TransferError
 
 POLL_S = 0.1

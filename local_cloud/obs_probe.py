@@ -2,7 +2,7 @@
 
 For the ModelArts emulator: fail a job whose boot file is not in OBS, as the real service does.
 
-    from obs_emulator.probe import object_exists, split_obs_path
+    from local_cloud.obs_probe import object_exists, split_obs_path
 
     bucket, key = split_obs_path("obs://my-bucket/code/mnist/1a2b/train.py")  # or "/my-bucket/..."
     if not object_exists("http://127.0.0.1:8781", bucket, key, access_key, secret_key):

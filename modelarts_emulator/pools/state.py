@@ -20,8 +20,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from . import errors
-from .pool_wire import NAME_LABEL, WORKSPACE_LABEL, CreateNetworkBody, CreatePoolBody, PatchPoolBody, PoolFault
+from .. import errors
+from .wire import NAME_LABEL, WORKSPACE_LABEL, CreateNetworkBody, CreatePoolBody, PatchPoolBody, PoolFault
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS cloud_resources (

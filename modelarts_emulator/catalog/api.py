@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import errors
-from .catalog import Algorithm, Catalog, Engine, Flavor
+from .. import errors
+from .model import Algorithm, Catalog, Engine, Flavor
 
 FLAVOR_TYPES = ("CPU", "GPU", "Ascend")
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from . import errors
+from .. import errors
 from .models import JobRow
 
 PREVIEW_MAX_BYTES = 5 * 1024 * 1024  # "current_size ... at most 5 MB" (SDK response docs)
@@ -78,7 +78,7 @@ def preview(row: JobRow, task: str, t: int) -> dict[str, Any]:
 def _executed_log(row: JobRow, task: str) -> tuple[bytes, int]:
     """Execution mode: the end of the real log file as far as the process has written it, and the
     file's size ('' and 0 before it ran)."""
-    from .execution_plan import task_log as log_path
+    from ..execution.plan import task_log as log_path
 
     path = log_path(Path(row.doc["execution"]["root"]), task)
     try:

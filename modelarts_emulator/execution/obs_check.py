@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .validation import JobDraft
+from ..jobs.validation import JobDraft
 
 EXIT_CODE = 2  # what a Python process exits with when its script file does not exist
 
@@ -29,7 +29,7 @@ def boot_file_of(draft: JobDraft) -> str | None:
 def check_boot_file(draft: JobDraft, endpoint: str, access_key: str, secret_key: str) -> JobDraft:
     """The draft unchanged when its boot file is in OBS; else a draft of a job that fails at start,
     with a message naming the file. OBS that cannot answer is not a verdict: the job runs."""
-    from obs_emulator.probe import ProbeError, object_exists, split_obs_path
+    from local_cloud.obs_probe import ProbeError, object_exists, split_obs_path
 
     boot = boot_file_of(draft)
     if boot is None:

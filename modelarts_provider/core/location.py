@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from .client.endpoints import resolve_endpoints
+from ..client.endpoints import resolve_endpoints
 from .provider_config import ProviderSettings
 
 

@@ -89,7 +89,7 @@ class ProviderSettings(BaseModel):
 
     def to_client_settings(self) -> Any:
         """The client's ClientSettings (imported lazily: check/diff never need the client)."""
-        from .client import AkSkCredentials, ClientSettings, IamPasswordCredentials
+        from ..client import AkSkCredentials, ClientSettings, IamPasswordCredentials
 
         if self.access_key is not None:
             creds: Any = AkSkCredentials(access_key=self.access_key, secret_key=self.secret_key,
@@ -208,7 +208,7 @@ def _check_ca_bundle(path: str | None) -> None:
 
 def _check_endpoints(settings: ProviderSettings) -> None:
     """Region and endpoint overrides resolve, here at preview rather than at the first API call."""
-    from .client.endpoints import resolve_endpoints
+    from ..client.endpoints import resolve_endpoints
 
     try:  # the region is checked even when an endpoint override makes it unused for the URL
         resolve_endpoints(settings.cloud, settings.region, None, None)

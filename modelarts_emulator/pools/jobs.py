@@ -15,11 +15,11 @@ import copy
 import json
 from typing import Any
 
-from . import errors
-from .catalog import Catalog, Pool
-from .models import COLUMNS, JobRow, Store
-from .pools import PoolStore, available_nodes, running_since_ms
-from .pool_wire import FLAVORS_BY_NAME
+from .. import errors
+from ..catalog.model import Catalog, Pool
+from ..jobs.models import COLUMNS, JobRow, Store
+from .state import PoolStore, available_nodes, running_since_ms
+from .wire import FLAVORS_BY_NAME
 
 BUSY = ("Running", "Terminating")
 

@@ -149,7 +149,7 @@ def client_for(settings: ProviderSettings) -> Any:
     with _CLIENTS_LOCK:
         client = _CLIENTS.get(settings)
         if client is None:
-            from .client import ModelArtsClient
+            from ..client import ModelArtsClient
 
             client = _CLIENTS[settings] = ModelArtsClient(settings.to_client_settings())
         return client

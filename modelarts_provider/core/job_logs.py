@@ -14,7 +14,7 @@ from typing import Any, Iterable, Protocol
 
 from . import masking
 from .masking import secret_looking
-from .client.models import TaskLogPreview, TrainingJob, task_ids
+from ..client.models import TaskLogPreview, TrainingJob, task_ids
 
 __all__ = ["LogSource", "failure_log_tail", "failing_tasks", "safe_line", "safe_lines",
            "secret_looking", "client_secrets", "one_line_error"]

@@ -38,7 +38,7 @@ class _ForkServer:
     def __init__(self) -> None:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
-        self._proc = subprocess.Popen([sys.executable, "-m", "modelarts_emulator.fork_server"],
+        self._proc = subprocess.Popen([sys.executable, "-m", "local_cloud.fork_server"],
                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                       cwd=str(REPO_ROOT), env=env)
         self._lock = threading.Lock()

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from . import errors
+from .. import errors
 from .validation import JobDraft
 
 TERMINABLE = {"Creating", "Pending", "Running"}

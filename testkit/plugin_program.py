@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from tests.e2e.harness import REPO_ROOT, Stack, engine_bin_dir, pulumi_env
+from testkit.harness import REPO_ROOT, Stack, engine_bin_dir, pulumi_env
 
 PLUGIN_DIR = REPO_ROOT / "plugin" / "modelarts"
 

@@ -11,7 +11,7 @@ import functools
 from pathlib import Path
 from typing import Any
 
-from obs_emulator.probe import split_obs_path
+from local_cloud.obs_probe import split_obs_path
 
 
 class TransferError(RuntimeError):

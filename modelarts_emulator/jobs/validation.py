@@ -18,8 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from . import errors
-from .catalog import Catalog, Engine
+from .. import errors
+from ..catalog.model import Catalog, Engine
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 # obs://bucket/path or /bucket/path; bucket names follow the OBS rules (3-63 of a-z 0-9 . -).
