@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from ..client.models import TERMINAL_PHASES, TrainingJob, as_list, normalize_obs_path
-from ..masking import MASK, known, secret_looking
+from ..core.masking import MASK, known, secret_looking
 from .args import AwaitedStatus
 
 

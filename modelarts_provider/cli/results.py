@@ -66,7 +66,7 @@ def job_runs(pulumi: PulumiCli, key: str) -> list[dict[str, Any]]:
 def run_results(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     pulumi = PulumiCli(Path(args.cwd).resolve(), args.stack)
     if getattr(args, "history", False):
-        from .history import history_lines  # noqa: PLC0415
+        from ..results.history import history_lines  # noqa: PLC0415
 
         for line in history_lines(args.sweep, job_runs(pulumi, args.sweep)):
             _print(out, line)

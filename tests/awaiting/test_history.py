@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from modelarts_provider import masking
+from modelarts_provider.core import masking
 from modelarts_provider.awaiting.args import AwaitedStatus
 from modelarts_provider.awaiting.history import dumped, merged
 from modelarts_provider.client.models import TrainingJob

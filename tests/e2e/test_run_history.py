@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.harness import REPO_ROOT, Stack
+from testkit.harness import REPO_ROOT, Stack
 from tests.e2e.test_training_jobs import FINISH, PHASE_SECONDS, RUN_SECONDS, job, make_stack, stack_config
-from tests.faults.kit import up_advancing
+from testkit.faults import up_advancing
 
 pytestmark = pytest.mark.engine
 # The service refuses the create (the gateway's 404 on the POST: not ambiguous, never retried).
@@ -127,7 +127,7 @@ YAML_OUTPUTS = {"runs": "${waited.runs}", "jobId": "${mnist.job_id}"}
 def up_finishing(st: Stack, emu: Any, new_jobs: int, log: Path) -> subprocess.CompletedProcess[str]:
     """`pulumi up` whose wait ends once `new_jobs` more jobs were submitted: the emulator's clock then moves
     past every run (the plugin's progress lines are not in the engine's output to wait for)."""
-    from tests.faults.kit import up_in_background, wait_until
+    from testkit.faults import up_in_background, wait_until
 
     known = len(emu.jobs())
     bg = up_in_background(st, log=log)
@@ -144,7 +144,7 @@ def up_finishing(st: Stack, emu: Any, new_jobs: int, log: Path) -> subprocess.Co
 
 
 def test_plugin_a_completed_run_survives_a_refused_replacement_and_stays_on_record(tmp_path: Path, emu: Any) -> None:
-    from tests.e2e.plugin_program import write_program, yaml_stack
+    from testkit.plugin_program import write_program, yaml_stack
 
     st = yaml_stack(tmp_path, emu, _yaml_resources("0.1"), YAML_OUTPUTS)
     up_finishing(st, emu, 1, tmp_path / "up1.log")

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from modelarts_provider.logs_cli import LogsError
-from modelarts_provider.results import cli
+from modelarts_provider.cli.logs import LogsError
+from modelarts_provider.cli import results as cli
 from modelarts_provider.results.history import history_lines
 from modelarts_provider.stack.results import build_runs
 
