@@ -8,6 +8,7 @@ refresh. The `runs` export and `results KEY --history` list every run of the key
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ from testkit.faults import up_advancing
 
 pytestmark = pytest.mark.engine
 # The service refuses the create (the gateway's 404 on the POST: not ambiguous, never retried).
+SEED = "seed-secret-73519"
 REFUSE_CREATE = {"operation": "create", "kind": "status", "status": 404, "times": 50}
 
 
@@ -47,6 +49,7 @@ def cli(st: Stack, *args: str) -> subprocess.CompletedProcess[str]:
 def test_a_completed_run_survives_a_refused_replacement_and_stays_on_record(tmp_path: Path, emu: Any) -> None:
     jobs = {"mnist": job(waitFor="completed", parameters={"lr": 0.1})}
     st = make_stack(tmp_path, emu, jobs)
+    st.run("config", "set", "--secret", "--path", "modelarts-jobs:jobs.mnist.parameters.seed", SEED)
     up_advancing(st, emu, FINISH, log=tmp_path / "up1.log")
     (first,) = emu.jobs()
     first_id = first["metadata"]["id"]
@@ -54,8 +57,7 @@ def test_a_completed_run_survives_a_refused_replacement_and_stays_on_record(tmp_
     assert training_job_state(st, "mnist")["phase"] != "Completed"  # the state's phase is the one seen at create
 
     # lr changes; the service refuses the successor's create: the finished run stays, in the service and state
-    jobs["mnist"]["parameters"] = {"lr": 0.2}
-    st.write_config(stack_config(jobs))
+    st.run("config", "set", "--path", "modelarts-jobs:jobs.mnist.parameters.lr", "0.2")
     emu.set_faults([REFUSE_CREATE])
     before = emu.counters()
     failed = st.up(check=False)
@@ -83,6 +85,10 @@ def test_a_completed_run_survives_a_refused_replacement_and_stays_on_record(tmp_
     shown = cli(st, "results", "mnist", "--history")
     assert shown.returncode == 0, shown.stderr
     assert "mnist: 2 runs, newest last" in shown.stdout and first["metadata"]["name"] in shown.stdout
+    # a parameter from a secret config value is recorded masked: never in plain text in the state or output
+    assert [r["parameters"]["seed"] for r in runs] == ["******", "******"]
+    assert SEED in str(first["algorithm"]["parameters"])  # sent to the service
+    assert SEED not in json.dumps(st.export()) + shown.stdout + "".join(p.stdout + p.stderr for p in st.history)
 
 
 def test_a_completed_run_keeping_its_explicit_name_stops_the_up_before_any_change(tmp_path: Path, emu: Any) -> None:
