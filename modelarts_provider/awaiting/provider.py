@@ -12,6 +12,8 @@ failed points of a sweep within its maxFailures (`max_failures`): recorded as to
 again. After the wait, the objective of each newly completed job that has one is read from its log
 (objectives.py), and each sweep's table is printed (results/table.py); jobs not waited for this time
 keep what was recorded, so an unchanged stack reads no log.
+- runs (history.py): every run of each key stays on record, newest last, after it is replaced or removed;
+  carried from the previous outputs at each update.
 """
 
 from __future__ import annotations
