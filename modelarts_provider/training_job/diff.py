@@ -54,6 +54,10 @@ class DiffDecision:
     updates: list[str] = field(default_factory=list)  # in-place (description) or provider-only
 
 
+# The inputs holding OBS prefixes a job writes to (the job fields' rows say the same: stack/job_fields.py).
+WRITTEN_INPUTS = ("algorithm.outputs", "log_export_path")
+
+
 def _written_paths(inputs: dict[str, Any]) -> set[str]:
     """OBS prefixes a job writes to: its outputs and its log export path."""
     out: set[str] = set()
