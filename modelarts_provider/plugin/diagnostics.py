@@ -17,8 +17,8 @@ from typing import Any
 import grpc
 from pulumi.runtime.proto import engine_pb2, engine_pb2_grpc
 
-from ..masking import mask
-from ..provider_base import set_output
+from ..core.masking import mask
+from ..core.provider_base import set_output
 
 # The URN of the resource whose provider call runs in this context (the plugin sets it around each call).
 CURRENT_URN: contextvars.ContextVar[str] = contextvars.ContextVar("modelarts_current_urn", default="")

@@ -26,10 +26,10 @@ from ..network.args import NetworkArgs, NetworkOutputs
 from ..network.provider import NetworkProvider
 from ..resource_pool.args import ResourcePoolArgs, ResourcePoolOutputs
 from ..resource_pool.provider import ResourcePoolProvider
-from ..ownership import OwnerMark, owner_text, token_on
-from ..provider_base import ProviderError, SettingsProvider, say
+from ..core.ownership import OwnerMark, owner_text, token_on
+from ..core.provider_base import ProviderError, SettingsProvider, say
 from ..training_job.from_live import declaration_of
-from ..identity import is_seed, token_for
+from ..core.identity import is_seed, token_for
 from ..training_job.naming import SEED_INPUT
 from ..training_job.outputs import secret_outputs
 from ..training_job.provider import TrainingJobProvider
@@ -46,7 +46,7 @@ class ImportRefused(ProviderError):
 
 @dataclass(frozen=True)
 class Context:
-    """Who is asking: the resource's URN parts, and the stack's owner seed (modelarts_provider.identity: minted
+    """Who is asking: the resource's URN parts, and the stack's owner seed (modelarts_provider.core.identity: minted
     by the plugin's CheckConfig into the provider's own inputs, recorded before any resource using it)."""
 
     urn: str

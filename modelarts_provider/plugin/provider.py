@@ -21,11 +21,11 @@ from pulumi.dynamic.config import Config as DynamicConfig
 from pulumi.provider.experimental import provider as p
 from pulumi.provider.experimental.property_value import PropertyValue
 
-from ..identity import is_seed, new_seed
-from ..masking import remember
+from ..core.identity import is_seed, new_seed
+from ..core.masking import remember
+from ..core.provider_base import SettingsProvider, request_cancel
+from ..core.provider_config import NAMESPACE
 from ..training_job.provider import TrainingJobProvider
-from ..provider_base import SettingsProvider, request_cancel
-from ..provider_config import NAMESPACE
 from .diagnostics import CURRENT_URN
 from .doors import DOORS, PACKAGE, Context, Door
 from .schema import schema
@@ -36,7 +36,7 @@ THREADS = 256  # blocking provider calls in flight at once (a JobsAwait holds on
 VERSION = "0.1.0"
 
 
-# The stack's owner seed (modelarts_provider.identity) among the provider's own inputs: minted by check_config
+# The stack's owner seed (modelarts_provider.core.identity) among the provider's own inputs: minted by check_config
 # when the recorded provider has none, so the engine records it (secret) before any resource using it.
 SEED_KEY = "ownerSeed"
 

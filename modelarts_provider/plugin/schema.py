@@ -14,8 +14,8 @@ from pydantic import BaseModel
 
 from ..awaiting.args import AwaitedJob, AwaitedStatus
 from ..code_upload.args import CodeUploadOutputs
-from ..ownership import OwnerMark
-from ..provider_config import ENV_FALLBACKS, SECRET_KEYS
+from ..core.ownership import OwnerMark
+from ..core.provider_config import ENV_FALLBACKS, SECRET_KEYS
 from ..training_job.args import TrainingJobArgs
 from ..training_job.outputs import JobStatusOutputs
 from .doors import DOORS, PACKAGE, Door, token
@@ -234,6 +234,9 @@ def schema(version: str) -> dict[str, Any]:
         "statuses": {"type": "object", "additionalProperties": {"$ref": f"#/types/{token('AwaitedStatus')}"},
                      "description": "Key -> what the last wait (or refresh) saw."},
         "phases": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Key -> phase."},
+        "runs": {"type": "object", "additionalProperties": {"type": "array", "items": {"$ref": "pulumi.json#/Any"}},
+                 "description": "Key -> its runs, newest last: job_id, job_name, parameters, phase, objective, "
+                                "output_path, create_time, start_time, duration_s; kept after a run is replaced."},
     }
     upload_inputs: dict[str, Any] = {
         k: ({"type": t, "items": {"type": "string"}} if t == "array" else {"type": t}) | {"description": d}

@@ -15,7 +15,7 @@ from typing import Any
 
 from pulumi.provider.experimental.property_value import Computed, PropertyValue
 
-from ..training_job.unknowns import UNKNOWN, is_unknown
+from ..core.unknowns import UNKNOWN, is_unknown
 
 
 def to_plain(value: PropertyValue) -> Any:
@@ -71,7 +71,7 @@ def secret_paths(values: Mapping[str, PropertyValue] | None) -> list[str]:
 
 def secret_values(values: Mapping[str, PropertyValue] | None) -> list[Any]:
     """The plain scalars inside every secret value (what the masking registry learns)."""
-    from ..masking import leaves
+    from ..core.masking import leaves
 
     return [leaf for k, v in (values or {}).items() for _, secret in _secret_walk(v, k)
             for leaf in leaves(to_plain(secret))]

@@ -1,4 +1,4 @@
-"""A job's owner token and derived name, decided in check from the stack's seed (modelarts_provider.identity).
+"""A job's owner token and derived name, decided in check from the stack's seed (modelarts_provider.core.identity).
 
 Both front doors call `with_identity` first in check: the Python program passes the seed as the `owner_seed`
 input (its stack-level RandomPassword), the provider plugin passes its own seed the same way. The seed itself
@@ -16,10 +16,10 @@ import re
 from collections.abc import Mapping
 from typing import Any, Callable
 
-from ..identity import SUFFIX_LENGTH, is_seed, suffix_for, token_for
+from ..core.identity import SUFFIX_LENGTH, is_seed, suffix_for, token_for
 from .normalize import spec_of, try_canonical
 from .outputs import strip_outputs
-from .unknowns import UNKNOWN, contains_unknown, is_unknown
+from ..core.unknowns import UNKNOWN, contains_unknown, is_unknown
 
 SEED_INPUT = "owner_seed"
 GENERATION = "generation"

@@ -34,7 +34,7 @@ import pulumi_random as random
 from pulumi.dynamic import Resource
 
 from .args import TrainingJobArgs, WaitFor
-from ..identity import SUFFIX_LENGTH  # noqa: F401 - public here before
+from ..core.identity import SUFFIX_LENGTH  # noqa: F401 - public here before
 from .naming import SEED_INPUT, name_prefix, with_run_folders  # noqa: F401 - public here before
 from .outputs import OUTPUT_KEYS
 from .provider import TrainingJobProvider
@@ -125,7 +125,7 @@ class TrainingJobInputs(TypedDict, total=False):
 
 
 def stack_seed() -> pulumi.Output[str]:
-    """The stack's owner seed (modelarts_provider.identity): one secret RandomPassword per stack, created before
+    """The stack's owner seed (modelarts_provider.core.identity): one secret RandomPassword per stack, created before
     any job that uses it (a job's input), from which check derives each job's owner token and derived name.
     One per program run: an Automation API process may run the program more than once."""
     global _SEED
@@ -149,7 +149,7 @@ def stack_label() -> str:
 
 
 def owner_mark(resource_name: str, opts: pulumi.ResourceOptions) -> dict[str, Any]:
-    """The owner mark of a network or a pool (modelarts_provider.ownership): its token is a RandomId created
+    """The owner mark of a network or a pool (modelarts_provider.core.ownership): its token is a RandomId created
     before the object, so it is in the state before the POST, and stays the same across edits."""
     token = random.RandomId(f"{resource_name}-owner", byte_length=8, opts=companion_opts(opts, "-owner"))
     return {"stack": stack_label(), "resource": resource_name, "token": token.hex}

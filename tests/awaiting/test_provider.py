@@ -13,8 +13,8 @@ from pulumi.output import Unknown
 from modelarts_provider.awaiting import provider as provider_mod
 from modelarts_provider.awaiting.provider import JobsAwaitProvider
 from modelarts_provider.awaiting.watcher import Watcher
-from modelarts_provider.provider_base import ProviderError
-from modelarts_provider.training_job.unknowns import UNKNOWN
+from modelarts_provider.core.provider_base import ProviderError
+from modelarts_provider.core.unknowns import UNKNOWN
 
 from .replay import FakeClock, ReplayClient
 
@@ -38,8 +38,8 @@ def env(monkeypatch: pytest.MonkeyPatch) -> Env:
         e.tails.append(job.id)
         return f"\n    last lines of {job.name}/worker-0:\n    RuntimeError: {job.id} broke"
 
-    # report.py imports modelarts_provider.logs at the failure; a stand-in module keeps it offline
-    monkeypatch.setitem(sys.modules, "modelarts_provider.logs",
+    # report.py imports modelarts_provider.core.job_logs at the failure; a stand-in module keeps it offline
+    monkeypatch.setitem(sys.modules, "modelarts_provider.core.job_logs",
                         types.SimpleNamespace(failure_log_tail=failure_log_tail))
     return e
 
@@ -183,8 +183,10 @@ def test_update_waits_only_for_the_changed_job(env, state):
                            replay_job("job-b2", ["Creating", "Running"])])
     news = {"jobs": {"a": entry("job-a"), "b": entry("job-b2", "running")}}
     res = provider(client).update("id", state, news)
-    assert {d for _, d in client.log} == {"job-b2"}  # no poll of a, nor of the replaced job-b
-    assert client.calls("get") == {"job-b2": 2}
+    # no poll of a; the replaced job-b (last seen Pending) read once, for its record in the run history
+    assert {d for _, d in client.log} == {"job-b2", "job-b"}
+    assert client.calls("get") == {"job-b2": 2, "job-b": 1}
+    assert [r["job_id"] for r in res.outs["runs"]["b"]] == ["job-b", "job-b2"]
     assert res.outs["statuses"]["a"] == state["statuses"]["a"]
     assert res.outs["statuses"]["b"] == {"job_id": "job-b2", "job_name": "name-job-b2", "wait_for": "running",
                                          "phase": "Running", "reached": True, "workspace_id": None}
@@ -194,7 +196,9 @@ def test_update_waits_only_for_the_changed_job(env, state):
 def test_update_of_a_removed_key_waits_for_nothing(env, state):
     client = ReplayClient([])
     res = provider(client).update("id", state, {"jobs": {"a": entry("job-a")}})
-    assert client.log == [] and set(res.outs["statuses"]) == {"a"} and res.outs["phases"] == {"a": "Completed"}
+    assert set(res.outs["statuses"]) == {"a"} and res.outs["phases"] == {"a": "Completed"}
+    # the removed run stays on record: read once (its recorded phase, Pending, was not final)
+    assert client.log == [("get", "job-b")] and [r["job_id"] for r in res.outs["runs"]["b"]] == ["job-b"]
 
 
 def test_update_waits_again_for_a_job_that_had_not_reached(env, state):

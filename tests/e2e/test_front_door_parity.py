@@ -23,9 +23,9 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.harness import Stack
-from tests.e2e.plugin_program import write_program, yaml_stack
-from tests.faults.kit import (PROJECT, Background, job, job_stack, output_of, phase_of, reap, state_job_ids,
+from testkit.harness import Stack
+from testkit.plugin_program import write_program, yaml_stack
+from testkit.faults import (PROJECT, Background, job, job_stack, output_of, phase_of, reap, state_job_ids,
                               update_config, wait_until)
 
 pytestmark = pytest.mark.engine

@@ -12,12 +12,12 @@ import pytest
 
 from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient
 from modelarts_provider.client.models import CreateTrainingJobRequest
-from modelarts_provider.identity import token_for
-from modelarts_provider.ownership import OwnerMark
+from modelarts_provider.core.identity import token_for
+from modelarts_provider.core.ownership import OwnerMark
 from modelarts_provider.training_job.args import TrainingJobArgs
 from modelarts_provider.stack.config import parse
 from modelarts_provider.stack.program import plan
-from tests.faults.kit import (ENGINE, FLAVOR, OBS, POOLS, PROJECT, assert_converged, job, job_stack, name_of, output_of, phase_of,
+from testkit.faults import (ENGINE, FLAVOR, OBS, POOLS, PROJECT, assert_converged, job, job_stack, name_of, output_of, phase_of,
                               state_job_ids, update_config, wait_until)
 
 HF_TOKEN = "hf_s3cr3t-token-value-4242"
@@ -98,7 +98,7 @@ SEED_URN = "urn:pulumi:{stack}::{project}::random:index/randomPassword:RandomPas
 
 def owner_token(st: Any, key: str) -> str:
     """The owner token of job `key`: derived from the stack's seed (a secret RandomPassword in the state, created
-    before any job), as the provider's check derives it (modelarts_provider.identity)."""
+    before any job), as the provider's check derives it (modelarts_provider.core.identity)."""
     state = json.loads(st.run("stack", "export", "--show-secrets").stdout)
     (seed,) = [r["outputs"]["result"] for r in state["deployment"]["resources"]
                if r["urn"] == SEED_URN.format(stack=st.name, project=PROJECT)]

@@ -15,10 +15,10 @@ from modelarts_provider.plugin.doors import DOORS, Context, jobs_await_timeouts,
 from modelarts_provider.plugin.provider import ModelArtsPlugin, _config_of
 from modelarts_provider.plugin.schema import schema
 from modelarts_provider.plugin.values import from_plain, plain_map, property_map, to_plain
-from modelarts_provider.provider_base import ProviderError
+from modelarts_provider.core.provider_base import ProviderError
 from modelarts_provider.training_job.args import TrainingJobArgs
+from modelarts_provider.core.unknowns import UNKNOWN
 from modelarts_provider.training_job.naming import with_identity
-from modelarts_provider.training_job.unknowns import UNKNOWN
 from pulumi.provider.experimental import provider as p
 
 ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"
@@ -158,7 +158,7 @@ def test_calls_run_beside_each_other() -> None:
 
 def test_engine_cancel_reaches_the_waits() -> None:
     """The engine's Cancel (first Ctrl-C) arrives first-hand: the flag every wait of the process checks."""
-    from modelarts_provider import provider_base
+    from modelarts_provider.core import provider_base
 
     assert not provider_base.cancelled()
     try:
@@ -270,10 +270,10 @@ def test_progress_and_warnings_reach_the_engines_log_attached_to_the_resource(mo
     from google.protobuf import empty_pb2
     from pulumi.runtime.proto import engine_pb2_grpc
 
-    from modelarts_provider import masking
-    from modelarts_provider.masking import remember
+    from modelarts_provider.core import masking
+    from modelarts_provider.core.masking import remember
     from modelarts_provider.plugin import diagnostics
-    from modelarts_provider.provider_base import say, set_output
+    from modelarts_provider.core.provider_base import say, set_output
 
     monkeypatch.setattr(masking, "_KNOWN", set())  # the process-wide registry: left as found for other tests
     got: list[Any] = []
@@ -310,7 +310,7 @@ def test_secrets_are_accepted_learnt_and_kept_secret_with_what_is_built_from_the
     """A secret input is known to the plugin process (masked in what it prints), recorded as the job's
     secret_paths, secret again in the checked inputs and the state, and the output paths built from a secret
     OBS URL are secret too; nothing secret comes back plain."""
-    from modelarts_provider import masking
+    from modelarts_provider.core import masking
     from modelarts_provider.plugin.values import secret_paths
 
     monkeypatch.setattr(masking, "_KNOWN", set())  # the process-wide registry: left as found for other tests

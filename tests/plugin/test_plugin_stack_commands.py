@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from modelarts_provider.logs_cli import JobRef, find_job
-from modelarts_provider.results.cli import stack_jobs, sweep_results
+from modelarts_provider.cli.logs import JobRef, find_job
+from modelarts_provider.cli.results import stack_jobs, sweep_results
 
 URN = "urn:pulumi:dev::proj::modelarts:index:{}::{}"
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from modelarts_provider.identity import is_seed, new_seed, suffix_for, token_for
+from modelarts_provider.core.identity import is_seed, new_seed, suffix_for, token_for
 from modelarts_provider.training_job.check import check_inputs
 from modelarts_provider.training_job.naming import SEED_INPUT, with_identity
 from modelarts_provider.training_job.provider import TrainingJobProvider
-from modelarts_provider.training_job.unknowns import UNKNOWN
+from modelarts_provider.core.unknowns import UNKNOWN
 
 from .common import job_inputs
 

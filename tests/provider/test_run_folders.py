@@ -8,7 +8,7 @@ import pulumi
 import pytest
 from pulumi.runtime import settings
 
-from modelarts_provider.identity import suffix_for, token_for
+from modelarts_provider.core.identity import suffix_for, token_for
 from modelarts_provider.training_job.naming import with_identity
 from modelarts_provider.training_job.resource import TrainingJob
 
