@@ -8,9 +8,9 @@ the same again after a killed `up`:
 
 - the owner token of a resource: HMAC(seed, resource name); the same across edits and replacements (like the
   RandomId it replaces), so every job of the resource left by any killed `up` is found by it;
-- the suffix of a derived job name: HMAC(seed, resource name, generation), where the generation, recorded in
-  the job's inputs, goes up by one when the job's spec changes (it is replaced): a new name per replacement,
-  the same name for a replacement that was killed and is tried again.
+- the suffix of a derived job name: HMAC(seed, resource name, hash of the job's spec), so a new name for each
+  replacement (a new spec), the same name for a replacement that was killed and is tried again. (Not a
+  replacement counter from the state: the engine checks a replacement's inputs again without the old ones.)
 
 A token already in the state is kept (stacks made when the token was a RandomId keep theirs).
 """
@@ -46,7 +46,7 @@ def token_for(seed: str, resource: str) -> str:
     return _mac(seed, "owner-token", resource).hex()[:TOKEN_LENGTH]
 
 
-def suffix_for(seed: str, resource: str, generation: int) -> str:
-    """The derived name's suffix of that resource's `generation`-th job (lowercase letters and digits)."""
-    digest = _mac(seed, "name-suffix", resource, str(generation))
+def suffix_for(seed: str, resource: str, spec: str) -> str:
+    """The derived name's suffix of that resource's job of spec hash `spec` (lowercase letters and digits)."""
+    digest = _mac(seed, "name-suffix", resource, spec)
     return "".join(SUFFIX_ALPHABET[b % len(SUFFIX_ALPHABET)] for b in digest[:SUFFIX_LENGTH])

@@ -143,7 +143,7 @@ CONFIG_DESCRIPTIONS = {
     "caBundle": "Path to a PEM bundle of CA certificates.",
     "retryTimeoutSeconds": "How long one API call keeps retrying throttling, 5xx and resets (default 60).",
 }
-OUTPUT_ONLY = {"owner", "derived_name", "generation"}
+OUTPUT_ONLY = {"owner", "derived_name"}
 
 
 class _Builder:

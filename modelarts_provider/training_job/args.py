@@ -336,7 +336,7 @@ class AutoStopArg(_ArgModel):
 PROVIDER_ONLY_FIELDS = frozenset({
     "wait_for", "wait_timeout_seconds", "poll_interval_seconds", "delete_timeout_seconds",
     "delete_before_replace", "replace_failed", "adopt_job_id", "derived_name", "owner", "keep_finished_runs",
-    "output_per_run", "secret_paths", "generation",
+    "output_per_run", "secret_paths",
 })
 # Fields the service can change in place (PUT).
 UPDATABLE_FIELDS = frozenset({"description"})
@@ -389,9 +389,6 @@ class TrainingJobArgs(_ArgModel):
     adopt_job_id: Annotated[str, Field(min_length=1, max_length=128)] | None = None
     derived_name: bool = Field(False, description="The name was generated (resource name + random suffix): "
                                                   "a new suffix alone never replaces the job.")
-    generation: Annotated[int, Field(ge=1)] | None = Field(None, description=(
-        "How many times a job with a derived name was replaced (set by check: the derived name's suffix is "
-        "renewed with it)."))
     secret_paths: list[str] | None = Field(None, description=(
         "Dotted paths of the inputs that are Pulumi secrets (the stack program sets it; paths, never values): "
         "the provider masks the values there in everything it prints."))

@@ -5,8 +5,10 @@ input (its stack-level RandomPassword), the provider plugin passes its own seed 
 is never recorded in the job's state; what is derived from it is, before the job's POST:
 
 - `owner.token`: the recorded one when there is one, else HMAC(seed, resource name);
-- `name` (when derived): `<resource name>-<suffix of this generation>`; the recorded name while the spec stays
-  the same; otherwise the next generation's, recorded in `generation` (absent for the first).
+- `name` (when derived): the recorded name while the spec stays the same; otherwise
+  `<resource name>-<HMAC(seed, resource name, spec hash)>`: a new name for each replacement, the same again for
+  a replacement killed and tried again. (The engine checks a replacement's inputs again with no old inputs, so
+  nothing recorded can tell one replacement from the next: the spec does, as the RandomString keepers did.)
   `output_per_run` puts each output channel and the log export path in a folder named after that run.
 """
 
@@ -17,12 +19,11 @@ from collections.abc import Mapping
 from typing import Any, Callable
 
 from ..core.identity import SUFFIX_LENGTH, is_seed, suffix_for, token_for
-from .normalize import spec_of, try_canonical
+from .normalize import spec_hash, spec_of, try_canonical
 from .outputs import strip_outputs
 from ..core.unknowns import UNKNOWN, contains_unknown, is_unknown
 
 SEED_INPUT = "owner_seed"
-GENERATION = "generation"
 
 
 def name_prefix(resource_name: str) -> str:
@@ -52,16 +53,8 @@ def with_run_folders(props: dict[str, Any], run: Any, in_folder: Callable[[Any, 
     return out
 
 
-def _generation(props: Mapping[str, Any]) -> int:
-    g = props.get(GENERATION)  # a float through the provider plugin's wire
-    return int(g) if isinstance(g, (int, float)) and not isinstance(g, bool) and g > 0 else 0
-
-
-def _named(news: dict[str, Any], name: Any, generation: int) -> dict[str, Any]:
-    out = {k: v for k, v in news.items() if k != GENERATION}
-    out["name"] = name
-    if generation:
-        out[GENERATION] = generation
+def _named(news: dict[str, Any], name: Any) -> dict[str, Any]:
+    out = {**news, "name": name}
     return with_run_folders(out, name) if out.get("output_per_run") else out
 
 
@@ -99,17 +92,16 @@ def with_identity(news: dict[str, Any], olds: dict[str, Any] | None) -> dict[str
         out.pop("owner")
     if not out.get("derived_name") or out.get("name") is not None or out.get("adopt_job_id") is not None:
         return out
-    generation = _generation(olds)
     recorded = olds.get("job_name") or olds.get("name")
     if olds.get("derived_name") and isinstance(recorded, str) and not is_unknown(recorded):
-        candidate = _named(out, recorded, generation)
+        candidate = _named(out, recorded)
         if _same_spec(candidate, olds):
             return candidate
-        generation += 1
     owner = out.get("owner") if isinstance(out.get("owner"), dict) else {}
     resource = owner.get("resource") if isinstance(owner.get("resource"), str) else None
-    if is_unknown(seed):
-        return _named(out, UNKNOWN, generation)
+    canonical = try_canonical({**out, "name": "placeholder-name"})
+    if is_unknown(seed) or contains_unknown(spec_of(canonical if canonical is not None else out)):
+        return _named(out, UNKNOWN)  # known at `up`
     if not is_seed(seed) or resource is None:
         return out  # nothing to derive from: validation says the name is missing
-    return _named(out, f"{name_prefix(resource)}-{suffix_for(seed, resource, generation)}", generation)
+    return _named(out, f"{name_prefix(resource)}-{suffix_for(seed, resource, spec_hash(out))}")

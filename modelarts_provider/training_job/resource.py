@@ -208,7 +208,7 @@ class TrainingJob(Resource, module="modelarts", name="TrainingJob"):
         elif props.get("name") is None and props.get("adopt_job_id") is None:
             props[SEED_INPUT] = stack_seed()
         if props.get("name") is None and props.get("adopt_job_id") is None:
-            props["derived_name"] = True  # check names it: <resource name>-<6 characters of its generation>
+            props["derived_name"] = True  # check names it: <resource name>-<6 characters of its spec>
 
         for key in OUTPUT_KEYS:
             props.setdefault(key, None)

@@ -8,6 +8,7 @@ from typing import Any
 from modelarts_provider.core.identity import is_seed, new_seed, suffix_for, token_for
 from modelarts_provider.training_job.check import check_inputs
 from modelarts_provider.training_job.naming import SEED_INPUT, with_identity
+from modelarts_provider.training_job.normalize import spec_hash
 from modelarts_provider.training_job.provider import TrainingJobProvider
 from modelarts_provider.core.unknowns import UNKNOWN
 
@@ -34,13 +35,15 @@ def _check(olds: dict[str, Any], news: dict[str, Any]) -> dict[str, Any]:
 def test_seeds_and_derivations() -> None:
     assert is_seed(new_seed()) and new_seed() != new_seed() and not is_seed("short") and not is_seed(None)
     assert token_for(SEED, "a") == token_for(SEED, "a") != token_for(SEED, "b") != token_for("R" * 48, "b")
-    assert len(token_for(SEED, "a")) == 16 and suffix_for(SEED, "a", 0) != suffix_for(SEED, "a", 1)
+    assert len(token_for(SEED, "a")) == 16 and suffix_for(SEED, "a", "spec1") != suffix_for(SEED, "a", "spec2")
 
 
 def test_token_and_name_recorded_before_the_post_and_the_same_after_a_killed_up() -> None:
     first = _check({}, _declared())
     assert first["owner"] == {"stack": STACK, "resource": "train", "token": token_for(SEED, "train")}
-    assert first["name"] == f"train-{suffix_for(SEED, 'train', 0)}" and SEED_INPUT not in first
+    declared = {k: v for k, v in _declared().items() if k != SEED_INPUT}
+    declared["owner"] = first["owner"]
+    assert first["name"] == f"train-{suffix_for(SEED, 'train', spec_hash(declared))}" and SEED_INPUT not in first
     # A killed `up` records nothing: the next one derives the same token and name (and takes its job over).
     assert _check({}, _declared()) == first
 
@@ -48,13 +51,13 @@ def test_token_and_name_recorded_before_the_post_and_the_same_after_a_killed_up(
 def test_an_edit_keeps_the_name_a_replacement_renews_it_and_a_killed_replacement_repeats_it() -> None:
     first = _check({}, _declared())
     edited = _check(first, _declared(description="new"))
-    assert edited["name"] == first["name"] and "generation" not in edited
+    assert edited["name"] == first["name"]
     replaced = _check(first, _declared(flavor_id="modelarts.vm.cpu.8u"))
-    assert replaced["generation"] == 1 and replaced["name"] == f"train-{suffix_for(SEED, 'train', 1)}"
+    assert replaced["name"] != first["name"] and replaced["name"].startswith("train-")
     assert replaced["owner"] == first["owner"]  # one token per resource: every job it ever made is found by it
-    assert _check(first, _declared(flavor_id="modelarts.vm.cpu.8u")) == replaced  # killed, tried again
-    back = _check(replaced, _declared())  # back to the first spec: a third name, never the first run's again
-    assert back["generation"] == 2 and back["name"] not in (first["name"], replaced["name"])
+    # Killed and tried again; and the engine's second check of a replacement, without old inputs: the same.
+    assert _check(first, _declared(flavor_id="modelarts.vm.cpu.8u")) == replaced
+    assert _check({}, _declared(flavor_id="modelarts.vm.cpu.8u")) == replaced
 
 
 def test_a_recorded_token_and_name_are_kept() -> None:

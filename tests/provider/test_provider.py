@@ -143,7 +143,7 @@ def test_missing_credentials_fail_check_naming_the_configuration():
 
 
 def test_resource_inputs_cover_every_arg_and_outputs_are_declared():
-    # derived_name and generation are set by the resource and its check (a generated name), never by a user
-    assert set(TrainingJobInputs.__annotations__) == set(TrainingJobArgs.model_fields) - {"derived_name", "generation"}
+    # derived_name is set by the resource itself (a generated name), never by a user
+    assert set(TrainingJobInputs.__annotations__) == set(TrainingJobArgs.model_fields) - {"derived_name"}
     assert OUTPUT_KEYS == set(JobStatusOutputs.model_fields) and OUTPUT_KEYS <= set(TrainingJob.__annotations__)
     assert not OUTPUT_KEYS & set(TrainingJobArgs.model_fields)
