@@ -5,7 +5,7 @@ tests/plugin/test_plugin_provider.py).
 
 - a killed `up` (SIGKILL after the first POST) and an edit: the next `up` leaves nothing of ours running
   untracked (the killed run's job of the same spec is taken over, the one of the old spec is ours by its token
-  and deleted), and `destroy` leaves nothing running;
+  and deleted); a replacement then gets a new derived name; `destroy` leaves nothing running;
 - two stacks of the same project and stack name on two backends: neither imports, stops nor deletes the other's
   job (the owner text is equal, the seed-derived tokens are not);
 - secrets: a secret environment value never in plaintext (state, output, the failure report's log tail), and
@@ -117,6 +117,13 @@ def test_a_killed_up_then_an_edit_leaves_nothing_of_ours_untracked(tmp_path: Pat
     assert sorted(p["value"] for j in live.values() for p in j["algorithm"]["parameters"] if p["name"] == "lr") \
         == ["0.1", "0.3"]
     assert emu.counters()["create"] <= 3, "a job of the same spec was created twice"
+    # A replacement: a's new spec gets a new derived name; the old job leaves with its record.
+    names = {j["metadata"]["name"] for j in live.values()}
+    program.edit({"a": 0.5, "b": 0.3})
+    program.stack.up()
+    replaced = active(emu)
+    assert set(replaced) == program.job_ids() and len(replaced) == 2
+    assert len({j["metadata"]["name"] for j in replaced.values()} - names) == 1
     program.stack.destroy()
     assert active(emu) == {}
 
