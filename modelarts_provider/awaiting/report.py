@@ -6,6 +6,10 @@ grouped by cause (the verdict, each failing task's exit code and message, withou
 every failed job is named; log tails are shown for at most MAX_TAILS_PER_CAUSE jobs of a cause and
 MAX_TAILS in all, fetched concurrently, as are the details GETs of failed jobs (the listing may omit
 task details). A cause with a single job keeps the one-line form `- key: <why>`.
+
+The report reads top down: first which jobs failed and why, one line each (a cause shared by many: one
+line and their keys), then the log tails, each under its job's key; the service's environment
+boilerplate is left out of the tails (logs.py).
 """
 
 from __future__ import annotations
@@ -96,6 +100,7 @@ def failure_report(client: Any, results: list[Result], *, tolerated: str = "") -
     lines = [f"{len(bad)} of {len(results)} awaited training jobs did not reach their target:"]
     if tolerated:
         lines.append(tolerated)
+    tail_lines: list[str] = []
     for why, members in groups.items():
         if len(members) == 1:
             r, job = members[0]
@@ -107,15 +112,14 @@ def failure_report(client: Any, results: list[Result], *, tolerated: str = "") -
         shown = 0
         for r, _ in members:
             tail = tails.get(id(r))
-            if tail:
-                if len(members) > 1:  # "  key (name): last 8 lines of worker-0:" and the lines
-                    lines.append(f"  {r.watched.key} ({r.watched.name}): " + tail.strip("\n"))
-                else:
-                    lines.append(tail.rstrip("\n"))
+            if tail:  # "key (name): last N lines of worker-0:" and the lines, below every summary line
+                tail_lines.append(f"{r.watched.key} ({r.watched.name}): " + tail.strip())
                 shown += 1
         if len(members) > 1 and shown < len(members):
-            lines.append(f"  (log tails of {len(members) - shown} more not shown: python -m modelarts_provider "
+            lines.append(f"    (log tails of {len(members) - shown} more not shown: python -m modelarts_provider "
                          "logs --stack STACK KEY)")
+    if tail_lines:
+        lines += ["", *tail_lines]
     return printable("\n".join(lines))
 
 
