@@ -104,3 +104,16 @@ def test_a_large_log_is_read_in_one_pass_from_its_end() -> None:
     started = time.monotonic()
     assert last_value(big, ACC).value == 0.987
     assert time.monotonic() - started < 0.5  # the last lines only: the match is found from the end
+
+
+def test_the_jobs_await_check_refuses_a_regex_re2_cannot_run_before_the_ids_are_known() -> None:
+    # JobsAwait.check (both front doors call it): the refusal comes at preview, not after the jobs finished
+    from modelarts_provider.training_job.unknowns import UNKNOWN
+
+    from modelarts_provider.awaiting.provider import JobsAwaitProvider
+
+    news = {"jobs": {"a": {"job_id": UNKNOWN, "wait_for": "completed",
+                           "objective": {"name": "acc", "regex": r"(?<=acc=)([0-9.]+)"}}}}
+    result = JobsAwaitProvider().check({}, news)
+    assert [(f.property, f.reason.split(" (")[0]) for f in result.failures] == [
+        ("jobs.a.objective.regex", "is not a regular expression RE2 matches in linear time")], result.failures
