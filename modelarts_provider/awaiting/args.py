@@ -6,8 +6,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..training_job.args import WaitFor
-from .linear_regex import check_objective
+from ..core.rules import WaitFor
+from ..core.linear_regex import check_objective
 
 
 class _AwaitModel(BaseModel):

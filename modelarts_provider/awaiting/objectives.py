@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..client.models import TrainingJob, task_ids
-from ..logs import client_secrets, one_line_error
+from ..core.job_logs import client_secrets, one_line_error
 from .args import Objective
-from .linear_regex import last_capture
+from ..core.linear_regex import last_capture
 
 CONCURRENCY = 8
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.faults.kit import PROJECT, Background, job_stack, output_of, reap, update_config, wait_until
+from testkit.faults import PROJECT, Background, job_stack, output_of, reap, update_config, wait_until
 
 FLAVOR = "modelarts.vm.gpu.tnt004"
 

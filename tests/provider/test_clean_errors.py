@@ -8,7 +8,7 @@ from typing import Any
 import grpc
 import pytest
 
-from modelarts_provider.provider_base import ProviderError, clean_errors
+from modelarts_provider.core.provider_base import ProviderError, clean_errors
 
 
 class Aborted(Exception):

@@ -108,7 +108,7 @@ def test_a_large_log_is_read_in_one_pass_from_its_end() -> None:
 
 def test_the_jobs_await_check_refuses_a_regex_re2_cannot_run_before_the_ids_are_known() -> None:
     # JobsAwait.check (both front doors call it): the refusal comes at preview, not after the jobs finished
-    from modelarts_provider.training_job.unknowns import UNKNOWN
+    from modelarts_provider.core.unknowns import UNKNOWN
 
     from modelarts_provider.awaiting.provider import JobsAwaitProvider
 
