@@ -164,3 +164,9 @@ def test_property_a_known_value_never_survives_whatever_surrounds_it(noise: str,
 def test_property_metric_lines_stay_readable(name: str, value: str) -> None:
     line = f"epoch 1/4 {name}={value}"
     assert mask(line) == line
+
+
+def test_the_logs_command_learns_a_whole_secret_section_the_same_way() -> None:
+    # cli/logs.py: the leaves of a key set with --secret (the whole map), as `pulumi config --json` gives them
+    got = masking.secret_values(SECTION)
+    assert sorted(got) == sorted(["hf_abcdefghijklmnop", "42", "uses the db-pass-8812 account"]), got
