@@ -106,7 +106,7 @@ def test_a_failure_raises_naming_every_failed_job_with_phase_exit_codes_and_log_
     with pytest.raises(ProviderError) as e:
         provider(client).create({"jobs": jobs})
     assert str(e.value) == "\n".join([
-        "4 of 5 awaited training jobs did not reach their target:",
+        "4 of 5 awaited training jobs did not reach their target: f, x, slow, gone",
         "- f: training job name-job-f (job-f) is Failed; task worker-0: exit code 3: boom",
         "- x: training job name-job-x (job-x) is Abnormal; task worker-0: exit code 137: OOMKilled; "
         "task worker-1: exit code 0",

@@ -36,7 +36,7 @@ def test_failed_up_shows_the_failing_tasks_last_log_lines(tmp_path: Path, emu: A
     assert "last 20 lines of worker-0:" in text
     # it reads well: which job failed and why first, one line; no grpc prefix; no environment listing
     lines = [line.strip() for line in text.splitlines()]
-    heads = [i for i, line in enumerate(lines) if line.endswith("awaited training jobs did not reach their target:")]
+    heads = [i for i, line in enumerate(lines) if line.endswith("awaited training jobs did not reach their target: bad")]
     assert any(lines[i + 1].startswith("- bad: training job bad-job") for i in heads), text  # the diagnostics
     assert "Exception calling application" not in text, text
     assert "env MA_" not in text and "env VC_" not in text, text

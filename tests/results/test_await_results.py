@@ -84,7 +84,7 @@ def test_more_failures_than_max_failures_fail_the_up_saying_so(env):  # noqa: F8
         provider(client).create({"jobs": {"s-1": point("j1", "1"), "s-2": point("j2", "2"), "s-3": point("j3", "3")},
                                  "max_failures": {"s": 1}})
     lines = str(err.value).splitlines()
-    assert lines[0] == "2 of 3 awaited training jobs did not reach their target:"
+    assert lines[0] == "2 of 3 awaited training jobs did not reach their target: s-1, s-2"
     assert lines[1] == "sweep s: 2 failed points, more than its maxFailures (1)"
     assert "- 2 jobs: Failed; exit code 3: boom" in lines
 

@@ -74,7 +74,9 @@ def test_sixty_points_failing_alike_print_a_screenful_naming_every_job() -> None
     assert report is not None
     lines = report.splitlines()
     assert len(lines) <= 55, report  # a screenful; it was 1,570 lines
-    assert lines[0] == "60 of 64 awaited training jobs did not reach their target:"
+    assert lines[0] == ("60 of 64 awaited training jobs did not reach their target: lr-sweep-batchsize0_lr0p001-a1b2c3, "
+                        "lr-sweep-batchsize1_lr0p001-a1b2c3, lr-sweep-batchsize2_lr0p001-a1b2c3, "
+                        "lr-sweep-batchsize3_lr0p001-a1b2c3, lr-sweep-batchsize4_lr0p001-a1b2c3 and 55 more")
     assert lines[1] == "- 60 jobs: Failed; exit code 137: OOMKilled"
     assert all(f"lr-sweep-batchsize{i}_lr0p001-a1b2c3" in report for i in range(60))
     assert len(client.logs) == 3  # log tails of 3 jobs of the cause, not 60
