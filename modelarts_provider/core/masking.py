@@ -47,6 +47,7 @@ SECRET_PARTS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "PWD", "CREDENTI
 SECRET_WORDS = frozenset({"AK", "SK"})
 
 _KNOWN: set[str] = set()
+_EVERY: set[str] = set()  # every secret value learnt, material or not: what a record in the state must not hold
 _SHOWN: set[str] = set()
 _KNOWN_LOCK = threading.Lock()
 
@@ -208,6 +209,7 @@ def remember(values: Iterable[object], *, always: bool = False) -> None:
     fresh = {t for t in texts if always or secret_material(t)}
     with _KNOWN_LOCK:
         _KNOWN.update(fresh)
+        _EVERY.update(texts)
 
 
 def show(names: Iterable[object]) -> None:
@@ -217,9 +219,11 @@ def show(names: Iterable[object]) -> None:
         _SHOWN.update(fresh)
 
 
-def known() -> frozenset[str]:
+def known(every: bool = False) -> frozenset[str]:
+    """The values masked in printed text; `every`: all secret values learnt, counts and short words too (for
+    what is recorded in the state, e.g. a run's parameters: a secret never lands there in plain text)."""
     with _KNOWN_LOCK:
-        return frozenset(_KNOWN)
+        return frozenset(_EVERY | _KNOWN) if every else frozenset(_KNOWN)
 
 
 def shown() -> frozenset[str]:

@@ -179,6 +179,7 @@ def test_the_failure_report_masks_secret_shapes_and_the_jobs_secret_inputs(monke
     from modelarts_provider.training_job.provider import learn_secrets
 
     monkeypatch.setattr(masking, "_KNOWN", set())  # the process-wide registry: left as found for other tests
+    monkeypatch.setattr(masking, "_EVERY", set())
 
     # What a TrainingJob's check() sees in its provider process: a secret input at a recorded path.
     learn_secrets({"algorithm": {"environments": {"PIN": "9Q"}}, "secret_paths": ["algorithm.environments.PIN"]})

@@ -47,6 +47,7 @@ def test_known_values_are_masked_anywhere_and_short_ones_where_assigned() -> Non
 
 def test_the_registry_masks_what_this_process_learnt(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(masking, "_KNOWN", set())  # the process-wide registry: left as found for other tests
+    monkeypatch.setattr(masking, "_EVERY", set())
     value = "registry-secret-0815"
     assert value in mask(f"x {value}")
     masking.remember([value, 12345, True, None])
@@ -67,6 +68,7 @@ SECTION = {"jobs": {"failing": {"pool": "gpu", "nodes": 1, "parameters": {"lr": 
 def section_learnt(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(masking, "_KNOWN", set())  # the process-wide registries: left as found for other tests
     monkeypatch.setattr(masking, "_SHOWN", set())
+    monkeypatch.setattr(masking, "_EVERY", set())
     from modelarts_provider.training_job.provider import learn_secrets
 
     # what a provider learns from a job whose whole section is secret (secret_paths name every leaf)
@@ -170,3 +172,15 @@ def test_the_logs_command_learns_a_whole_secret_section_the_same_way() -> None:
     # cli/logs.py: the leaves of a key set with --secret (the whole map), as `pulumi config --json` gives them
     got = masking.secret_values(SECTION)
     assert sorted(got) == sorted(["hf_abcdefghijklmnop", "42", "uses the db-pass-8812 account"]), got
+
+
+def test_a_plain_value_of_a_secret_section_is_still_never_recorded_in_plain_text(section_learnt: None) -> None:
+    # readable in printed text, but a run's recorded parameters (in the state) hold no secret value of any kind
+    from modelarts_provider.awaiting.history import masked_parameters
+    from modelarts_provider.client.models import TrainingJob
+
+    job = TrainingJob.model_validate({"metadata": {"id": "j", "name": "failingsecret-8adyj3"}, "algorithm": {
+        "parameters": [{"name": "lr", "value": "0.1"}, {"name": "mode", "value": "fail"},
+                       {"name": "epochs", "value": "7"}]}})
+    assert mask("--lr=0.1 --mode=fail") == "--lr=0.1 --mode=fail"
+    assert masked_parameters(job) == {"lr": MASK, "mode": MASK, "epochs": "7"}
