@@ -1,7 +1,8 @@
 """A killed `up` during a pool's node wait, under the real engine: the pool the killed run created is in no
 state. The next `up` with another node count takes it over and scales it (one pool, no refusal); a `destroy`
 right after a killed `up` removes that pool before the network (the pool carries the network's token), so no
-pool is left billing and the network's delete does not stop on "in use"."""
+pool is left billing and the network's delete does not stop on "in use". A network left by a killed `up` is
+compared before a takeover: another CIDR replaces it."""
 
 from __future__ import annotations
 
@@ -83,3 +84,40 @@ def test_killed_up_then_another_node_count_then_destroy(tmp_path: Path, emu: Any
     deletes = [e["kind"] for e in emu.pools()["events"] if e["action"] == "delete"]
     assert deletes[-2:] == ["pool", "network"], deletes
     assert all(item["gone"] or item["metadata"].get("deletionTimestamp") for item in emu.pools()["items"])
+
+
+def test_killed_during_the_network_wait_then_another_cidr_replaces_it(tmp_path: Path, pulumi_engine: Path) -> None:
+    from modelarts_emulator.testing import running_emulator
+
+    # the network takes 600 s of the emulator's clock to become Active: the up waits on it until killed
+    with running_emulator(tmp_path / "emulator", phase_seconds=0.2, network_seconds=600, pool_seconds=1.0) as emu:
+        st = job_stack(tmp_path / "stack", emu, jobs={}, pools={})
+        update_config(st, {f"{PROJECT}:networks": {"main": {"cidr": "192.168.128.0/17"}}})
+        bg = Background(st, "up", "--yes", "--skip-preview", log=tmp_path / "up1.log")
+        tree: dict[int, bytes] = {}
+        try:
+            wait_until(lambda: "waiting until Active" in bg.output or bg.proc.poll() is not None, 120,
+                       what="the network's wait")
+            assert bg.proc.poll() is None, bg.output
+            tree = bg.tree()
+            bg.signal_group(signal.SIGKILL)
+            bg.wait(30)
+        finally:
+            reap(tree)
+        st.run("cancel", "--yes")
+        (orphan,) = [n for n in emu.pools()["items"] if n["kind"] == "Network" and not n["gone"]]
+        emu.advance(700)
+
+        # the next up declares another CIDR: our earlier network is compared, replaced, never adopted as it is
+        update_config(st, {f"{PROJECT}:networks": {"main": {"cidr": "10.10.0.0/16"}}})
+        bg = Background(st, "up", "--yes", "--skip-preview", log=tmp_path / "up2.log")
+        wait_until(lambda: "waiting until Active" in bg.output or bg.proc.poll() is not None, 120,
+                   what="the new network's wait")
+        emu.advance(700)
+        assert bg.wait(120) == 0, bg.output
+        assert "cidr 192.168.128.0/17 -> 10.10.0.0/16" in bg.output, bg.output
+        live = [n for n in emu.pools()["items"] if n["kind"] == "Network" and not n["gone"]]
+        assert [n["spec"]["cidr"] for n in live] == ["10.10.0.0/16"], live
+        assert live[0]["metadata"]["name"] != orphan["metadata"]["name"]
+        st.destroy()
+        assert all(n["gone"] or n["metadata"].get("deletionTimestamp") for n in emu.pools()["items"])
