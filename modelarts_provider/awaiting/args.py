@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..core.rules import WaitFor
+from ..core.linear_regex import check_objective
 
 
 class _AwaitModel(BaseModel):
@@ -20,14 +21,8 @@ class Objective(_AwaitModel):
     regex: Annotated[str, Field(min_length=1)]
     goal: Literal["max", "min"] = "max"
 
-    @field_validator("regex")
-    @classmethod
-    def _as_the_stack_config(cls, v: str) -> str:
-        """The stack config's rule for an objective regex (stack/config.py), so a JobsAwait declared directly
-        (a Python program, the provider plugin) is refused at check too, not after the jobs finished."""
-        from ..stack.config import ObjectiveConfig  # the stack config imports nothing of the awaiting
-
-        return ObjectiveConfig._one_group(v)
+    # checked at check(), before any wait: RE2 syntax, one group (linear_regex.py)
+    _regex = field_validator("regex")(classmethod(lambda cls, v: check_objective(v)))
 
 
 class AwaitedJob(_AwaitModel):
