@@ -28,6 +28,8 @@ from typing import Any, Callable, Optional, TextIO
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from .pulumi_cli import engine_bin, find_pulumi
+
 from .logs import client_secrets, one_line_error, safe_line
 from .masking import leaves
 
@@ -100,12 +102,12 @@ class PulumiCli:
     env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
 
     def json(self, *args: str) -> Any:
-        cmd = ["pulumi", *args, "--stack", self.stack, "--non-interactive"]
+        cmd = [find_pulumi(self.env), *args, "--stack", self.stack, "--non-interactive"]
         try:
             proc = subprocess.run(cmd, cwd=self.cwd, env=self.env, text=True, capture_output=True,
                                   stdin=subprocess.DEVNULL, timeout=PULUMI_TIMEOUT_S)
         except FileNotFoundError:
-            raise LogsError("the pulumi CLI is not on PATH (./dev logs sets it up)") from None
+            raise LogsError(f"the pulumi CLI is not on PATH nor in {engine_bin()} (./dev setup installs it)") from None
         except subprocess.TimeoutExpired:
             raise LogsError(f"`pulumi {' '.join(args[:2])}` did not answer in {PULUMI_TIMEOUT_S}s") from None
         if proc.returncode != 0:

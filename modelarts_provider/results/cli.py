@@ -23,6 +23,7 @@ from typing import Any, Callable, TextIO
 
 from pydantic import ValidationError
 
+from ..extras import MissingExtra, require
 from ..logs_cli import DYNAMIC_TYPE_PREFIX, LogsError, PulumiCli, StackExport, stack_settings
 from .show import printable
 from .table import SweepResults, duration_text, table_lines
@@ -52,6 +53,8 @@ def sweep_results(pulumi: PulumiCli, sweep: str) -> SweepResults:
 
 
 def run_results(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    if args.chart:
+        require("charts", "results --chart", "matplotlib")  # before any work: one line naming the extra
     pulumi = PulumiCli(Path(args.cwd).resolve(), args.stack)
     results = sweep_results(pulumi, args.sweep)
     for line in table_lines(args.sweep, results):
@@ -153,7 +156,7 @@ def _guarded(name: str, fn: Callable[[argparse.Namespace], int]) -> Callable[[ar
     def handler(args: argparse.Namespace) -> int:
         try:
             return fn(args)
-        except LogsError as err:
+        except (LogsError, MissingExtra) as err:
             _note(f"{name}: {err}")
             return 1
         except KeyboardInterrupt:
