@@ -12,8 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import logs_cli
-from .results import cli as results_cli
+from .cli import logs as logs_cli
+from .cli import results as results_cli
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,6 +1,6 @@
 import sys
 
-from modelarts_provider.extras import exit_unless
+from modelarts_provider.core.extras import exit_unless
 
 exit_unless("local", "the local OBS (python -m obs_emulator)", "moto", "flask", "flask_cors")
 

@@ -33,7 +33,7 @@ from ..client.errors import ModelArtsError
 from .check import Failure
 from .normalize import spec_of, try_canonical
 from .outputs import strip_outputs
-from .unknowns import contains_unknown
+from ..core.unknowns import contains_unknown
 
 # How many known values a message lists when none is close.
 LISTED = 8

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from modelarts_emulator.config import DEFAULT_ACCESS_KEY, DEFAULT_PROJECT_ID, DEFAULT_SECRET_KEY
-from modelarts_provider import pulumi_cli
+from modelarts_provider.cli import pulumi_cli
 from tests.dev.test_dev import _dev, _isolated_state_env, _require_warm_setup
-from tests.e2e.harness import PULUMI_VERSION, REPO_ROOT
+from testkit.harness import PULUMI_VERSION, REPO_ROOT
 
 
 def _recording_pulumi(tmp_path: Path, missing_stacks: tuple[str, ...] = ()) -> tuple[dict[str, str], Path]:
@@ -102,7 +102,8 @@ def test_cli_tools_find_the_setups_pulumi_off_path(tmp_path: Path) -> None:
 
 
 def test_a_missing_extra_is_named(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    from modelarts_provider import __main__ as cli, extras
+    from modelarts_provider import __main__ as cli
+    from modelarts_provider.core import extras
 
     real = extras.importlib.util.find_spec
     monkeypatch.setattr(extras.importlib.util, "find_spec",

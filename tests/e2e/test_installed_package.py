@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.e2e.harness import REPO_ROOT, Stack, engine_dir, pulumi_env
+from testkit.harness import REPO_ROOT, Stack, engine_dir, pulumi_env
 
 pytestmark = pytest.mark.engine
 ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator catalog

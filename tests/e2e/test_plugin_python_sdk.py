@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.harness import REPO_ROOT, Stack, engine_bin_dir, pulumi_env
-from tests.e2e.plugin_program import PLUGIN_DIR
+from testkit.harness import REPO_ROOT, Stack, engine_bin_dir, pulumi_env
+from testkit.plugin_program import PLUGIN_DIR
 
 pytestmark = pytest.mark.engine
 ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator catalog
