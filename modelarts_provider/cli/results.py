@@ -24,7 +24,7 @@ from typing import Any, Callable, TextIO
 from pydantic import ValidationError
 
 from ..core.extras import MissingExtra, require
-from .logs import DYNAMIC_TYPE_PREFIX, LogsError, PulumiCli, StackExport, stack_settings
+from .logs import LogsError, PulumiCli, StackExport, job_in_state, stack_settings
 from ..results.show import printable
 from ..results.table import SweepResults, duration_text, table_lines
 
@@ -79,12 +79,9 @@ def stack_jobs(pulumi: PulumiCli) -> list[tuple[str, str, str | None, str | None
         exported = StackExport()
     found = []
     for res in exported.deployment.resources or []:
-        job_id = res.outputs.get("job_id")
-        if res.type.startswith(DYNAMIC_TYPE_PREFIX) and not res.type.endswith(":JobsAwait") \
-                and isinstance(job_id, str) and job_id:
-            workspace = res.outputs.get("workspace_id")
-            found.append((res.urn.rsplit("::", 1)[-1], job_id, res.outputs.get("job_name"),
-                          workspace if isinstance(workspace, str) else None))
+        job = job_in_state(res)
+        if job is not None:
+            found.append((res.urn.rsplit("::", 1)[-1], *job))
     return found
 
 

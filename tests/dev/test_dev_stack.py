@@ -112,3 +112,25 @@ def test_a_missing_extra_is_named(monkeypatch: pytest.MonkeyPatch, capsys: pytes
     err = capsys.readouterr().err
     assert err == ("results: results --chart needs matplotlib: install modelarts-pulumi[charts] "
                    "(pip install 'modelarts-pulumi[charts]')\n")
+
+
+def test_status_and_logs_find_jobs_of_either_front_door() -> None:
+    """The plugin's TrainingJob (YAML, TypeScript, SDKs: camelCase outputs) is a job for `status` and `logs` too."""
+    from modelarts_provider.cli.logs import PulumiCli, state_job
+    from modelarts_provider.cli.results import stack_jobs
+
+    class Exported(PulumiCli):
+        def json(self, *args: str) -> object:
+            assert args == ("stack", "export")
+            return {"deployment": {"resources": [
+                {"urn": "urn:pulumi:mine::p::modelarts:index:TrainingJob::yaml-job", "type": "modelarts:index:TrainingJob",
+                 "outputs": {"jobId": "j1", "jobName": "yaml-job-abc", "workspaceId": "w1"}},
+                {"urn": "urn:pulumi:mine::p::pulumi-python:dynamic/modelarts:TrainingJob::py-job",
+                 "type": "pulumi-python:dynamic/modelarts:TrainingJob", "outputs": {"job_id": "j2", "job_name": "py"}},
+                {"urn": "urn:pulumi:mine::p::modelarts:index:JobsAwait::waited", "type": "modelarts:index:JobsAwait",
+                 "outputs": {"jobs": {}}}]}}
+
+    cli = Exported(Path("."), "mine")
+    assert stack_jobs(cli) == [("yaml-job", "j1", "yaml-job-abc", "w1"), ("py-job", "j2", "py", None)]
+    found = state_job(cli, "yaml-job-abc")
+    assert found is not None and (found.id, found.key) == ("j1", "yaml-job")

@@ -140,5 +140,7 @@ def test_wheel_and_plugin_installed_outside_the_repository(tmp_path: Path, emu: 
     out = ys.outputs()
     assert out["jobId"] in {j["metadata"]["id"] for j in emu.jobs()} and out["phase"] == "Creating", out  # no wait
     assert (installed / "venv" / "bin" / "python").exists()  # the plugin's own environment, made on first start
+    status = _run([python, "-m", "modelarts_provider", "status", "--stack", "test"], yaml_project, env)
+    assert "train" in status.stdout and "1 job:" in status.stdout, status.stdout  # the plugin's job, camelCase
     ys.destroy()
     assert emu.jobs() == []
