@@ -91,15 +91,33 @@ class Names:
         return ".".join(self.key(part) for part in path.split("."))
 
 
+_SNAKE_WORD = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
+# Descriptions that name the API's own fields (schema.py's API_PATHS fallback): the API's names stay as they are.
+_API_WORDING = "create-training-job request"
+
+
+def _described(spec: Mapping[str, Any], known: set[str]) -> dict[str, Any]:
+    """`spec` with the property names its description mentions (`pool_id`) in the schema's naming (`poolId`)."""
+    text = spec.get("description")
+    if not isinstance(text, str) or _API_WORDING in text:
+        return dict(spec)
+    return {**spec, "description": _SNAKE_WORD.sub(lambda m: camel(m.group(0)) if m.group(0) in known
+                                                   else m.group(0), text)}
+
+
 def camel_schema(snake: Mapping[str, Any]) -> dict[str, Any]:
-    """The public schema: every property name of every resource and object type in camelCase (map keys, type
-    tokens and config keys are untouched; config keys are camelCase already)."""
+    """The public schema: every property name of every resource and object type in camelCase, and so in the
+    descriptions that mention them (map keys, type tokens and config keys are untouched; config keys are
+    camelCase already)."""
+    tables = [t.get(f, {}) for t in [*snake.get("resources", {}).values(), *snake.get("types", {}).values()]
+              for f in ("properties", "inputProperties")]
+    known = {k for table in tables for k in table}
 
     def props(table: Mapping[str, Any]) -> dict[str, Any]:
-        return {camel(k): v for k, v in table.items()}
+        return {camel(k): _described(v, known) for k, v in table.items()}
 
     def resource(res: Mapping[str, Any]) -> dict[str, Any]:
-        out = dict(res)
+        out = _described(res, known)
         for field in ("properties", "inputProperties"):
             if field in res:
                 out[field] = props(res[field])

@@ -62,3 +62,22 @@ def test_map_of_objects_and_unknown_keys() -> None:
                           "owner": {"token": "t"}}
     assert NAMES.to_snake("TrainingJob", camel_outs) == outs
     assert NAMES.path("algorithm.code_dir") == "algorithm.codeDir" and NAMES.key("flavor_id") == "flavorId"
+
+
+def test_descriptions_name_properties_as_the_schema_does() -> None:
+    s = schema("0.1.0")
+    job = s["resources"]["modelarts:index:TrainingJob"]
+    assert "unless poolId is set" in job["inputProperties"]["flavorId"]["description"]
+    assert "waitFor" in s["resources"]["modelarts:index:JobsAwait"]["description"]
+    # A description naming the API's own field keeps the API's name.
+    volume = s["types"]["modelarts:index:NfsVolume"]["properties"]
+    assert any("spec.volumes[].nfs." in p["description"] and "_" in p["description"] for p in volume.values())
+
+
+def test_plugin_version_is_the_package_version() -> None:
+    import tomllib
+
+    from modelarts_provider.plugin.provider import VERSION
+    from testkit.harness import REPO_ROOT
+
+    assert VERSION == tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["version"]
