@@ -1,10 +1,10 @@
-// modelarts-sdkgen: a TypeScript (Node.js) or Python SDK from a Pulumi package schema, with the CLI's own code
-// generators (pkg/v3/codegen/nodejs, codegen/python). `pulumi package gen-sdk --language nodejs|python` needs the
-// language hosts' GeneratePackage, which the Go module proxy does not serve (nodejs) or the python host we can
-// build (sdk v3.79) does not implement; these are the same generators without them.
+// modelarts-sdkgen: a TypeScript (Node.js), Python or Go SDK from a Pulumi package schema, with the CLI's own
+// code generators (pkg/v3/codegen/nodejs, python, go). `pulumi package gen-sdk --language ...` needs the language
+// hosts' GeneratePackage, which the Go module proxy does not serve (nodejs, go) or the python host we can build
+// (sdk v3.79) does not implement; these are the same generators without them.
 //
 //	modelarts-sdkgen schema.json outdir                      (TypeScript)
-//	modelarts-sdkgen --language python schema.json outdir
+//	modelarts-sdkgen --language python|go schema.json outdir
 package main
 
 import (
@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 
 	"github.com/blang/semver"
+	gogen "github.com/pulumi/pulumi/pkg/v3/codegen/go"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/nodejs"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/python"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
@@ -49,8 +50,8 @@ func main() {
 	if len(args) == 4 && args[0] == "--language" {
 		language, args = args[1], args[2:]
 	}
-	if len(args) != 2 || (language != "nodejs" && language != "python") {
-		fail("usage: modelarts-sdkgen [--language nodejs|python] SCHEMA.json OUTDIR")
+	if len(args) != 2 || (language != "nodejs" && language != "python" && language != "go") {
+		fail("usage: modelarts-sdkgen [--language nodejs|python|go] SCHEMA.json OUTDIR")
 	}
 	data, err := os.ReadFile(args[0])
 	if err != nil {
@@ -68,9 +69,12 @@ func main() {
 		fail("the schema does not bind: %v", diags)
 	}
 	var files map[string][]byte
-	if language == "python" {
+	switch language {
+	case "python":
 		files, err = python.GeneratePackage("modelarts-sdkgen", pkg, nil, noPackages{})
-	} else {
+	case "go":
+		files, err = gogen.GeneratePackage("modelarts-sdkgen", pkg, nil)
+	default:
 		files, err = nodejs.GeneratePackage("modelarts-sdkgen", pkg, nil, nil, false, noPackages{})
 	}
 	if err != nil {
