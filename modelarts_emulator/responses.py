@@ -37,6 +37,7 @@ from .jobs.logs import preview as log_preview
 from .jobs.models import Store, Timings
 from .pools import api as pool_api  # pools and networks: their own routes and handlers
 from .wire import ClockAdvance, FaultRules, SearchRequest, Settings, UpdateRequest, parse
+from .auto_search import api as auto_search  # the service's own hyperparameter search: its routes and handlers
 
 JOBS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs$")
 JOB_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)$")
@@ -85,8 +86,12 @@ class EmulatorApp:
                                      max_run_seconds=config.max_run_seconds,
                                      phase_seconds=config.phase_seconds)
         self.pools = pool_api.PoolApi(config, self.store)
+        self.searches = auto_search.runner(self.store, self.executor) if self.executor is not None else None
+        self.auto_search = auto_search.AutoSearchApi(self.store)
 
     def close(self) -> None:
+        if self.searches is not None:
+            self.searches.close()
         if self.executor is not None:
             self.executor.close()
         self.store.close()
@@ -97,7 +102,7 @@ class EmulatorApp:
         """(operation, path params) of an API request, or None for an unknown route."""
         if path == IAM_TOKENS:
             return ("iam_token", {}) if method == "POST" else None
-        for regex, ops in (*pool_api.ROUTES,
+        for regex, ops in (*pool_api.ROUTES, *auto_search.ROUTES,
                            (JOBS_RE, {"POST": "create"}),
                            (JOB_RE, {"GET": "get", "DELETE": "delete", "PUT": "update"}),
                            (ACTIONS_RE, {"POST": "terminate"}),
@@ -160,6 +165,8 @@ class EmulatorApp:
         self.pools.schedule()  # jobs queued on created pools start when the pool has room
         if op in pool_api.OPERATIONS:
             return Reply(*self.pools.handle(op, params, _json(body) if body else None))
+        if op in auto_search.OPERATIONS:
+            return Reply(*self.auto_search.handle(op, params, raw_query))
         if op == "create":
             catalog = self.pools.catalog_for(self.catalog, params["project"], body)
             draft = validation.validate_create(_json(body), catalog)
@@ -173,10 +180,14 @@ class EmulatorApp:
             timings = Timings(c.phase_seconds, c.phase_seconds, c.run_seconds, c.phase_seconds)
             on_pool = catalog is not self.catalog  # a pool the stack created: queued by pool_jobs
             run_here = run_here and not on_pool  # its scheduling is emulated: generated logs, not processes
+            # a search runs one process per trial (auto_search/runner.py); refused before storing without Optuna
+            trials_here = run_here and auto_search.search_of_draft(draft, self.searches)
             job = store.create(draft, timings, principal.user_name,
                                allow_duplicate_names=self.allow_duplicate_names,
                                execute_in=self.work_dir if run_here else None)
-            if run_here and self.executor is not None:
+            if trials_here and self.searches is not None:
+                self.searches.submit(job["metadata"]["id"])
+            elif run_here and self.executor is not None:
                 self.executor.submit(job["metadata"]["id"])
             return Reply(201, self.pools.queue_if_on_pool(job, on_pool))
         if op == "get":
@@ -199,7 +210,9 @@ class EmulatorApp:
             req = parse(UpdateRequest, _json(body))
             return Reply(200, store.update_description(params["job"], req.description))
         if op == "logs":  # counted as "logs"; fault rules reach it through operation "any"
-            return Reply(200, log_preview(store.row(params["job"]), params["task"], store.now()))
+            row = store.row(params["job"])
+            trial_log = auto_search.trial_log(row, params["task"], store.now())  # task "trial-<trial_id>"
+            return Reply(200, trial_log if trial_log is not None else log_preview(row, params["task"], store.now()))
         if op == "flavors":
             return Reply(200, catalog_api.flavors(self.catalog, raw_query))
         if op == "engines":
@@ -222,6 +235,8 @@ class EmulatorApp:
                 self.executor.reset()
                 shutil.rmtree(self.work_dir, ignore_errors=True)
             self.store.reset()
+            if self.searches is not None:  # their threads see their jobs gone and kill their trials
+                self.searches.join()
             self.counters.reset()
             self.faults.clear()
             self.allow_duplicate_names = self.config.allow_duplicate_names

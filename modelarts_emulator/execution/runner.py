@@ -327,7 +327,8 @@ class Executor:
             if not root or row.terminate_ms is not None or row.outcome != "hang":
                 continue
             if row.pending_ms == QUEUED_PENDING_MS:
-                self.submit(row.id)
+                if not ((row.doc.get("algorithm") or {}).get("policies") or {}).get("auto_search"):
+                    self.submit(row.id)  # a queued search is the search runner's (auto_search/runner.py)
                 continue
             plans = plan_tasks(row, Path(root))
             for plan in plans:
