@@ -367,8 +367,14 @@ STACK_CASES: list[Case] = [
     # --- objectives, retries, maxFailures (issue 23) ---
     Case("objective-regex-does-not-compile",
          a("waitFor", "completed") + a("objective", {"name": "acc", "regex": "acc=([0-9.]+"}),
-         cfg("jobs.a.objective.regex: is not a regular expression Python can compile (missing ), unterminated "
-             "subpattern at position 4)"), covers=((JOBS, "a", "objective", "regex"),)),
+         cfg("jobs.a.objective.regex: is not a regular expression RE2 matches in linear time (missing )); use "
+             "RE2 syntax: groups, classes, repetitions, no backreferences or lookarounds"),
+         covers=((JOBS, "a", "objective", "regex"),)),
+    Case("objective-regex-could-backtrack",
+         a("waitFor", "completed") + a("objective", {"name": "acc", "regex": r"(acc)=\1([0-9.]+)"}),
+         cfg("jobs.a.objective.regex: is not a regular expression RE2 matches in linear time (invalid escape "
+             "sequence); use RE2 syntax: groups, classes, repetitions, no backreferences or lookarounds"),
+         covers=((JOBS, "a", "objective", "regex"),)),
     Case("objective-regex-without-group",
          a("waitFor", "completed") + a("objective", {"name": "acc", "regex": "acc=[0-9.]+"}),
          cfg("jobs.a.objective.regex: needs exactly one group around the number, e.g. accuracy=([0-9.]+); "
