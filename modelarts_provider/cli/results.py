@@ -27,7 +27,8 @@ from pydantic import ValidationError
 
 from ..awaiting.args import AwaitedStatus, JobsAwaitArgs
 from ..awaiting.results import points
-from .logs import LogsError, PulumiCli, StackExport, is_training_job, stack_settings
+from ..core.extras import MissingExtra, require
+from .logs import PLUGIN_JOB_TYPE, LogsError, PulumiCli, StackExport, job_in_state, stack_settings
 from ..results.show import printable
 from ..results.table import SweepObjective, SweepResults, collect, duration_text, table_lines
 
@@ -41,18 +42,33 @@ def _print(out: TextIO, text: str) -> None:
 
 # --- results -------------------------------------------------------------------------------------------
 
+def _snake(value: Any) -> Any:
+    """A plugin JobsAwait's recorded values (camelCase, the schema's) in the providers' naming; map keys (job
+    keys, parameter names) as they are."""
+    from ..plugin.names import Names
+    from ..plugin.provider import VERSION
+    from ..plugin.schema import snake_schema
+
+    return Names(snake_schema(VERSION)).to_snake("JobsAwait", value)
+
+
 def state_sweep(exported: StackExport, sweep: str) -> SweepResults | None:
     """The sweep's results from the state's JobsAwait (its jobs of group `sweep` and what it recorded of them),
     for a stack whose program exports no `sweeps` (a YAML or TypeScript program through the provider plugin)."""
     resources = exported.deployment.resources or []
-    paths = {r.outputs.get("job_id"): r.outputs.get("output_path") for r in resources if is_training_job(r.type)}
+    paths = {}
+    for r in resources:
+        job = job_in_state(r)
+        if job is not None:
+            path = r.outputs.get("outputPath" if r.type == PLUGIN_JOB_TYPE else "output_path")
+            paths[job[0]] = path if isinstance(path, str) else None
     for res in resources:
         if not res.type.endswith(":JobsAwait"):
             continue
+        outputs = _snake(res.outputs) if res.type.startswith("modelarts:") else res.outputs
         try:
-            args = JobsAwaitArgs.model_validate({k: res.outputs[k] for k in ("jobs", "max_failures")
-                                                 if k in res.outputs})
-            statuses = {k: AwaitedStatus.model_validate(v) for k, v in (res.outputs.get("statuses") or {}).items()}
+            args = JobsAwaitArgs.model_validate({k: outputs[k] for k in ("jobs", "max_failures") if k in outputs})
+            statuses = {k: AwaitedStatus.model_validate(v) for k, v in (outputs.get("statuses") or {}).items()}
         except (ValidationError, AttributeError):
             continue  # a secret, or another program's resource
         keys = [k for k, j in args.jobs.items() if j.group == sweep]
@@ -61,8 +77,7 @@ def state_sweep(exported: StackExport, sweep: str) -> SweepResults | None:
         spec = args.jobs[keys[0]].objective
         found = points(args, statuses, keys)
         for point in found:
-            path = paths.get(point.job_id)
-            point.output_path = path if isinstance(path, str) else None
+            point.output_path = paths.get(point.job_id)
         return collect(SweepObjective(name=spec.name, goal=spec.goal) if spec else None, found)
     return None
 
@@ -99,6 +114,8 @@ def job_runs(pulumi: PulumiCli, key: str) -> list[dict[str, Any]]:
 
 
 def run_results(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    if args.chart:
+        require("charts", "results --chart", "matplotlib")  # before any work: one line naming the extra
     pulumi = PulumiCli(Path(args.cwd).resolve(), args.stack)
     if getattr(args, "history", False):
         from ..results.history import history_lines  # noqa: PLC0415
@@ -129,11 +146,9 @@ def stack_jobs(pulumi: PulumiCli) -> list[tuple[str, str, str | None, str | None
         exported = StackExport()
     found = []
     for res in exported.deployment.resources or []:
-        job_id = res.outputs.get("job_id")
-        if is_training_job(res.type) and isinstance(job_id, str) and job_id:
-            workspace = res.outputs.get("workspace_id")
-            found.append((res.urn.rsplit("::", 1)[-1], job_id, res.outputs.get("job_name"),
-                          workspace if isinstance(workspace, str) else None))
+        job = job_in_state(res)
+        if job is not None:
+            found.append((res.urn.rsplit("::", 1)[-1], *job))
     return found
 
 
@@ -205,7 +220,7 @@ def _guarded(name: str, fn: Callable[[argparse.Namespace], int]) -> Callable[[ar
     def handler(args: argparse.Namespace) -> int:
         try:
             return fn(args)
-        except LogsError as err:
+        except (LogsError, MissingExtra) as err:
             _note(f"{name}: {err}")
             return 1
         except KeyboardInterrupt:

@@ -3,8 +3,13 @@ translated into calls of the same dynamic-provider objects a Python program uses
 
 One object per resource type per plugin process, configured from the `modelarts:` namespace like the dynamic
 providers. Their calls are blocking (HTTP, waits), so each runs on a thread of a pool far larger than the
-dynamic-provider server's 4 threads: the engine's own parallelism is the only cap. Nothing is pickled: the state
-holds the resource's inputs and outputs only.
+dynamic-provider server's 4 threads: the engine's own parallelism is the only cap; what a call prints goes to
+the engine's log, attached to its resource (diagnostics.py). Nothing is pickled: the state holds the resource's
+inputs and outputs only.
+
+Secrets are accepted: every secret value the engine sends joins this process's masking registry, a job's secret
+inputs are recorded as its `secret_paths` (what the stack program sets on the dynamic path), and what goes back
+is secret where the inputs were, plus the outputs built from secret inputs (the door's `secret_outputs`).
 """
 
 from __future__ import annotations
@@ -28,16 +33,15 @@ from ..core.provider_config import NAMESPACE
 from ..training_job.provider import TrainingJobProvider
 from .diagnostics import CURRENT_URN
 from .doors import DOORS, PACKAGE, Context, Door
-from .schema import schema
+from .names import Names
+from .schema import schema, snake_schema
 from .values import plain_map, property_map, secret_paths, secret_values
 
 T = TypeVar("T")
 THREADS = 256  # blocking provider calls in flight at once (a JobsAwait holds one for its whole wait)
 VERSION = "0.1.0"
-
-
-# The stack's owner seed (modelarts_provider.core.identity) among the provider's own inputs: minted by check_config
-# when the recorded provider has none, so the engine records it (secret) before any resource using it.
+# The stack's owner seed (modelarts_provider.core.identity) among the provider's own inputs: minted by
+# check_config when the recorded provider has none, so the engine records it (secret) before any resource using it.
 SEED_KEY = "ownerSeed"
 
 
@@ -53,6 +57,16 @@ def _config_of(request: p.ConfigureRequest) -> dict[str, Any]:
             out[f"{NAMESPACE}:{key}"] = str(value).lower() if isinstance(value, bool) else \
                 (str(int(value)) if isinstance(value, float) and value.is_integer() else str(value))
     return out
+
+
+def _restore(outs: dict[str, Any], given: dict[str, Any], sent: dict[str, Any]) -> dict[str, Any]:
+    """The state records the inputs as declared, not as a customTimeout rewrote them for the call."""
+    return {**outs, **{k: given[k] for k in given if k in outs and sent.get(k) != given[k]}}
+
+
+def _type_name(urn: str) -> str:
+    """TrainingJob of urn:pulumi:<stack>::<project>::modelarts:index:TrainingJob::<name> (or of a type token)."""
+    return (urn.split("::")[-2] if "::" in urn else urn).rsplit(":", 1)[-1]
 
 
 def _anchored(outs: dict[str, Any], paths: list[str]) -> list[str]:
@@ -81,16 +95,28 @@ def _learn(*maps: Any) -> None:
         remember(secret_values(values))
 
 
-def _restore(outs: dict[str, Any], given: dict[str, Any], sent: dict[str, Any]) -> dict[str, Any]:
-    """The state records the inputs as declared, not as a customTimeout rewrote them for the call."""
-    return {**outs, **{k: given[k] for k in given if k in outs and sent.get(k) != given[k]}}
-
-
 class ModelArtsPlugin(p.Provider):
     def __init__(self) -> None:
         self._providers: dict[str, SettingsProvider[Any]] = {name: door.provider() for name, door in DOORS.items()}
         self._pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="modelarts")
+        # The schema's camelCase names <-> the providers' snake_case ones, at this edge only (names.py).
+        self._names = Names(snake_schema(VERSION))
         self._seed = ""
+
+    def _in(self, urn: str, values: Any) -> dict[str, Any]:
+        return self._names.to_snake(_type_name(urn), plain_map(values))
+
+    def _out(self, urn: str, values: dict[str, Any], secret: Any = None) -> Any:
+        """The providers' values -> the engine's: camelCase, secret at the paths of `secret` (the request's
+        property values whose secrets stay secret) and at the outputs the door builds from them."""
+        camel = self._names.to_camel(_type_name(urn), values)
+        paths = secret_paths(secret) if secret is not None else []
+        derived = DOORS[_type_name(urn)].secret_outputs([self._snake_path(p) for p in paths]) if paths else []
+        return property_map(camel, _anchored(camel, paths) + [self._names.key(k) for k in derived])
+
+    def _snake_path(self, path: str) -> str:
+        """A camelCase property path (from the engine's values) in the providers' naming."""
+        return ".".join(self._names.snake_key(part) for part in path.split("."))
 
     async def _run(self, urn: str, fn: Callable[..., T], *args: Any) -> T:
         """fn(*args) on a thread of the pool; what it prints is attached to the resource `urn` (diagnostics.py)."""
@@ -105,12 +131,6 @@ class ModelArtsPlugin(p.Provider):
             raise ValueError(f"unknown resource type {type_token}: this provider serves "
                              + ", ".join(f"{PACKAGE}:index:{n}" for n in DOORS))
         return DOORS[name], self._providers[name]
-
-    @staticmethod
-    def _secret_outs(door: Door, outs: dict[str, Any], values: Any) -> list[str]:
-        """Where the outputs are secret: at the secret inputs' paths, and the outputs built from them."""
-        paths = secret_paths(values)
-        return _anchored(outs, paths) + [k for k in door.secret_outputs(paths) if k in outs]
 
     async def get_schema(self, request: p.GetSchemaRequest) -> p.GetSchemaResponse:
         return p.GetSchemaResponse(schema=json.dumps(schema(VERSION)))
@@ -138,22 +158,24 @@ class ModelArtsPlugin(p.Provider):
     async def check(self, request: p.CheckRequest) -> p.CheckResponse:
         door, provider = self._door(request.urn)
         _learn(request.old_inputs, request.new_inputs)
-        olds, news = plain_map(request.old_inputs), plain_map(request.new_inputs)
-        secret = secret_paths(request.new_inputs)
+        olds, news = self._in(request.urn, request.old_inputs), self._in(request.urn, request.new_inputs)
         news = door.prepare(Context(request.urn, self._seed), olds, news)
+        secret = [self._snake_path(path) for path in secret_paths(request.new_inputs)]
         if secret and door.provider is TrainingJobProvider:  # what the stack program sets on the dynamic path
             news["secret_paths"] = sorted(set(news.get("secret_paths") or []) | set(secret))
         result = await self._run(request.urn, provider.check, olds, news)
-        inputs = dict(result.inputs)
-        return p.CheckResponse(inputs=property_map(inputs, _anchored(inputs, secret)),
-                               failures=[p.CheckFailure(f.property, f.reason) for f in result.failures or []])
+        return p.CheckResponse(inputs=self._out(request.urn, result.inputs, request.new_inputs),
+                               failures=[p.CheckFailure(self._names.path(f.property), f.reason)
+                                         for f in result.failures or []])
 
     async def diff(self, request: p.DiffRequest) -> p.DiffResponse:
         _door, provider = self._door(request.urn)
         _learn(request.old_state, request.new_inputs)
-        olds, news = plain_map(request.old_state), plain_map(request.new_inputs)
+        olds, news = self._in(request.urn, request.old_state), self._in(request.urn, request.new_inputs)
         result = await self._run(request.urn, provider.diff, request.resource_id, olds, news)
-        replaces = list(result.replaces or [])
+        replaces = [self._names.key(k) for k in result.replaces or []]
+        kind = _type_name(request.urn)
+        olds, news = self._names.to_camel(kind, olds), self._names.to_camel(kind, news)
         detailed: dict[str, p.PropertyDiff] = {}
         if result.changes:
             for key in sorted(set(news) | set(replaces)):
@@ -168,42 +190,40 @@ class ModelArtsPlugin(p.Provider):
     async def create(self, request: p.CreateRequest) -> p.CreateResponse:
         door, provider = self._door(request.urn)
         _learn(request.properties)
-        given = plain_map(request.properties)
+        given = self._in(request.urn, request.properties)
         sent = door.timeouts("create", given, request.timeout) if request.timeout else given
         result = await self._run(request.urn, provider.create, sent)
-        outs = _restore(result.outs or {}, given, sent)
-        return p.CreateResponse(resource_id=result.id,
-                                properties=property_map(outs, self._secret_outs(door, outs, request.properties)))
+        return p.CreateResponse(resource_id=result.id, properties=self._out(
+            request.urn, _restore(result.outs or {}, given, sent), request.properties))
 
     async def read(self, request: p.ReadRequest) -> p.ReadResponse:
         door, provider = self._door(request.urn)
-        props = plain_map(request.properties)
+        _learn(request.properties, request.inputs)
+        props = self._in(request.urn, request.properties)
         if not props:  # `pulumi import`: nothing recorded yet, the live object says what to declare
             inputs, outs = await self._run(request.urn, door.importer, provider, request.resource_id,
                                            Context(request.urn, self._seed))
-            return p.ReadResponse(resource_id=request.resource_id, properties=property_map(outs),
-                                  inputs=property_map(inputs))
-        _learn(request.properties, request.inputs)
+            return p.ReadResponse(resource_id=request.resource_id, properties=self._out(request.urn, outs),
+                                  inputs=self._out(request.urn, inputs))
         result = await self._run(request.urn, provider.read, request.resource_id, props)
         if not result.id:  # gone: the engine drops it from the state
             return p.ReadResponse(resource_id="", properties={}, inputs={})
-        outs = result.outs or {}
-        return p.ReadResponse(resource_id=result.id, inputs=request.inputs, properties=property_map(
-            outs, self._secret_outs(door, outs, request.properties) + self._secret_outs(door, outs, request.inputs)))
+        return p.ReadResponse(resource_id=result.id, inputs=request.inputs, properties=self._out(
+            request.urn, result.outs or {}, {**request.inputs, **request.properties}))
 
     async def update(self, request: p.UpdateRequest) -> p.UpdateResponse:
         door, provider = self._door(request.urn)
         _learn(request.olds, request.news)
-        olds, given = plain_map(request.olds), plain_map(request.news)
+        olds, given = self._in(request.urn, request.olds), self._in(request.urn, request.news)
         sent = door.timeouts("update", given, request.timeout) if request.timeout else given
         result = await self._run(request.urn, provider.update, request.resource_id, olds, sent)
-        outs = _restore(result.outs or {}, given, sent)
-        return p.UpdateResponse(properties=property_map(outs, self._secret_outs(door, outs, request.news)))
+        return p.UpdateResponse(properties=self._out(request.urn, _restore(result.outs or {}, given, sent),
+                                                     request.news))
 
     async def delete(self, request: p.DeleteRequest) -> None:
         door, provider = self._door(request.urn)
         _learn(request.properties)
-        props = plain_map(request.properties)
+        props = self._in(request.urn, request.properties)
         sent = door.timeouts("delete", props, request.timeout) if request.timeout else props
         await self._run(request.urn, provider.delete, request.resource_id, sent)
 

@@ -11,6 +11,7 @@ import pytest
 
 import modelarts_provider
 from modelarts_provider.plugin import doors
+from modelarts_provider.plugin.names import camel
 from modelarts_provider.plugin.doors import DOORS, Context, jobs_await_timeouts, prepare_training_job
 from modelarts_provider.plugin.provider import ModelArtsPlugin, _config_of
 from modelarts_provider.plugin.schema import schema
@@ -42,8 +43,10 @@ def test_schema_types_and_describes_every_property() -> None:
             assert prop.get("type") or prop.get("$ref"), f"{where}.{key} has no type"
             assert prop.get("description"), f"{where}.{key} has no description"
     job = s["resources"]["modelarts:index:TrainingJob"]
-    assert set(job["inputProperties"]) == set(TrainingJobArgs.model_fields) - {"owner", "derived_name"}
-    assert {"owner", "job_id", "phase", "console_url"} <= set(job["properties"])
+    internal = {"owner", "derived_name", "config_keys", "secret_paths"}
+    assert set(job["inputProperties"]) == {camel(k) for k in set(TrainingJobArgs.model_fields) - internal}
+    assert {"owner", "jobId", "phase", "consoleUrl", "flavorId", "waitFor"} <= set(job["properties"])
+    assert not {"configKeys", "secretPaths", "config_keys", "secret_paths"} & set(job["properties"])
 
 
 def test_values_round_trip_with_unknowns() -> None:
@@ -64,6 +67,11 @@ def test_config_from_the_modelarts_namespace() -> None:
 
 def _job_inputs(**extra: Any) -> dict[str, Any]:
     return {"algorithm": {"id": ALGORITHM_ID}, "flavor_id": "modelarts.vm.cpu.2u", **extra}
+
+
+def _plugin_job(**extra: Any) -> dict[str, Any]:
+    """A TrainingJob's inputs as a program declares them to the plugin (the schema's camelCase)."""
+    return {"algorithm": {"id": ALGORITHM_ID}, "flavorId": "modelarts.vm.cpu.2u", **extra}
 
 
 SEED, OTHER_SEED = "a" * 64, "b" * 64
@@ -126,20 +134,20 @@ def test_custom_timeout_takes_precedence_over_a_shorter_job_deadline(emulator: A
     """The job completes after ~2.4 s; its own 0.5 s deadline would fail the wait, the custom 60 s does not,
     and the state keeps the declared deadline."""
     plugin = _configured(emulator)
-    job = _create(plugin, "TrainingJob", "short", _job_inputs(name="short-job"))
-    jobs = {"short": {"job_id": job.resource_id, "job_name": "short-job", "wait_for": "completed",
-                      "timeout_seconds": 0.5, "poll_seconds": 0.1}}
+    job = _create(plugin, "TrainingJob", "short", _plugin_job(name="short-job"))
+    jobs = {"short": {"jobId": job.resource_id, "jobName": "short-job", "waitFor": "completed",
+                      "timeoutSeconds": 0.5, "pollSeconds": 0.1}}
     waited = _create(plugin, "JobsAwait", "waited", {"jobs": jobs}, timeout=60)
     state = plain_map(waited.properties)
     assert state["phases"] == {"short": "Completed"}
-    assert state["jobs"]["short"]["timeout_seconds"] == 0.5
+    assert state["jobs"]["short"]["timeoutSeconds"] == 0.5
 
 
 def test_custom_timeout_ends_a_longer_wait(emulator: Any) -> None:
     plugin = _configured(emulator)
-    job = _create(plugin, "TrainingJob", "slow", _job_inputs(name="slow-job", annotations={"emulator/run-seconds": "600"}))
-    jobs = {"slow": {"job_id": job.resource_id, "job_name": "slow-job", "wait_for": "completed",
-                     "timeout_seconds": 3600, "poll_seconds": 0.1}}
+    job = _create(plugin, "TrainingJob", "slow", _plugin_job(name="slow-job", annotations={"emulator/run-seconds": "600"}))
+    jobs = {"slow": {"jobId": job.resource_id, "jobName": "slow-job", "waitFor": "completed",
+                     "timeoutSeconds": 3600, "pollSeconds": 0.1}}
     started = time.monotonic()
     with pytest.raises(ProviderError, match="slow-job"):
         _create(plugin, "JobsAwait", "waited", {"jobs": jobs}, timeout=1)
@@ -174,7 +182,7 @@ def _import(plugin: ModelArtsPlugin, name: str, job_id: str) -> Any:
 
 def test_import_follows_the_ownership_rules(emulator: Any) -> None:
     plugin = _configured(emulator)
-    made = _create(plugin, "TrainingJob", "train", _job_inputs(name="train-job"))
+    made = _create(plugin, "TrainingJob", "train", _plugin_job(name="train-job"))
     token = plain_map(made.properties)["owner"]["token"]
     # This very resource's job, imported again (e.g. after `pulumi state delete`): ours again, same token.
     again = plain_map(_import(plugin, "train", made.resource_id).inputs)
@@ -197,7 +205,7 @@ def test_custom_delete_timeout_bounds_the_stop(tmp_path: Any) -> None:
 
     with running_emulator(tmp_path / "slow-stop", phase_seconds=60, run_seconds=600) as emu:
         plugin = _configured(emu)
-        made = _create(plugin, "TrainingJob", "train", _job_inputs(name="slow-stop", poll_interval_seconds=0.1))
+        made = _create(plugin, "TrainingJob", "train", _plugin_job(name="slow-stop", pollIntervalSeconds=0.1))
         started = time.monotonic()
         with pytest.raises(Exception, match=r"slow-stop .* did not stop within 1s"):
             _run(plugin.delete(p.DeleteRequest(URN.format("TrainingJob", "train"), made.resource_id,
@@ -238,11 +246,11 @@ def test_a_new_resource_plugs_in_with_one_row(monkeypatch: pytest.MonkeyPatch) -
 
     monkeypatch.setitem(DOORS, "Pool", doors.Door(PoolProvider, "A training pool.", args_model=PoolArgs))
     spec = schema("0.1.0")["resources"]["modelarts:index:Pool"]
-    assert spec["requiredInputs"] == ["pool_name"]
+    assert spec["requiredInputs"] == ["poolName"]
     assert spec["inputProperties"]["nodes"] == {"type": "integer", "description": "Nodes in the pool."}
     checked = _run(ModelArtsPlugin().check(p.CheckRequest(URN.format("Pool", "p"), {},
-                                                          property_map({"pool_name": "a"}), b"")))
-    assert plain_map(checked.inputs) == {"pool_name": "a", "checked_by": "pool"}
+                                                          property_map({"poolName": "a"}), b"")))
+    assert plain_map(checked.inputs) == {"poolName": "a", "checked_by": "pool"}  # a key not in the schema: as is
 
 
 def test_jobs_await_takes_every_argument_of_the_python_resource_and_checks_the_objective() -> None:
@@ -251,11 +259,12 @@ def test_jobs_await_takes_every_argument_of_the_python_resource_and_checks_the_o
     from modelarts_provider.awaiting.args import JobsAwaitArgs
 
     s = schema("0.1.0")
-    assert set(s["resources"]["modelarts:index:JobsAwait"]["inputProperties"]) == set(JobsAwaitArgs.model_fields)
+    assert set(s["resources"]["modelarts:index:JobsAwait"]["inputProperties"]) == {"jobs", "maxFailures"}
+    assert set(JobsAwaitArgs.model_fields) == {"jobs", "max_failures"}
     plugin = ModelArtsPlugin()
-    jobs = {"a": {"job_id": "1", "objective": {"name": "acc", "regex": "acc=[0-9.]+"}}}
+    jobs = {"a": {"jobId": "1", "objective": {"name": "acc", "regex": "acc=[0-9.]+"}}}
     checked = _run(plugin.check(p.CheckRequest(URN.format("JobsAwait", "w"), {},
-                                               property_map({"jobs": jobs, "max_failures": {"g": 1.0}}), b"")))
+                                               property_map({"jobs": jobs, "maxFailures": {"g": 1.0}}), b"")))
     assert [(f.property, f.reason) for f in checked.failures] == [
         ("jobs.a.objective.regex", "needs exactly one group around the number, e.g. accuracy=([0-9.]+); it has 0")]
 
@@ -318,20 +327,21 @@ def test_secrets_are_accepted_learnt_and_kept_secret_with_what_is_built_from_the
     assert _run(plugin.configure(p.ConfigureRequest({}, {}, True, False))).accept_secrets
     plugin = _configured(emulator)
     urn = URN.format("TrainingJob", "secretive")
-    news = property_map(_job_inputs(name="secretive-job"))
+    news = property_map(_plugin_job(name="secretive-job"))
     algorithm = dict(news["algorithm"].value)
     algorithm["environments"] = p.PropertyValue({"HF": p.PropertyValue("hf-abcdef-123", is_secret=True)})
     algorithm["outputs"] = p.PropertyValue([p.PropertyValue({
         "name": p.PropertyValue("out"),
-        "obs_url": p.PropertyValue("obs://private-bkt/out/", is_secret=True)})])
+        "obsUrl": p.PropertyValue("obs://private-bkt/out/", is_secret=True)})])
     news["algorithm"] = p.PropertyValue(algorithm)
     checked = _run(plugin.check(p.CheckRequest(urn, {}, news, b"")))
     assert not checked.failures, [(f.property, f.reason) for f in checked.failures]
     assert "hf-abcdef-123" in masking.known() and masking.mask("env HF hf-abcdef-123") == "env HF ******"
-    assert secret_paths(checked.inputs) == ["algorithm.environments.HF", "algorithm.outputs.0.obs_url"]
+    assert secret_paths(checked.inputs) == ["algorithm.environments.HF", "algorithm.outputs.0.obsUrl"]
+    # recorded as the stack program records it (an internal input: not in the schema, its own naming)
     assert to_plain(checked.inputs["secret_paths"]) == ["algorithm.environments.HF", "algorithm.outputs.0.obs_url"]
     made = _run(plugin.create(p.CreateRequest(urn, checked.inputs, 0, False)))
     secret = set(secret_paths(made.properties))
-    assert {"algorithm.environments.HF", "algorithm.outputs.0.obs_url", "output_path", "output_paths"} <= secret
-    assert made.properties["output_path"].is_secret and "private-bkt" in to_plain(made.properties["output_path"])
+    assert {"algorithm.environments.HF", "algorithm.outputs.0.obsUrl", "outputPath", "outputPaths"} <= secret
+    assert made.properties["outputPath"].is_secret and "private-bkt" in to_plain(made.properties["outputPath"])
     _run(plugin.delete(p.DeleteRequest(urn, made.resource_id, made.properties, 0)))

@@ -1,6 +1,6 @@
 """`status`, `logs` and `results` on a stack made through the provider plugin (a YAML or TypeScript program):
 its jobs are `modelarts:index:TrainingJob` resources and its sweep results are in its JobsAwait's state (it
-exports no `sweeps`). Without the engine: the commands read `pulumi stack output` / `stack export` documents."""
+exports no `sweeps`), both recorded in the schema's camelCase. Without the engine: the commands read `pulumi stack output` / `stack export` documents."""
 
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ class FakePulumi:
 
 def _job(key: str, job_id: str, phase: str) -> dict[str, Any]:
     return {"urn": URN.format("TrainingJob", key), "type": "modelarts:index:TrainingJob",
-            "outputs": {"job_id": job_id, "job_name": f"{key}-abcdef", "phase": phase,
-                        "output_path": f"obs://bkt/out/{key}/"}}
+            "outputs": {"jobId": job_id, "jobName": f"{key}-abcdef", "phase": phase,
+                        "outputPath": f"obs://bkt/out/{key}/"}}
 
 
 def _await(jobs: dict[str, Any], statuses: dict[str, Any]) -> dict[str, Any]:
@@ -37,12 +37,12 @@ EXPORT = {"deployment": {"resources": [
     {"urn": "urn:pulumi:dev::proj::pulumi:providers:modelarts::default", "type": "pulumi:providers:modelarts",
      "outputs": {}},
     _job("p1", "id-1", "Completed"), _job("p2", "id-2", "Completed"),
-    _await({k: {"job_id": i, "wait_for": "completed", "group": "lr", "parameters": {"lr": v},
+    _await({k: {"jobId": i, "waitFor": "completed", "group": "lr", "parameters": {"lr": v},
                 "objective": {"name": "acc", "regex": "acc=([0-9.]+)", "goal": "max"}}
             for k, i, v in (("p1", "id-1", "0.1"), ("p2", "id-2", "0.01"))},
-           {"p1": {"job_id": "id-1", "wait_for": "completed", "phase": "Completed", "reached": True, "objective": 0.7},
-            "p2": {"job_id": "id-2", "wait_for": "completed", "phase": "Completed", "reached": True,
-                   "objective": 0.9}}),
+           {"p1": {"jobId": "id-1", "waitFor": "completed", "phase": "Completed", "reached": True, "objective": 0.7},
+            "p2": {"jobId": "id-2", "waitFor": "completed", "phase": "Completed", "reached": True,
+                   "objective": 0.9, "durationS": 12.0}}),
 ]}}
 
 
@@ -56,4 +56,4 @@ def test_results_of_a_plugin_stack_come_from_its_jobs_await() -> None:
     results = sweep_results(FakePulumi({}, EXPORT), "lr")  # type: ignore[arg-type]
     assert results.best is not None and results.best.key == "p2" and results.best.objective == 0.9
     assert results.best.output_path == "obs://bkt/out/p2/" and results.best.parameters == {"lr": "0.01"}
-    assert [p.key for p in results.points] == ["p2", "p1"]
+    assert [p.key for p in results.points] == ["p2", "p1"] and results.best.duration_seconds == 12.0
