@@ -36,6 +36,7 @@ from pulumi.dynamic import Resource
 from .args import TrainingJobArgs, WaitFor
 from ..core.identity import SUFFIX_LENGTH  # noqa: F401 - public here before
 from .naming import SEED_INPUT, name_prefix, with_run_folders  # noqa: F401 - public here before
+from ..core.marks import stack_label
 from .outputs import OUTPUT_KEYS
 from .provider import TrainingJobProvider
 
