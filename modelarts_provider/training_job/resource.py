@@ -25,7 +25,6 @@ does it for every job whose wait_for is not "none").
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any, Optional, TypedDict
 
