@@ -37,6 +37,10 @@ def b1_comparison(data: dict[str, Any]) -> dict[str, Any] | None:
             "regressed": row["job_s"] > ref["job_s"] * 1.1 and row["extra_s"] > ref["extra_s"] * 1.1}
 
 
+# The order of the processes in the peak-memory table.
+_PARTS = ["engine", "program", "provider", "random"]
+
+
 def markdown(data: dict[str, Any], meta: dict[str, Any], b3_text: str | None, notes: list[str]) -> str:
     L = data["latency_ms"]
     lines = [
@@ -67,6 +71,16 @@ def markdown(data: dict[str, Any], meta: dict[str, Any], b3_text: str | None, no
             lines += ["", "Job stack up, where the time went (emulator create times): " + "; ".join(
                 f"N={r['n']}: start → first POST {_fmt(r['to_first_post_s'])}s, POSTs {_fmt(r['create_span_s'])}s, "
                 f"last POST → end {_fmt(r['after_last_post_s'])}s" for r in split)]
+    peaks = [r for r in data["b1"] if r.get("job_peaks_mb")]
+    if peaks:
+        parts = sorted({k for r in peaks for k in (*r["job_peaks_mb"], *r.get("baseline_peaks_mb", {}))},
+                       key=lambda k: (_PARTS.index(k) if k in _PARTS else len(_PARTS), k))
+        lines += ["", "Peak memory (VmHWM, MB) of each process of the `up`, job stack / baseline:", "",
+                  "| N | " + " | ".join(parts) + " |", "|---:|" + "---:|" * len(parts)]
+        for r in peaks:
+            base = r.get("baseline_peaks_mb") or {}
+            lines.append(f"| {r['n']} | " + " | ".join(
+                f"{_fmt(r['job_peaks_mb'].get(k))} / {_fmt(base.get(k))}" for k in parts) + " |")
     cmp = data.get("b1_vs_before")
     if cmp:
         b, n = cmp["before"], cmp["now"]

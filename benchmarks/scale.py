@@ -56,13 +56,30 @@ def _descendants(root: int) -> list[int]:
     return out
 
 
-def _peak_rss_kb(pid: int) -> int | None:
-    """VmHWM (peak resident set) of a pulumi.dynamic python process, else None."""
+def _role(pid: int, root: int) -> str | None:
+    """Which part of a `pulumi` command a process is: the engine (the command itself), the program (the
+    language host's python running the stack program), the dynamic provider, another resource plugin
+    (pulumi-resource-random), or None (launchers, language host)."""
+    if pid == root:
+        return "engine"
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
             argv = f.read().split(b"\0")
-        if b"pulumi.dynamic" not in argv:  # `python -u -m pulumi.dynamic ...` (not its sh launcher)
-            return None
+    except OSError:
+        return None
+    if b"pulumi.dynamic" in argv:  # `python -u -m pulumi.dynamic ...` (not its sh launcher)
+        return "provider"
+    exe = argv[0].rsplit(b"/", 1)[-1]
+    if exe.startswith(b"pulumi-resource-"):
+        return exe.decode()[len("pulumi-resource-"):]
+    if exe.startswith(b"python") and any(a.endswith(b"pulumi-language-python-exec") for a in argv):
+        return "program"
+    return None
+
+
+def _hwm_kb(pid: int) -> int | None:
+    """VmHWM: the peak resident set of a process, in kB."""
+    try:
         with open(f"/proc/{pid}/status") as f:
             for line in f:
                 if line.startswith("VmHWM:"):
@@ -73,23 +90,30 @@ def _peak_rss_kb(pid: int) -> int | None:
 
 
 class ProviderMemory:
-    """Polls the command's process tree for the dynamic-provider python process; keeps the peak RSS."""
+    """Polls the command's process tree; keeps the peak RSS of each part (engine, program, provider, plugins).
+    `peak_kb` stays the dynamic provider's (the figure the tables had before)."""
 
     def __init__(self, root_pid: int, every: float = 0.1) -> None:
         self.root, self.every = root_pid, every
-        self.peak_kb = 0
-        self.pids: set[int] = set()
+        self.peaks_kb: dict[str, int] = {}
+        self.roles: dict[int, str | None] = {}
         self._stop = threading.Event()
         self._t = threading.Thread(target=self._run, daemon=True)
         self._t.start()
 
+    @property
+    def peak_kb(self) -> int:
+        return self.peaks_kb.get("provider", 0)
+
     def _run(self) -> None:
         while not self._stop.is_set():
-            for pid in _descendants(self.root):
-                kb = _peak_rss_kb(pid)
-                if kb is not None:
-                    self.pids.add(pid)
-                    self.peak_kb = max(self.peak_kb, kb)
+            for pid in [self.root, *_descendants(self.root)]:
+                if pid not in self.roles:  # a pid's role is read once: cmdlines do not change
+                    self.roles[pid] = _role(pid, self.root)
+                role = self.roles[pid]
+                kb = _hwm_kb(pid) if role else None
+                if role and kb is not None:
+                    self.peaks_kb[role] = max(self.peaks_kb.get(role, 0), kb)
             self._stop.wait(self.every)
 
     def stop(self) -> int:
@@ -104,6 +128,7 @@ class Timed:
     returncode: int
     peak_rss_mb: float | None
     output_tail: str = ""
+    peaks_mb: dict[str, float] = field(default_factory=dict)  # per part: engine, program, provider, random
 
 
 def timed(st: Stack, *args: str, timeout: float = 3600) -> Timed:
@@ -115,7 +140,8 @@ def timed(st: Stack, *args: str, timeout: float = 3600) -> Timed:
     out, _ = proc.communicate(timeout=timeout)
     seconds = time.perf_counter() - t0
     peak = mem.stop()
-    return Timed(seconds, proc.returncode, round(peak / 1024, 1) if peak else None, out[-4000:])
+    return Timed(seconds, proc.returncode, round(peak / 1024, 1) if peak else None, out[-4000:],
+                 {k: round(v / 1024, 1) for k, v in sorted(mem.peaks_kb.items())})
 
 
 # --- stacks ---------------------------------------------------------------------------------------
@@ -165,6 +191,9 @@ class ScaleRow:
     to_first_post_s: float | None = None
     create_span_s: float | None = None
     after_last_post_s: float | None = None
+    # Peak RSS (VmHWM, MB) of each process of the `up`: engine, program, provider, random (plugin).
+    job_peaks_mb: dict[str, float] = field(default_factory=dict)
+    baseline_peaks_mb: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -237,10 +266,11 @@ def run_scale(work: Path, sizes: list[int], latency_ms: float, b2_size: int | No
             jobs = len(emu.jobs())
             row = ScaleRow(n, latency_ms, round(tj.seconds, 2), round(tb.seconds, 2), round(extra, 2), calls,
                            round(per_job, 2), round(bound, 2), round(extra / bound, 2) if bound else None,
-                           tj.peak_rss_mb, tb.peak_rss_mb, jobs, *split)
+                           tj.peak_rss_mb, tb.peak_rss_mb, jobs, *split, tj.peaks_mb, tb.peaks_mb)
             log(f"[B1] N={n}: jobs {tj.seconds:.1f}s, extra {extra:.1f}s, bound {bound:.1f}s, "
                 f"calls/job {per_job:.2f}, provider peak RSS {tj.peak_rss_mb} MB, jobs {jobs}; "
-                f"start -> first POST {split[0]}s, create span {split[1]}s, last POST -> end {split[2]}s")
+                f"start -> first POST {split[0]}s, create span {split[1]}s, last POST -> end {split[2]}s; "
+                f"peak RSS MB {tj.peaks_mb} (baseline {tb.peaks_mb})")
             if n in sizes:
                 res.rows.append(row)
             if b2_size == n:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -231,12 +232,11 @@ def plan(cfg: StackConfig) -> list[JobPlan]:
             plans.append(JobPlan(point_key, path, _validate(path, raw), upload_of(cfg, sweep, sweep_key),
                                  created_pool=_created_pool(cfg, sweep),
                                  sweep=sweep_key, point=dict(point), objective=sweep.objective))
-    keys = [p.key for p in plans]
-    dup = sorted({k for k in keys if keys.count(k) > 1})
+    # Counted once (Counter), not `list.count` per job: a 1,000-point sweep would make that a million steps.
+    dup = sorted(k for k, c in Counter(p.key for p in plans).items() if c > 1)
     if dup:
         raise StackConfigError(f"invalid stack config: job key {dup[0]} is declared twice (jobs and a sweep point)")
-    names = [p.args.name for p in plans if p.args.name]
-    dup = sorted({n for n in names if names.count(n) > 1})
+    dup = sorted(n for n, c in Counter(p.args.name for p in plans if p.args.name).items() if c > 1)
     if dup:
         raise StackConfigError(f"invalid stack config: job name {dup[0]} is used by more than one job")
     return plans
