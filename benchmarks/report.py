@@ -81,6 +81,17 @@ def markdown(data: dict[str, Any], meta: dict[str, Any], b3_text: str | None, no
             base = r.get("baseline_peaks_mb") or {}
             lines.append(f"| {r['n']} | " + " | ".join(
                 f"{_fmt(r['job_peaks_mb'].get(k))} / {_fmt(base.get(k))}" for k in parts) + " |")
+    cpus = [r for r in data["b1"] if r.get("job_cpu_s")]
+    if cpus:
+        parts = sorted({k for r in cpus for k in (*r["job_cpu_s"], *r.get("baseline_cpu_s", {}))},
+                       key=lambda k: (_PARTS.index(k) if k in _PARTS else len(_PARTS), k))
+        lines += ["", "CPU seconds (user + system) of each process of the `up`, job stack / baseline "
+                      "(2 cores: a wall of W seconds has at most 2W CPU seconds):", "",
+                  "| N | wall (s) | " + " | ".join(parts) + " |", "|---:|---:|" + "---:|" * len(parts)]
+        for r in cpus:
+            base = r.get("baseline_cpu_s") or {}
+            lines.append(f"| {r['n']} | {_fmt(r['job_s'])} / {_fmt(r['baseline_s'])} | " + " | ".join(
+                f"{_fmt(r['job_cpu_s'].get(k))} / {_fmt(base.get(k))}" for k in parts) + " |")
     cmp = data.get("b1_vs_before")
     if cmp:
         b, n = cmp["before"], cmp["now"]

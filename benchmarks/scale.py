@@ -89,13 +89,29 @@ def _hwm_kb(pid: int) -> int | None:
     return None
 
 
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_s(pid: int) -> float | None:
+    """User + system CPU seconds a process has used so far (/proc/<pid>/stat utime, stime)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / _TICK
+
+
 class ProviderMemory:
-    """Polls the command's process tree; keeps the peak RSS of each part (engine, program, provider, plugins).
-    `peak_kb` stays the dynamic provider's (the figure the tables had before)."""
+    """Polls the command's process tree; keeps the peak RSS and the CPU time of each part (engine, program,
+    provider, plugins; a part's CPU is the last reading of each of its processes, so up to one poll interval
+    of a process's last moments is missed). `peak_kb` stays the dynamic provider's (the figure the tables had
+    before)."""
 
     def __init__(self, root_pid: int, every: float = 0.1) -> None:
         self.root, self.every = root_pid, every
         self.peaks_kb: dict[str, int] = {}
+        self.cpu: dict[int, float] = {}
         self.roles: dict[int, str | None] = {}
         self._stop = threading.Event()
         self._t = threading.Thread(target=self._run, daemon=True)
@@ -114,12 +130,23 @@ class ProviderMemory:
                 kb = _hwm_kb(pid) if role else None
                 if role and kb is not None:
                     self.peaks_kb[role] = max(self.peaks_kb.get(role, 0), kb)
+                cpu = _cpu_s(pid) if role else None
+                if cpu is not None:
+                    self.cpu[pid] = cpu
             self._stop.wait(self.every)
 
     def stop(self) -> int:
         self._stop.set()
         self._t.join()
         return self.peak_kb
+
+    def cpu_by_role(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for pid, seconds in self.cpu.items():
+            role = self.roles.get(pid)
+            if role:
+                out[role] = round(out.get(role, 0.0) + seconds, 2)
+        return dict(sorted(out.items()))
 
 
 @dataclass
@@ -129,6 +156,7 @@ class Timed:
     peak_rss_mb: float | None
     output_tail: str = ""
     peaks_mb: dict[str, float] = field(default_factory=dict)  # per part: engine, program, provider, random
+    cpu_s: dict[str, float] = field(default_factory=dict)  # per part: CPU seconds (user + system)
 
 
 def timed(st: Stack, *args: str, timeout: float = 3600) -> Timed:
@@ -141,7 +169,7 @@ def timed(st: Stack, *args: str, timeout: float = 3600) -> Timed:
     seconds = time.perf_counter() - t0
     peak = mem.stop()
     return Timed(seconds, proc.returncode, round(peak / 1024, 1) if peak else None, out[-4000:],
-                 {k: round(v / 1024, 1) for k, v in sorted(mem.peaks_kb.items())})
+                 {k: round(v / 1024, 1) for k, v in sorted(mem.peaks_kb.items())}, mem.cpu_by_role())
 
 
 # --- stacks ---------------------------------------------------------------------------------------
@@ -194,6 +222,9 @@ class ScaleRow:
     # Peak RSS (VmHWM, MB) of each process of the `up`: engine, program, provider, random (plugin).
     job_peaks_mb: dict[str, float] = field(default_factory=dict)
     baseline_peaks_mb: dict[str, float] = field(default_factory=dict)
+    # CPU seconds of each process of the `up` (same parts).
+    job_cpu_s: dict[str, float] = field(default_factory=dict)
+    baseline_cpu_s: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -266,11 +297,12 @@ def run_scale(work: Path, sizes: list[int], latency_ms: float, b2_size: int | No
             jobs = len(emu.jobs())
             row = ScaleRow(n, latency_ms, round(tj.seconds, 2), round(tb.seconds, 2), round(extra, 2), calls,
                            round(per_job, 2), round(bound, 2), round(extra / bound, 2) if bound else None,
-                           tj.peak_rss_mb, tb.peak_rss_mb, jobs, *split, tj.peaks_mb, tb.peaks_mb)
+                           tj.peak_rss_mb, tb.peak_rss_mb, jobs, *split, tj.peaks_mb, tb.peaks_mb,
+                           tj.cpu_s, tb.cpu_s)
             log(f"[B1] N={n}: jobs {tj.seconds:.1f}s, extra {extra:.1f}s, bound {bound:.1f}s, "
                 f"calls/job {per_job:.2f}, provider peak RSS {tj.peak_rss_mb} MB, jobs {jobs}; "
                 f"start -> first POST {split[0]}s, create span {split[1]}s, last POST -> end {split[2]}s; "
-                f"peak RSS MB {tj.peaks_mb} (baseline {tb.peaks_mb})")
+                f"peak RSS MB {tj.peaks_mb} (baseline {tb.peaks_mb}); CPU s {tj.cpu_s} (baseline {tb.cpu_s})")
             if n in sizes:
                 res.rows.append(row)
             if b2_size == n:
