@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..client.errors import ModelArtsError
@@ -39,8 +39,38 @@ class ListingClient(Protocol):
 
 @dataclass
 class _Listing:
+    """The listed jobs by id, indexed by name and by owner token: a create looks both up, and scanning
+    every job for each create would make a sweep of N creates cost N² (issue 36)."""
+
     jobs: dict[str, TrainingJob]  # by id
     complete: bool
+    by_name: dict[str | None, set[str]] = field(default_factory=dict)
+    by_token: dict[str | None, set[str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for job_id, job in self.jobs.items():
+            self._index(job_id, job)
+
+    def _index(self, job_id: str, job: TrainingJob) -> None:
+        self.by_name.setdefault(job.name, set()).add(job_id)
+        self.by_token.setdefault(token_on(job.metadata.annotations), set()).add(job_id)
+
+    def put(self, job_id: str, job: TrainingJob) -> None:
+        self.pop(job_id)
+        self.jobs[job_id] = job
+        self._index(job_id, job)
+
+    def pop(self, job_id: str) -> None:
+        job = self.jobs.pop(job_id, None)
+        if job is not None:
+            self.by_name.get(job.name, set()).discard(job_id)
+            self.by_token.get(token_on(job.metadata.annotations), set()).discard(job_id)
+
+    def named(self, name: str) -> list[TrainingJob]:
+        return [self.jobs[i] for i in self.by_name.get(name, ())]
+
+    def owned_by(self, token: str) -> list[TrainingJob]:
+        return [self.jobs[i] for i in self.by_token.get(token, ())]
 
 
 class NameIndex:
@@ -95,7 +125,7 @@ class NameIndex:
         listing = self._listing(workspace_id)
         if listing.complete:
             with self._lock:
-                found = [j for j in listing.jobs.values() if j.name == name]
+                found = listing.named(name)
         else:
             found = [j for j in self._list(name_like=name, limit=self._max_jobs, workspace_id=workspace_id)
                      if j.name == name]
@@ -106,7 +136,7 @@ class NameIndex:
         projects only; otherwise none (the name lookup still finds a same-named one)."""
         listing = self._listing(workspace_id)
         with self._lock:
-            found = [j for j in listing.jobs.values() if token_on(j.metadata.annotations) == token]
+            found = listing.owned_by(token)
         return self._newest_first(found)
 
     def _newest_first(self, jobs: list[TrainingJob]) -> list[TrainingJob]:
@@ -119,11 +149,11 @@ class NameIndex:
         with self._lock:
             listing = self._listings.get(workspace_id)
             if listing is not None and listing.complete and job.id:
-                listing.jobs[job.id] = job
+                listing.put(job.id, job)
 
     def forget(self, job_id: str) -> None:
         """A job this process deleted."""
         with self._lock:
             self._deleted.add(job_id)
             for listing in self._listings.values():
-                listing.jobs.pop(job_id, None)
+                listing.pop(job_id)
