@@ -12,6 +12,7 @@ from ..code_upload.check import directory_failures
 from ..code_upload.manifest import Limits, source_of
 from ..training_job.args import TrainingJobArgs
 from ..training_job.check import failures_from
+from .search_config import SearchConfig
 from .config import (PROJECT, RETRY_ANNOTATION, JobEntry, ObjectiveConfig, ObsConfig, StackConfig,
                      StackConfigError, is_absolute_path)
 from .sweep import as_param, point_names
@@ -40,6 +41,7 @@ class JobPlan:
     sweep: str | None = None
     point: dict[str, Any] | None = None
     objective: ObjectiveConfig | None = None
+    search: SearchConfig | None = None  # the service's own search: one job runs every trial
 
 
 # Stands in for the id of a pool the stack creates until the pool exists (declare passes its output).
@@ -126,6 +128,8 @@ def job_args(cfg: StackConfig, job: JobEntry, out_dir: str, *, name: str | None,
         alg["working_dir"] = job.working_dir
     if job.local_code_dir is not None:
         alg["local_code_dir"] = job.local_code_dir
+    if job.search is not None:
+        alg["policies"] = {"auto_search": job.search.auto_search()}
 
     args: dict[str, Any] = {
         "name": name, "description": job.description,
@@ -153,6 +157,8 @@ def config_keys(path: str, job: JobEntry) -> dict[str, str]:
     out = {"flavor_id": f"{PROJECT}:pools.{job.pool}.flavor", "algorithm.engine": f"{path}.engine"}
     if job.algorithm_id is not None:
         out["algorithm.id"] = f"{path}.algorithmId"
+    if job.search is not None:
+        out["algorithm.policies"] = f"{path}.search"
     return out
 
 
@@ -168,6 +174,7 @@ _CONFIG_NAMES = {
     "algorithm.local_code_dir": "localCodeDir", "algorithm.working_dir": "workingDir",
     "log_export_path": "obs (logs)", "volumes": "volumes", "annotations": "annotations",
     "keep_finished_runs": "keepFinishedRuns", "output_per_run": "outputPerRun",
+    "algorithm.policies": "search",
 }
 
 
@@ -233,7 +240,7 @@ def plan(cfg: StackConfig) -> list[JobPlan]:
         raw = {**job_args(cfg, job, home, name=job.name), "config_keys": config_keys(path, job)}
         plans.append(JobPlan(key, path, _validate(path, raw),
                              upload_of(cfg, job, home), tuple(job.moved_from), _created_pool(cfg, job),
-                             objective=job.objective))
+                             objective=job.objective, search=job.search))
     for sweep_key, sweep in cfg.sweeps.items():
         path = f"{PROJECT}:sweeps.{sweep_key}"
         for point_key, point in point_names(sweep_key, sweep.grid):

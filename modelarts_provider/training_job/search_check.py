@@ -1,0 +1,66 @@
+"""The search algorithm of a job's `auto_search` against the service's catalog (``GET search-algorithms``).
+
+Part of the catalog check (catalog_check.py): read once per provider process and place, only for a job
+that will be submitted, skipped with one warning when the catalog cannot be read. An unknown algorithm,
+or a parameter the algorithm does not take, is one failure with the close matches. Failures name the
+config key the stack program passed for ``algorithm.policies`` (``modelarts-jobs:jobs.<key>.search``),
+else the argument path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from .check import Failure
+from .unknowns import contains_unknown
+
+# The entry's own fields that become algorithm parameters (stack/search_config.py), for messages.
+_FIELDS = {"num_samples": "trials", "max_concurrent": "parallel"}
+
+
+class _Catalog(Protocol):
+    region: str
+
+    def search_algorithms(self) -> dict[str, dict[str, str]]: ...
+
+
+def _algo_configs(alg: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    policies = alg.get("policies")
+    auto = policies.get("auto_search") if isinstance(policies, Mapping) else None
+    configs = auto.get("algo_configs") if isinstance(auto, Mapping) else None
+    return [c for c in configs if isinstance(c, Mapping)] if isinstance(configs, list) else []
+
+
+def search_failures(alg: Mapping[str, Any], cache: _Catalog, config_key: str | None) -> list[Failure]:
+    """One Failure per unknown algorithm or parameter. Raises CatalogUnreadable (the caller skips)."""
+    configs = _algo_configs(alg)
+    if not configs:
+        return []
+    from .catalog_check import _close  # the did-you-mean shared with the other catalogs
+
+    catalog = cache.search_algorithms()
+    out = []
+    for i, config in enumerate(configs):
+        name = config.get("name")
+        if not isinstance(name, str) or contains_unknown(name):
+            continue
+        prop = f"algorithm.policies.auto_search.algo_configs[{i}]"
+        where = f"{config_key}.algorithm" if config_key else None
+        if name not in catalog:
+            lead = f"{where}.name: " if where else ""
+            out.append(Failure(prop + ".name", f"{lead}unknown search algorithm {name!r} in "
+                                               f"{cache.region}" + _close(name, set(catalog), "search algorithms")))
+            continue
+        takes = catalog[name]
+        for j, param in enumerate(p for p in config.get("params") or [] if isinstance(p, Mapping)):
+            key = param.get("key")
+            if not isinstance(key, str) or key in takes:
+                continue
+            own = _FIELDS.get(key) if config_key else None
+            at = f"{config_key}.{own}: " if own else (f"{where}.params.{key}: " if where else "")
+            what = f" ({own}: {'trials at once' if own == 'parallel' else 'the number of trials'})" if own else ""
+            hint = f"; leave {own} out" if own else _close(key, set(takes), f"parameters of {name}")
+            out.append(Failure(f"{prop}.params[{j}]", f"{at}the search algorithm {name} in {cache.region} takes "
+                                                      f"no parameter {key}{what}" + hint))
+    return out
