@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Annotated, Any, Union
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from ..messages import PARAM_NAME_RE
+from ..messages import PARAM_NAME_RE, shown
 from ..training_job.args import rule
 from .sweep import as_param
 
@@ -52,9 +52,9 @@ def _regex_one_group(v: str) -> str:
     try:
         groups = re.compile(v).groups
     except re.error as err:
-        raise ValueError(f"is not a regular expression Python can compile ({err})") from None
+        raise ValueError(f"{shown(v)} is not a regular expression Python can compile ({err})") from None
     if groups != 1:
-        raise ValueError(f"needs exactly one capture group around the number, e.g. accuracy=([0-9.]+); "
+        raise ValueError(f"{shown(v)} needs exactly one capture group around the number, e.g. accuracy=([0-9.]+); "
                          f"it has {groups}")
     return v
 
@@ -64,7 +64,7 @@ class SearchObjective(_Cfg):
 
     name: Annotated[str, Field(min_length=1, max_length=64)]
     regex: Annotated[str, Field(min_length=1, max_length=500)]
-    goal: Annotated[str, Field(pattern=r"^(max|min)$")] = "max"
+    goal: Literal["max", "min"] = "max"
 
     _regex = field_validator("regex")(classmethod(lambda cls, v: _regex_one_group(v)))
 
@@ -74,7 +74,8 @@ class SpaceEntry(_Cfg):
 
     uniform: list[float] | None = None
     loguniform: list[float] | None = None
-    int_: list[int] | None = Field(default=None, alias="int")
+    # Whole numbers, checked below: a list[int] error would be located without its key.
+    int_: list[float] | None = Field(default=None, alias="int")
     choice: list[Scalar] | None = None
     points: Annotated[int, Field(ge=2, le=1000)] | None = None  # how many values a range is cut into
 
@@ -107,6 +108,10 @@ class SpaceEntry(_Cfg):
         if form == "loguniform" and low <= 0:
             raise rule(form, f"bounds must be greater than 0 for a log scale, got low {low:g}")
         if form == "int":
+            if not all(float(b).is_integer() for b in bounds):
+                raise rule("int", f"bounds must be whole numbers, got {', '.join(f'{b:g}' for b in bounds)}")
+            self.int_ = [int(b) for b in bounds]
+            low, high = self.int_
             if self.points is not None:
                 raise rule("points", "applies to uniform and loguniform ranges; an int range is every integer in it")
             if high - low + 1 > MAX_INT_VALUES:
@@ -119,7 +124,7 @@ class SpaceEntry(_Cfg):
         if self.choice is not None:
             return {"name": name, "param_type": "discrete", "discrete_values": [as_param(v) for v in self.choice]}
         if self.int_ is not None:
-            low, high = self.int_
+            low, high = (int(b) for b in self.int_)
             return {"name": name, "param_type": "discrete", "discrete_values": [str(i) for i in range(low, high + 1)]}
         if self.loguniform is not None:
             # The API has no log scale: the range becomes log-spaced values the service picks among.
