@@ -1,0 +1,292 @@
+"""The service's own hyperparameter search, provider side, without the engine: the entry's mapping to
+`auto_search`, the algorithm catalog check, reading the trials table, the export and the table, and the
+replace rule. Rule messages are in tests/bad_input/stack_cases.py (exact text, 0 API calls)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from modelarts_provider.awaiting.args import AwaitedJob, AwaitedStatus, JobsAwaitArgs, JobsAwaitOutputs
+from modelarts_provider.awaiting.results import enrich, report_tables
+from modelarts_provider.awaiting.searches import SearchStatus, as_sweep_results, export, read_search
+from modelarts_provider.client.errors import ModelArtsError
+from modelarts_provider.client.search_models import AutoSearchTrials, SearchAlgorithmList, trials_of
+from modelarts_provider.results.table import SweepObjective
+from modelarts_provider.stack.config import parse
+from modelarts_provider.stack.program import plan
+from modelarts_provider.stack.results import build_searches
+from modelarts_provider.training_job.catalog_check import CatalogCache, catalog_failures
+from modelarts_provider.training_job.check import check_inputs
+from modelarts_provider.training_job.diff import decide
+from tests.provider.common import CODE, job_inputs
+
+# The service's documented catalog example (ShowSearchAlgorithms), with anneal_search as the guide lists it.
+CATALOG = {"search_algo_count": 3, "search_algo_list": [
+    {"name": "bayes_opt_search", "description": "Gaussian process", "params": [
+        {"key": "kind", "value": "ucb", "type": "String"}, {"key": "kappa", "value": "2.5", "type": "Float"},
+        {"key": "xi", "value": "0.0", "type": "Float"}, {"key": "num_samples", "value": "20", "type": "Integer"},
+        {"key": "seed", "value": "1", "type": "Integer"}]},
+    {"name": "tpe_search", "description": "TPE", "params": [
+        {"key": "gamma", "value": "0.25", "type": "Float"}, {"key": "n_initial_points", "value": "20", "type": "Integer"},
+        {"key": "num_samples", "value": "20", "type": "Integer"}, {"key": "seed", "value": "1", "type": "Integer"},
+        {"key": "max_concurrent", "value": "1", "type": "Integer"}]},
+    {"name": "anneal_search", "description": "Annealing", "params": [
+        {"key": "num_samples", "value": "20", "type": "Integer"}, {"key": "seed", "value": "1", "type": "Integer"}]},
+]}
+
+JOB = {"pool": "cpu", "codeDir": "mnist/", "bootFile": "train.py", "engine": {"name": "PyTorch", "version": "1"},
+       "waitFor": "completed", "parameters": {"data": "x"}}
+SEARCH = {"objective": {"name": "accuracy", "regex": "accuracy=([0-9.]+)"},
+          "space": {"lr": {"loguniform": [0.0001, 0.1], "points": 4}, "momentum": {"uniform": [0.5, 0.9]},
+                    "epochs": {"int": [1, 3]}, "batch_size": {"choice": [32, 64]}},
+          "algorithm": {"name": "tpe_search", "params": {"gamma": 0.25}}, "trials": 8, "parallel": 2,
+          "skip": ["data"]}
+
+
+def planned(search: dict[str, Any] | None = None, **job: Any) -> Any:
+    raw = {"obs": {"main": {"bucket": "bucket-a"}}, "pools": {"cpu": {"flavor": "modelarts.vm.cpu.2u"}},
+           "jobs": {"tune": {**JOB, **job, "search": search or SEARCH}}}
+    return plan(parse(raw))[0]
+
+
+# --- the entry -> algorithm.policies.auto_search ---------------------------------------------------
+
+def test_the_entry_becomes_the_documented_auto_search() -> None:
+    p = planned()
+    auto = p.args.model_dump(mode="json", exclude_none=True)["algorithm"]["policies"]["auto_search"]
+    assert auto["reward_attrs"] == [{"name": "accuracy", "mode": "max", "regex": "accuracy=([0-9.]+)"}]
+    params = {s["name"]: s for s in auto["search_params"]}
+    assert params["lr"] == {"name": "lr", "param_type": "discrete",
+                            "discrete_values": ["0.0001", "0.001", "0.01", "0.1"]}  # log-spaced points
+    assert params["momentum"] == {"name": "momentum", "param_type": "continuous", "lower_bound": "0.5",
+                                  "upper_bound": "0.9"}
+    assert params["epochs"]["discrete_values"] == ["1", "2", "3"]
+    assert params["batch_size"]["discrete_values"] == ["32", "64"]
+    assert auto["algo_configs"] == [{"name": "tpe_search", "params": [
+        {"key": "gamma", "value": "0.25", "type": "Float"}, {"key": "num_samples", "value": "8", "type": "Integer"},
+        {"key": "max_concurrent", "value": "2", "type": "Integer"}]}]
+    assert auto["skip_search_params"] == "data"
+    assert p.args.config_keys["algorithm.policies"] == "modelarts-jobs:jobs.tune.search"
+
+
+def test_uniform_points_become_discrete_points_num() -> None:
+    p = planned({**SEARCH, "space": {"momentum": {"uniform": [0.5, 0.9], "points": 5}}})
+    auto = p.args.model_dump(mode="json", exclude_none=True)["algorithm"]["policies"]["auto_search"]
+    assert auto["search_params"][0]["discrete_points_num"] == "5"
+
+
+def test_a_changed_space_objective_or_algorithm_replaces_the_job() -> None:
+    base = planned().args.model_dump(mode="json", exclude_none=True)["algorithm"]
+
+    def inputs(alg: dict[str, Any]) -> dict[str, Any]:
+        return job_inputs(algorithm={**CODE, "policies": alg["policies"]})
+
+    olds, failures = check_inputs(inputs(base))
+    assert failures == []
+    state = {**olds, "job_id": "j1", "job_name": olds["name"], "phase": "Completed"}
+    same, _ = check_inputs(inputs(base), state)
+    assert not decide("j1", state, same).changes
+    for change in ({"space": {"lr": {"uniform": [0.001, 0.1]}}},
+                   {"objective": {"name": "accuracy", "regex": "accuracy=([0-9.]+)", "goal": "min"}},
+                   {"algorithm": {"name": "anneal_search"}}):
+        alg = planned({**SEARCH, **change}).args.model_dump(mode="json", exclude_none=True)["algorithm"]
+        new, failures = check_inputs(inputs(alg), state)
+        assert failures == []
+        d = decide("j1", state, new)
+        assert d.replaces, change
+
+
+# --- the algorithm catalog check ---------------------------------------------------------------------
+
+class CatalogClient:
+    def __init__(self, fail: bool = False) -> None:
+        self.calls = 0
+        self.fail = fail
+
+    def list_search_algorithms(self) -> SearchAlgorithmList:
+        self.calls += 1
+        if self.fail:
+            raise ModelArtsError("no such API", status=404)
+        return SearchAlgorithmList.model_validate(CATALOG)
+
+
+def failures_of(search: dict[str, Any], cache: CatalogCache) -> list[str]:
+    news = planned(search).args.model_dump(mode="json", exclude_none=True)
+    news["flavor_id"] = None  # only the search is checked here
+    news["algorithm"].pop("engine")
+    return [f.reason for f in catalog_failures(news, cache)]
+
+
+def test_unknown_algorithm_with_did_you_mean() -> None:
+    cache = CatalogCache(CatalogClient(), "cn-north-4", print)
+    assert failures_of({**SEARCH, "algorithm": {"name": "tpe_serch"}, "parallel": None}, cache) == [
+        "modelarts-jobs:jobs.tune.search.algorithm.name: unknown search algorithm 'tpe_serch' in cn-north-4; "
+        "did you mean tpe_search?"]
+
+
+def test_unknown_algorithm_parameter_with_did_you_mean() -> None:
+    cache = CatalogCache(CatalogClient(), "cn-north-4", print)
+    assert failures_of({**SEARCH, "algorithm": {"name": "tpe_search", "params": {"gama": 0.3}}}, cache) == [
+        "modelarts-jobs:jobs.tune.search.algorithm.params.gama: the search algorithm tpe_search in cn-north-4 "
+        "takes no parameter gama; did you mean gamma?"]
+
+
+def test_trials_at_once_only_where_the_algorithm_takes_them() -> None:
+    cache = CatalogCache(CatalogClient(), "cn-north-4", print)
+    assert failures_of({**SEARCH, "algorithm": {"name": "anneal_search"}}, cache) == [
+        "modelarts-jobs:jobs.tune.search.parallel: the search algorithm anneal_search in cn-north-4 takes no "
+        "parameter max_concurrent (parallel: trials at once); leave parallel out"]
+    assert failures_of({**SEARCH, "algorithm": {"name": "anneal_search"}, "parallel": None}, cache) == []
+
+
+def test_the_catalog_is_read_once_per_place_and_an_unreadable_one_is_noted_once() -> None:
+    client = CatalogClient()
+    cache = CatalogCache(client, "cn-north-4", print)
+    for _ in range(3):
+        failures_of(SEARCH, cache)
+    assert client.calls == 1
+    notes: list[str] = []
+    broken = CatalogClient(fail=True)
+    cache = CatalogCache(broken, "cn-north-4", notes.append)
+    assert failures_of(SEARCH, cache) == [] and failures_of(SEARCH, cache) == []
+    assert broken.calls == 1 and len(notes) == 1 and "search-algorithms" in notes[0]
+
+
+# --- the trials table ----------------------------------------------------------------------------------
+
+HEADER = ["", "done", "pid", "config", "trial_id", "training_iteration", "time_total_s", "worker_index",
+          "reward_attr", "status", "accuracy", "best_reward"]
+
+
+def row(i: int, lr: float, reward: str, status: str = "TERMINATED") -> list[Any]:
+    config = {"lr": lr, "batch_size": 32, "trial_index": i, "param/lr": lr, "param/batch_size": 32}
+    return [str(i), "True", "314", config, f"t{i:03d}", "2", "19.4", "", reward, status, reward, reward]
+
+
+def page(rows: list[list[Any]], header: list[str] = HEADER) -> AutoSearchTrials:
+    return AutoSearchTrials.model_validate({"total": len(rows), "count": len(rows), "limit": 1000, "offset": 0,
+                                            "group_by": "", "items": {"header": header, "data": rows}})
+
+
+def test_trials_read_from_the_documented_table() -> None:
+    trials = trials_of(page([row(0, 0.05, "0.0625"), row(1, 0.01, "", "RUNNING"), row(2, 0.2, "nan", "ERROR")]))
+    assert [(t.trial_id, t.phase, t.reward) for t in trials] == [("t000", "Completed", 0.0625),
+                                                                ("t001", "Running", None), ("t002", "Failed", None)]
+    assert trials[0].parameters == {"lr": "0.05", "batch_size": "32"}
+
+
+def test_config_as_a_string_and_an_early_stop_column() -> None:
+    header = ["trial_id", "status", "config", "reward_attr", "early_stopped"]
+    rows = [["a", "TERMINATED", '{"lr": 0.1}', "0.5", "True"], ["b", "TERMINATED", '{"lr": 0.2}', "0.7", "False"]]
+    trials = trials_of(page(rows, header))
+    assert [(t.parameters, t.early_stopped) for t in trials] == [({"lr": "0.1"}, True), ({"lr": "0.2"}, False)]
+
+
+class TrialsClient:
+    """The trials of one search job; counts every request."""
+
+    def __init__(self, rows: list[list[Any]], log: str = "", fail: bool = False) -> None:
+        self.rows, self.log, self.fail = rows, log, fail
+        self.calls: list[str] = []
+
+    def all_trials(self, job_id: str, reward_name: str | None = None) -> list[Any]:
+        self.calls.append(f"trials {job_id}")
+        if self.fail:
+            raise ModelArtsError("job not found", status=404, error_code="ModelArts.2775")
+        return trials_of(page(self.rows), reward_name)
+
+    def get_task_log_preview(self, job_id: str, task: str) -> Any:
+        self.calls.append(f"log {job_id} {task}")
+        return type("Preview", (), {"text": self.log})()
+
+
+def test_a_failed_trial_names_its_log_tail() -> None:
+    log = "t000 accuracy=0.9\nt001 starting\nt001 Traceback\nt001 ValueError: bad lr\nother line\n"
+    client = TrialsClient([row(0, 0.1, "0.9"), row(1, 5.0, "", "ERROR")], log)
+    search = read_search(client, "job-1", "accuracy")
+    failed = [t for t in search.trials if t.phase == "Failed"]
+    assert failed[0].note == "log tail: t001 starting | t001 Traceback | t001 ValueError: bad lr"
+    assert client.calls == ["trials job-1", "log job-1 worker-0"]
+
+
+def test_unreadable_trials_are_a_note_not_a_failure() -> None:
+    search = read_search(TrialsClient([], fail=True), "job-1", "accuracy")
+    assert search.trials == [] and search.note is not None and search.note.startswith("trials unavailable: ")
+
+
+# --- the JobsAwait's reading and the export -------------------------------------------------------------
+
+class Watched:
+    def __init__(self, key: str, job_id: str) -> None:
+        self.key, self.job_id = key, job_id
+
+
+def waited_result(key: str, job_id: str) -> Any:
+    from modelarts_provider.awaiting.conditions import Verdict
+    from modelarts_provider.client.models import TrainingJob
+
+    job = TrainingJob.model_validate({"metadata": {"id": job_id}, "status": {"phase": "Completed", "duration": 1000}})
+    outcome = type("Outcome", (), {"verdict": Verdict.REACHED})()
+    return type("Result", (), {"watched": Watched(key, job_id), "job": job, "outcome": outcome,
+                               "phase": "Completed"})()
+
+
+def test_one_request_reads_a_32_trial_search() -> None:
+    rows = [row(i, 0.001 * (i + 1), f"{0.5 + i / 100:.2f}") for i in range(32)]
+    client = TrialsClient(rows)
+    args = JobsAwaitArgs(jobs={"tune": AwaitedJob(job_id="job-1", wait_for="completed",
+                                                  search={"name": "accuracy", "regex": "accuracy=([0-9.]+)"})})
+    statuses = {"tune": AwaitedStatus(job_id="job-1", wait_for="completed", phase="Completed", reached=True)}
+    enrich(client, args, statuses, [waited_result("tune", "job-1")])
+    assert client.calls == ["trials job-1"]
+    assert len(statuses["tune"].search.trials) == 32
+    lines = report_tables(args, statuses)
+    assert lines[0] == "tune (search): 32 points; best t031 (accuracy 0.81, max)"
+    assert len(lines) == 2 + 20 + 1  # head, columns, 20 rows, "... 12 more"
+    recorded = JobsAwaitOutputs.of(statuses)["statuses"]["tune"]
+    assert len(recorded["search"]["trials"]) == 32
+
+
+def test_the_export_has_every_trial_and_the_best() -> None:
+    search = read_search(TrialsClient([row(0, 0.1, "0.7"), row(1, 0.01, "0.9"), row(2, 0.5, "", "ERROR")]),
+                         "job-1", "accuracy")
+    out = export(SweepObjective(name="accuracy", goal="max"), search, "job-1")
+    assert out["best"]["trialId"] == "t001" and out["best"]["reward"] == 0.9
+    assert [t["trialId"] for t in out["trials"]] == ["t001", "t000", "t002"] and out["failures"] == 1
+    assert set(out["trials"][0]) == {"trialId", "parameters", "phase", "reward", "earlyStopped", "note"}
+    back = as_sweep_results(out)
+    assert back.best is not None and back.best.key == "t001" and back.best.parameters["lr"] == 0.01
+
+
+def test_build_searches_from_the_recorded_statuses() -> None:
+    p = planned()
+    status = SearchStatus.model_validate({"trials": [{"trial_id": "t1", "phase": "Completed",
+                                                      "parameters": {"lr": "0.01"}, "reward": 0.8}]})
+    out = build_searches([p], {"tune": {"search": status.model_dump()}}, {"tune": "job-1"})
+    assert out["tune"]["best"]["trialId"] == "t1" and out["tune"]["algorithm"] == "tpe_search"
+    assert build_searches([p], {}, {})["tune"]["trials"] == []
+
+
+def test_a_changed_search_objective_reads_the_trials_again_and_an_unchanged_one_nothing() -> None:
+    from modelarts_provider.awaiting.provider import JobsAwaitProvider
+
+    job = {"job_id": "job-1", "wait_for": "completed", "search": {"name": "accuracy", "regex": "a=(1)", "goal": "max"}}
+    olds = {"jobs": {"tune": job}, "statuses": {"tune": {"job_id": "job-1", "wait_for": "completed", "reached": True}}}
+    assert JobsAwaitProvider._changed(olds, {"tune": job}) == []
+    assert JobsAwaitProvider._changed(olds, {"tune": {**job, "search": {**job["search"], "goal": "min"}}}) == ["tune"]
+
+
+def test_loguniform_points_are_log_spaced() -> None:
+    p = planned({**SEARCH, "space": {"lr": {"loguniform": [1e-5, 1e-1]}}})
+    values = p.args.model_dump(mode="json", exclude_none=True)["algorithm"]["policies"]["auto_search"][
+        "search_params"][0]["discrete_values"]
+    ratios = {round(math.log10(float(b) / float(a)), 3) for a, b in zip(values, values[1:])}
+    assert len(values) == 10 and len(ratios) == 1
+
+
+@pytest.mark.parametrize("trials", [1, 1000])
+def test_trials_bounds_accepted(trials: int) -> None:
+    assert planned({**SEARCH, "trials": trials, "parallel": 1})
