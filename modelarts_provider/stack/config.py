@@ -300,10 +300,6 @@ class JobEntry(_Cfg):
         if fixed:
             raise rule(f"search.space.{fixed[0]}", "is also a fixed parameter: remove it from parameters or from "
                                                    "the search space (a parameter is searched or fixed, not both)")
-        unknown = [k for k in s.skip if k not in self.parameters]
-        if unknown:
-            known = ", ".join(sorted(self.parameters)) or "none"
-            raise rule("search.skip", f"{unknown[0]} is not a fixed parameter of this job (parameters: {known})")
         return self
 
     @model_validator(mode="after")

@@ -14,7 +14,7 @@
           algorithm: {name: tpe_search, params: {gamma: 0.25}}              # -> algo_configs
           trials: 8                              # -> the algorithm's num_samples
           parallel: 2                            # -> the algorithm's max_concurrent (trials at once)
-          skip: [data_url]                       # fixed parameters the search leaves alone -> skip_search_params
+          skip: [momentum]                       # searched parameters this job leaves out -> skip_search_params
 
 Every rule here is static (no API call); the algorithm's name and parameters are checked against the
 service's algorithm catalog by the provider (training_job/search_check.py).
@@ -39,6 +39,8 @@ ParamName = Annotated[str, Field(pattern=PARAM_NAME_RE)]
 # The catalog keys the entry's own fields become (the service lists num_samples for its algorithms).
 TRIALS_KEY = "num_samples"
 PARALLEL_KEY = "max_concurrent"
+# The service's Bayes template searches continuous parameters only (its YAML template says so).
+CONTINUOUS_ONLY = frozenset({"bayes_opt_search"})
 LOG_POINTS = 10      # values a loguniform range becomes when `points` is not given
 MAX_INT_VALUES = 1000  # an int range becomes every integer in it: keep the request small
 MAX_TRIALS = 1000
@@ -178,11 +180,20 @@ class SearchConfig(_Cfg):
                 raise rule(field, f"is the algorithm's {key}: set {field} or algorithm.params.{key}, not both")
         if self.trials is not None and self.parallel is not None and self.parallel > self.trials:
             raise rule("parallel", f"{self.parallel} trials at once is more than trials ({self.trials})")
-        both = [k for k in self.skip if k in self.space]
-        if both:
-            raise rule("skip", f"{both[0]} is searched (in space): a parameter is searched or skipped, not both")
+        outside = [k for k in self.skip if k not in self.space]
+        if outside:
+            raise rule("skip", f"{outside[0]} is not in space ({', '.join(self.space)}): skip names searched "
+                               "parameters this job leaves out (the script's default applies)")
         if len(set(self.skip)) != len(self.skip):
             raise rule("skip", "names a parameter twice")
+        if set(self.skip) >= set(self.space):
+            raise rule("skip", "leaves no parameter to search")
+        if self.algorithm.name in CONTINUOUS_ONLY:
+            discrete = [k for k, e in self.space.items() if e.uniform is None or e.points is not None]
+            if discrete:
+                raise rule(f"space.{discrete[0]}", f"{self.algorithm.name} searches continuous ranges only (uniform "
+                                                   "without points); use tpe_search or anneal_search for int, "
+                                                   "loguniform, choice or points")
         return self
 
     def auto_search(self) -> dict[str, Any]:

@@ -17,6 +17,9 @@ from .unknowns import contains_unknown
 
 # The entry's own fields that become algorithm parameters (stack/search_config.py), for messages.
 _FIELDS = {"num_samples": "trials", "max_concurrent": "parallel"}
+# Taken by every algorithm though the catalog does not list it: trials at once, a key of the service's
+# YAML templates' search_algorithm section (an assumption, docs/search.md).
+EVERY_ALGORITHM = frozenset({"max_concurrent"})
 
 
 class _Catalog(Protocol):
@@ -55,7 +58,14 @@ def search_failures(alg: Mapping[str, Any], cache: _Catalog, config_key: str | N
         takes = catalog[name]
         for j, param in enumerate(p for p in config.get("params") or [] if isinstance(p, Mapping)):
             key = param.get("key")
-            if not isinstance(key, str) or key in takes:
+            if not isinstance(key, str) or key in EVERY_ALGORITHM:
+                continue
+            if key in takes:
+                own = _FIELDS.get(key) if config_key else None
+                at = f"{config_key}.{own}: " if own else (f"{where}.params.{key}: " if where else "")
+                wrong = _type_problem(param.get("type"), takes[key])
+                if wrong:
+                    out.append(Failure(f"{prop}.params[{j}]", f"{at}{key} of {name} is {wrong}"))
                 continue
             own = _FIELDS.get(key) if config_key else None
             at = f"{config_key}.{own}: " if own else (f"{where}.params.{key}: " if where else "")
@@ -64,3 +74,15 @@ def search_failures(alg: Mapping[str, Any], cache: _Catalog, config_key: str | N
             out.append(Failure(f"{prop}.params[{j}]", f"{at}the search algorithm {name} in {cache.region} takes "
                                                       f"no parameter {key}{what}" + hint))
     return out
+
+
+def _type_problem(sent: Any, listed: str) -> str | None:
+    """What is wrong with a value of catalog type `listed` sent as type `sent` (None: fine)."""
+    if not isinstance(sent, str) or not listed or sent == listed:
+        return None
+    if listed == "Float" and sent == "Integer":
+        return None  # a whole number is a number
+    if listed == "String":
+        return None  # the service reads any value as text
+    words = {"Integer": "a whole number", "Float": "a number", "List": "a list"}
+    return f"{words.get(listed, listed)} ({listed} in the catalog), not {words.get(sent, sent.lower())}"

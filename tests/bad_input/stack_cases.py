@@ -518,8 +518,14 @@ STACK_CASES += [
     Case("search-parallel-above-trials", search("trials", value=2) + search("parallel", value=4),
          cfg('jobs.a.search.parallel: 4 trials at once is more than trials (2)'),
          covers=((*SEARCH, "parallel"),)),
-    Case("search-skip-searched", search("skip", value=["momentum"]),
-         cfg('jobs.a.search.skip: momentum is searched (in space): a parameter is searched or skipped, not both')),
-    Case("search-skip-not-a-parameter", search("skip", value=["epochs"]),
-         cfg('jobs.a.search.skip: epochs is not a fixed parameter of this job (parameters: lr)')),
+    Case("search-skip-not-in-space", search("skip", value=["lr"]),
+         cfg("jobs.a.search.skip: lr is not in space (momentum): skip names searched parameters this job leaves "
+             "out (the script's default applies)")),
+    Case("search-skip-everything", search("skip", value=["momentum"]),
+         cfg("jobs.a.search.skip: leaves no parameter to search")),
+    Case("search-bayes-continuous-only", search("algorithm", value={"name": "bayes_opt_search"})
+         + search("space", "momentum", value={"choice": [0.5, 0.9]}),
+         cfg("jobs.a.search.space.momentum: bayes_opt_search searches continuous ranges only (uniform without "
+             "points); use tpe_search or anneal_search for int, loguniform, choice or points"),
+         covers=((*SEARCH, "space"),)),
 ]

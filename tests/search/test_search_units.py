@@ -43,7 +43,7 @@ SEARCH = {"objective": {"name": "accuracy", "regex": "accuracy=([0-9.]+)"},
           "space": {"lr": {"loguniform": [0.0001, 0.1], "points": 4}, "momentum": {"uniform": [0.5, 0.9]},
                     "epochs": {"int": [1, 3]}, "batch_size": {"choice": [32, 64]}},
           "algorithm": {"name": "tpe_search", "params": {"gamma": 0.25}}, "trials": 8, "parallel": 2,
-          "skip": ["data"]}
+          "skip": ["batch_size"]}
 
 
 def planned(search: dict[str, Any] | None = None, **job: Any) -> Any:
@@ -68,12 +68,12 @@ def test_the_entry_becomes_the_documented_auto_search() -> None:
     assert auto["algo_configs"] == [{"name": "tpe_search", "params": [
         {"key": "gamma", "value": "0.25", "type": "Float"}, {"key": "num_samples", "value": "8", "type": "Integer"},
         {"key": "max_concurrent", "value": "2", "type": "Integer"}]}]
-    assert auto["skip_search_params"] == "data"
+    assert auto["skip_search_params"] == "batch_size"
     assert p.args.config_keys["algorithm.policies"] == "modelarts-jobs:jobs.tune.search"
 
 
 def test_uniform_points_become_discrete_points_num() -> None:
-    p = planned({**SEARCH, "space": {"momentum": {"uniform": [0.5, 0.9], "points": 5}}})
+    p = planned({**SEARCH, "space": {"momentum": {"uniform": [0.5, 0.9], "points": 5}}, "skip": []})
     auto = p.args.model_dump(mode="json", exclude_none=True)["algorithm"]["policies"]["auto_search"]
     assert auto["search_params"][0]["discrete_points_num"] == "5"
 
@@ -89,7 +89,7 @@ def test_a_changed_space_objective_or_algorithm_replaces_the_job() -> None:
     state = {**olds, "job_id": "j1", "job_name": olds["name"], "phase": "Completed"}
     same, _ = check_inputs(inputs(base), state)
     assert not decide("j1", state, same).changes
-    for change in ({"space": {"lr": {"uniform": [0.001, 0.1]}}},
+    for change in ({"space": {"lr": {"uniform": [0.001, 0.1]}}, "skip": []},
                    {"objective": {"name": "accuracy", "regex": "accuracy=([0-9.]+)", "goal": "min"}},
                    {"algorithm": {"name": "anneal_search"}}):
         alg = planned({**SEARCH, **change}).args.model_dump(mode="json", exclude_none=True)["algorithm"]
@@ -134,12 +134,23 @@ def test_unknown_algorithm_parameter_with_did_you_mean() -> None:
         "takes no parameter gama; did you mean gamma?"]
 
 
-def test_trials_at_once_only_where_the_algorithm_takes_them() -> None:
+def test_trials_only_where_the_algorithm_takes_them_and_parallel_everywhere() -> None:
+    catalog = {"search_algo_list": [{"name": "grid_like", "params": [{"key": "seed", "type": "Integer"}]}]}
+    client = CatalogClient()
+    client.list_search_algorithms = lambda: SearchAlgorithmList.model_validate(catalog)  # type: ignore[method-assign]
+    cache = CatalogCache(client, "cn-north-4", print)
+    assert failures_of({**SEARCH, "algorithm": {"name": "grid_like"}}, cache) == [
+        "modelarts-jobs:jobs.tune.search.trials: the search algorithm grid_like in cn-north-4 takes no "
+        "parameter num_samples (trials: the number of trials); leave trials out"]
+    assert failures_of({**SEARCH, "algorithm": {"name": "grid_like"}, "trials": None}, cache) == []
+
+
+def test_an_algorithm_parameter_of_the_wrong_type() -> None:
     cache = CatalogCache(CatalogClient(), "cn-north-4", print)
-    assert failures_of({**SEARCH, "algorithm": {"name": "anneal_search"}}, cache) == [
-        "modelarts-jobs:jobs.tune.search.parallel: the search algorithm anneal_search in cn-north-4 takes no "
-        "parameter max_concurrent (parallel: trials at once); leave parallel out"]
-    assert failures_of({**SEARCH, "algorithm": {"name": "anneal_search"}, "parallel": None}, cache) == []
+    assert failures_of({**SEARCH, "algorithm": {"name": "tpe_search", "params": {"n_initial_points": 2.5}}},
+                       cache) == [
+        "modelarts-jobs:jobs.tune.search.algorithm.params.n_initial_points: n_initial_points of tpe_search is a "
+        "whole number (Integer in the catalog), not a number"]
 
 
 def test_the_catalog_is_read_once_per_place_and_an_unreadable_one_is_noted_once() -> None:
@@ -280,7 +291,7 @@ def test_a_changed_search_objective_reads_the_trials_again_and_an_unchanged_one_
 
 
 def test_loguniform_points_are_log_spaced() -> None:
-    p = planned({**SEARCH, "space": {"lr": {"loguniform": [1e-5, 1e-1]}}})
+    p = planned({**SEARCH, "space": {"lr": {"loguniform": [1e-5, 1e-1]}}, "skip": []})
     values = p.args.model_dump(mode="json", exclude_none=True)["algorithm"]["policies"]["auto_search"][
         "search_params"][0]["discrete_values"]
     ratios = {round(math.log10(float(b) / float(a)), 3) for a, b in zip(values, values[1:])}
