@@ -301,3 +301,37 @@ def test_loguniform_points_are_log_spaced() -> None:
 @pytest.mark.parametrize("trials", [1, 1000])
 def test_trials_bounds_accepted(trials: int) -> None:
     assert planned({**SEARCH, "trials": trials, "parallel": 1})
+
+
+# --- `results <key> [--chart]` of a search ---------------------------------------------------------------
+
+class FakeCli:
+    stack = "dev"
+
+    def __init__(self, outputs: dict[str, Any]) -> None:
+        self.outputs = outputs
+
+    def json(self, *args: str) -> Any:
+        assert args[:2] == ("stack", "output")
+        return self.outputs
+
+
+def test_results_of_a_search_like_a_sweep_with_a_labelled_log_chart(tmp_path: Any) -> None:
+    from modelarts_provider.results.chart import log_rewards, write_chart
+    from modelarts_provider.results.cli import sweep_results
+    from modelarts_provider.results.table import table_lines
+
+    rows = [row(i, lr, reward) for i, (lr, reward) in enumerate([(0.1, "2.5"), (0.01, "0.02"), (0.001, "0.004")])]
+    exported = export(SweepObjective(name="loss", goal="min"), read_search(TrialsClient(rows), "job-1", "loss"),
+                      "job-1")
+    results = sweep_results(FakeCli({"searches": {"tune": exported}}), "tune")  # type: ignore[arg-type]
+    lines = table_lines("tune", results)
+    assert lines[0] == "tune: 3 points; best t002 (loss 0.004, min)"
+    assert log_rewards([p.objective for p in results.points if p.objective is not None])
+    assert not log_rewards([0.5, 0.9])
+    path = write_chart("tune", results, tmp_path / "tune.png")
+    assert path.read_bytes()[:4] == b"\x89PNG"
+    from modelarts_provider.logs_cli import LogsError
+
+    with pytest.raises(LogsError, match="no sweep or search 'other' .*its sweeps and searches: tune"):
+        sweep_results(FakeCli({"searches": {"tune": exported}}), "other")  # type: ignore[arg-type]
