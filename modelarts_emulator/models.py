@@ -358,6 +358,15 @@ class Store:
                 (outcome, run_ms, int(first["exit_code"]), first.get("message"), json.dumps(row.doc),
                  job_id))
 
+    def update_doc(self, job_id: str, change: Callable[[dict[str, Any]], None]) -> JobRow:
+        """Apply ``change`` to the job's stored document atomically (auto_search keeps its trials and
+        early stops there); the updated row. Unknown job: ModelArts.2775."""
+        with self._lock:
+            row = self._row(job_id)
+            change(row.doc)
+            self._db.execute("UPDATE jobs SET doc = ? WHERE id = ?", (json.dumps(row.doc), job_id))
+            return row
+
     def delete(self, job_id: str) -> None:
         with self._lock:
             cur = self._db.execute("DELETE FROM jobs WHERE id = ?", (job_id,))

@@ -33,6 +33,7 @@ from .local_server import reset_connection
 from .models import Store, Timings
 from .wire import ClockAdvance, FaultRules, SearchRequest, Settings, UpdateRequest, parse
 from . import pool_api  # pools and networks (issue 24): their own routes and handlers
+from .auto_search import api as auto_search  # the service's own hyperparameter search: its routes and handlers
 
 JOBS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs$")
 JOB_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)$")
@@ -81,6 +82,7 @@ class EmulatorApp:
                                      max_run_seconds=config.max_run_seconds,
                                      phase_seconds=config.phase_seconds)
         self.pools = pool_api.PoolApi(config, self.store)
+        self.auto_search = auto_search.AutoSearchApi(self.store)
 
     def close(self) -> None:
         if self.executor is not None:
@@ -93,7 +95,7 @@ class EmulatorApp:
         """(operation, path params) of an API request, or None for an unknown route."""
         if path == IAM_TOKENS:
             return ("iam_token", {}) if method == "POST" else None
-        for regex, ops in (*pool_api.ROUTES,
+        for regex, ops in (*pool_api.ROUTES, *auto_search.ROUTES,
                            (JOBS_RE, {"POST": "create"}),
                            (JOB_RE, {"GET": "get", "DELETE": "delete", "PUT": "update"}),
                            (ACTIONS_RE, {"POST": "terminate"}),
@@ -156,6 +158,8 @@ class EmulatorApp:
         self.pools.schedule()  # jobs queued on created pools start when the pool has room
         if op in pool_api.OPERATIONS:
             return Reply(*self.pools.handle(op, params, _json(body) if body else None))
+        if op in auto_search.OPERATIONS:
+            return Reply(*self.auto_search.handle(op, params, raw_query))
         if op == "create":
             catalog = self.pools.catalog_for(self.catalog, params["project"], body)
             draft = validation.validate_create(_json(body), catalog)

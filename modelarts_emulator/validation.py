@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import errors
+from .auto_search import space as auto_search
 from .catalog import Catalog, Engine
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
@@ -276,6 +277,11 @@ def validate_algorithm(alg: dict[str, Any] | None, catalog: Catalog) -> dict[str
         out["outputs"] = outputs
     policies = _obj(alg.get("policies"), "algorithm.policies") or {}
     out["policies"] = {k: v for k, v in policies.items() if v is not None}
+    searched = auto_search.validate(policies.get("auto_search"), {p["name"] for p in params})
+    if searched is not None:
+        out["policies"]["auto_search"] = searched
+    else:
+        out["policies"].pop("auto_search", None)
     envs = _environments(alg.get("environments"))
     if envs:
         # Stored and echoed as the response table shows: an array of key:value maps.
