@@ -9,6 +9,7 @@ from .search_models import AutoSearchTrials, EarlyStopResponse, SearchAlgorithmL
 
 # One request reads every trial of a search up to this many (the stack allows at most 1000 trials).
 TRIALS_PAGE = 1000
+MAX_PAGES = 10
 
 
 def _safe(value: str, what: str) -> str:
@@ -25,23 +26,24 @@ class SearchOperations:
         return self._read("/search-algorithms", SearchAlgorithmList, "search algorithm list")
 
     def auto_search_trials(self: Any, job_id: str, *, limit: int = TRIALS_PAGE, offset: int = 0) -> AutoSearchTrials:
-        """One page of a search job's trials (``GET .../training-jobs/{id}/autosearch-trials``)."""
+        """One page of a search job's trials (``GET .../training-jobs/{id}/autosearch-trials``); ``offset``
+        counts pages (0: the first), as the SDK documents it."""
         path = f"/training-jobs/{_safe(job_id, 'job id')}/autosearch-trials"
         return self._read(path, AutoSearchTrials, "trials table", {"limit": limit, "offset": offset})
 
     def all_trials(self: Any, job_id: str, reward_name: str | None = None) -> list[Trial]:
         """Every trial of a search: one request, more only past TRIALS_PAGE trials."""
         out: list[Trial] = []
-        offset = 0
-        while True:
-            page = self.auto_search_trials(job_id, offset=offset)
-            rows = trials_of(page, reward_name)
-            out += rows
+        seen = 0
+        for number in range(MAX_PAGES):
+            page = self.auto_search_trials(job_id, offset=number)
+            out += trials_of(page, reward_name)
             total = page.total if isinstance(page.total, int) else None
             count = len((page.items.data if page.items else None) or [])
-            offset += count
-            if count == 0 or total is None or offset >= total:
-                return out
+            seen += count
+            if count < TRIALS_PAGE or total is None or seen >= total:
+                break
+        return out
 
     def early_stop_trial(self: Any, job_id: str, trial_id: str) -> str | None:
         """Stop one trial early (``POST .../autosearch-trial-earlystop/{trial_id}``); the stopped trial's id."""
