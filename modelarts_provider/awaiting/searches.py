@@ -120,4 +120,8 @@ def search_lines(key: str, objective: Any, search: SearchStatus | None, limit: i
     if search is None or not search.trials:
         return [f"{key}: search, no trials ({search.note if search is not None and search.note else 'not read'})"]
     goal = SweepObjective(name=objective.name, goal=objective.goal)
-    return table_lines(f"{key} (search)", results_of(goal, search), limit=limit)
+    lines = table_lines(key, results_of(goal, search), limit=limit)
+    n = len(search.trials)
+    lines[0] = lines[0].replace(f"{key}: {n} point{'s' if n != 1 else ''}",
+                                f"{key} (search): {n} trial{'s' if n != 1 else ''}", 1)
+    return lines

@@ -255,7 +255,7 @@ def test_one_request_reads_a_32_trial_search() -> None:
     assert client.calls == ["trials job-1"]
     assert len(statuses["tune"].search.trials) == 32
     lines = report_tables(args, statuses)
-    assert lines[0] == "tune (search): 32 points; best t031 (accuracy 0.81, max)"
+    assert lines[0] == "tune (search): 32 trials; best t031 (accuracy 0.81, max)"
     assert len(lines) == 2 + 20 + 1  # head, columns, 20 rows, "... 12 more"
     recorded = JobsAwaitOutputs.of(statuses)["statuses"]["tune"]
     assert len(recorded["search"]["trials"]) == 32
