@@ -335,3 +335,33 @@ def test_results_of_a_search_like_a_sweep_with_a_labelled_log_chart(tmp_path: An
 
     with pytest.raises(LogsError, match="no sweep or search 'other' .*its sweeps and searches: tune"):
         sweep_results(FakeCli({"searches": {"tune": exported}}), "other")  # type: ignore[arg-type]
+
+
+def test_an_imported_search_job_declares_its_search() -> None:
+    from modelarts_provider.client.models import TrainingJob
+    from modelarts_provider.training_job.from_live import declaration_of
+
+    alg = planned().args.model_dump(mode="json", exclude_none=True)["algorithm"]
+    live = TrainingJob.model_validate({"metadata": {"name": "tune-a", "id": "j1"}, "algorithm": {
+        "code_dir": "obs://bucket-a/code/", "boot_file": "obs://bucket-a/code/train.py", "policies": alg["policies"]}})
+    assert declaration_of(live)["algorithm"]["policies"] == alg["policies"]
+
+
+def test_taking_over_a_job_with_another_search_names_the_difference() -> None:
+    from modelarts_provider.training_job.args import TrainingJobArgs
+    from modelarts_provider.client.models import TrainingJob
+    from modelarts_provider.training_job.compare import mismatches
+
+    def differences(a: Any, live: dict[str, Any]) -> list[str]:
+        return mismatches(a, TrainingJob.model_validate(live))
+
+    alg = planned().args.model_dump(mode="json", exclude_none=True)["algorithm"]
+    args = TrainingJobArgs.model_validate(job_inputs(algorithm={**CODE, "policies": alg["policies"]}))
+    live = {"metadata": {"name": "job-a"}, "algorithm": {**CODE, "policies": alg["policies"]}}
+    assert not [d for d in differences(args, live) if "policies" in d]
+    other = planned({**SEARCH, "algorithm": {"name": "anneal_search"}}).args.model_dump(
+        mode="json", exclude_none=True)["algorithm"]["policies"]
+    found = [d for d in differences(args, {**live, "algorithm": {**CODE, "policies": other}}) if "policies" in d]
+    assert found == ["algorithm.policies.auto_search: declared 'tpe_search over lr, momentum, epochs, batch_size "
+                     "scored by accuracy (max)', live 'anneal_search over lr, momentum, epochs, batch_size scored "
+                     "by accuracy (max)'"]
