@@ -23,6 +23,7 @@ ROUTES = (
     (re.compile(r"^/v2/(?P<project>[^/]+)/pools$"), {"POST": "pool_create", "GET": "pool_list"}),
     (re.compile(r"^/v2/(?P<project>[^/]+)/pools/(?P<name>[^/]+)$"),
      {"GET": "pool_get", "PATCH": "pool_update", "DELETE": "pool_delete"}),
+    (re.compile(r"^/v2/(?P<project>[^/]+)/pools/(?P<name>[^/]+)/nodes$"), {"GET": "pool_nodes"}),
     (re.compile(r"^/v1/(?P<project>[^/]+)/networks$"), {"POST": "network_create", "GET": "network_list"}),
     (re.compile(r"^/v1/(?P<project>[^/]+)/networks/(?P<name>[^/]+)$"),
      {"GET": "network_get", "PATCH": "network_update", "DELETE": "network_delete"}),
@@ -59,6 +60,8 @@ class PoolApi:
             return 200, s.list_pools(project)
         if op == "pool_get":
             return 200, s.get_pool(project, name)
+        if op == "pool_nodes":
+            return 200, s.list_nodes(project, name)
         if op == "pool_update":
             return 200, s.patch_pool(project, name, parse(PatchPoolBody, body), tm)
         if op == "pool_delete":

@@ -52,26 +52,49 @@ class PoolTimings:
     delete_ms: int
 
 
+def _bucket(doc: dict, n: dict, t: int) -> str | None:
+    """creating / available / abnormal / deleting of one node at time t (None: gone)."""
+    fault = doc.get("fault")
+    broken_ms = fault["at_ms"] if fault else None
+    if n.get("gone_ms") is not None and t >= n["gone_ms"]:
+        return None
+    if n.get("removed_ms") is not None and t >= n["removed_ms"]:
+        return "deleting"
+    if broken_ms is not None and t >= broken_ms:
+        return "abnormal"
+    if t < n["ready_ms"]:
+        return "creating"
+    return "abnormal" if n.get("failed") else "available"
+
+
 def _counts(doc: dict, t: int) -> dict[str, dict[str, int]]:
     """{bucket: {flavor: n}} for creating / available / abnormal / deleting at time t."""
     out: dict[str, dict[str, int]] = {"creating": {}, "available": {}, "abnormal": {}, "deleting": {}}
-    fault = doc.get("fault")
-    broken_ms = fault["at_ms"] if fault else None
     for n in doc["nodes"]:
-        if n.get("gone_ms") is not None and t >= n["gone_ms"]:
-            continue
-        if n.get("removed_ms") is not None and t >= n["removed_ms"]:
-            bucket = "deleting"
-        elif broken_ms is not None and t >= broken_ms:
-            bucket = "abnormal"
-        elif t < n["ready_ms"]:
-            bucket = "creating"
-        elif n.get("failed"):
-            bucket = "abnormal"
-        else:
-            bucket = "available"
-        out[bucket][n["flavor"]] = out[bucket].get(n["flavor"], 0) + 1
+        bucket = _bucket(doc, n, t)
+        if bucket is not None:
+            out[bucket][n["flavor"]] = out[bucket].get(n["flavor"], 0) + 1
     return out
+
+
+NODE_PHASES = {"creating": "Creating", "available": "Available", "abnormal": "Abnormal", "deleting": "Deleting"}
+
+
+def render_nodes(name: str, doc: dict, t: int) -> dict[str, Any]:
+    """ListPoolNodes (``GET /v2/{project_id}/pools/{pool_name}/nodes``, SDK ListPoolNodesResponse): one Node per
+    node not gone, its ``status.phase`` Available / Creating / Deleting / Abnormal, ``spec.flavor`` its flavor."""
+    items = []
+    for i, n in enumerate(doc["nodes"]):
+        bucket = _bucket(doc, n, t)
+        if bucket is None:
+            continue
+        items.append({"apiVersion": "v2", "kind": "Node",
+                      "metadata": {"name": f"{name}-node-{i}",
+                                   "creationTimestamp": _ts(n.get("created_ms", doc["create_ms"])),
+                                   "labels": {"os.modelarts.node/cluster": name}},
+                      "spec": {"flavor": n["flavor"]},
+                      "status": {"phase": NODE_PHASES[bucket], "az": "local-1a", "privateIp": f"192.168.0.{10 + i}"}})
+    return {"apiVersion": "v2", "kind": "NodeList", "metadata": {"continue": ""}, "items": items}
 
 
 def pool_phase(doc: dict, t: int) -> tuple[str, str]:
@@ -253,6 +276,11 @@ class PoolStore:
             t = self.now()
             return render_pool(name, self._load("pool", project, name, t), t)
 
+    def list_nodes(self, project: str, name: str) -> dict:
+        with self._lock:
+            t = self.now()
+            return render_nodes(name, self._load("pool", project, name, t), t)
+
     def pool_doc(self, project: str, name: str) -> dict | None:
         """The stored pool (None: no such pool in this project, or gone)."""
         with self._lock:
@@ -356,7 +384,7 @@ class PoolStore:
 
 def _new_nodes(flavor: str, count: int, t: int, span_ms: int, *, failed: bool) -> list[dict]:
     # One after another over span_ms: the counts move node by node, as a real pool's do.
-    return [{"flavor": flavor, "ready_ms": t + (span_ms * (i + 1)) // count, "failed": failed}
+    return [{"flavor": flavor, "ready_ms": t + (span_ms * (i + 1)) // count, "failed": failed, "created_ms": t}
             for i in range(count)]
 
 

@@ -82,9 +82,12 @@ class EmulatorApp:
                                      max_run_seconds=config.max_run_seconds,
                                      phase_seconds=config.phase_seconds)
         self.pools = pool_api.PoolApi(config, self.store)
+        self.searches = auto_search.runner(self.store, self.executor) if self.executor is not None else None
         self.auto_search = auto_search.AutoSearchApi(self.store)
 
     def close(self) -> None:
+        if self.searches is not None:
+            self.searches.close()
         if self.executor is not None:
             self.executor.close()
         self.store.close()
@@ -176,7 +179,9 @@ class EmulatorApp:
             job = store.create(draft, timings, principal.user_name,
                                allow_duplicate_names=self.allow_duplicate_names,
                                execute_in=self.work_dir if run_here else None)
-            if run_here and self.executor is not None:
+            if run_here and auto_search.search_of_draft(draft, self.searches):
+                self.searches.submit(job["metadata"]["id"])  # one process per trial (auto_search/runner.py)
+            elif run_here and self.executor is not None:  # pragma: no branch
                 self.executor.submit(job["metadata"]["id"])
             return Reply(201, self.pools.queue_if_on_pool(job, on_pool))
         if op == "get":
@@ -199,7 +204,9 @@ class EmulatorApp:
             req = parse(UpdateRequest, _json(body))
             return Reply(200, store.update_description(params["job"], req.description))
         if op == "logs":  # counted as "logs"; fault rules reach it through operation "any"
-            return Reply(200, log_preview(store.row(params["job"]), params["task"], store.now()))
+            row = store.row(params["job"])
+            trial_log = auto_search.trial_log(row, params["task"], store.now())  # task "trial-<trial_id>"
+            return Reply(200, trial_log if trial_log is not None else log_preview(row, params["task"], store.now()))
         if op == "flavors":
             return Reply(200, catalog_api.flavors(self.catalog, raw_query))
         if op == "engines":
@@ -222,6 +229,8 @@ class EmulatorApp:
                 self.executor.reset()
                 shutil.rmtree(self.work_dir, ignore_errors=True)
             self.store.reset()
+            if self.searches is not None:  # their threads see their jobs gone and kill their trials
+                self.searches.join()
             self.counters.reset()
             self.faults.clear()
             self.allow_duplicate_names = self.config.allow_duplicate_names

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -43,6 +44,49 @@ ROUTES: tuple[tuple[re.Pattern[str], dict[str, str]], ...] = (
 OPERATIONS = frozenset(op for _, ops in ROUTES for op in ops.values())
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 1000
+
+
+def runner(store: Store, executor: Any) -> Any:
+    """The runner of searches in execution mode, or None when Optuna is not installed (then a search job
+    is refused in that mode, see search_of_draft)."""
+    try:
+        from .runner import SearchRunner
+    except ImportError:
+        return None
+    return SearchRunner(store, executor)
+
+
+def search_of_draft(draft: Any, runner: Any) -> bool:
+    """True when a job about to run locally is a search (its trials run through ``runner``)."""
+    if Search.of(draft.algorithm) is None:
+        return False
+    if runner is None:
+        raise errors.invalid_param("algorithm.policies.auto_search",
+                                   "the local ModelArts runs searches with Optuna, which is not installed "
+                                   "(install the emulator extra: pip install -e '.[emulator]')")
+    return True
+
+
+def trial_log(row: JobRow, task: str, now: int) -> dict[str, Any] | None:
+    """The log preview of task ``trial-<trial_id>`` of a search job (our addition: one trial's own log,
+    its parameters first); None for any other task (the job's own tasks, served as for every job)."""
+    if not task.startswith("trial-") or Search.of(row.doc.get("algorithm")) is None:
+        return None
+    search = search_of(row)
+    tid = task[len("trial-"):]
+    trial = next((t for t in trials_of(row, search, now) if t.trial_id == tid), None)
+    if trial is None:
+        raise errors.invalid_param("task_id", f"the training job {row.id} has no trial {tid}")
+    if "execution" in row.doc:
+        path = Path(row.doc["execution"]["root"]) / "trials" / tid / "logs" / "worker-0.log"
+        try:
+            data = path.read_bytes().decode("utf-8", errors="replace")
+        except FileNotFoundError:
+            data = ""
+    else:
+        data = simulate.trial_log(row, search, trial)
+    size = len(data.encode())
+    return {"content": data, "current_size": size, "full_size": size}
 
 
 def search_of(row: JobRow) -> Search:

@@ -16,7 +16,7 @@ import random
 from typing import Any
 
 from ..models import JobRow
-from .space import Search
+from .space import Param, Search
 from .trials import ERROR, RUNNING, TERMINATED, Report, Trial, trial_id
 
 REPORTS = 3
@@ -90,3 +90,23 @@ def trials_at(row: JobRow, search: Search, t: int) -> list[Trial]:
             trial.status = RUNNING
         out.append(trial)
     return out
+
+
+def trial_log(row: JobRow, search: Search, trial: Trial) -> str:
+    """A simulated trial's log: its command line with its own parameters, one line per report (metric=value),
+    its end. Timestamps are the emulated moments the lines were written."""
+    from datetime import datetime, timezone
+
+    def stamp(ms: float) -> str:
+        return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    argv = " ".join(f"--{p.name}={Param.text(trial.config[p.name])}" for p in search.params)
+    lines = [f"{stamp(trial.start_ms)} [ModelArts Service Log] trial {trial.trial_id} (#{trial.index}) of "
+             f"training job {row.name}: {argv}"]
+    for k, rep in enumerate(trial.reports, 1):
+        values = " ".join(f"{name}={value!r}" for name, value in rep.metrics.items())
+        lines.append(f"{stamp(trial.start_ms + rep.time_total_s * 1000)} iteration {k}: {values}")
+    if trial.end_ms is not None:
+        how = "early stopped" if trial.early_stopped else "done" if trial.done else trial.status
+        lines.append(f"{stamp(trial.end_ms)} [ModelArts Service Log] trial {trial.trial_id} ended ({how})")
+    return "".join(line + "\n" for line in lines)

@@ -77,7 +77,7 @@ class Param:
     high: float = 0.0
     points: int | None = None      # discrete_points_num: a continuous range cut into this many values
     values: tuple[str, ...] = ()   # discrete_values
-    integer: bool = False          # both bounds written as integers: the values are integers
+    integer: bool = False          # both bounds written as integers: an evenly cut range gives integers
 
     def grid(self) -> tuple[Any, ...] | None:
         """The finite set of values, or None for a truly continuous range."""
@@ -86,8 +86,9 @@ class Param:
         if self.points is None:
             return None
         step = (self.high - self.low) / (self.points - 1)
-        out = [self.low + k * step for k in range(self.points)]
-        return tuple(dict.fromkeys(round(v) for v in out)) if self.integer else tuple(out)
+        if self.integer and step == int(step):  # 16..128 in 8 points: 16, 32, ... 128, integers
+            return tuple(int(self.low) + k * int(step) for k in range(self.points))
+        return tuple(self.low + k * step for k in range(self.points))
 
     def unit(self, value: Any) -> float:
         """The value's place in the range, 0..1 (discrete: its index)."""
@@ -100,8 +101,6 @@ class Param:
         grid = self.grid()
         if grid is not None:
             return grid[rnd.randrange(len(grid))]
-        if self.integer:
-            return rnd.randint(int(self.low), int(self.high))
         return self.low + rnd.random() * (self.high - self.low)
 
     @staticmethod

@@ -186,3 +186,35 @@ def test_jobs_queue_until_the_pool_has_room_and_fail_when_it_is_deleted(emu, sdk
     assert api.phase(a) == "Failed"
     status = api.get(a).json()["status"]
     assert "was deleted" in status["task_statuses"][0]["message"]
+
+
+def _node_phases(sdk: ModelArtsClient, pool: str) -> dict[str, int]:
+    """Node phases as the SDK's typed ListPoolNodes models read them."""
+    listed = sdk.list_pool_nodes(m.ListPoolNodesRequest(pool_name=pool))
+    assert listed.kind == "NodeList" and all(n.spec.flavor == FLAVOR for n in listed.items)
+    out: dict[str, int] = {}
+    for n in listed.items:
+        out[n.status.phase] = out.get(n.status.phase, 0) + 1
+    return out
+
+
+def test_sdk_reads_a_running_pools_available_nodes_before_and_after_a_scale_up(emu, sdk):
+    """The service sends each status.resources bucket as an array of {flavor, count} (its examples, and the
+    Terraform provider's reading code: length(status.resources.available[?flavor==...])); the SDK 3.1.219
+    types each as one object, so its typed model of ShowPool reads nothing there. The SDK reads the counts
+    from ShowPool's raw body, and from its typed ListPoolNodes, which this test checks agree."""
+    net = _network(sdk)
+    emu.advance(10)
+    pool = _pool(sdk, net)
+    emu.advance(100)
+    shown = sdk.show_pool(m.ShowPoolRequest(pool_name=pool))
+    assert shown.status.phase == "Running"
+    assert json.loads(shown.raw_content)["status"]["resources"]["available"] == [{"flavor": FLAVOR, "count": 2}]
+    assert _node_phases(sdk, pool) == {"Available": 2}
+    patch = m.PoolUpdateRequest(spec=m.PoolSpecUpdate(resources=[m.PoolSpecUpdateResources(flavor=FLAVOR, count=4)]))
+    sdk.patch_pool(m.PatchPoolRequest(pool_name=pool, body=patch))
+    emu.advance(50)  # one of the two new nodes is up
+    assert _node_phases(sdk, pool) == {"Available": 3, "Creating": 1}
+    emu.advance(50)
+    assert _node_phases(sdk, pool) == {"Available": 4}
+    assert _counts(sdk, pool) == ("Running", {"creating": 0, "available": 4, "abnormal": 0, "deleting": 0})
