@@ -1,8 +1,8 @@
 """The trials of a job that runs the service's own hyperparameter search, read after its wait.
 
 One trials request per search job per wait (the whole table in one page, SDK ``show_auto_search_trials``),
-whatever the number of trials; plus one log preview of the job, only when a trial failed, to name the
-tail of each failed trial's lines. Jobs not waited for this time keep what was recorded, so an unchanged
+whatever the number of trials; plus, only when trials failed, the log tail of each (at most MAX_TAILS):
+its own log (task ``trial-<id>``, the local ModelArts' per-trial log), else the job's log lines naming it. Jobs not waited for this time keep what was recorded, so an unchanged
 stack reads nothing again. A search whose trials cannot be read keeps a note instead of failing the `up`.
 """
 
@@ -17,7 +17,8 @@ from ..client.search_models import Trial
 from ..logs import client_secrets, one_line_error
 from ..results.table import Point, SweepObjective, SweepResults, collect, table_lines
 
-TAIL_LINES = 3  # of a failed trial's lines in the job's log
+TAIL_LINES = 3  # of a failed trial's log (its own, task trial-<id>, else its lines in the job's log)
+MAX_TAILS = 4   # failed trials whose log is fetched, one request each (as for the failing tasks of a job)
 
 
 class TrialStatus(BaseModel):
@@ -43,6 +44,16 @@ def _tail(text: str, trial_id: str) -> str | None:
     return " | ".join(lines[-TAIL_LINES:]) if lines else None
 
 
+def _trial_tail(client: Any, job_id: str, trial_id: str) -> str | None:
+    """The last lines of the trial's own log (task ``trial-<id>``), or None when it has none."""
+    try:
+        text = client.get_task_log_preview(job_id, f"trial-{trial_id}").text
+    except Exception:  # noqa: BLE001 - no log of its own: the caller looks in the job's log
+        return None
+    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
+    return " | ".join(lines[-TAIL_LINES:]) if lines else None
+
+
 def _log_text(client: Any, job: TrainingJob | None, job_id: str) -> tuple[str, str | None]:
     """(the job's first task's log, or '' with a note why not)."""
     try:
@@ -61,11 +72,20 @@ def read_search(client: Any, job_id: str, reward_name: str, job: TrainingJob | N
     out = [TrialStatus(trial_id=t.trial_id, phase=t.phase, parameters=dict(t.parameters), reward=t.reward,
                        early_stopped=t.early_stopped) for t in trials]
     failed = [t for t in out if t.phase == "Failed"]
-    if failed:
-        text, why = _log_text(client, job, job_id)
-        for t in failed:
+    job_log: tuple[str, str | None] | None = None
+    for i, t in enumerate(failed):
+        if i >= MAX_TAILS:
+            t.note = f"log not fetched ({len(failed)} failed trials; the first {MAX_TAILS} have their tails)"
+            continue
+        tail = _trial_tail(client, job_id, t.trial_id)
+        if tail is None:  # no log of its own: the job's log lines that name it (read once)
+            job_log = job_log or _log_text(client, job, job_id)
+            text, why = job_log
             tail = _tail(text, t.trial_id) if text else None
-            t.note = f"log tail: {tail}" if tail else (why or f"no line of trial {t.trial_id} in the job's log")
+            if tail is None:
+                t.note = why or f"no line of trial {t.trial_id} in the job's log"
+                continue
+        t.note = f"log tail: {tail}"
     return SearchStatus(trials=out, note=None if out else "the service lists no trials")
 
 

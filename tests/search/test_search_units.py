@@ -201,6 +201,7 @@ class TrialsClient:
 
     def __init__(self, rows: list[list[Any]], log: str = "", fail: bool = False) -> None:
         self.rows, self.log, self.fail = rows, log, fail
+        self.trial_logs: dict[str, str] = {}
         self.calls: list[str] = []
 
     def all_trials(self, job_id: str, reward_name: str | None = None) -> list[Any]:
@@ -211,6 +212,10 @@ class TrialsClient:
 
     def get_task_log_preview(self, job_id: str, task: str) -> Any:
         self.calls.append(f"log {job_id} {task}")
+        if task.startswith("trial-"):
+            if task not in self.trial_logs:
+                raise ModelArtsError("no such task", status=400, error_code="ModelArts.2788")
+            return type("Preview", (), {"text": self.trial_logs[task]})()
         return type("Preview", (), {"text": self.log})()
 
 
@@ -220,7 +225,14 @@ def test_a_failed_trial_names_its_log_tail() -> None:
     search = read_search(client, "job-1", "accuracy")
     failed = [t for t in search.trials if t.phase == "Failed"]
     assert failed[0].note == "log tail: t001 starting | t001 Traceback | t001 ValueError: bad lr"
-    assert client.calls == ["trials job-1", "log job-1 worker-0"]
+    assert client.calls == ["trials job-1", "log job-1 trial-t001", "log job-1 worker-0"]
+    # where the trial has a log of its own (the local ModelArts' task trial-<id>), its last lines
+    client = TrialsClient([row(0, 0.1, "0.9"), row(1, 5.0, "", "ERROR")], log)
+    client.trial_logs["trial-t001"] = "lr=5.0\nepoch 1\nloss=nan\nFloatingPointError: nan loss\n"
+    search = read_search(client, "job-1", "accuracy")
+    assert [t.note for t in search.trials if t.phase == "Failed"] == [
+        "log tail: epoch 1 | loss=nan | FloatingPointError: nan loss"]
+    assert client.calls == ["trials job-1", "log job-1 trial-t001"]
 
 
 def test_unreadable_trials_are_a_note_not_a_failure() -> None:
