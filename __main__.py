@@ -1,7 +1,7 @@
 """modelarts-jobs: ModelArts training jobs declared in stack config.
 
 Reads the typed stack config (schema: modelarts_provider/stack/config.py; provider settings:
-modelarts_provider/provider_config.py), validates all of it before any resource is declared (so a
+modelarts_provider/core/provider_config.py), validates all of it before any resource is declared (so a
 bad key or value fails `pulumi preview` with one line naming it and no API call), declares the
 buckets and code uploads the jobs need, one TrainingJob per job and per sweep point, one JobsAwait
 that waits for all of them (each to its own `waitFor`), and exports per job its id, name, phase and
@@ -23,9 +23,9 @@ from pathlib import Path
 import pulumi
 from pulumi.runtime import get_config_env, is_config_secret
 
-from modelarts_provider.masking import mask, remember
-from modelarts_provider.messages import shown
-from modelarts_provider.provider_config import (NAMESPACE, ProviderConfigError, resolve_settings,
+from modelarts_provider.core.masking import mask, remember
+from modelarts_provider.core.messages import shown
+from modelarts_provider.core.provider_config import (NAMESPACE, ProviderConfigError, resolve_settings,
                                                 unknown_setting_errors)
 from modelarts_provider.stack.config import PROJECT, SECTIONS, StackConfigError, parse
 from modelarts_provider.stack.declare import declare

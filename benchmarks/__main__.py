@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     from benchmarks.report import b1_comparison, markdown, plot, plot_b4
     from benchmarks.scale import run_scale
     from benchmarks.sweeps import B4Settings, run_b4
-    from tests.e2e.harness import PULUMI_VERSION, engine_bin_dir
+    from testkit.harness import PULUMI_VERSION, engine_bin_dir
 
     if not shutil.which("pulumi", path=str(engine_bin_dir())) and not shutil.which("pulumi"):
         print("pulumi not found: run ./dev setup (or ./dev bench, which does it)", file=sys.stderr)

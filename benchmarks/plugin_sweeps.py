@@ -23,7 +23,7 @@ from typing import Any
 
 from benchmarks.scale import _delta, _must, timed
 from benchmarks.sweeps import B4Settings, SweepRun, run_one
-from tests.e2e.plugin_program import yaml_stack
+from testkit.plugin_program import yaml_stack
 
 ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"
 CPU = "modelarts.vm.cpu.2u"

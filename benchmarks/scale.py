@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.trivial import PROGRAM as TRIVIAL_PROGRAM
-from tests.e2e.harness import REPO_ROOT, Stack, new_stack
-from tests.faults.kit import OBS, POOLS, ENGINE, job_stack, sweep
+from testkit.harness import REPO_ROOT, Stack, new_stack
+from testkit.faults import OBS, POOLS, ENGINE, job_stack, sweep
 
 THREAD_POOL = 4
 PROFILER_DIR = Path(__file__).resolve().parent / "profiler"

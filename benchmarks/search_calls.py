@@ -19,7 +19,7 @@ from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArts
 from modelarts_provider.stack.config import parse
 from modelarts_provider.stack.program import plan
 from modelarts_provider.training_job.provider import TrainingJobProvider
-from modelarts_provider.provider_config import resolve_settings
+from modelarts_provider.core.provider_config import resolve_settings
 
 POLL_S = 0.2
 RUN_S = 4.0

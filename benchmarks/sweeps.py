@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.scale import _delta, _must, timed
-from tests.faults.kit import job_stack, sweep
+from testkit.faults import job_stack, sweep
 
 STRATEGIES = ("auto", "list", "get")
 STRATEGY_ENV = "MODELARTS_AWAIT_STRATEGY"  # = modelarts_provider.awaiting.watcher.STRATEGY_ENV

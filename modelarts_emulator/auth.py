@@ -25,7 +25,7 @@ from modelarts_provider.client import signer
 
 from . import errors
 from .config import EmulatorConfig
-from .models import Store
+from .jobs.models import Store
 
 JSON_TYPES = ("application/json", "application/bson")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from . import config as c
 from .config import EmulatorConfig
-from .local_server import listen_parser, serve
+from local_cloud.server import listen_parser, serve
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="latency added to every API request")
     p.add_argument("--catalog", type=Path, default=None,
                    help="JSON file of extra flavors/pools/engines/algorithms "
-                        "(same shape as modelarts_emulator/catalog.json)")
+                        "(same shape as modelarts_emulator/catalog/catalog.json)")
     p.add_argument("--allow-duplicate-names", action="store_true",
                    help="accept a job whose name an existing job already has (undocumented behaviour "
                         "of the real service); default: refuse with ModelArts.2751")

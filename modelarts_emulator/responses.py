@@ -20,19 +20,23 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
-from . import catalog_api, errors, execution_plan, obs_check, search, validation
-from .logs import preview as log_preview
+from local_cloud.server import reset_connection
+
+from . import errors
 from .auth import Authenticator
-from .catalog import Catalog
+from .catalog import api as catalog_api
+from .catalog.model import Catalog
 from .config import EmulatorConfig
 from .controls import Counters, Faults
 from .errors import ApiError
-from .execution import Executor
-from .obs_transfer import ObsTransfer
-from .local_server import reset_connection
-from .models import Store, Timings
+from .execution import obs_check, plan as execution_plan
+from .execution.obs_transfer import ObsTransfer
+from .execution.runner import Executor
+from .jobs import list_filters, validation
+from .jobs.logs import preview as log_preview
+from .jobs.models import Store, Timings
+from .pools import api as pool_api  # pools and networks: their own routes and handlers
 from .wire import ClockAdvance, FaultRules, SearchRequest, Settings, UpdateRequest, parse
-from . import pool_api  # pools and networks (issue 24): their own routes and handlers
 from .auto_search import api as auto_search  # the service's own hyperparameter search: its routes and handlers
 
 JOBS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs$")
@@ -40,7 +44,7 @@ JOB_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)$")
 ACTIONS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)/actions$")
 SEARCH_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-job-searches$")
 LOGS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)/tasks/(?P<task>[^/]+)/logs/preview$")
-# The catalog reads (catalog_api.py), each counted as its own operation.
+# The catalog reads (catalog/api.py), each counted as its own operation.
 FLAVORS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-job-flavors$")
 ENGINES_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-job-engines$")
 ALGORITHM_RE = re.compile(r"^/v2/(?P<project>[^/]+)/algorithms/(?P<algorithm>[^/]+)$")
@@ -215,7 +219,7 @@ class EmulatorApp:
             return Reply(200, catalog_api.algorithm(self.catalog, params["algorithm"]))
         if op == "search":
             req = parse(SearchRequest, _json(body) if body else {})
-            return Reply(200, search.search(store, req, self.search_offset, self.search_all_workspaces))
+            return Reply(200, list_filters.search(store, req, self.search_offset, self.search_all_workspaces))
         raise errors.not_found_route(raw_path)  # pragma: no cover - route() covers every op
 
     # --- /_emulator controls (no auth, not counted) -------------------------------------------------

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .config import EmulatorConfig
-from .local_server import LocalHTTPServer
+from local_cloud.server import LocalHTTPServer
 from .responses import EmulatorApp, Handler
 
 

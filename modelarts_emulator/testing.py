@@ -26,7 +26,7 @@ from typing import Any, Iterator
 import requests
 
 from . import config as c
-from .local_server import READY_RE, REPO_ROOT, LocalServerProcess, LocalStartError
+from local_cloud.server import READY_RE, REPO_ROOT, LocalServerProcess, LocalStartError
 
 __all__ = ["READY_RE", "REPO_ROOT", "EmulatorStartError", "RunningEmulator", "running_emulator"]
 

@@ -57,7 +57,10 @@ class FaultRule(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     operation: Literal["create", "get", "terminate", "delete", "update", "search", "logs", "iam_token",
-                       "flavors", "engines", "algorithm", "any"] = "any"
+                       "flavors", "engines", "algorithm",
+                       # the search's reads and early stop (auto_search/api.py)
+                       "search_algorithms", "autosearch_trials", "autosearch_trial", "autosearch_earlystop",
+                       "any"] = "any"
     kind: Literal["status", "reset", "latency", "drop_after_commit"] = "status"
     status: Literal[404, 429, 500, 502, 503, 504] = 503  # 404: the gateway's APIGW.0101
     retry_after: float = Field(default=1, ge=0)

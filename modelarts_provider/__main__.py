@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import logs_cli
-from .results import cli as results_cli
+from .cli import logs as logs_cli
+from .cli import results as results_cli
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from modelarts_emulator.local_server import listen_parser, serve
+from local_cloud.server import listen_parser, serve
 
 from . import config as c
 from .config import ObsEmulatorConfig

@@ -24,7 +24,7 @@ from xml.sax.saxutils import escape
 
 from pydantic import ValidationError
 
-from modelarts_emulator.local_server import LocalHTTPServer, reset_connection
+from local_cloud.server import LocalHTTPServer, reset_connection
 
 from . import auth
 from .config import CONTROL_PREFIX, ObsEmulatorConfig

@@ -21,7 +21,7 @@ import contextlib
 from pathlib import Path
 from typing import Any, Iterator
 
-from modelarts_emulator.local_server import READY_RE, REPO_ROOT, LocalServerProcess, LocalStartError
+from local_cloud.server import READY_RE, REPO_ROOT, LocalServerProcess, LocalStartError
 
 from . import config as c
 

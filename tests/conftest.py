@@ -2,7 +2,7 @@
 
 Tiers: a test that runs the Pulumi engine is marked `engine` (set here from its fixtures: anything that
 needs `pulumi_engine`); `./dev test --fast` runs the others (`-m "not engine"`). A test outside the engine
-tier that starts the engine anyway fails at once (tests/e2e/harness.py: `engine_allowed`), so the fast
+tier that starts the engine anyway fails at once (testkit/harness.py: `engine_allowed`), so the fast
 tier never quietly grows slow and no engine test hides in it.
 """
 
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e import harness
-from tests.e2e.harness import PULUMI_VERSION, engine_bin_dir, pulumi_env as _pulumi_env
+from testkit import harness
+from testkit.harness import PULUMI_VERSION, engine_bin_dir, pulumi_env as _pulumi_env
 
 ENGINE_FIXTURES = frozenset({"pulumi_engine", "pulumi_env"})
 

@@ -4,5 +4,5 @@ trials and their tables (trials.py), simulated trials (simulate.py), trials run 
 samplers (runner.py, ``--execute``) and the HTTP routes (api.py).
 
 Import the modules themselves (``from .auto_search import api``): the package root stays empty so that
-validation.py can use space.py without importing the store (models.py imports validation.py).
+jobs/validation.py can use space.py without importing the store (jobs/models.py imports jobs/validation.py).
 """

@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from .. import errors
-from ..models import JobRow, Store
+from ..jobs.models import JobRow, Store
 from . import catalog, simulate
 from .space import Search
 from .trials import RUNNING, Trial, list_header, list_row, trial_header, trial_rows
@@ -53,7 +53,9 @@ def runner(store: Store, executor: Any) -> Any:
         from .runner import SearchRunner
     except ImportError:
         return None
-    return SearchRunner(store, executor)
+    found = SearchRunner(store, executor)
+    found.recover()
+    return found
 
 
 def search_of_draft(draft: Any, runner: Any) -> bool:

@@ -3,7 +3,7 @@
 Per job, one thread. After the job's usual Creating/Pending time it asks an Optuna study (samplers.py)
 for trials, at most ``max_concurrent`` at once (each also takes one of the emulator's
 ``--max-processes`` slots) and ``num_samples`` in all. Each trial is a task-like local process in its own
-directory (``<job root>/trials/<trial_id>/``, planned by execution_plan.py as one node of the job) started
+directory (``<job root>/trials/<trial_id>/``, planned by execution/plan.py as one node of the job) started
 with the job's fixed parameters plus the trial's as ``--name=value``. Its log is read as it grows: every
 line matching the objective's regex is one report (training_iteration), with the other metrics' last
 values; its lines are copied into the job's own log prefixed ``(trial <id>)``. A trial ends TERMINATED and
@@ -30,10 +30,10 @@ import optuna
 from optuna.trial import TrialState
 
 from .. import errors
-from ..execution import KILLED_EXIT_CODE, Executor, _kill_group, write_log
-from ..execution_plan import TaskPlan, plan_tasks, task_log
-from ..models import Store
-from ..obs_transfer import TransferError
+from ..execution.obs_transfer import TransferError
+from ..execution.plan import TaskPlan, plan_tasks, task_log
+from ..execution.runner import KILLED_EXIT_CODE, Executor, _kill_group, write_log
+from ..jobs.models import QUEUED_PENDING_MS, Store
 from .samplers import distribution, sampler_for
 from .space import Param, Search
 from .trials import ERROR, RUNNING, TERMINATED, Report, Trial, trial_id
@@ -68,6 +68,14 @@ class SearchRunner:
             self._threads[job_id] = thread
             self._live[job_id] = {}
         thread.start()
+
+    def recover(self) -> None:
+        """Searches the last emulator left queued (not started yet) start now; a search whose trials were
+        running when it stopped ends Abnormal like any job (Executor._recover)."""
+        for row in self.store.all_rows():
+            if (row.doc.get("execution") and row.terminate_ms is None and row.outcome == "hang"
+                    and row.pending_ms == QUEUED_PENDING_MS and Search.of(row.doc.get("algorithm"))):
+                self.submit(row.id)
 
     def close(self) -> None:
         self._closing.set()

@@ -44,8 +44,10 @@ def sampler_for(search: Search) -> tuple[BaseSampler, str]:
     if search.algorithm == "tpe_search":
         gamma = float(a["gamma"])
         startup = int(a["n_initial_points"])
-        return (TPESampler(n_startup_trials=startup, gamma=lambda n: max(1, math.ceil(gamma * n)), seed=seed),
-                f"Optuna TPESampler (n_startup_trials={startup}, gamma={gamma:g})")
+        with warnings.catch_warnings():  # `gamma` is deprecated from Optuna 4.9 (removed in 6); pinned 4.9.0 has it
+            warnings.simplefilter("ignore", FutureWarning)
+            tpe = TPESampler(n_startup_trials=startup, gamma=lambda n: max(1, math.ceil(gamma * n)), seed=seed)
+        return tpe, f"Optuna TPESampler (n_startup_trials={startup}, gamma={gamma:g})"
     if search.algorithm == "bayes_opt_search":
         if importlib.util.find_spec("torch") is not None:
             return GPSampler(seed=seed), "Optuna GPSampler (Gaussian process)"

@@ -15,7 +15,7 @@ import math
 import random
 from typing import Any
 
-from ..models import JobRow
+from ..jobs.models import JobRow
 from .space import Param, Search
 from .trials import ERROR, RUNNING, TERMINATED, Report, Trial, trial_id
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..training_job.args import WaitFor
+from ..core.rules import WaitFor
 from .searches import SearchStatus
 
 

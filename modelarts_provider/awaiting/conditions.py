@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from enum import Enum
 
 from ..client.models import ACTIVE_PHASES, FAILED_PHASES, TrainingJob
-from ..training_job.args import WaitFor
-from ..training_job.outputs import describe_failure
+from ..core.rules import WaitFor
+from ..core.job_text import describe_failure
 
 
 class Verdict(str, Enum):

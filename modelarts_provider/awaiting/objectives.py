@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..client.models import TrainingJob, task_ids
-from ..logs import client_secrets, one_line_error
+from ..core.job_logs import client_secrets, one_line_error
 from .args import Objective
 
 CONCURRENCY = 8

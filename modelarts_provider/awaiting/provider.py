@@ -22,9 +22,9 @@ from typing import Any
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 from pydantic import ValidationError
 
-from ..provider_base import ModelArtsProvider, ProviderError, cancelled, engine_alive, say
-from ..training_job.check import failures_from
-from ..training_job.unknowns import contains_unknown
+from ..core.provider_base import ModelArtsProvider, ProviderError, cancelled, engine_alive, say
+from ..core.failures import failures_from
+from ..core.unknowns import contains_unknown
 from .args import OUTPUT_KEYS, AwaitedJob, AwaitedStatus, JobsAwaitArgs, JobsAwaitOutputs
 from .conditions import Verdict, reached
 from .report import failure_report

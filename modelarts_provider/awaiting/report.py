@@ -47,7 +47,7 @@ def _details(client: Any, result: Result) -> Any:
 def describe(result: Result, job: Any) -> str:
     """Why one job did not reach its target, in one line."""
     if result.outcome.verdict is Verdict.FAILED and job is not None:
-        from ..training_job.outputs import describe_failure  # noqa: PLC0415
+        from ..core.job_text import describe_failure  # noqa: PLC0415
 
         reason = describe_failure(job)
     else:
@@ -120,6 +120,6 @@ def failure_report(client: Any, results: list[Result], *, tolerated: str = "") -
 
 
 def _tail(client: Any, job: Any, lines: int) -> str:
-    from ..logs import failure_log_tail  # noqa: PLC0415 - only needed on failure
+    from ..core.job_logs import failure_log_tail  # noqa: PLC0415 - only needed on failure
 
     return failure_log_tail(client, job, lines)

@@ -18,13 +18,20 @@ tolerated and failure.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Optional
+from typing import Any, Optional, Protocol
 
 import pulumi
 from pulumi.dynamic import Resource
 
-from ..training_job.resource import TrainingJob
 from .provider import JobsAwaitProvider
+
+
+class TrainingJob(Protocol):
+    """What JobsAwait needs of a job resource (a TrainingJob): its id and name outputs and how to await it."""
+
+    job_id: pulumi.Output[str]
+    job_name: pulumi.Output[str]
+    await_spec: dict[str, Any]
 
 PROVIDER = JobsAwaitProvider()
 

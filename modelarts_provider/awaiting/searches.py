@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..client.models import TrainingJob, task_ids
 from ..client.search_models import Trial
-from ..logs import client_secrets, one_line_error
+from ..core.job_logs import client_secrets, one_line_error
 from ..results.table import Point, SweepObjective, SweepResults, collect, table_lines
 
 TAIL_LINES = 3  # of a failed trial's log (its own, task trial-<id>, else its lines in the job's log)

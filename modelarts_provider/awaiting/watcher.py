@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from ..client.errors import ModelArtsError
 from ..client.models import TrainingJob
-from ..training_job.args import WaitFor
+from ..core.rules import WaitFor
 from .conditions import Condition, Outcome, Verdict, before, exists, first_decisive, not_failed, reaches, still_running
 
 Strategy = Literal["auto", "list", "get"]

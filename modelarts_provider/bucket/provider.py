@@ -17,11 +17,11 @@ from typing import Any
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 from pydantic import ValidationError
 
-from ..messages import explain
+from ..core.messages import explain
 from ..obs.errors import ObsError
 from ..obs.names import bucket_name_problem
 from ..obs.provider_support import ObsProviderBase, ObsProviderError, is_unknown
-from ..provider_base import say
+from ..core.provider_base import say
 from .args import OUTPUT_KEYS, BucketArgs, BucketOutputs
 
 DELETE_PARALLELISM = 8

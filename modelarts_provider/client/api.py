@@ -39,7 +39,7 @@ from .models import (
 from .settings import ClientSettings
 from .pool_api import PoolOperations  # pools and networks (issue 24)
 from .search_api import SearchOperations  # the service's own hyperparameter search
-from ..ownership import token_on
+from ..core.ownership import token_on
 from .transport import RetryPolicy, Transport, is_unsent_error
 
 __all__ = ["ModelArtsClient"]
@@ -224,7 +224,7 @@ class ModelArtsClient(PoolOperations, SearchOperations):
         API: if it exists it is returned, otherwise the create is sent again (the service rejects a
         duplicate name, which is then resolved by another lookup). So one declared job never
         becomes two. The lookup is in the request's workspace and, when the request carries an owner
-        token (modelarts_provider.ownership), only a job with that token counts: a colleague's job of the
+        token (modelarts_provider.core.ownership), only a job with that token counts: a colleague's job of the
         same name is never returned as ours.
         """
         if not isinstance(request, CreateTrainingJobRequest):
@@ -464,7 +464,7 @@ class ModelArtsClient(PoolOperations, SearchOperations):
     def find_by_name(self, name: str, workspace_id: Optional[str] = None, *,
                      token: Optional[str] = None) -> Optional[TrainingJob]:
         """The newest job with exactly this name (in ``workspace_id``; default: the service's), or None.
-        With ``token``: only a job carrying that owner token (modelarts_provider.ownership).
+        With ``token``: only a job carrying that owner token (modelarts_provider.core.ownership).
 
         Whether the service refuses a second job with an existing name is not documented, so the
         newest one is returned; list_jobs(name_like=...) shows them all.

@@ -14,7 +14,7 @@ import json
 import re
 from typing import TYPE_CHECKING, Any, Iterable, Optional
 
-from ..masking import mask
+from ..core.masking import mask
 
 if TYPE_CHECKING:  # pragma: no cover
     import requests

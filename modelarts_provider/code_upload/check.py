@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..messages import explain
+from ..core.messages import explain
 from ..obs.names import bucket_name_problem
 from ..obs.provider_support import is_unknown
 from .args import INPUT_NAMES, OUTPUT_KEYS, CodeUploadArgs

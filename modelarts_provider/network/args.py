@@ -6,9 +6,9 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..ownership import OwnerMark
+from ..core.ownership import OwnerMark
 
-from ..messages import CIDR_RE, NETWORK_NAME_RE  # documented name rule, IPv4 CIDR
+from ..core.messages import CIDR_RE, NETWORK_NAME_RE  # documented name rule, IPv4 CIDR
 
 OUTPUT_KEYS = ("network_name", "phase", "location")
 

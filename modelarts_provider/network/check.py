@@ -6,8 +6,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..messages import explain
-from ..training_job.unknowns import contains_unknown
+from ..core.messages import explain
+from ..core.unknowns import contains_unknown
 from .args import OUTPUT_KEYS, NetworkArgs
 
 

@@ -14,9 +14,9 @@ from typing import Any
 from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 
 from ..client.pool_models import Network, create_network_body
-from ..location import check_same_place, location_of
-from ..owned_objects import our_namesake, require_ours, wait_gone
-from ..provider_base import ModelArtsProvider, ProviderError, cancelled, say
+from ..core.location import check_same_place, location_of
+from ..core.owned_objects import our_namesake, require_ours, wait_gone
+from ..core.provider_base import ModelArtsProvider, ProviderError, cancelled, say
 from .args import OUTPUT_KEYS, NetworkArgs
 from .check import check_inputs, strip_outputs
 from .diff import option_changes, replaced_fields

@@ -4,7 +4,7 @@
     ResourcePool("gpu", {..., "network": net.network_name})   # an Output: the pool depends on the network
 
 Outputs: network_name (the service's name, also the id), phase, location. Every input but the provider
-options replaces. The network carries this resource's owner mark (modelarts_provider.ownership) and is
+options replaces. The network carries this resource's owner mark (modelarts_provider.core.ownership) and is
 deleted only when it carries its token.
 """
 

@@ -14,8 +14,8 @@ from typing import Any
 from pulumi.dynamic import CheckFailure
 from pulumi.output import Unknown
 
-from ..provider_base import SettingsProvider
-from ..provider_config import NAMESPACE
+from ..core.provider_base import SettingsProvider
+from ..core.provider_config import NAMESPACE
 from .client import ObsClient
 from .errors import ObsConfigError
 from .settings import ObsSettings, resolve_obs_settings

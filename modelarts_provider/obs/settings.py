@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from ..provider_config import ENV_FALLBACKS, NAMESPACE, OTC_REGION_PREFIXES
+from ..core.provider_config import ENV_FALLBACKS, NAMESPACE, OTC_REGION_PREFIXES
 from .endpoints import resolve_obs_endpoint
 from .errors import ObsConfigError
 

@@ -27,8 +27,8 @@ from ..network.args import NetworkArgs, NetworkOutputs
 from ..network.provider import NetworkProvider
 from ..resource_pool.args import ResourcePoolArgs, ResourcePoolOutputs
 from ..resource_pool.provider import ResourcePoolProvider
-from ..ownership import OWNER_ANNOTATION, OwnerMark, owner_text, token_on
-from ..provider_base import ProviderError, SettingsProvider, say
+from ..core.ownership import OWNER_ANNOTATION, OwnerMark, owner_text, token_on
+from ..core.provider_base import ProviderError, SettingsProvider, say
 from ..training_job.from_live import declaration_of
 from ..training_job.normalize import spec_hash
 from ..training_job.provider import TrainingJobProvider

@@ -19,8 +19,8 @@ from pulumi.dynamic import ConfigureRequest as DynamicConfigureRequest
 from pulumi.dynamic.config import Config as DynamicConfig
 from pulumi.provider.experimental import provider as p
 
-from ..provider_base import SettingsProvider, request_cancel
-from ..provider_config import NAMESPACE
+from ..core.provider_base import SettingsProvider, request_cancel
+from ..core.provider_config import NAMESPACE
 from .doors import DOORS, PACKAGE, Context, Door
 from .schema import schema
 from .values import plain_map, property_map

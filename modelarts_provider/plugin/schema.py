@@ -14,8 +14,8 @@ from pydantic import BaseModel
 
 from ..awaiting.args import AwaitedJob, AwaitedStatus
 from ..code_upload.args import CodeUploadOutputs
-from ..ownership import OwnerMark
-from ..provider_config import ENV_FALLBACKS, SECRET_KEYS
+from ..core.ownership import OwnerMark
+from ..core.provider_config import ENV_FALLBACKS, SECRET_KEYS
 from ..training_job.args import TrainingJobArgs
 from ..training_job.outputs import JobStatusOutputs
 from .doors import DOORS, PACKAGE, Door, token

@@ -19,7 +19,7 @@ from pulumi.provider.experimental.server import ProviderServicer
 from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
 from pulumi.runtime.proto import provider_pb2_grpc
 
-from ..provider_base import start_orphan_watchdog
+from ..core.provider_base import start_orphan_watchdog
 from .provider import VERSION, ModelArtsPlugin
 
 # The calls whose failures are the provider's own errors.

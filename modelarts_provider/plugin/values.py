@@ -14,7 +14,7 @@ from typing import Any
 
 from pulumi.provider.experimental.property_value import Computed, PropertyValue
 
-from ..training_job.unknowns import UNKNOWN, is_unknown
+from ..core.unknowns import UNKNOWN, is_unknown
 
 
 def to_plain(value: PropertyValue) -> Any:

@@ -7,9 +7,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..ownership import OwnerMark
+from ..core.ownership import OwnerMark
 
-from ..messages import POOL_NAME_RE  # the documented name rule
+from ..core.messages import POOL_NAME_RE  # the documented name rule
 
 MAX_NODES = 500  # per flavor; a physical pool's maxCount is its count (documented), so no elastic range
 OUTPUT_KEYS = ("pool_name", "phase", "message", "available", "creating", "abnormal", "location")

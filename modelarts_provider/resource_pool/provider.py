@@ -19,9 +19,9 @@ from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, Up
 
 from ..client.errors import ModelArtsError
 from ..client.pool_models import Pool, create_pool_body, patch_pool_body
-from ..location import check_same_place, location_of
-from ..owned_objects import our_namesake, require_ours, wait_gone
-from ..provider_base import ModelArtsProvider, ProviderError, say
+from ..core.location import check_same_place, location_of
+from ..core.owned_objects import our_namesake, require_ours, wait_gone
+from ..core.provider_base import ModelArtsProvider, ProviderError, say
 from .args import OUTPUT_KEYS, ResourcePoolArgs
 from .check import check_inputs, strip_outputs
 from .diff import decide

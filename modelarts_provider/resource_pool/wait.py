@@ -8,7 +8,7 @@ import time
 from typing import Any, Callable
 
 from ..client.pool_models import Pool
-from ..provider_base import cancelled
+from ..core.provider_base import cancelled
 
 
 class PoolNotUsable(Exception):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ..masking import mask
+from ..core.masking import mask
 
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
 

@@ -91,8 +91,9 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from ..messages import BUCKET_RE, CIDR_RE, KEY_RE, NETWORK_NAME_RE, PARAM_NAME_RE, POOL_NAME_RE, did_you_mean, explain
-from ..training_job.args import FILE_URL_RE, OBS_URL_RE, rule
+from ..core.messages import BUCKET_RE, CIDR_RE, KEY_RE, NETWORK_NAME_RE, PARAM_NAME_RE, POOL_NAME_RE, did_you_mean, explain
+from ..core.rules import FILE_URL_RE, OBS_URL_RE, rule
+from .job_fields import Maps
 from .search_config import SEARCH_MODEL_NAMES, SearchConfig
 from .sweep import as_param
 
@@ -250,44 +251,63 @@ class ObjectiveConfig(_Cfg):
 
 
 class JobEntry(_Cfg):
-    pool: str  # a key of pools: an unknown one is named by StackConfig's reference check
-    obs: str | None = None
-    nodes: Annotated[int, Field(ge=1, le=1024)] = 1
-    name: str | None = None
-    description: str = ""
-    algorithm_id: str | None = None
-    subscription: SubscriptionConfig | None = None
-    code_dir: str | None = None
-    boot_file: str | None = None
-    code: CodeSource | None = None
-    engine: EngineConfig | None = None
-    image: str | None = None
-    command: str | None = None
-    parameters: dict[str, Scalar] = Field(default_factory=dict)
-    inputs: dict[str, Union[str, InputDataset]] = Field(default_factory=dict)
-    outputs: dict[str, str] = Field(default_factory=lambda: {"train_url": ""})
-    environments: dict[str, Scalar] = Field(default_factory=dict)
-    logs: bool = True
-    auto_stop_hours: Annotated[int, Field(ge=1)] | None = None
-    volumes: list[NfsConfig] = Field(default_factory=list)
-    annotations: dict[str, str] = Field(default_factory=dict)
-    working_dir: str | None = None
-    local_code_dir: str | None = None
-    wait_for: Literal["none", "created", "running", "completed"] = "created"
-    wait_timeout_seconds: Annotated[float, Field(gt=0)] = 3600
-    poll_interval_seconds: Annotated[float, Field(ge=0.05)] = 5.0
-    delete_timeout_seconds: Annotated[float, Field(gt=0)] = 900
-    delete_before_replace: bool | None = None
-    keep_finished_runs: bool = False
-    output_per_run: bool = False
-    replace_failed: bool = False
-    adopt_job_id: str | None = None
+    # One row per field (stack/job_fields.py): where it goes and what it may carry, declared once here.
+    pool: Annotated[str, Maps(("flavor_id", "pool_id"), secret=True, sends=True)]  # a key of pools: an
+    # unknown one is named by StackConfig's reference check
+    obs: Annotated[str | None, Maps()] = None  # which OBS location: its URLs are the job's paths
+    nodes: Annotated[int, Field(ge=1, le=1024), Maps("node_count", secret=True, sends=True, direct=True)] = 1
+    name: Annotated[str | None, Maps("name", name="a job name")] = None  # the job's identity, not its data
+    description: Annotated[str, Maps("description", secret=True, sends=True, direct=True)] = ""
+    algorithm_id: Annotated[str | None, Maps("algorithm.id", secret=True, sends=True, direct=True)] = None
+    subscription: Annotated[SubscriptionConfig | None, Maps(
+        ("algorithm.subscription_id", "algorithm.item_version_id"), secret=True, sends=True,
+        shown=(("algorithm.subscription_id", "subscription.id"),
+               ("algorithm.item_version_id", "subscription.versionId")))] = None
+    code_dir: Annotated[str | None, Maps("algorithm.code_dir", carries=("algorithm.boot_file",), secret=True,
+                                         sends=True, obs="reads", words=True)] = None
+    boot_file: Annotated[str | None, Maps("algorithm.boot_file", secret=True, sends=True, obs="reads",
+                                          words=True)] = None
+    code: Annotated[CodeSource | None, Maps()] = None  # uploaded by a CodeUpload: becomes codeDir + bootFile
+    engine: Annotated[EngineConfig | None, Maps("algorithm.engine", secret=True, sends=True)] = None
+    image: Annotated[str | None, Maps(carries=("algorithm.engine",), secret=True, sends=True)] = None
+    command: Annotated[str | None, Maps("algorithm.command", secret=True, sends=True, direct=True)] = None
+    parameters: Annotated[dict[str, Scalar], Maps("algorithm.parameters", secret=True, sends=True,
+                                                  keyed=True)] = Field(default_factory=dict)
+    inputs: Annotated[dict[str, Union[str, InputDataset]], Maps(
+        "algorithm.inputs", secret=True, sends=True, keyed=True, obs="reads")] = Field(default_factory=dict)
+    outputs: Annotated[dict[str, str], Maps("algorithm.outputs", secret=True, sends=True, keyed=True,
+                                            obs="writes")] = Field(default_factory=lambda: {"train_url": ""})
+    environments: Annotated[dict[str, Scalar], Maps("algorithm.environments", secret=True, sends=True,
+                                                    keyed=True)] = Field(default_factory=dict)
+    logs: Annotated[bool, Maps("log_export_path", sends=True, obs="writes",
+                               shown=(("log_export_path", "obs (logs)"),))] = True
+    auto_stop_hours: Annotated[Annotated[int, Field(ge=1)] | None, Maps("auto_stop", secret=True,
+                                                                         sends=True)] = None
+    volumes: Annotated[list[NfsConfig], Maps("volumes", secret=True, sends=True)] = Field(default_factory=list)
+    annotations: Annotated[dict[str, str], Maps("annotations", secret=True, sends=True,
+                                                keyed=True)] = Field(default_factory=dict)
+    working_dir: Annotated[str | None, Maps("algorithm.working_dir", secret=True, sends=True, words=True,
+                                            direct=True)] = None
+    local_code_dir: Annotated[str | None, Maps("algorithm.local_code_dir", secret=True, sends=True,
+                                               words=True, direct=True)] = None
+    # The provider's own options: how to wait, replace and name (never sent to the service).
+    wait_for: Annotated[Literal["none", "created", "running", "completed"], Maps("wait_for", direct=True)] = \
+        "created"
+    wait_timeout_seconds: Annotated[float, Field(gt=0), Maps("wait_timeout_seconds", direct=True)] = 3600
+    poll_interval_seconds: Annotated[float, Field(ge=0.05), Maps("poll_interval_seconds", direct=True)] = 5.0
+    delete_timeout_seconds: Annotated[float, Field(gt=0), Maps("delete_timeout_seconds", direct=True)] = 900
+    delete_before_replace: Annotated[bool | None, Maps("delete_before_replace", direct=True)] = None
+    keep_finished_runs: Annotated[bool, Maps("keep_finished_runs", direct=True)] = False
+    output_per_run: Annotated[bool, Maps("output_per_run", direct=True)] = False
+    replace_failed: Annotated[bool, Maps("replace_failed", direct=True)] = False
+    adopt_job_id: Annotated[str | None, Maps("adopt_job_id", direct=True)] = None
     # Keys this job was declared under before: it keeps its job, outputs and code (Pulumi aliases).
-    moved_from: list[Key] = Field(default_factory=list, max_length=16)
-    objective: ObjectiveConfig | None = None
-    retries: Annotated[int, Field(ge=1, le=MAX_RETRIES)] | None = None
+    moved_from: Annotated[list[Key], Field(max_length=16), Maps(name="a former key")] = Field(default_factory=list)
+    objective: Annotated[ObjectiveConfig | None, Maps()] = None  # read by the JobsAwait from the log
+    retries: Annotated[Annotated[int, Field(ge=1, le=MAX_RETRIES)] | None, Maps(carries=("annotations",),
+                                                                                 sends=True)] = None
     # The service's own hyperparameter search (stack/search_config.py): one job runs every trial.
-    search: SearchConfig | None = None
+    search: Annotated[SearchConfig | None, Maps("algorithm.policies", secret=True, sends=True)] = None
 
     @model_validator(mode="after")
     def _search(self) -> JobEntry:

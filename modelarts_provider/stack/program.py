@@ -15,7 +15,10 @@ from ..training_job.check import failures_from
 from .search_config import SearchConfig
 from .config import (PROJECT, RETRY_ANNOTATION, JobEntry, ObjectiveConfig, ObsConfig, StackConfig,
                      StackConfigError, is_absolute_path)
+from .job_fields import maps_of
 from .sweep import as_param, point_names
+
+FIELDS = maps_of(JobEntry)
 
 
 @dataclass(frozen=True)
@@ -93,8 +96,6 @@ def job_args(cfg: StackConfig, job: JobEntry, out_dir: str, *, name: str | None,
     obs = cfg.obs_for(job)
     pool = cfg.pools[job.pool]
     alg: dict[str, Any] = {}
-    if job.algorithm_id is not None:
-        alg["id"] = job.algorithm_id
     if job.subscription is not None:
         alg["subscription_id"] = job.subscription.id
         alg["item_version_id"] = job.subscription.version_id
@@ -113,8 +114,6 @@ def job_args(cfg: StackConfig, job: JobEntry, out_dir: str, *, name: str | None,
     engine = _engine(job)
     if engine is not None:
         alg["engine"] = engine
-    if job.command is not None:
-        alg["command"] = job.command
     params = {**job.parameters, **(extra_params or {})}
     alg["parameters"] = [{"name": k, "value": as_param(v)} for k, v in params.items()]
     alg["inputs"] = [
@@ -124,26 +123,23 @@ def job_args(cfg: StackConfig, job: JobEntry, out_dir: str, *, name: str | None,
     ]
     alg["outputs"] = [{"name": n, "obs_url": _rel_dir(obs, "outputs", v, out_dir)} for n, v in job.outputs.items()]
     alg["environments"] = {k: as_param(v) for k, v in job.environments.items()}
-    if job.working_dir is not None:
-        alg["working_dir"] = job.working_dir
-    if job.local_code_dir is not None:
-        alg["local_code_dir"] = job.local_code_dir
     if job.search is not None:
         alg["policies"] = {"auto_search": job.search.auto_search()}
 
     args: dict[str, Any] = {
-        "name": name, "description": job.description,
+        "name": name,
         "annotations": {**job.annotations, **({RETRY_ANNOTATION: str(job.retries)} if job.retries else {})},
         "algorithm": alg, "flavor_id": pool.flavor,
-        "pool_id": PENDING_POOL if pool.create is not None else pool.pool_id, "node_count": job.nodes,
+        "pool_id": PENDING_POOL if pool.create is not None else pool.pool_id,
         "volumes": [v.model_dump() for v in job.volumes],
-        "wait_for": job.wait_for, "wait_timeout_seconds": job.wait_timeout_seconds,
-        "poll_interval_seconds": job.poll_interval_seconds,
-        "delete_timeout_seconds": job.delete_timeout_seconds,
-        "delete_before_replace": job.delete_before_replace, "replace_failed": job.replace_failed,
-        "keep_finished_runs": job.keep_finished_runs, "output_per_run": job.output_per_run,
-        "adopt_job_id": job.adopt_job_id,
     }
+    for attr, path in FIELDS.direct:  # the fields whose value is the argument (stack/job_fields.py)
+        value = getattr(job, attr)
+        top, _, sub = path.partition(".")
+        if not sub:
+            args[top] = value
+        elif value is not None:  # a nested argument is left out rather than sent as null
+            alg[sub] = value
     if job.logs and obs is not None and obs.logs is not None:
         args["log_export_path"] = {"obs_url": obs.url(obs.logs, out_dir)}
     if job.auto_stop_hours is not None:
@@ -162,20 +158,10 @@ def config_keys(path: str, job: JobEntry) -> dict[str, str]:
     return out
 
 
-# Resource args name -> the config key users wrote, for messages.
-_CONFIG_NAMES = {
-    "algorithm.id": "algorithmId", "algorithm.subscription_id": "subscription.id",
-    "algorithm.item_version_id": "subscription.versionId", "algorithm.code_dir": "codeDir",
-    "algorithm.boot_file": "bootFile", "algorithm.engine": "engine", "algorithm.command": "command",
-    "algorithm.parameters": "parameters", "algorithm.environments": "environments",
-    "algorithm.inputs": "inputs", "algorithm.outputs": "outputs", "algorithm": "algorithm (one of "
-    "algorithmId, subscription, codeDir + bootFile + engine, image + command)",
-    "flavor_id": "pool", "pool_id": "pool", "node_count": "nodes", "name": "name",
-    "algorithm.local_code_dir": "localCodeDir", "algorithm.working_dir": "workingDir",
-    "log_export_path": "obs (logs)", "volumes": "volumes", "annotations": "annotations",
-    "keep_finished_runs": "keepFinishedRuns", "output_per_run": "outputPerRun",
-    "algorithm.policies": "search",
-}
+# Resource args name -> the config key users wrote, for messages (stack/job_fields.py), and the one args
+# name that no single key stands for.
+_CONFIG_NAMES = {**FIELDS.config_names, "algorithm": "algorithm (one of algorithmId, subscription, codeDir + "
+                                                     "bootFile + engine, image + command)"}
 
 
 def _config_field(prop: str) -> str:
@@ -186,8 +172,7 @@ def _config_field(prop: str) -> str:
 
 
 # Args names a rule's words may still use (the form rules are the config's own, see JobEntry).
-_CONFIG_WORDS = {"code_dir": "codeDir", "boot_file": "bootFile", "local_code_dir": "localCodeDir",
-                 "working_dir": "workingDir"}
+_CONFIG_WORDS = FIELDS.words
 _WORDS_RE = re.compile(r"\b(" + "|".join(_CONFIG_WORDS) + r")\b")
 
 

@@ -29,8 +29,8 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from ..messages import PARAM_NAME_RE, shown
-from ..training_job.args import rule
+from ..core.messages import PARAM_NAME_RE, shown
+from ..core.rules import rule
 from .sweep import as_param
 
 Scalar = Union[str, int, float, bool]

@@ -33,7 +33,9 @@ from typing import Any
 import pulumi
 import yaml
 
-from ..masking import leaves
+from ..core.masking import leaves
+from .config import JobEntry
+from .job_fields import maps_of
 from .sweep import as_param
 
 MIN_SECRET_LEN = 4  # the by-value second line: shorter values (e.g. "1", "true") would mark unrelated fields
@@ -115,6 +117,17 @@ def secret_paths(sections: dict[str, Any], full_key: Callable[[str], str], is_se
     return SecretPaths(tuple(paths), frozenset(values))
 
 
+# Derived from the job fields' rows (stack/job_fields.py): a config key -> the TrainingJob inputs it becomes;
+# everything a job sends to the service (not the provider's own options: waiting, replacement policy); the
+# OBS URLs of its location; the inputs whose entries the config names by key (a secret `environments.X` is
+# that entry alone).
+_FIELDS = maps_of(JobEntry)
+_JOB_FIELDS: dict[str, list[Path_]] = _FIELDS.secret_targets
+_JOB_DATA: list[Path_] = _FIELDS.sent
+_OBS_URLS: list[Path_] = _FIELDS.obs_paths()
+_KEYED = _FIELDS.keyed
+
+
 # --- what may not be secret ------------------------------------------------------------------------------
 
 _NAMES_WHY = ("becomes part of job keys, resource names, URNs and OBS object keys, which Pulumi and OBS keep in "
@@ -130,9 +143,8 @@ def name_refusals(raw: dict[str, Any], secrets: SecretPaths, full_key: Callable[
         out.append(f"invalid stack config: {shown} is secret, but {what} {_NAMES_WHY}; set it without --secret "
                    "and keep --secret for values such as environments (pulumi config set --secret --path ...)")
 
-    for section, what_fields in (("sweeps", {"grid": "a grid value", "name": "a job name",
-                                             "movedFrom": "a former key"}),
-                                 ("jobs", {"name": "a job name", "movedFrom": "a former key"}),
+    for section, what_fields in (("sweeps", {"grid": "a grid value", **_FIELDS.names}),
+                                 ("jobs", _FIELDS.names),
                                  ("obs", {"code": "a code prefix", "data": "a data prefix",
                                           "outputs": "an outputs prefix", "logs": "a logs prefix"})):
         entries = raw.get(section)
@@ -149,38 +161,6 @@ def name_refusals(raw: dict[str, Any], secrets: SecretPaths, full_key: Callable[
 
 
 # --- marking ---------------------------------------------------------------------------------------------
-
-# A job's config field -> the TrainingJob inputs it becomes ("*" after a map field: its entry of that name).
-_JOB_FIELDS: dict[str, list[Path_]] = {
-    "environments": [("algorithm", "environments")],
-    "parameters": [("algorithm", "parameters")],
-    "inputs": [("algorithm", "inputs")],
-    "outputs": [("algorithm", "outputs")],
-    "annotations": [("annotations",)],
-    "command": [("algorithm", "command")],
-    "description": [("description",)],
-    "codeDir": [("algorithm", "code_dir"), ("algorithm", "boot_file")],
-    "bootFile": [("algorithm", "boot_file")],
-    "algorithmId": [("algorithm", "id")],
-    "subscription": [("algorithm", "subscription_id"), ("algorithm", "item_version_id")],
-    "engine": [("algorithm", "engine")],
-    "image": [("algorithm", "engine")],
-    "workingDir": [("algorithm", "working_dir")],
-    "localCodeDir": [("algorithm", "local_code_dir")],
-    "volumes": [("volumes",)],
-    "nodes": [("node_count",)],
-    "pool": [("flavor_id",), ("pool_id",)],
-}
-# Everything a job sends to the service (not the provider's own options: waiting, replacement policy).
-_JOB_DATA: list[Path_] = [("description",), ("annotations",), ("algorithm",), ("flavor_id",), ("pool_id",),
-                          ("node_count",), ("volumes",), ("log_export_path",), ("auto_stop",)]
-_OBS_URLS: list[Path_] = [("algorithm", "code_dir"), ("algorithm", "boot_file"), ("algorithm", "inputs"),
-                          ("algorithm", "outputs"), ("log_export_path",)]
-# Inputs whose entries the config names by key (maps, or lists of {name, ...}): a secret `environments.X` is
-# that entry alone.
-_KEYED = {("algorithm", "parameters"), ("algorithm", "inputs"), ("algorithm", "outputs"),
-          ("algorithm", "environments"), ("annotations",)}
-
 
 def job_selectors(secrets: SecretPaths, section: str, key: str, obs: str | None, pool: str) -> list[Path_]:
     """The TrainingJob input paths that carry a secret of the job entry `section.key`, of its OBS location

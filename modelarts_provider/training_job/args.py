@@ -17,20 +17,14 @@ import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-from pydantic_core import PydanticCustomError
 
-from .. import messages
-from ..ownership import PREFIX as OWNERSHIP_PREFIX, OwnerMark
+from ..core import messages
+from ..core.ownership import PREFIX as OWNERSHIP_PREFIX, OwnerMark
+from ..core.rules import FILE_URL_RE, OBS_URL_RE, WaitFor, rule
 from ..client.models import FAILED_PHASES, TERMINAL_PHASES as STOPPED_PHASES
 
 JOB_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
-# OBS locations: either obs://bucket/key or the API's own /bucket/key form. Buckets are 3-63 chars.
-OBS_URL_RE = re.compile(r"^(obs://|/)[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[^\s]*)?\Z")
-# A path inside the training container (the create page: "When code_dir is prefixed with file://").
-FILE_URL_RE = re.compile(r"^file:///[^\s]*\Z")
 ENV_NAME_RE = re.compile(messages.ENV_NAME_RE)
-
-WaitFor = Literal["none", "created", "running", "completed"]
 
 __all__ = ["FAILED_PHASES", "STOPPED_PHASES", "TrainingJobArgs", "WaitFor"]
 
@@ -38,11 +32,6 @@ __all__ = ["FAILED_PHASES", "STOPPED_PHASES", "TrainingJobArgs", "WaitFor"]
 class _ArgModel(BaseModel):
     # extra="forbid": a typo in a field name is a check failure, not a silently ignored key.
     model_config = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=False)
-
-
-def rule(field: str, message: str) -> PydanticCustomError:
-    """A cross-field rule violation that names the field it is about (read back by check.py)."""
-    return PydanticCustomError("rule", message.replace("{", "(").replace("}", ")"), {"field": field})
 
 
 def to_api_obs(url: str) -> str:

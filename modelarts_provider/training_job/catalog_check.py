@@ -34,7 +34,7 @@ from .check import Failure
 from .normalize import spec_of, try_canonical
 from .outputs import strip_outputs
 from .search_check import search_failures
-from .unknowns import contains_unknown
+from ..core.unknowns import contains_unknown
 
 # How many known values a message lists when none is close.
 LISTED = 8

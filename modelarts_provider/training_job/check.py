@@ -11,63 +11,20 @@ the rest of the spec equals the previous inputs, the job keeps the name it has, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
-from ..messages import explain
+from ..core.failures import Failure, failures_from as _failures_from
+from ..core.unknowns import contains_unknown, is_unknown
 from .args import MODEL_NAMES, TrainingJobArgs
 from .normalize import spec_of, try_canonical
 from .outputs import strip_outputs
-from .unknowns import contains_unknown, is_unknown
-
-
-@dataclass(frozen=True)
-class Failure:
-    property: str
-    reason: str
-
-
-def _value_at(raw: Any, loc: tuple[Any, ...]) -> tuple[bool, Any]:
-    """Follow loc into the raw input; (True, UNKNOWN) as soon as an unknown is met on the way."""
-    cur = raw
-    for part in loc:
-        if is_unknown(cur):
-            return True, cur
-        if isinstance(cur, dict) and part in cur:
-            cur = cur[part]
-        elif isinstance(cur, list) and isinstance(part, int) and part < len(cur):
-            cur = cur[part]
-        else:
-            return False, None
-    return contains_unknown(cur), cur
-
-
-def format_loc(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += ("." if out else "") + str(part)
-    return out
 
 
 def failures_from(error: ValidationError, raw: dict[str, Any], prefix: tuple[Any, ...] = ()) -> list[Failure]:
-    """One Failure per bad field, in words (messages.py); errors hidden behind unknown values are skipped."""
-    out: list[Failure] = []
-    seen: set[str] = set()
-    for loc, reason in explain(error.errors(), MODEL_NAMES):
-        hidden, _ = _value_at(raw, loc)
-        if hidden:
-            continue
-        prop = format_loc(prefix + loc) or "args"
-        if prop in seen:
-            continue
-        seen.add(prop)
-        out.append(Failure(prop, reason))
-    return out
+    """One Failure per bad field of TrainingJobArgs (core/failures.py with this model's names)."""
+    return _failures_from(error, raw, MODEL_NAMES, prefix)
 
 
 def _keep_name(news: dict[str, Any], olds: dict[str, Any]) -> dict[str, Any]:

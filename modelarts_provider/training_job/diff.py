@@ -32,7 +32,7 @@ from typing import Any
 from .args import FAILED_PHASES, MESSAGE_ONLY_FIELDS, PROVIDER_ONLY_FIELDS, STOPPED_PHASES, UPDATABLE_FIELDS
 from .normalize import try_canonical
 from .outputs import strip_outputs
-from .unknowns import contains_unknown, is_unknown
+from ..core.unknowns import contains_unknown, is_unknown
 from ..client.models import normalize_obs_path
 
 
@@ -46,6 +46,10 @@ class DiffDecision:
     replaces: list[str] = field(default_factory=list)
     delete_before_replace: bool = True
     updates: list[str] = field(default_factory=list)  # in-place (description) or provider-only
+
+
+# The inputs holding OBS prefixes a job writes to (the job fields' rows say the same: stack/job_fields.py).
+WRITTEN_INPUTS = ("algorithm.outputs", "log_export_path")
 
 
 def _written_paths(inputs: dict[str, Any]) -> set[str]:

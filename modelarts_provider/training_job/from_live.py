@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..client.models import TrainingJob, as_list, as_text, normalize_obs_path
-from ..ownership import PREFIX as OWNERSHIP_PREFIX
+from ..core.ownership import PREFIX as OWNERSHIP_PREFIX
 from .compare import DEFAULT_WORKSPACE
 
 _ALGORITHM_PLAIN = ("id", "subscription_id", "item_version_id", "command", "local_code_dir", "working_dir")

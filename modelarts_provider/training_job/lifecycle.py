@@ -4,7 +4,7 @@ Pure functions of (client, args, printer) so they can be unit tested with a fake
 not here: a create returns as soon as the service accepted the job, and the awaiting resource
 (modelarts_provider.awaiting) waits for many jobs at once.
 
-Ownership is recorded, not guessed (modelarts_provider.ownership): a job is this resource's only when
+Ownership is recorded, not guessed (modelarts_provider.core.ownership): a job is this resource's only when
 it carries this resource's owner token. Only then is it taken over (same name and spec: a create whose
 response was lost, or a killed `up`) or stopped and deleted (our orphan: another spec or name, e.g. a
 killed `up` and then an edit). A job with the declared name that carries another owner, or none, stops
@@ -22,7 +22,7 @@ from .args import TrainingJobArgs
 from .compare import mismatches
 from .name_index import NameIndex
 from ..client.errors import CLIENT_AMBIGUOUS_CREATE, JOB_NOT_FOUND, ModelArtsError
-from ..ownership import OWNER_ANNOTATION, OwnerMark, owner_text, token_on
+from ..core.ownership import OWNER_ANNOTATION, OwnerMark, owner_text, token_on
 from ..client.models import ACTIVE_PHASES, TERMINAL_PHASES, CreateTrainingJobRequest, TrainingJob
 
 Printer = Callable[[str], None]

@@ -25,7 +25,7 @@ from typing import Protocol
 
 from ..client.errors import ModelArtsError
 from ..client.models import TrainingJob
-from ..ownership import token_on
+from ..core.ownership import token_on
 
 PAGE = 50
 DEFAULT_WORKSPACE = "0"  # what the list API lists when no workspace is given

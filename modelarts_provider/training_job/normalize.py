@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .args import MESSAGE_ONLY_FIELDS, PROVIDER_ONLY_FIELDS, UPDATABLE_FIELDS, TrainingJobArgs
-from .unknowns import contains_unknown
+from ..core.unknowns import contains_unknown
 
 # Fields that never replace the job, so they are not part of its "spec" (the name suffix keepers,
 # the takeover comparison key and the derived-name rule all use the spec).

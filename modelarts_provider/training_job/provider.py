@@ -19,10 +19,10 @@ from .check import check_inputs
 from .diff import decide
 from .name_index import NameIndex
 from .outputs import OUTPUT_KEYS, status_outputs, strip_outputs
-from ..masking import remember
-from ..location import check_same_place, location_of
-from ..ownership import OwnerMark
-from ..provider_base import ModelArtsProvider, ProviderError, say
+from ..core.masking import remember
+from ..core.location import check_same_place, location_of
+from ..core.ownership import OwnerMark
+from ..core.provider_base import ModelArtsProvider, ProviderError, say
 
 
 def learn_secrets(props: dict[str, Any]) -> None:

@@ -160,7 +160,7 @@ def companion_opts(opts: pulumi.ResourceOptions, suffix: str) -> pulumi.Resource
 
 
 def owner_mark(resource_name: str, opts: pulumi.ResourceOptions) -> dict[str, Any]:
-    """This resource's owner mark (modelarts_provider.ownership): its token is a RandomId created before
+    """This resource's owner mark (modelarts_provider.core.ownership): its token is a RandomId created before
     the job, so it is in the state before the job's POST, and stays the same across edits."""
     token = random.RandomId(f"{resource_name}-owner", byte_length=8, opts=companion_opts(opts, "-owner"))
     stack = f"{pulumi.get_organization()}/{pulumi.get_project()}/{pulumi.get_stack()}"

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from .check import Failure
-from .unknowns import contains_unknown
+from ..core.unknowns import contains_unknown
 
 # The entry's own fields that become algorithm parameters (stack/search_config.py), for messages.
 _FIELDS = {"num_samples": "trials", "max_concurrent": "parallel"}

@@ -13,8 +13,8 @@ from pulumi.output import Unknown
 from modelarts_provider.awaiting import provider as provider_mod
 from modelarts_provider.awaiting.provider import JobsAwaitProvider
 from modelarts_provider.awaiting.watcher import Watcher
-from modelarts_provider.provider_base import ProviderError
-from modelarts_provider.training_job.unknowns import UNKNOWN
+from modelarts_provider.core.provider_base import ProviderError
+from modelarts_provider.core.unknowns import UNKNOWN
 
 from .replay import FakeClock, ReplayClient
 
@@ -38,8 +38,8 @@ def env(monkeypatch: pytest.MonkeyPatch) -> Env:
         e.tails.append(job.id)
         return f"\n    last lines of {job.name}/worker-0:\n    RuntimeError: {job.id} broke"
 
-    # report.py imports modelarts_provider.logs at the failure; a stand-in module keeps it offline
-    monkeypatch.setitem(sys.modules, "modelarts_provider.logs",
+    # report.py imports modelarts_provider.core.job_logs at the failure; a stand-in module keeps it offline
+    monkeypatch.setitem(sys.modules, "modelarts_provider.core.job_logs",
                         types.SimpleNamespace(failure_log_tail=failure_log_tail))
     return e
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from tests.bad_input.args_cases import VALID_ARGS
-from tests.e2e.harness import REPO_ROOT
-from tests.faults.kit import OBS, POOLS, PROJECT, job
+from testkit.harness import REPO_ROOT
+from testkit.faults import OBS, POOLS, PROJECT, job
 
 ARGS_PROGRAM = '''
 import pulumi

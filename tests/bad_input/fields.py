@@ -14,7 +14,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 from pydantic import BaseModel
 from pydantic.alias_generators import to_camel
 
-from modelarts_provider.provider_config import ProviderSettings
+from modelarts_provider.core.provider_config import ProviderSettings
 from modelarts_provider.stack.config import PROJECT, StackConfig
 from modelarts_provider.training_job.args import TrainingJobArgs
 

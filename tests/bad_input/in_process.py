@@ -35,7 +35,7 @@ from pulumi.runtime import mocks, settings
 from pulumi.runtime.stack import wait_for_rpcs
 from pulumi.runtime.sync_await import _sync_await
 
-from modelarts_provider import masking
+from modelarts_provider.core import masking
 
 PROVIDER_KEY = "__provider"
 
@@ -61,7 +61,7 @@ class CheckingMocks(pulumi.runtime.Mocks):
             provider = dill.loads(base64.b64decode(inputs[PROVIDER_KEY]))
             # configure() as the dynamic-provider process calls it, without its orphan watchdog (this
             # process has no engine to outlive).
-            with mock.patch("modelarts_provider.provider_base.start_orphan_watchdog", lambda: None):
+            with mock.patch("modelarts_provider.core.provider_base.start_orphan_watchdog", lambda: None):
                 provider.configure(ConfigureRequest(DynamicConfig(self.config, pulumi.get_project())))
             result = provider.check({}, inputs)
             self.failures += [f"{f.property}: {f.reason}" for f in result.failures or []]

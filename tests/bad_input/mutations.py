@@ -10,7 +10,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.faults.kit import PROJECT, sweep
+from testkit.faults import PROJECT, sweep
 
 Path = tuple[Any, ...]
 DELETE = object()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tests.bad_input.mutations import (DELETE, JOBS, NO_ALGORITHM, OBS_KEY, POOLS_KEY, SWEEPS, Case, Mutation, both,
                                        job_field as a, obs_field, pool_field, put, setting, with_sweep)
-from tests.faults.kit import PROJECT, job, sweep
+from testkit.faults import PROJECT, job, sweep
 
 
 def cfg(text: str) -> str:

@@ -21,7 +21,7 @@ from tests.bad_input.conftest import (ARGS_PROJECT, OFFLINE, SECRET_KEYS, valid_
 from tests.bad_input.in_process import REFUSED, run_program
 from tests.bad_input.mutations import Case
 from tests.bad_input.stack_cases import STACK_CASES
-from tests.faults.kit import PROJECT
+from testkit.faults import PROJECT
 
 
 def stack_refusal(project_dir: Path, config: dict[str, Any]) -> str:

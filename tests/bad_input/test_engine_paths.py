@@ -24,8 +24,8 @@ from tests.bad_input.conftest import (ARGS_PROGRAM, ARGS_PROJECT, OFFLINE, SECRE
                                       valid_args_config, valid_stack_config)
 from tests.bad_input.in_process import run_program
 from tests.bad_input.stack_cases import STACK_CASES
-from tests.e2e.harness import REPO_ROOT, Stack, new_stack
-from tests.faults.kit import FAST_EMULATOR, PROJECT, TRACEBACK_RE, output_of, read_config, replace_config
+from testkit.harness import REPO_ROOT, Stack, new_stack
+from testkit.faults import FAST_EMULATOR, PROJECT, TRACEBACK_RE, output_of, read_config, replace_config
 
 # A check failure of a resource: "... resource 'direct': property node_count value {-1} has a problem: <reason>"
 PROPERTY_RE = re.compile(r"resource '[^']*': property (\S+) value .*? has a problem: (.*)$")

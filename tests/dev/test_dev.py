@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.harness import PULUMI_VERSION, REPO_ROOT, engine_bin_dir
+from testkit.harness import PULUMI_VERSION, REPO_ROOT, engine_bin_dir
 
 DEV = REPO_ROOT / "dev"
 STEPS = REPO_ROOT / "scripts" / "steps.sh"

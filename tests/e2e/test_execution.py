@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.harness import REPO_ROOT
-from tests.faults.kit import ENGINE, job_stack, provider_config
+from testkit.harness import REPO_ROOT
+from testkit.faults import ENGINE, job_stack, provider_config
 from tests.logs.test_logs_cli import logs
 
 pytestmark = [pytest.mark.engine, pytest.mark.timeout(300)]

@@ -12,11 +12,11 @@ import pytest
 
 from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient
 from modelarts_provider.client.models import CreateTrainingJobRequest
-from modelarts_provider.ownership import OwnerMark
+from modelarts_provider.core.ownership import OwnerMark
 from modelarts_provider.training_job.args import TrainingJobArgs
 from modelarts_provider.stack.config import parse
 from modelarts_provider.stack.program import plan
-from tests.faults.kit import (ENGINE, FLAVOR, OBS, POOLS, PROJECT, assert_converged, job, job_stack, name_of, output_of, phase_of,
+from testkit.faults import (ENGINE, FLAVOR, OBS, POOLS, PROJECT, assert_converged, job, job_stack, name_of, output_of, phase_of,
                               state_job_ids, update_config, wait_until)
 
 HF_TOKEN = "hf_s3cr3t-token-value-4242"

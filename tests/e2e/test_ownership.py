@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from modelarts_provider.client.models import CreateTrainingJobRequest
-from modelarts_provider.ownership import OwnerMark
+from modelarts_provider.core.ownership import OwnerMark
 from modelarts_provider.stack.sweep import point_names
 from tests.e2e.test_never_touch import client_of, declared, owner_token
-from tests.faults.kit import (PROJECT, assert_converged, job, job_stack, output_of, owner_key, phase_of,
+from testkit.faults import (PROJECT, assert_converged, job, job_stack, output_of, owner_key, phase_of,
                               state_job_ids, sweep, update_config)
 
 GRID = {"lr": [0.1, 0.2]}

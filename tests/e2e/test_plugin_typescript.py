@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.harness import Stack, engine_bin_dir, pulumi_env
-from tests.e2e.plugin_program import PLUGIN_DIR
+from testkit.harness import Stack, engine_bin_dir, pulumi_env
+from testkit.plugin_program import PLUGIN_DIR
 
 pytestmark = pytest.mark.engine
 

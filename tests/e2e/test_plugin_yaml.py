@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.e2e.plugin_program import write_program, yaml_stack
+from testkit.plugin_program import write_program, yaml_stack
 
 ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator catalog
 CPU = "modelarts.vm.cpu.2u"
@@ -151,7 +151,7 @@ def test_custom_timeouts_bound_the_wait(tmp_path: Path, emu: Any) -> None:
 
 def test_readme_yaml_example_previews(tmp_path: Path, emu: Any) -> None:
     """The README's YAML program, as printed there (its plugin path pointed at this checkout), previews."""
-    from tests.e2e.harness import REPO_ROOT
+    from testkit.harness import REPO_ROOT
 
     section = (REPO_ROOT / "README.md").read_text().split("## Use from TypeScript, Go, YAML", 1)[1]
     example = yaml.safe_load(section.split("```yaml\n", 1)[1].split("```", 1)[0])

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.faults.kit import PROJECT, job, job_stack, output_of, update_config
+from testkit.faults import PROJECT, job, job_stack, output_of, update_config
 
 FLAVOR = "modelarts.vm.gpu.tnt004"
 

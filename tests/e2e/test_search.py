@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.harness import REPO_ROOT, Stack
-from tests.faults.kit import job, job_stack, output_of
+from testkit.harness import REPO_ROOT, Stack
+from testkit.faults import job, job_stack, output_of
 
 SEARCH = {"objective": {"name": "accuracy", "regex": "accuracy=([0-9.]+)", "goal": "max"},
           "space": {"lr": {"loguniform": [0.001, 0.1], "points": 5}, "momentum": {"uniform": [0.5, 0.99]}},
@@ -83,7 +83,7 @@ def test_a_bad_space_and_an_unknown_algorithm_are_refused_at_preview(tmp_path: P
                 "order: low 0.99 must be less than high 0.5") in output_of(refused)
         assert emu.counters()["total"] == 0  # a rule: no call at all
 
-        from tests.faults.kit import configure_jobs
+        from testkit.faults import configure_jobs
 
         configure_jobs(st, jobs={"tune": tune(search={**SEARCH, "algorithm": {"name": "tpe_serch"}})})
         refused = st.preview(check=False)

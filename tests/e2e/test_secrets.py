@@ -25,8 +25,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.harness import REPO_ROOT
-from tests.faults.kit import FAST_EMULATOR, PROJECT, job, job_stack, output_of, owner_key, sweep
+from testkit.harness import REPO_ROOT
+from testkit.faults import FAST_EMULATOR, PROJECT, job, job_stack, output_of, owner_key, sweep
 
 pytestmark = pytest.mark.engine
 

@@ -21,11 +21,11 @@ from typing import Any
 
 import pytest
 
-from modelarts_emulator.logs import known_accuracy
+from modelarts_emulator.jobs.logs import known_accuracy
 from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient
 from modelarts_provider.stack.sweep import point_name
-from tests.e2e.harness import REPO_ROOT, Stack
-from tests.faults.kit import job, job_stack, output_of, up_in_background, wait_until
+from testkit.harness import REPO_ROOT, Stack
+from testkit.faults import job, job_stack, output_of, up_in_background, wait_until
 
 ALGORITHM = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator's catalog
 GRID = {"lr": [0.1, 0.01], "batch_size": [32, 64, 128]}

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.e2e.harness import REPO_ROOT, Stack, new_stack
-from tests.faults.kit import up_advancing
+from testkit.harness import REPO_ROOT, Stack, new_stack
+from testkit.faults import up_advancing
 
 ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator catalog
 CPU = "modelarts.vm.cpu.2u"
@@ -222,7 +222,7 @@ def test_sweep_3x3_creates_9_jobs_with_distinct_deterministic_names(tmp_path: Pa
     st.up()
     from modelarts_provider.stack.sweep import point_names
     from modelarts_provider.training_job.resource import SUFFIX_LENGTH, name_prefix
-    from tests.faults.kit import owner_key
+    from testkit.faults import owner_key
 
     jobs = emu.jobs()
     keys = sorted(owner_key(j) or "" for j in jobs)

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from modelarts_provider.stack.sweep import point_names
-from tests.faults.kit import (assert_converged, job, job_stack, name_of, output_of, phase_of, reap, sweep,
+from testkit.faults import (assert_converged, job, job_stack, name_of, output_of, phase_of, reap, sweep,
                               up_advancing, up_in_background, update_config, wait_until)
 
 GRID = {"lr": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]}

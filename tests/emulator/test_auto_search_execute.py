@@ -10,6 +10,7 @@ import os
 import re
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +23,7 @@ from modelarts_emulator.testing import RunningEmulator, running_emulator
 from tests.emulator.helpers import Api
 
 BUCKET = "search-bucket"
+MNIST = Path(__file__).resolve().parents[2] / "training" / "mnist" / "train.py"
 ENGINE = {"engine_name": "PyTorch", "engine_version": "pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64"}
 
 TRAIN = '''\
@@ -75,7 +77,7 @@ def local_obs(tmp_path_factory) -> Iterator[Any]:
     with running_obs(tmp_path_factory.mktemp("obs")) as obs:
         s3 = obs.client()
         s3.create_bucket(Bucket=BUCKET, CreateBucketConfiguration={"LocationConstraint": s3.meta.region_name})
-        for name, body in (("train", TRAIN), ("slow", SLOW), ("broken", BROKEN)):
+        for name, body in (("train", TRAIN), ("slow", SLOW), ("broken", BROKEN), ("mnist", MNIST.read_text())):
             s3.put_object(Bucket=BUCKET, Key=f"code/{name}/train.py", Body=body.encode())
         yield obs
 
@@ -180,3 +182,42 @@ def test_a_search_whose_trials_all_fail_fails(api: Api, sdk: ModelArtsClient) ->
     first = rows[0]["trial_id"]
     assert f"ERROR trial {first} failed: exit code 4" in api.logs(jid, f"trial-{first}").json()["content"]
     assert "no trial reported accuracy" in api.logs(jid).json()["content"]
+
+
+def test_deleting_a_search_kills_its_running_trials(api: Api, sdk: ModelArtsClient) -> None:
+    jid = api.create(_body("deleted-search", "slow", _search("tpe_search", 4, 2))).json()["metadata"]["id"]
+    running = _wait(lambda: [r for r in _trials(sdk, jid) if r["training_iteration"] == "1"][1:] and
+                    _trials(sdk, jid))
+    pids = [int(r["pid"]) for r in running]
+    assert len(pids) == 2
+    assert api.delete(jid).status_code == 202
+
+    def all_gone() -> bool:
+        for pid in pids:
+            try:
+                os.kill(pid, 0)
+                return False
+            except ProcessLookupError:
+                continue
+        return True
+    _wait(all_gone, timeout=15)
+
+
+def test_the_example_training_script_searched_by_tpe(api: Api, sdk: ModelArtsClient) -> None:
+    """training/mnist/train.py (the local stack's example) as the searched script: its epoch lines are the
+    reports, and the best trial reported is the best by the trials' own logs."""
+    search = _search("tpe_search", 4, 2)
+    search["reward_attrs"] = [{"name": "accuracy", "mode": "max", "regex": r"accuracy=([0-9.]+)"}]
+    body = _body("mnist-search", "mnist", search)
+    body["algorithm"]["parameters"] = [{"name": "epochs", "value": "2"}, {"name": "samples", "value": "300"}]
+    jid = api.create(body).json()["metadata"]["id"]
+    assert api.wait_phase(jid, {"Completed", "Failed"}, timeout=120)["status"]["phase"] == "Completed"
+    rows = _trials(sdk, jid)
+    by_logs = {}
+    for r in rows:
+        log = api.logs(jid, f"trial-{r['trial_id']}").json()["content"]
+        assert f"lr={float(r['config']['lr'])} batch_size={r['config']['batch_size']} epochs=2" in log
+        by_logs[r["trial_id"]] = float(re.findall(r"accuracy=([0-9.]+)", log)[-1])
+        assert r["training_iteration"] == "2" and float(r["reward_attr"]) == by_logs[r["trial_id"]]
+    best = max(rows, key=lambda r: float(r["reward_attr"]))
+    assert by_logs[best["trial_id"]] == max(by_logs.values())

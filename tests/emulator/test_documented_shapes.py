@@ -8,9 +8,9 @@ import sqlite3
 
 import pytest
 
-from modelarts_emulator.models import Store, Timings
+from modelarts_emulator.jobs.models import Store, Timings
 from modelarts_emulator.testing import running_emulator
-from modelarts_emulator.validation import JobDraft
+from modelarts_emulator.jobs.validation import JobDraft
 from tests.client.sdk_reference import fit
 from tests.emulator.helpers import FAST, Api, minimal_job
 

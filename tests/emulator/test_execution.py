@@ -18,7 +18,7 @@ import pytest
 from modelarts_emulator.testing import RunningEmulator, running_emulator
 from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient
 from modelarts_provider.client.models import CreateTrainingJobRequest, TrainingJob
-from modelarts_provider.logs import failure_log_tail
+from modelarts_provider.core.job_logs import failure_log_tail
 from tests.emulator.helpers import wait_phase
 
 BUCKET = "exec-bucket"
@@ -264,8 +264,8 @@ def test_a_restart_kills_the_processes_and_says_so(tmp_path, local_obs) -> None:
 
 
 def test_container_paths_map_under_the_task_directory(tmp_path) -> None:
-    from modelarts_emulator.execution_plan import plan_tasks
-    from modelarts_emulator.models import JobRow
+    from modelarts_emulator.execution.plan import plan_tasks
+    from modelarts_emulator.jobs.models import JobRow
 
     alg = {"code_dir": "/b/code/proj/", "boot_file": "/b/code/proj/src/train.py",
            "local_code_dir": "/home/ma-user/../../etc", "working_dir": "/home/ma-user/work",

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from modelarts_emulator import process_start
-from modelarts_emulator.process_start import ForkedProcess, start_process
+from local_cloud import process_start
+from local_cloud.process_start import ForkedProcess, start_process
 from modelarts_emulator.testing import RunningEmulator
 from obs_emulator.testing import RunningObs
 

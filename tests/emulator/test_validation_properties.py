@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from modelarts_emulator import errors
-from modelarts_emulator.catalog import Catalog
-from modelarts_emulator.validation import validate_create
+from modelarts_emulator.catalog.model import Catalog
+from modelarts_emulator.jobs.validation import validate_create
 from tests.emulator.helpers import minimal_job
 
 CATALOG = Catalog.load()

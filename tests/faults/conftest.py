@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults.kit import FAST_EMULATOR
+from testkit.faults import FAST_EMULATOR
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from typing import Any
 
 
 from modelarts_provider.stack.sweep import point_names
-from tests.faults.kit import (TRACEBACK_RE, assert_converged, converge, job, job_stack, name_of, output_of,
+from testkit.faults import (TRACEBACK_RE, assert_converged, converge, job, job_stack, name_of, output_of,
                               sweep, update_config)
 
 GRID = {"lr": [0.1, 0.2]}

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from modelarts_provider.stack.sweep import point_names
-from tests.faults.kit import (TRACEBACK_RE, assert_converged, converge, job, job_stack, killed_up, output_of, phase_of,
+from testkit.faults import (TRACEBACK_RE, assert_converged, converge, job, job_stack, killed_up, output_of, phase_of,
                               state_job_ids, sweep, up_advancing, up_in_background, wait_until)
 from tests.faults.test_faults import no_duplicates
 
@@ -83,7 +83,7 @@ def _iam_stack(tmp_path: Path, emu: Any) -> Any:
 @pytest.fixture
 def short_token_emu(tmp_path: Path, pulumi_engine: Path) -> Any:
     from modelarts_emulator.testing import running_emulator
-    from tests.faults.kit import FAST_EMULATOR
+    from testkit.faults import FAST_EMULATOR
 
     with running_emulator(tmp_path / "emulator", token_ttl_seconds=2, **FAST_EMULATOR) as e:
         yield e
@@ -125,7 +125,7 @@ def test_temporary_credentials_expire_mid_up(tmp_path: Path, pulumi_engine: Path
     # AK/SK + security token (STS): the token expires mid-run (the service now wants a new one). The
     # up fails with a clear 401 naming no secret; the user sets the new token and runs up again.
     from modelarts_emulator.testing import running_emulator
-    from tests.faults.kit import FAST_EMULATOR, provider_config
+    from testkit.faults import FAST_EMULATOR, provider_config
 
     # The first up's jobs stay Creating until the clock moves: it is still waiting for them when the
     # token changes, however slow the machine (jobs created after the restart get the short phases).

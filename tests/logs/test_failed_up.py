@@ -13,7 +13,7 @@ import pytest
 
 from modelarts_provider.client.models import TrainingJob
 from tests.e2e.test_training_jobs import job, make_stack
-from tests.faults.kit import up_advancing
+from testkit.faults import up_advancing
 
 from .conftest import FINISHED, SECRET_ENV_VALUE, client_for
 from .test_logs_cli import logs

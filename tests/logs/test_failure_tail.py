@@ -8,7 +8,7 @@ import pytest
 
 from modelarts_provider.client import ModelArtsError, TrainingJob
 from modelarts_provider.client.models import TaskLogPreview
-from modelarts_provider.logs import INDENT, failing_tasks, failure_log_tail, safe_line
+from modelarts_provider.core.job_logs import INDENT, failing_tasks, failure_log_tail, safe_line
 
 from .conftest import SECRET_ENV_VALUE, client_for, finished, started, wait_phase
 
@@ -170,7 +170,7 @@ class PrintsSecrets:
 
 
 def test_the_failure_report_masks_secret_shapes_and_the_jobs_secret_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
-    from modelarts_provider import masking
+    from modelarts_provider.core import masking
     from modelarts_provider.training_job.provider import learn_secrets
 
     monkeypatch.setattr(masking, "_KNOWN", set())  # the process-wide registry: left as found for other tests

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from modelarts_provider.client.models import TaskLogPreview
-from modelarts_provider.logs_cli import JobRef, LogFollower, LogsError, find_job, successor
-from tests.e2e.harness import REPO_ROOT, Stack
+from modelarts_provider.cli.logs import JobRef, LogFollower, LogsError, find_job, successor
+from testkit.harness import REPO_ROOT, Stack
 from tests.e2e.test_training_jobs import job, make_stack
 
 from .conftest import SECRET_ENV_VALUE, started

@@ -9,8 +9,8 @@ from pathlib import Path
 from tests.bad_input.conftest import OFFLINE, SECRET_KEYS
 from tests.bad_input.in_process import run_program
 from tests.bad_input.test_engine_paths import refusal
-from tests.faults.kit import PROJECT, TRACEBACK_RE, job, job_stack, output_of
-from tests.e2e.harness import REPO_ROOT
+from testkit.faults import PROJECT, TRACEBACK_RE, job, job_stack, output_of
+from testkit.harness import REPO_ROOT
 
 JOBS = {"a": {**job(name="multi-a"), "waitfor": "completed"}, "b": {**job(name="multi-b"), "nodes": "two"}}
 EXPECTED = ("invalid stack config: modelarts-jobs:jobs.a.waitfor: unknown key (did you mean waitFor?)\n"
@@ -34,6 +34,6 @@ def test_several_errors_print_one_per_line(tmp_path: Path, pulumi_engine: Path) 
 
 
 def _sections(jobs: dict) -> dict:
-    from tests.faults.kit import OBS, POOLS
+    from testkit.faults import OBS, POOLS
 
     return {"obs": OBS, "pools": POOLS, "jobs": jobs}

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from modelarts_provider.messages import did_you_mean
-from modelarts_provider.provider_config import unknown_setting_errors
+from modelarts_provider.core.messages import did_you_mean
+from modelarts_provider.core.provider_config import unknown_setting_errors
 from modelarts_provider.stack.config import StackConfigError, known_keys_at, parse
 
 POOLS = {"gpu": {"flavor": "modelarts.p3.large.public"}}

@@ -17,7 +17,7 @@ from botocore.exceptions import ClientError, ConnectionClosedError, EndpointConn
 
 from obs_emulator import auth
 from obs_emulator.config import ObsEmulatorConfig
-from obs_emulator.probe import ProbeError, object_exists, split_obs_path
+from local_cloud.obs_probe import ProbeError, object_exists, split_obs_path
 from obs_emulator.testing import running_obs
 from tests.obs.conftest import keys
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.harness import Stack, new_stack
+from testkit.harness import Stack, new_stack
 from tests.obs.conftest import code_dir, keys
 
 PROGRAM = '''

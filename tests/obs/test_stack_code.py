@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from modelarts_provider.stack.sweep import point_names
-from tests.e2e.harness import REPO_ROOT
-from tests.faults.kit import ENGINE, job_labelled, job_stack, name_of, output_of, phase_of, provider_config, update_config
+from testkit.harness import REPO_ROOT
+from testkit.faults import ENGINE, job_labelled, job_stack, name_of, output_of, phase_of, provider_config, update_config
 
 TRAIN = "import sys\nprint('training', sys.argv[1:])\n"
 
@@ -131,7 +131,7 @@ def test_bad_local_code_is_refused_at_preview(tmp_path: Path, case: str, sub: st
     engine-path test shows a real preview prints such a program refusal as is)."""
     from tests.bad_input.conftest import OFFLINE
     from tests.bad_input.in_process import run_program
-    from tests.faults.kit import POOLS, PROJECT
+    from testkit.faults import POOLS, PROJECT
 
     (tmp_path / "empty").mkdir()
     write(tmp_path / "other", {"main.py": TRAIN})

@@ -15,9 +15,9 @@ from modelarts_provider.plugin.doors import DOORS, Context, jobs_await_timeouts,
 from modelarts_provider.plugin.provider import ModelArtsPlugin, _config_of
 from modelarts_provider.plugin.schema import schema
 from modelarts_provider.plugin.values import from_plain, plain_map, property_map, to_plain
-from modelarts_provider.provider_base import ProviderError
+from modelarts_provider.core.provider_base import ProviderError
 from modelarts_provider.training_job.args import TrainingJobArgs
-from modelarts_provider.training_job.unknowns import UNKNOWN
+from modelarts_provider.core.unknowns import UNKNOWN
 from pulumi.provider.experimental import provider as p
 
 ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"
@@ -142,7 +142,7 @@ def test_calls_run_beside_each_other() -> None:
 
 def test_engine_cancel_reaches_the_waits() -> None:
     """The engine's Cancel (first Ctrl-C) arrives first-hand: the flag every wait of the process checks."""
-    from modelarts_provider import provider_base
+    from modelarts_provider.core import provider_base
 
     assert not provider_base.cancelled()
     try:

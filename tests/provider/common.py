@@ -8,7 +8,7 @@ CODE = {"code_dir": "obs://bkt/code/", "boot_file": "obs://bkt/code/train.py",
 
 
 def owner_of(resource: str, stack: str = "organization/proj/dev") -> dict[str, str]:
-    """The owner mark of the stack resource `resource` (modelarts_provider.ownership): one token per resource."""
+    """The owner mark of the stack resource `resource` (modelarts_provider.core.ownership): one token per resource."""
     return {"stack": stack, "resource": resource,
             "token": hashlib.sha256(f"{stack}::{resource}".encode()).hexdigest()[:16]}
 
@@ -31,7 +31,7 @@ CREDENTIALS = {"region": "cn-north-4", "projectId": "p", "accessKey": "AK", "sec
 
 def provider_for(client: Any, **settings: str) -> Any:
     """A TrainingJobProvider configured with CREDENTIALS (overridden by `settings`) on the fake client."""
-    from modelarts_provider.provider_config import resolve_settings
+    from modelarts_provider.core.provider_config import resolve_settings
     from modelarts_provider.training_job.provider import TrainingJobProvider
 
     p = TrainingJobProvider()

@@ -230,8 +230,8 @@ class FakeClient:
     # --- training catalogs (the catalog check at preview): the emulator's built-in catalog -----------
 
     def list_training_flavors(self, flavor_type: str | None = None) -> Any:
-        from modelarts_emulator import catalog_api
-        from modelarts_emulator.catalog import Catalog
+        from modelarts_emulator.catalog import api as catalog_api
+        from modelarts_emulator.catalog.model import Catalog
         from modelarts_provider.client.models import TrainingFlavorList
 
         with self._lock:
@@ -239,8 +239,8 @@ class FakeClient:
         return TrainingFlavorList.model_validate(catalog_api.flavors(Catalog.load(), ""))
 
     def list_training_engines(self) -> Any:
-        from modelarts_emulator import catalog_api
-        from modelarts_emulator.catalog import Catalog
+        from modelarts_emulator.catalog import api as catalog_api
+        from modelarts_emulator.catalog.model import Catalog
         from modelarts_provider.client.models import TrainingEngineList
 
         with self._lock:
@@ -248,7 +248,7 @@ class FakeClient:
         return TrainingEngineList.model_validate(catalog_api.engines(Catalog.load()))
 
     def get_algorithm(self, algorithm_id: str) -> Any:
-        from modelarts_emulator.catalog import Catalog
+        from modelarts_emulator.catalog.model import Catalog
         from modelarts_provider.client.models import AlgorithmDetail
 
         with self._lock:

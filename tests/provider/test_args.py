@@ -5,7 +5,7 @@ from pulumi.output import Unknown
 
 from modelarts_provider.training_job.args import TrainingJobArgs
 from modelarts_provider.training_job.check import check_inputs
-from modelarts_provider.training_job.unknowns import UNKNOWN
+from modelarts_provider.core.unknowns import UNKNOWN
 
 from .common import owner_of, CODE, job_inputs
 
@@ -20,7 +20,7 @@ def test_valid_code_form_normalizes_and_wires_api_obs_paths():
     # replacement order: the default rule (diff.py) unless set
     assert inputs["wait_for"] == "created" and inputs.get("delete_before_replace") is None
     wire = TrainingJobArgs.model_validate(inputs).to_wire()
-    # the owner mark travels in the create request itself (modelarts_provider.ownership)
+    # the owner mark travels in the create request itself (modelarts_provider.core.ownership)
     assert wire["metadata"] == {"name": "job-a", "description": "d", "annotations": {
         "modelarts-pulumi/owner": "organization/proj/dev::a", "modelarts-pulumi/token": owner_of("a")["token"]}}
     assert wire["algorithm"]["code_dir"] == "/bkt/code/"

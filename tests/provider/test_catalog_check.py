@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient
-from modelarts_provider.provider_config import resolve_settings
+from modelarts_provider.core.provider_config import resolve_settings
 from modelarts_provider.stack.config import StackConfig
 from modelarts_provider.stack.program import plan
 from modelarts_provider.training_job.check import check_inputs

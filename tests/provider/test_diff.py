@@ -9,7 +9,7 @@ from pulumi.output import Unknown
 
 from modelarts_provider.training_job.check import check_inputs
 from modelarts_provider.training_job.diff import decide
-from modelarts_provider.training_job.unknowns import UNKNOWN
+from modelarts_provider.core.unknowns import UNKNOWN
 
 from .common import CODE, job_inputs
 

@@ -1,6 +1,6 @@
 """lifecycle.submit / adopt / stop / stop_and_delete with the fake client and a NameIndex.
 
-Ownership is recorded (modelarts_provider.ownership): only a job carrying this resource's owner token is
+Ownership is recorded (modelarts_provider.core.ownership): only a job carrying this resource's owner token is
 ever taken over (same name and spec) or stopped and deleted (our orphan: another spec or name). A job
 that carries another owner, or none, is named in the refusal and never terminated, deleted or updated.
 In these tests each job name is one resource with its own token (tests/provider/common.owner_of).

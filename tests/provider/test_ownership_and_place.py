@@ -8,13 +8,13 @@ from typing import Any
 import pytest
 
 from modelarts_provider.client.errors import ModelArtsError
-from modelarts_provider.location import WrongPlaceError
+from modelarts_provider.core.location import WrongPlaceError
 from modelarts_provider.training_job import lifecycle
 from modelarts_provider.training_job.args import TrainingJobArgs
 from modelarts_provider.training_job.diff import decide
 from modelarts_provider.training_job.lifecycle import TrainingJobError
 from modelarts_provider.training_job.provider import TrainingJobProvider
-from modelarts_provider.ownership import OwnerMark
+from modelarts_provider.core.ownership import OwnerMark
 
 from .common import checked, job_inputs, owner_of, provider_for
 from .fakes import FakeClient

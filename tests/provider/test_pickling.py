@@ -15,7 +15,7 @@ import pytest
 from pulumi.dynamic import ConfigureRequest
 from pulumi.dynamic.dynamic import serialize_provider
 
-from modelarts_provider import provider_base
+from modelarts_provider.core import provider_base
 from modelarts_provider.awaiting.provider import JobsAwaitProvider
 from modelarts_provider.training_job.provider import TrainingJobProvider
 

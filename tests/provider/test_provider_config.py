@@ -4,7 +4,7 @@ import pickle
 
 import pytest
 
-from modelarts_provider.provider_config import ProviderConfigError, resolve_settings, unknown_keys
+from modelarts_provider.core.provider_config import ProviderConfigError, resolve_settings, unknown_keys
 
 SK = "very-secret-sk-value"
 

@@ -10,8 +10,8 @@ import pytest
 
 from modelarts_emulator.testing import RunningEmulator, running_emulator
 from modelarts_provider.network.provider import NetworkProvider
-from modelarts_provider.provider_base import ProviderError
-from modelarts_provider.provider_config import resolve_settings
+from modelarts_provider.core.provider_base import ProviderError
+from modelarts_provider.core.provider_config import resolve_settings
 from modelarts_provider.resource_pool import provider as pool_provider_module
 from modelarts_provider.resource_pool.diff import decide
 from modelarts_provider.resource_pool.provider import ResourcePoolProvider

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from modelarts_provider.provider_config import resolve_settings
+from modelarts_provider.core.provider_config import resolve_settings
 
 BASE = {"region": "cn-north-4", "projectId": "p", "accessKey": "AK", "secretKey": "SK"}
 

@@ -11,7 +11,7 @@ import pytest
 
 from modelarts_provider.awaiting.searches import read_search
 from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient
-from modelarts_provider.provider_config import resolve_settings
+from modelarts_provider.core.provider_config import resolve_settings
 from modelarts_provider.stack.config import parse
 from modelarts_provider.stack.program import plan
 from modelarts_provider.training_job.provider import TrainingJobProvider

@@ -330,7 +330,7 @@ class FakeCli:
 
 def test_results_of_a_search_like_a_sweep_with_a_labelled_log_chart(tmp_path: Any) -> None:
     from modelarts_provider.results.chart import log_rewards, write_chart
-    from modelarts_provider.results.cli import sweep_results
+    from modelarts_provider.cli.results import sweep_results
     from modelarts_provider.results.table import table_lines
 
     rows = [row(i, lr, reward) for i, (lr, reward) in enumerate([(0.1, "2.5"), (0.01, "0.02"), (0.001, "0.004")])]
@@ -343,7 +343,7 @@ def test_results_of_a_search_like_a_sweep_with_a_labelled_log_chart(tmp_path: An
     assert not log_rewards([0.5, 0.9])
     path = write_chart("tune", results, tmp_path / "tune.png")
     assert path.read_bytes()[:4] == b"\x89PNG"
-    from modelarts_provider.logs_cli import LogsError
+    from modelarts_provider.cli.logs import LogsError
 
     with pytest.raises(LogsError, match="no sweep or search 'other' .*its sweeps and searches: tune"):
         sweep_results(FakeCli({"searches": {"tune": exported}}), "other")  # type: ignore[arg-type]

@@ -1,4 +1,4 @@
-"""The one masking step (modelarts_provider.masking): shapes, known values, and a property over generated lines."""
+"""The one masking step (modelarts_provider.core.masking): shapes, known values, and a property over generated lines."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from modelarts_provider import masking
-from modelarts_provider.masking import MASK, mask, mask_shapes
+from modelarts_provider.core import masking
+from modelarts_provider.core.masking import MASK, mask, mask_shapes
 
 SECRET = "s3cr3t-V4lue_xyz"
 

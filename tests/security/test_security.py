@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import requests
 
-from tests.faults.kit import (FAST_EMULATOR, TRACEBACK_RE, job, job_stack, output_of, provider_config,
+from testkit.faults import (FAST_EMULATOR, TRACEBACK_RE, job, job_stack, output_of, provider_config,
                               sweep)
 
 SECURITY_TOKEN = "sts-security-token-Zq8xW1pL0mN3vB7c"
@@ -173,7 +173,7 @@ def test_aksk_and_security_token_never_leak(tmp_path: Path, emu: Any) -> None:
                    sweeps={"s": sweep({"lr": [0.1, 0.2]})}, plain=plain, secrets=secrets)
     procs = [st.preview(), st.up()]
     # an update, a refresh, a failing create (rejected by the service), a destroy: all their output
-    from tests.faults.kit import update_config
+    from testkit.faults import update_config
     update_config(st, {"modelarts-jobs:jobs": {"a": job(name="sec-leak-a", description="second"),
                                                "bad": job(name="sec-leak-bad", engine={"name": "NoSuchEngine",
                                                                                        "version": "0"})}})
@@ -199,7 +199,7 @@ def test_iam_password_and_token_never_leak(tmp_path: Path, emu: Any) -> None:
     # A wrong password: the failure names the problem, not the password.
     wrong = "wrong-password-Kx93hQ"
     st.set_config("modelarts:iamPassword", wrong, secret=True)
-    from tests.faults.kit import update_config
+    from testkit.faults import update_config
     update_config(st, {"modelarts-jobs:jobs": {"a": job(name="sec-iam-a"), "b": job(name="sec-iam-b")}})
     failed = st.up(check=False)
     assert failed.returncode != 0, output_of(failed)

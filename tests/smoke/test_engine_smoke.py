@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.e2e.harness import PULUMI_VERSION, new_stack
+from testkit.harness import PULUMI_VERSION, new_stack
 
 PROGRAM = '''
 import pulumi

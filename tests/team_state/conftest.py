@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e import harness
-from tests.faults.kit import FAST_EMULATOR
+from testkit import harness
+from testkit.faults import FAST_EMULATOR
 from tests.obs.conftest import obs, s3  # noqa: F401  (the local OBS per test, shared with tests/obs)
 
 STATE_BUCKET = "team-state"

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.harness import REPO_ROOT, engine_bin_dir
+from testkit.harness import REPO_ROOT, engine_bin_dir
 
 DEV = REPO_ROOT / "dev"
 BUCKET = "modelarts-pulumi-state"

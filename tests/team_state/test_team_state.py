@@ -32,8 +32,8 @@ from typing import Any
 import pytest
 
 from modelarts_provider.stack.sweep import point_names
-from tests.e2e.harness import Stack, new_stack
-from tests.faults.kit import (ENGINE, TRACEBACK_RE, assert_converged, job, job_stack, label_of, name_of, output_of,
+from testkit.harness import Stack, new_stack
+from testkit.faults import (ENGINE, TRACEBACK_RE, assert_converged, job, job_stack, label_of, name_of, output_of,
                               killed_up, provider_config, sweep, up_advancing, up_in_background, wait_until)
 from tests.team_state.conftest import STATE_BUCKET, TEAM_PASSPHRASE, backend_env, point_new_stacks_at
 
@@ -232,7 +232,7 @@ def test_two_ups_at_once_one_proceeds_at_most_and_a_retry_succeeds(tmp_path: Pat
     initial = {r["urn"] for r in st.resources()}
     initial_ids = {j["metadata"]["id"] for j in assert_converged(emu, st, 2)}
 
-    from tests.faults.kit import configure_jobs
+    from testkit.faults import configure_jobs
     # race-b runs until the clock moves: a run that proceeds holds the lock until the other one has
     # ended, however slowly the second CLI starts.
     configure_jobs(st, jobs={**first, "b": alg_job(name="race-b", waitFor="completed")},

@@ -1,0 +1,70 @@
+"""The catalog read APIs, in the official SDK's response shapes (huaweicloudsdkmodelarts v1):
+
+- ``GET /v2/{project_id}/training-job-flavors[?flavor_type=CPU|GPU|Ascend]`` -> ShowTrainingJobFlavorsResponse
+  ``{"total_count", "flavors": [FlavorResponseWithSupport]}``: the public flavors only (a dedicated pool's
+  flavors are the pool's, not the public list's);
+- ``GET /v2/{project_id}/training-job-engines`` -> ShowTrainingJobEnginesResponse ``{"total", "items":
+  [ListEnginesItems]}``;
+- ``GET /v2/{project_id}/algorithms/{algorithm_id}`` -> ShowAlgorithmByUuidResponse ``{"metadata",
+  "job_config", "resource_requirements", "advanced_config"}``; an unknown id is the service's documented
+  "algorithm not found" (ModelArts.2755).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qs
+
+from .. import errors
+from .model import Algorithm, Catalog, Engine, Flavor
+
+FLAVOR_TYPES = ("CPU", "GPU", "Ascend")
+
+
+def _flavor(f: Flavor) -> dict[str, Any]:
+    extra = {k: v for k, v in (f.model_extra or {}).items()}
+    out: dict[str, Any] = {"flavor_id": f.flavor_id, "flavor_name": f.flavor_name, "max_num": f.max_num,
+                           "flavor_type": f.flavor_type, "billing": f.billing,
+                           "flavor_info": {"max_num": f.max_num, **f.flavor_info}, **extra}
+    if f.attributes:
+        out["attributes"] = f.attributes
+    return out
+
+
+def flavors(catalog: Catalog, raw_query: str) -> dict[str, Any]:
+    wanted = (parse_qs(raw_query).get("flavor_type") or [None])[0]
+    if wanted is not None and wanted not in FLAVOR_TYPES:
+        raise errors.invalid_param("flavor_type", f"must be one of {', '.join(FLAVOR_TYPES)}")
+    items = [_flavor(f) for f in catalog.flavors.values()
+             if not f.dedicated and (wanted is None or f.flavor_type == wanted)]
+    return {"total_count": len(items), "flavors": items}
+
+
+def _engine(e: Engine) -> dict[str, Any]:
+    return {"engine_id": e.engine_id, "engine_name": e.engine_name, "engine_version": e.engine_version,
+            "v1_compatible": e.v1_compatible, "run_user": e.run_user, **(e.model_extra or {})}
+
+
+def engines(catalog: Catalog) -> dict[str, Any]:
+    items = [_engine(e) for e in catalog.engines.values()]
+    return {"total": len(items), "items": items}
+
+
+def algorithm(catalog: Catalog, algorithm_id: str) -> dict[str, Any]:
+    found: Algorithm | None = catalog.algorithms.get(algorithm_id)
+    if found is None:
+        raise errors.algorithm_not_found()
+    engine = catalog.engines.get(found.engine_id)
+    job_config: dict[str, Any] = {
+        "code_dir": found.code_dir, "boot_file": found.boot_file,
+        "parameters": [{"name": p.name, "value": p.value, "description": p.description,
+                        "constraint": {"type": p.type, "editable": p.editable, "required": p.required}}
+                       for p in found.parameters],
+        "inputs": [], "outputs": [], "parameters_customization": True,
+    }
+    if engine is not None:
+        job_config["engine"] = {"engine_id": engine.engine_id, "engine_name": engine.engine_name,
+                                "engine_version": engine.engine_version}
+    return {"metadata": {"id": found.id, "name": found.name, "description": "", "workspace_id": "0",
+                         "source": "custom", "api_version": "v2", "is_valid": True, "state": "done"},
+            "job_config": job_config, "resource_requirements": [], "advanced_config": {}}

@@ -1,0 +1,110 @@
+"""HTTP side of pools and networks: routes (SDK ``create_pool``, ``show_pool``, ``list_pools``, ``patch_pool``,
+``delete_pool``, ``create_network``, ``show_network``, ``list_networks``, ``delete_network``,
+``list_resource_flavors``), their handlers, and the ``/_emulator/pools`` and ``/_emulator/pool-faults``
+test controls. responses.py routes here; state lives in pools.py, queued jobs in pool_jobs.py.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from .. import errors
+from . import jobs as pool_jobs
+from ..catalog.model import Catalog
+from ..config import EmulatorConfig
+from ..jobs.models import Store
+from .wire import (RESOURCE_FLAVORS, CreateNetworkBody, CreatePoolBody, FLAVORS_BY_NAME, PatchPoolBody,
+                        PoolFault, render_flavor)
+from .state import PoolStore, PoolTimings
+from ..wire import parse
+
+ROUTES = (
+    (re.compile(r"^/v2/(?P<project>[^/]+)/pools$"), {"POST": "pool_create", "GET": "pool_list"}),
+    (re.compile(r"^/v2/(?P<project>[^/]+)/pools/(?P<name>[^/]+)$"),
+     {"GET": "pool_get", "PATCH": "pool_update", "DELETE": "pool_delete"}),
+    (re.compile(r"^/v2/(?P<project>[^/]+)/pools/(?P<name>[^/]+)/nodes$"), {"GET": "pool_nodes"}),
+    (re.compile(r"^/v1/(?P<project>[^/]+)/networks$"), {"POST": "network_create", "GET": "network_list"}),
+    (re.compile(r"^/v1/(?P<project>[^/]+)/networks/(?P<name>[^/]+)$"),
+     {"GET": "network_get", "PATCH": "network_update", "DELETE": "network_delete"}),
+    (re.compile(r"^/v1/(?P<project>[^/]+)/resourceflavors$"), {"GET": "resource_flavors"}),
+)
+OPERATIONS = frozenset(op for _, ops in ROUTES for op in ops.values())
+CONTROLS = frozenset({"pools", "pool-faults"})
+
+
+class PoolApi:
+    def __init__(self, config: EmulatorConfig, store: Store) -> None:
+        self.config = config
+        self.jobs = store
+        self.store = PoolStore(store)
+
+    @property
+    def timings(self) -> PoolTimings:
+        c = self.config
+        return PoolTimings(network_ms=int(c.network_seconds * 1000), pool_ms=int(c.pool_seconds * 1000),
+                           delete_ms=int(c.phase_seconds * 1000))
+
+    def schedule(self) -> None:
+        pool_jobs.schedule(self.jobs, self.store)
+
+    def handle(self, op: str, params: dict[str, str], body: Any) -> tuple[int, Any]:
+        project, name, s, tm = params["project"], params.get("name", ""), self.store, self.timings
+        if op == "pool_create":
+            req = parse(CreatePoolBody, body)
+            for r in req.spec.resources:
+                if r.flavor not in FLAVORS_BY_NAME:
+                    raise errors.invalid_param("spec.resources.flavor", f"unknown resource flavor {r.flavor}")
+            return 200, s.create_pool(project, req, tm)
+        if op == "pool_list":
+            return 200, s.list_pools(project)
+        if op == "pool_get":
+            return 200, s.get_pool(project, name)
+        if op == "pool_nodes":
+            return 200, s.list_nodes(project, name)
+        if op == "pool_update":
+            return 200, s.patch_pool(project, name, parse(PatchPoolBody, body), tm)
+        if op == "pool_delete":
+            return 200, s.delete_pool(project, name, tm)
+        if op == "network_create":
+            return 200, s.create_network(project, parse(CreateNetworkBody, body), tm)
+        if op == "network_list":
+            return 200, s.list_networks(project)
+        if op == "network_get":
+            return 200, s.get_network(project, name)
+        if op == "network_update":
+            raise errors.invalid_param("body", "updating a network is not emulated")
+        if op == "network_delete":
+            return 200, s.delete_network(project, name, tm)
+        if op == "resource_flavors":
+            return 200, {"apiVersion": "v1", "kind": "ResourceFlavorList",
+                         "metadata": {"continue": "", "remainingItemCount": 0},
+                         "items": [render_flavor(f) for f in RESOURCE_FLAVORS]}
+        raise errors.not_found_route(op)  # pragma: no cover - ROUTES covers every op
+
+    # --- jobs on created pools ---------------------------------------------------------------------
+
+    def catalog_for(self, catalog: Catalog, project: str, body: bytes) -> Catalog:
+        try:
+            req = json.loads(body)
+            pool_id = req["spec"]["resource"].get("pool_id")
+        except (ValueError, UnicodeDecodeError, KeyError, TypeError, AttributeError):
+            return catalog  # validation reports the body's problem
+        return pool_jobs.catalog_with_pool(catalog, self.store, project, pool_id if isinstance(pool_id, str) else None)
+
+    def queue_if_on_pool(self, job: dict, on_created_pool: bool) -> dict:
+        if not on_created_pool:
+            return job
+        pool_jobs.enqueue(self.jobs, job["metadata"]["id"], job["spec"]["resource"]["pool_id"])
+        return self.jobs.get(job["metadata"]["id"])
+
+    # --- /_emulator controls ---------------------------------------------------------------------------
+
+    def control(self, name: str, method: str, body: Any) -> tuple[int, Any]:
+        if name == "pools" and method == "GET":
+            return 200, self.store.snapshot()
+        if name == "pool-faults" and method == "POST":
+            self.store.add_fault(parse(PoolFault, body))
+            return 200, {"ok": True}
+        raise errors.method_not_allowed(method, f"/_emulator/{name}")

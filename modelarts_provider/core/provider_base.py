@@ -1,0 +1,224 @@
+"""What every dynamic provider of this package shares: settings from `configure()`, one client per
+provider process, and line-safe progress output.
+
+A provider object is pickled into the state (by reference to its class) and must never carry state:
+`__reduce__` pickles the class alone, whatever was set on the instance (Automation API and inline
+programs run providers in the program process, where a configured instance would otherwise pickle
+its settings, credentials included).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from typing import Any, Callable, ClassVar, Generic, Mapping, TypeVar
+
+from pulumi.dynamic import CheckFailure, CheckResult, ConfigureRequest, ResourceProvider
+
+from .masking import mask
+from .provider_config import NAMESPACE, ProviderConfigError, ProviderSettings, resolve_settings
+
+S = TypeVar("S")
+
+_OUTPUT_LOCK = threading.Lock()
+_WATCHDOG_STARTED = threading.Event()
+_SHELLS = frozenset({"sh", "dash", "bash"})
+
+
+def _parent_of(pid: int) -> int | None:
+    """The parent pid of a process (Linux /proc), or None when it is gone or unknown."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            # pid (comm) state ppid ...: comm may hold spaces, so split after its closing paren
+            return int(f.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _program(pid: int) -> str:
+    """The executable's name (for a `#!/bin/sh` script: the shell, not the script)."""
+    try:
+        return os.path.basename(os.readlink(f"/proc/{pid}/exe"))
+    except OSError:
+        return ""
+
+
+# The engine starts the provider through a /bin/sh launcher that does not exec: the engine is then
+# the launcher's parent. Both links are watched.
+_PARENT_PID = os.getppid()
+_ENGINE_PID = _parent_of(_PARENT_PID) if _program(_PARENT_PID) in _SHELLS else None
+_CLIENTS: dict[ProviderSettings, Any] = {}
+_CLIENTS_LOCK = threading.Lock()
+
+
+class ProviderError(Exception):
+    """A provider call that cannot proceed; the message is one line, names the job, no secrets (it passes
+    the masking step: every secret value this process knows, secret-looking shapes)."""
+
+    def __init__(self, message: object = "") -> None:
+        super().__init__(mask(str(message)))
+
+
+def say(message: str) -> None:
+    """One line to the provider's stderr, which the engine relays into `pulumi up`.
+
+    Every line passes the masking step. One write per line under a lock: provider calls run on 4 threads, and two `print`s could
+    otherwise interleave into one merged line.
+    """
+    message = mask(message)
+    with _OUTPUT_LOCK:
+        sys.stderr.write(message.rstrip("\n") + "\n")
+        sys.stderr.flush()
+
+
+_CANCELLED = threading.Event()
+_CANCEL_LISTENING = threading.Event()  # listen_for_cancel() ran in this process
+_CANCEL_METHOD = "/pulumirpc.ResourceProvider/Cancel"
+
+
+def cancelled() -> bool:
+    """The engine asked this provider process to cancel (the user's first Ctrl-C)."""
+    return _CANCELLED.is_set()
+
+
+def listen_for_cancel() -> None:
+    """Make the engine's Cancel call reach this process's waits.
+
+    On the first Ctrl-C the engine calls Cancel on every provider, then waits for the steps in flight. The
+    SDK's dynamic-provider server answers Cancel and does nothing, so a JobsAwait went on waiting until
+    training ended. Its gRPC server registered that answer before any of our code was loaded, so the one
+    registered handler of Cancel is wrapped here, once: it records the request, then answers as before.
+    Everything else of the server is untouched. (The real provider of issue 25 gets Cancel first-hand.)
+    Called from configure(), i.e. only in a provider process.
+    """
+    import gc
+
+    import grpc
+
+    def recording(handler: Any) -> Any:
+        answer = handler.unary_unary
+
+        def cancel(request: Any, context: Any) -> Any:
+            _CANCELLED.set()
+            return answer(request, context)
+
+        return grpc.unary_unary_rpc_method_handler(cancel, request_deserializer=handler.request_deserializer,
+                                                   response_serializer=handler.response_serializer)
+
+    for obj in gc.get_objects():
+        if type(obj).__name__ == "_ServerState" and type(obj).__module__ == "grpc._server":
+            registered = getattr(obj, "registered_method_handlers", {})
+            if _CANCEL_METHOD in registered:
+                registered[_CANCEL_METHOD] = recording(registered[_CANCEL_METHOD])
+            for generic in getattr(obj, "generic_handlers", []):
+                handlers = getattr(generic, "_method_handlers", None)
+                if isinstance(handlers, dict) and _CANCEL_METHOD in handlers:
+                    handlers[_CANCEL_METHOD] = recording(handlers[_CANCEL_METHOD])
+
+
+def engine_alive() -> bool:
+    """The engine that launched this provider process is still there (as parent or grandparent)."""
+    if os.getppid() != _PARENT_PID:
+        return False
+    return _ENGINE_PID is None or _parent_of(_PARENT_PID) == _ENGINE_PID
+
+
+def start_orphan_watchdog(every_s: float = 1.0) -> None:
+    """Exit this provider process once the engine that started it is gone.
+
+    The engine starts plugins in their own process group; when `pulumi up` is SIGKILLed nobody stops
+    the provider, which would otherwise serve nothing forever (or go on waiting, and terminate jobs
+    on its own when their deadline passes). Called from configure(), i.e. only in a provider process.
+    """
+    if _WATCHDOG_STARTED.is_set():
+        return
+    _WATCHDOG_STARTED.set()
+
+    def watch() -> None:
+        while engine_alive():
+            time.sleep(every_s)
+        os._exit(3)  # nothing to tell: the engine's end of our stderr is gone with it
+
+    threading.Thread(target=watch, name="orphan-watchdog", daemon=True).start()
+
+
+def client_for(settings: ProviderSettings) -> Any:
+    """One pooled client per settings per process, shared by every resource type."""
+    with _CLIENTS_LOCK:
+        client = _CLIENTS.get(settings)
+        if client is None:
+            from ..client import ModelArtsClient
+
+            client = _CLIENTS[settings] = ModelArtsClient(settings.to_client_settings())
+        return client
+
+
+class SettingsProvider(ResourceProvider, Generic[S]):
+    """Settings of type S from `configure()` (the `modelarts:` config, else the environment).
+
+    A subclass names its resolver and errors. Bad settings do not fail configure(): the message is
+    kept and raised by the first call that needs the settings (and may be reported by check()).
+    """
+
+    # The serialized provider holds no secret (see module docstring); keep it plain in the state.
+    serialize_as_secret_always = False
+
+    # Class-level defaults: an instance pickles with nothing of its own.
+    _settings: S | None = None
+    _config_error: str | None = None
+
+    _resolve: ClassVar[Callable[[Callable[[str], Any], Mapping[str, str]], Any]]  # a staticmethod
+    _bad_config: ClassVar[type[Exception]]  # what _resolve raises on unusable settings
+    _unusable: ClassVar[type[Exception]]  # what _require_settings raises
+    _missing: ClassVar[str]
+
+    def __reduce__(self) -> tuple[type, tuple[()]]:
+        return (type(self), ())
+
+    def configure(self, req: ConfigureRequest) -> None:
+        start_orphan_watchdog()
+        if not _CANCEL_LISTENING.is_set():
+            _CANCEL_LISTENING.set()
+            listen_for_cancel()
+        try:
+            self._settings = self._resolve(lambda k: req.config.get(f"{NAMESPACE}:{k}"), os.environ)
+            self._config_error = None
+        except self._bad_config as err:
+            self._settings, self._config_error = None, str(err)
+
+    def _require_settings(self) -> S:
+        if self._settings is None:
+            if self._config_error is None:  # configure() not called (e.g. direct use): read env only
+                try:
+                    self._settings = self._resolve(lambda _k: None, os.environ)
+                except self._bad_config as err:
+                    self._config_error = str(err)
+            if self._settings is None:
+                raise self._unusable(self._config_error or self._missing)
+        return self._settings
+
+
+class ModelArtsProvider(SettingsProvider[ProviderSettings]):
+    _resolve = staticmethod(resolve_settings)
+    _bad_config = ProviderConfigError
+    _unusable = ProviderError
+    _missing = "provider settings missing"
+
+    def _api(self) -> Any:
+        return client_for(self._require_settings())
+
+    def _checked(self, news: dict[str, Any], failures: list[tuple[str, str]]) -> CheckResult:
+        """check()'s answer: the inputs as given, one failure per (property, reason), and unusable provider
+        settings as one more (they fail the preview here rather than the first API call)."""
+        out = [CheckFailure(p, r) for p, r in failures]
+        if self._config_error is not None:
+            out.append(CheckFailure("modelarts", f"provider configuration: {self._config_error}"))
+        return CheckResult(news, out)
+
+
+def request_cancel() -> None:
+    """The engine's Cancel as the provider plugin (modelarts_provider.plugin) receives it first-hand: every wait
+    of this process stops as it does after listen_for_cancel() recorded it."""
+    _CANCELLED.set()

@@ -1,0 +1,95 @@
+"""One row per job field (stack/job_fields.py): a field in one layer and not in the table fails here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from modelarts_provider.client.models import CreateTrainingJobRequest
+from modelarts_provider.stack import program, secrets
+from modelarts_provider.stack.config import JobEntry, parse
+from modelarts_provider.stack.job_fields import Maps, maps_of
+from modelarts_provider.training_job.args import AlgorithmArg, TrainingJobArgs
+from modelarts_provider.training_job.diff import WRITTEN_INPUTS
+from testkit.faults import OBS, POOLS, job
+
+TABLE = maps_of(JobEntry)
+# TrainingJobArgs fields no job entry key stands for: filled by the program or the provider itself.
+PROGRAM_OWN = {"workspace_id", "kind", "tasks", "derived_name", "secret_paths", "config_keys", "owner", "algorithm"}
+ALGORITHM_OWN = {"name", "autosearch_config_path", "autosearch_framework_path", "policies"}
+
+
+def _args_paths() -> set[str]:
+    top = set(TrainingJobArgs.model_fields) - PROGRAM_OWN
+    return top | {f"algorithm.{f}" for f in set(AlgorithmArg.model_fields) - ALGORITHM_OWN}
+
+
+def _field_exists(model: type[BaseModel], dotted: str) -> bool:
+    head, _, rest = dotted.partition(".")
+    if head not in model.model_fields:
+        return False
+    return not rest or _field_exists(AlgorithmArg, rest)
+
+
+def test_every_job_entry_field_is_a_row() -> None:
+    assert [r.attr for r in TABLE.rows] == list(JobEntry.model_fields)
+
+
+def test_a_field_without_a_row_is_refused() -> None:
+    class Entry(BaseModel):
+        a: int = 1
+
+    with pytest.raises(TypeError, match=r"Entry\.a: needs exactly one Maps"):
+        maps_of(Entry)
+
+
+def test_every_args_path_of_a_row_exists() -> None:
+    for r in TABLE.rows:
+        for p in (*r.maps.paths, *r.maps.carries):
+            assert _field_exists(TrainingJobArgs, p), f"{r.key}: {p} is not a TrainingJobArgs field"
+
+
+def test_every_args_field_has_a_row() -> None:
+    covered = {p for r in TABLE.rows for p in (*r.maps.paths, *r.maps.carries)}
+    assert _args_paths() - covered == set()
+
+
+def test_what_a_job_sends_is_in_the_create_request() -> None:
+    wire = set(CreateTrainingJobRequest.model_fields) | {"flavor_id", "pool_id", "node_count", "log_export_path",
+                                                          "auto_stop", "volumes", "name", "description",
+                                                          "annotations"}
+    # The args' top-level names of sent data are the create API's (or its spec/metadata parts').
+    assert {p[0] for p in TABLE.sent} <= wire | {"algorithm"}
+
+
+def test_the_written_paths_are_the_rows_that_write() -> None:
+    assert [".".join(p) for p in TABLE.obs_paths("writes")] == list(WRITTEN_INPUTS)
+
+
+def test_the_derived_maps_name_config_keys() -> None:
+    assert program._CONFIG_NAMES["algorithm.code_dir"] == "codeDir"
+    assert program._CONFIG_NAMES["algorithm.item_version_id"] == "subscription.versionId"
+    assert program._config_words("code_dir must be set with boot_file") == "codeDir must be set with bootFile"
+    assert secrets._JOB_FIELDS["codeDir"] == [("algorithm", "code_dir"), ("algorithm", "boot_file")]
+    assert ("name",) not in secrets._JOB_DATA  # a job's name is its identity, never hidden as data
+    assert ("algorithm", "environments") in secrets._KEYED
+
+
+def test_direct_fields_reach_the_args_unchanged() -> None:
+    """Every `direct` row's value lands, unchanged, at its args path (nested ones left out when unset)."""
+    values: dict[str, Any] = {"command": "python x.py", "workingDir": "/w", "description": "d", "nodes": 3,
+                              "replaceFailed": True, "waitFor": "completed", "waitTimeoutSeconds": 7,
+                              "pollIntervalSeconds": 1, "deleteTimeoutSeconds": 9, "deleteBeforeReplace": True,
+                              "keepFinishedRuns": True, "outputPerRun": True, "adoptJobId": "job-1",
+                              "localCodeDir": "/l"}
+    cfg = parse({"obs": OBS, "pools": POOLS, "jobs": {"a": job(**values)}})
+    got = program.job_args(cfg, cfg.jobs["a"], "a", name=None)
+    for attr, path in TABLE.direct:
+        head, _, rest = path.partition(".")
+        landed = got[head] if not rest else got["algorithm"].get(rest)
+        assert landed == getattr(cfg.jobs["a"], attr), path
+    assert {TABLE.row(k).attr for k in values} <= {a for a, _ in TABLE.direct} | {"algorithm_id"}
+    bare = program.job_args(cfg, parse({"obs": OBS, "pools": POOLS, "jobs": {"a": job()}}).jobs["a"], "a", name=None)
+    assert "working_dir" not in bare["algorithm"] and "command" not in bare["algorithm"]
