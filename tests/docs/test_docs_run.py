@@ -1,6 +1,6 @@
-"""Issue 21 item 6: the docs, each checked by running it. The README's Library-use example runs under Pulumi's
+"""The docs, each checked by running it. The Library-use example of docs/jobs.md runs under Pulumi's
 mocks with each dynamic resource's inputs through its provider's real check (tests/bad_input/in_process.py);
-the names the README lists import; the OBS emulator's flag table is its `--help`; `./dev up`'s closing hint
+the names the docs list import; the OBS emulator's flag table is its `--help`; `./dev up`'s closing hint
 names the commands that come next."""
 
 from __future__ import annotations
@@ -17,16 +17,16 @@ from tests.bad_input.conftest import OFFLINE, SECRET_KEYS
 from tests.bad_input.in_process import run_program
 
 REPO = Path(__file__).resolve().parents[2]
-README = (REPO / "README.md").read_text()
+JOBS_PAGE = (REPO / "docs" / "jobs.md").read_text()  # the page with the library-use example
 TRAINING_JOB = "pulumi-python:dynamic/modelarts:TrainingJob"
 JOBS_AWAIT = "pulumi-python:dynamic/modelarts:JobsAwait"
 
 
 def library_use_example() -> str:
-    """The first ```python block after "Library use"."""
-    tail = README.split("Library use", 1)[1]
+    """The first ```python block after "Library use" in docs/jobs.md."""
+    tail = JOBS_PAGE.split("Library use", 1)[1]
     found = re.search(r"```python\n(.*?)```", tail, re.S)
-    assert found, "README: no python block after 'Library use'"
+    assert found, "docs/jobs.md: no python block after 'Library use'"
     return found[1]
 
 
@@ -45,7 +45,7 @@ def test_the_library_use_example_runs_and_each_job_passes_check(tmp_path: Path) 
 
 
 def test_parameters_at_the_top_level_are_refused(tmp_path: Path) -> None:
-    """The README's old form: what the fix was about, so the check above is not vacuous."""
+    """The docs' old form: what the fix was about, so the check above is not vacuous."""
     source = library_use_example().replace('"parameters": {"lr": lr}}', "}").replace(
         '"flavor_id"', '"parameters": {"lr": lr}, "flavor_id"')
     assert source != library_use_example()
@@ -61,7 +61,7 @@ def test_the_readme_names_import_from_the_package(name: str) -> None:
     assert name in modelarts_provider.__all__
     assert getattr(modelarts_provider, name).__name__ == name
     namespace: dict[str, object] = {}
-    exec(f"from modelarts_provider import {name}", namespace)  # the form the README shows
+    exec(f"from modelarts_provider import {name}", namespace)  # the form the docs show
     assert namespace[name] is getattr(modelarts_provider, name)
 
 

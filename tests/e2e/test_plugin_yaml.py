@@ -150,10 +150,10 @@ def test_custom_timeouts_bound_the_wait(tmp_path: Path, emu: Any) -> None:
 
 
 def test_readme_yaml_example_previews(tmp_path: Path, emu: Any) -> None:
-    """The README's YAML program, as printed there (its plugin path pointed at this checkout), previews."""
+    """The plugin page's YAML program, as printed there (its plugin path pointed at this checkout), previews."""
     from testkit.harness import REPO_ROOT
 
-    section = (REPO_ROOT / "README.md").read_text().split("## Use from TypeScript, Go, YAML", 1)[1]
+    section = (REPO_ROOT / "docs" / "plugin.md").read_text().split("# The provider plugin", 1)[1]
     example = yaml.safe_load(section.split("```yaml\n", 1)[1].split("```", 1)[0])
     assert example["plugins"]["providers"][0]["path"].endswith("plugin/modelarts")
     st = yaml_stack(tmp_path, emu, example["resources"], example["outputs"])
