@@ -201,7 +201,8 @@ def catalog_failures(news: Mapping[str, Any], cache: CatalogCache) -> list[Failu
             shown = SECRET_SHOWN if name.secret("algorithm.id") else repr(alg_id)
             out.append(Failure(prop, f"{lead}unknown algorithm id {shown} in {cache.region}: algorithm "
                                      "management does not have it (ModelArts.2755 algorithm not found)"))
-        out += search_failures(alg, cache, name.keys.get("algorithm.policies"))
+        out += search_failures(alg, cache, name.keys.get("algorithm.policies"),
+                               secret=name.secret("algorithm.policies"))
     except CatalogUnreadable:
         pass  # noted once by the cache; the service checks at create
     return out

@@ -35,8 +35,21 @@ def _algo_configs(alg: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [c for c in configs if isinstance(c, Mapping)] if isinstance(configs, list) else []
 
 
-def search_failures(alg: Mapping[str, Any], cache: _Catalog, config_key: str | None) -> list[Failure]:
-    """One Failure per unknown algorithm or parameter. Raises CatalogUnreadable (the caller skips)."""
+def search_failures(alg: Mapping[str, Any], cache: _Catalog, config_key: str | None, *,
+                    secret: bool = False) -> list[Failure]:
+    """One Failure per unknown algorithm or parameter. Raises CatalogUnreadable (the caller skips).
+    `secret`: the search is a Pulumi secret: a failure shows neither the value nor close matches."""
+    out = _failures(alg, cache, config_key)
+    if secret:
+        from .catalog_check import SECRET_SHOWN
+
+        return [Failure(f.property, f"{f.reason.split(': ', 1)[0] + ': ' if config_key else ''}the search is not "
+                                    f"one the service's catalog in {cache.region} takes {SECRET_SHOWN}")
+                for f in out[:1]]
+    return out
+
+
+def _failures(alg: Mapping[str, Any], cache: _Catalog, config_key: str | None) -> list[Failure]:
     configs = _algo_configs(alg)
     if not configs:
         return []

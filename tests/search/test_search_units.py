@@ -377,3 +377,16 @@ def test_taking_over_a_job_with_another_search_names_the_difference() -> None:
     assert found == ["algorithm.policies.auto_search: declared 'tpe_search over lr, momentum, epochs, batch_size "
                      "scored by accuracy (max)', live 'anneal_search over lr, momentum, epochs, batch_size scored "
                      "by accuracy (max)'"]
+
+
+def test_a_secret_search_is_refused_without_its_values() -> None:
+    cache = CatalogCache(CatalogClient(), "cn-north-4", print)
+    news = planned({**SEARCH, "algorithm": {"name": "tpe_serch"}, "parallel": None}).args.model_dump(
+        mode="json", exclude_none=True)
+    news["flavor_id"] = None
+    news["algorithm"].pop("engine")
+    news["secret_paths"] = ["algorithm.policies"]
+    reasons = [f.reason for f in catalog_failures(news, cache)]
+    assert reasons == ["modelarts-jobs:jobs.tune.search.algorithm.name: the search is not one the service's catalog "
+                       "in cn-north-4 takes (a secret value, not shown)"]
+    assert "tpe" not in reasons[0]
