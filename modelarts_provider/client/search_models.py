@@ -4,7 +4,8 @@
 The trials come as a table: ``items.header`` names the columns, ``items.data`` holds one row per trial.
 The SDK types a row as strings; the service's documented example sends the ``config`` cell as an object
 (the trial's parameters, each also as ``param/<name>``). Both are read. Columns we use: ``trial_id``,
-``status`` (Ray Tune's: PENDING, RUNNING, TERMINATED, ERROR), ``config``, ``reward_attr`` (the trial's
+``status`` (Ray Tune's: PENDING, RUNNING, TERMINATED, ERROR), ``done`` (a TERMINATED trial that is not
+done and not stopped early was stopped with its job: Terminated), ``config``, ``reward_attr`` (the trial's
 reward), and an early-stop marker where the service sends one (``early_stopped`` / ``earlystop``, or the
 status EARLY_STOPPED).
 """
@@ -124,7 +125,10 @@ def trials_of(page: AutoSearchTrials, reward_name: str | None = None) -> list[Tr
         if reward is None and reward_name:
             reward = _number(cells.get(reward_name))
         early = status in ("EARLY_STOPPED", "EARLYSTOPPED") or any(_truthy(cells.get(c)) for c in _EARLY_COLUMNS)
-        out.append(Trial(trial_id=str(trial_id), phase=STATUS_PHASES.get(status, status.title() or "Unknown"),
+        phase = STATUS_PHASES.get(status, status.title() or "Unknown")
+        if status == "TERMINATED" and not early and "done" in cells and not _truthy(cells.get("done")):
+            phase = "Terminated"  # neither ran to its end nor stopped early: the job was stopped under it
+        out.append(Trial(trial_id=str(trial_id), phase=phase,
                          status=status, parameters={k: _text(v) for k, v in _config(cells.get("config")).items()},
                          reward=reward, early_stopped=early))
     return out

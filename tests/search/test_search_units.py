@@ -189,6 +189,13 @@ def test_trials_read_from_the_documented_table() -> None:
     assert trials[0].parameters == {"lr": "0.05", "batch_size": "32"}
 
 
+def test_a_trial_stopped_with_its_job_is_terminated() -> None:
+    stopped = row(0, 0.1, "0.5")
+    stopped[1] = "False"  # not done, not stopped early
+    (trial,) = trials_of(page([stopped]))
+    assert trial.phase == "Terminated" and not trial.early_stopped
+
+
 def test_config_as_a_string_and_an_early_stop_column() -> None:
     header = ["trial_id", "status", "config", "reward_attr", "early_stopped"]
     rows = [["a", "TERMINATED", '{"lr": 0.1}', "0.5", "True"], ["b", "TERMINATED", '{"lr": 0.2}', "0.7", "False"]]
