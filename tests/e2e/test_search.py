@@ -32,7 +32,7 @@ def emulator(tmp_path: Path, run_seconds: float) -> Any:
 
 
 def tune(**over: Any) -> dict[str, Any]:
-    base = job(waitFor="completed", name="tune-search", search=SEARCH, waitTimeoutSeconds=300)
+    base = job(waitFor="completed", search=SEARCH, waitTimeoutSeconds=300, name=None)  # a derived name
     base.pop("parameters")  # lr is searched
     return {**base, **over}
 
@@ -71,6 +71,24 @@ def test_a_search_completes_with_its_best_trial_exported(tmp_path: Path, pulumi_
         assert shown.stdout.splitlines()[0] == head.replace("tune (search): 6 trials", "tune: 6 points")
         assert chart.read_bytes()[:4] == b"\x89PNG"
         assert emu.counters() == before
+
+        # A changed space replaces the search job: the finished one is deleted only once its successor exists.
+        from testkit.faults import configure_jobs
+
+        # (a refresh first: the TrainingJob then knows its run finished, else a run still seen running on the
+        # same output folder is stopped first, the rule for any job)
+        st.refresh()
+        configure_jobs(st, jobs={"tune": tune(search={**SEARCH, "space": {"momentum": {"uniform": [0.6, 0.9]}}})})
+        st.up()
+        out = st.outputs()
+        new_id = out["searches"]["tune"]["jobId"]
+        assert new_id != search["jobId"] and len(out["searches"]["tune"]["trials"]) == 6
+        assert set(out["searches"]["tune"]["best"]["parameters"]) == {"momentum"}
+        deletes = [e for e in emu.pools()["events"] if e["kind"] == "job" and e["action"] == "delete"]
+        (new,) = emu.jobs()
+        assert new["metadata"]["id"] == new_id
+        assert [e["name"] for e in deletes] == [search["jobId"]], deletes
+        assert int(new["metadata"]["create_time"]) <= deletes[0]["at_ms"], (new["metadata"], deletes)
 
 
 def test_a_bad_space_and_an_unknown_algorithm_are_refused_at_preview(tmp_path: Path, pulumi_engine: Path) -> None:
