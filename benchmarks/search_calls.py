@@ -3,8 +3,9 @@
     python -m benchmarks.search_calls [--trials 32] [--parallel 4]
 
 Creates one search job on a fresh local ModelArts, runs the JobsAwait's wait for it (the provider's own
-code: the watcher's polls, then the trials read) and prints the calls by operation: the polls of the job,
-and the trials requests (1 for the whole search, whatever the number of trials).
+code: the watcher's polls, a trials request per poll of the running search for its progress line, and one
+at the end) and prints the calls by operation: each trials request covers the whole search, whatever the
+number of trials.
 """
 
 from __future__ import annotations
@@ -76,9 +77,9 @@ def main() -> None:
     ap.add_argument("--parallel", type=int, default=4)
     a = ap.parse_args()
     r = measure(a.trials, a.parallel)
-    print(f"search of {r['trials']} trials: {r['polls']} polls of the job, {r['trials_requests']} trials "
-          f"request(s) for all {r['trials']} trials; {r['calls_per_poll']} API calls per poll "
-          f"(calls by operation: {r['calls']})")
+    print(f"search of {r['trials']} trials: {r['polls']} polls of the job, {r['trials_requests']} trials requests "
+          f"(each for all {r['trials']} trials: {r['trials_requests'] / max(r['polls'], 1):.2f} per poll, 0 per "
+          f"trial); {r['calls_per_poll']} API calls per poll in all (by operation: {r['calls']})")
 
 
 if __name__ == "__main__":

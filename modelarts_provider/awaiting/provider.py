@@ -29,6 +29,7 @@ from .args import OUTPUT_KEYS, AwaitedJob, AwaitedStatus, JobsAwaitArgs, JobsAwa
 from .conditions import Verdict, reached
 from .report import failure_report
 from .results import enrich, over_bound, report_tables, tolerated_note
+from .searches import SearchProgress
 from .watcher import Result, Watched, Watcher, WaitAborted, WaitCancelled
 
 def _inputs(props: dict[str, Any]) -> dict[str, Any]:
@@ -84,7 +85,9 @@ class JobsAwaitProvider(ModelArtsProvider):
         say(f"waiting for {len(watched)} training job{'s' if len(watched) != 1 else ''}: "
             + ", ".join(f"{w.name} ({w.target})" for w in watched[:8]) + (" ..." if len(watched) > 8 else ""))
         try:
-            results = Watcher(client, say, alive=engine_alive, cancelled=cancelled).run(watched)
+            progress = SearchProgress(client, say, {k: j.search for k, j in jobs.items() if j.search is not None})
+            results = Watcher(client, say, alive=engine_alive, cancelled=cancelled,
+                              on_poll=progress if progress.searches else None).run(watched)
         except WaitCancelled as err:
             raise ProviderError(f"{err}; they stay in the state, and the next `pulumi up` waits for them again") from None
         except WaitAborted as err:

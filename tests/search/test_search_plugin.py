@@ -1,5 +1,5 @@
 """The plugin's front door to the service's own search (YAML/TypeScript programs), without the engine: the
-same algorithm catalog check at check, and a JobsAwait entry with `search` reading the trials once."""
+same algorithm catalog check at check, and a JobsAwait entry with `search` reading the trials (one request per poll)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def test_the_plugin_refuses_an_unknown_search_algorithm_at_check(emulator: Any) 
     assert emulator.counters()["create"] == 0
 
 
-def test_the_plugin_waits_for_a_search_and_reads_its_trials_once(emulator: Any) -> None:
+def test_the_plugin_waits_for_a_search_and_reads_its_trials(emulator: Any) -> None:
     plugin = _configured(emulator)
     job = _create(plugin, "TrainingJob", "s", _search_job())
     jobs = {"s": {"job_id": job.resource_id, "job_name": "plugin-search", "wait_for": "completed",
@@ -42,4 +42,5 @@ def test_the_plugin_waits_for_a_search_and_reads_its_trials_once(emulator: Any) 
     waited = plain_map(_create(plugin, "JobsAwait", "waited", {"jobs": jobs}, timeout=120).properties)
     trials = waited["statuses"]["s"]["search"]["trials"]
     assert len(trials) == 4 and all(t["phase"] == "Completed" and t["reward"] for t in trials), trials
-    assert emulator.counters().get("autosearch_trials") == 1
+    c = emulator.counters()  # at most one trials request per poll of the job (and one at the end), never per trial
+    assert 1 <= c.get("autosearch_trials", 0) <= c["get"] + 1, c

@@ -397,3 +397,23 @@ def test_a_secret_search_is_refused_without_its_values() -> None:
     assert reasons == ["modelarts-jobs:jobs.tune.search.algorithm.name: the search is not one the service's catalog "
                        "in cn-north-4 takes (a secret value, not shown)"]
     assert "tpe" not in reasons[0]
+
+
+def test_each_poll_of_a_running_search_reads_its_trials_once_and_says_what_changed() -> None:
+    from modelarts_provider.awaiting.args import Objective
+    from modelarts_provider.awaiting.searches import SearchProgress
+    from modelarts_provider.awaiting.watcher import Watched
+
+    client = TrialsClient([row(i, 0.01 * (i + 1), f"0.{50 + i}") for i in range(32)])
+    lines: list[str] = []
+    progress = SearchProgress(client, lines.append, {"tune": Objective(name="accuracy", regex="accuracy=([0-9.]+)")})
+    tune = Watched("tune", "job-1", "tune-x", "completed", 60, 1)
+    other = Watched("plain", "job-2", "plain-x", "completed", 60, 1)
+    running = type("View", (), {"phase": "Running"})()
+    pending = type("View", (), {"phase": "Pending"})()
+    progress([(tune, pending), (other, running)])
+    assert client.calls == []  # not running yet, and not a search
+    progress([(tune, running), (other, running)])
+    progress([(tune, running)])
+    assert client.calls == ["trials job-1", "trials job-1"]  # one request per poll for all 32 trials
+    assert lines == ["tune-x: 32 trials (32 done, 0 running), best accuracy 0.81 (t031)"]  # said once: unchanged
