@@ -8,6 +8,7 @@ stopped by `destroy`. Every rule and message is a unit test (tests/bad_input, te
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -58,6 +59,7 @@ def test_a_search_completes_with_its_best_trial_exported(tmp_path: Path, pulumi_
         assert set(best["parameters"]) == {"lr", "momentum"}
         head = f"tune (search): 6 trials; best {best['trialId']} (accuracy {best['reward']:g}, max)"
         assert head in up, up
+        assert re.search(r"tune-\w+: \d trials? \(\d done, \d running\)", up), up  # progress while it ran
 
         # An unchanged stack: nothing read again (no trials, no job, no log).
         before = emu.counters()
