@@ -180,12 +180,14 @@ class EmulatorApp:
             timings = Timings(c.phase_seconds, c.phase_seconds, c.run_seconds, c.phase_seconds)
             on_pool = catalog is not self.catalog  # a pool the stack created: queued by pool_jobs
             run_here = run_here and not on_pool  # its scheduling is emulated: generated logs, not processes
+            # a search runs one process per trial (auto_search/runner.py); refused before storing without Optuna
+            trials_here = run_here and auto_search.search_of_draft(draft, self.searches)
             job = store.create(draft, timings, principal.user_name,
                                allow_duplicate_names=self.allow_duplicate_names,
                                execute_in=self.work_dir if run_here else None)
-            if run_here and auto_search.search_of_draft(draft, self.searches):
-                self.searches.submit(job["metadata"]["id"])  # one process per trial (auto_search/runner.py)
-            elif run_here and self.executor is not None:  # pragma: no branch
+            if trials_here and self.searches is not None:
+                self.searches.submit(job["metadata"]["id"])
+            elif run_here and self.executor is not None:
                 self.executor.submit(job["metadata"]["id"])
             return Reply(201, self.pools.queue_if_on_pool(job, on_pool))
         if op == "get":

@@ -71,11 +71,23 @@ class SearchRunner:
 
     def recover(self) -> None:
         """Searches the last emulator left queued (not started yet) start now; a search whose trials were
-        running when it stopped ends Abnormal like any job (Executor._recover)."""
+        running when it stopped ends Abnormal like any job (Executor._recover), its running trials ERROR."""
         for row in self.store.all_rows():
-            if (row.doc.get("execution") and row.terminate_ms is None and row.outcome == "hang"
-                    and row.pending_ms == QUEUED_PENDING_MS and Search.of(row.doc.get("algorithm"))):
+            if not row.doc.get("execution") or Search.of(row.doc.get("algorithm")) is None:
+                continue
+            if row.terminate_ms is None and row.outcome == "hang" and row.pending_ms == QUEUED_PENDING_MS:
                 self.submit(row.id)
+                continue
+            trials = [Trial.from_doc(d) for d in (row.doc.get("auto_search") or {}).get("trials") or []]
+            lost = [t for t in trials if t.status == RUNNING]
+            if not lost:
+                continue
+            now = self.store.now()
+            for t in lost:
+                t.status, t.end_ms = ERROR, now
+                log = Path(row.doc["execution"]["root"]) / "trials" / t.trial_id / "logs" / "worker-0.log"
+                write_log(log, "ERROR the local ModelArts stopped while this trial ran")
+            self._save(row.id, trials)
 
     def close(self) -> None:
         self._closing.set()
@@ -99,7 +111,7 @@ class SearchRunner:
             row = self.store.row(job_id)
         except errors.ApiError:
             return None
-        stopped = self._closing.is_set() or row.phase_at(self.store.now()) in ("Terminating", "Terminated")
+        stopped = row.phase_at(self.store.now()) in ("Terminating", "Terminated")
         return ("stop" if stopped else "run"), (row.doc.get("auto_search") or {}).get("early_stops") or {}
 
     def _run(self, job_id: str) -> None:
@@ -128,6 +140,8 @@ class SearchRunner:
         ready = row.create_ms + row.creating_ms + int(self.executor.phase_seconds * 1000)
         while self.store.now() < ready:
             state = self._state(job_id)
+            if self._closing.is_set():
+                return
             if state is None or state[0] == "stop":
                 return self._gone(job_id, root, state)
             time.sleep(POLL_S)
@@ -145,11 +159,13 @@ class SearchRunner:
         trials: list[Trial] = []
         started = 0
         while True:
+            if self._closing.is_set():  # the emulator stops: close() killed the trials; the restart reports them
+                return
             state = self._state(job_id)
             if state is None:
                 return self._gone(job_id, root, None, live)
             stop, early = state[0] == "stop", state[1]
-            while (not stop and len(live) < concurrent and started < search.num_samples
+            while (not stop and not self._closing.is_set() and len(live) < concurrent and started < search.num_samples
                    and self.executor.slots.try_take(1)):
                 lv = self._start(row, search, study, space, root, started, job_log)
                 started += 1

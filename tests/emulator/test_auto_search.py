@@ -199,3 +199,39 @@ def test_a_parameter_searched_and_fixed_is_refused(api: Api) -> None:
     body["algorithm"]["parameters"] = [{"name": "lr", "value": "0.01"}]
     r = api.create(body)
     assert r.status_code == 400 and "either searched or fixed" in r.json()["error_msg"]
+
+
+def test_skipped_parameters_and_a_min_objective(api: Api, sdk: ModelArtsClient) -> None:
+    search = copy.deepcopy(SEARCH)
+    search["skip_search_params"] = "batch_size"
+    search["reward_attrs"] = [{"name": "loss", "mode": "min", "regex": r"loss=([0-9.]+)"}]
+    search["search_params"][0].update(discrete_points_num="5")
+    job = api.create(search_job(search=search)).json()
+    echoed = job["algorithm"]["policies"]["auto_search"]
+    assert echoed["skip_search_params"] == "batch_size" and echoed["search_params"][0]["discrete_points_num"] == "5"
+    api.advance(200)
+    req = m.ShowAutoSearchTrialsRequest(training_job_id=job["metadata"]["id"])
+    rows = _table(sdk.show_auto_search_trials(req).items)
+    grid = [0.001 + k * (0.1 - 0.001) / 4 for k in range(5)]
+    for r in rows:
+        cfg = _config(r["config"])
+        assert set(cfg) == {"lr", "param/lr", "trial_index"}  # batch_size left out of the search
+        assert min(abs(cfg["lr"] - g) for g in grid) < 1e-12  # one of the 5 points
+        assert float(r["best_reward"]) == float(r["reward_attr"])  # a loss falls as the trial goes on
+    losses = [float(r["loss"]) for r in rows]
+    assert all(loss > 0 for loss in losses) and len(set(losses)) > 1
+
+
+def test_without_optuna_an_executed_search_is_refused_before_anything_is_stored() -> None:
+    from modelarts_emulator.auto_search.api import search_of_draft
+    from modelarts_emulator.catalog.model import Catalog
+    from modelarts_emulator.config import EmulatorConfig
+    from modelarts_emulator.errors import ApiError
+    from modelarts_emulator.jobs.validation import validate_create
+
+    catalog = Catalog.load(EmulatorConfig().catalog)
+    draft = validate_create(search_job(), catalog)
+    with pytest.raises(ApiError) as err:
+        search_of_draft(draft, None)  # the runner is None when Optuna cannot be imported
+    assert err.value.code == "ModelArts.2788" and "Optuna" in err.value.msg
+    assert search_of_draft(validate_create(minimal_job("plain"), catalog), None) is False

@@ -221,3 +221,21 @@ def test_the_example_training_script_searched_by_tpe(api: Api, sdk: ModelArtsCli
         assert r["training_iteration"] == "2" and float(r["reward_attr"]) == by_logs[r["trial_id"]]
     best = max(rows, key=lambda r: float(r["reward_attr"]))
     assert by_logs[best["trial_id"]] == max(by_logs.values())
+
+
+def test_a_restart_ends_running_trials_in_error(tmp_path, local_obs: Any) -> None:
+    with running_emulator(tmp_path, phase_seconds=0.1, obs_endpoint=local_obs.url, execute=True) as emu:
+        api = Api(emu)
+        config = HttpConfig.get_default_config()
+        sdk = (ModelArtsClient.new_builder()
+               .with_credentials(BasicCredentials(emu.access_key, emu.secret_key, emu.project_id))
+               .with_endpoint(emu.url).with_http_config(config).build())
+        jid = api.create(_body("restarted-search", "slow", _search("tpe_search", 2, 1))).json()["metadata"]["id"]
+        first = _wait(lambda: [r for r in _trials(sdk, jid) if r["training_iteration"] == "1"])[0]
+        emu.restart()
+        with pytest.raises(ProcessLookupError):
+            os.kill(int(first["pid"]), 0)
+        assert api.wait_phase(jid, {"Abnormal", "Failed", "Completed"}, timeout=30)["status"]["phase"] == "Abnormal"
+        rows = _trials(sdk, jid)
+        assert [(r["status"], r["reward_attr"]) for r in rows] == [("ERROR", "0.5")]
+        assert "stopped while this trial ran" in api.logs(jid, f"trial-{first['trial_id']}").json()["content"]
