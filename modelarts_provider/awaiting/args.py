@@ -65,10 +65,13 @@ class AwaitedStatus(_AwaitModel):
 class JobsAwaitOutputs(_AwaitModel):
     statuses: dict[str, AwaitedStatus]
     phases: dict[str, str | None]
+    # Run history (history.py): {key: [run record, ...]}, newest last, kept after a run is replaced.
+    runs: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
 
     @classmethod
-    def of(cls, statuses: dict[str, AwaitedStatus]) -> dict[str, Any]:
-        out = cls(statuses=statuses, phases={k: s.phase for k, s in statuses.items()}).model_dump(mode="json")
+    def of(cls, statuses: dict[str, AwaitedStatus], runs: dict[str, Any] | None = None) -> dict[str, Any]:
+        out = cls(statuses=statuses, phases={k: s.phase for k, s in statuses.items()},
+                  runs=runs if isinstance(runs, dict) else {}).model_dump(mode="json")
         for status in out["statuses"].values():  # results fields only where set: other jobs' statuses as before
             for name in RESULT_FIELDS:
                 if status.get(name) in (None, False):

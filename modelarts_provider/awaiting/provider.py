@@ -12,6 +12,8 @@ failed points of a sweep within its maxFailures (`max_failures`): recorded as to
 again. After the wait, the objective of each newly completed job that has one is read from its log
 (objectives.py), and each sweep's table is printed (results/table.py); jobs not waited for this time
 keep what was recorded, so an unchanged stack reads no log.
+- runs (history.py): every run of each key stays on record, newest last, after it is replaced or removed;
+  carried from the previous outputs at each update.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from ..core.failures import failures_from
 from ..core.unknowns import contains_unknown
 from .args import OUTPUT_KEYS, AwaitedJob, AwaitedStatus, JobsAwaitArgs, JobsAwaitOutputs
 from .conditions import Verdict, reached
+from . import history
 from .report import failure_report
 from .results import enrich, over_bound, report_tables, tolerated_note
 from .searches import SearchProgress
@@ -99,7 +102,7 @@ class JobsAwaitProvider(ModelArtsProvider):
                 for r in results}, results
 
     def _settle(self, args: JobsAwaitArgs, kept: dict[str, AwaitedStatus],
-                waited: set[str]) -> dict[str, AwaitedStatus]:
+                waited: set[str], olds: dict[str, Any] | None = None) -> tuple[dict[str, AwaitedStatus], dict[str, Any]]:
         """Wait for the `waited` keys, judge the failures against the sweeps' bounds (with the `kept`
         statuses), read the new objectives, print the tables. Raises what must fail the `up`."""
         fresh, results = self._wait({k: j for k, j in args.jobs.items() if k in waited})
@@ -116,13 +119,24 @@ class JobsAwaitProvider(ModelArtsProvider):
             enrich(self._api(), args, statuses, results)
             for line in report_tables(args, statuses):
                 say(line)
-        return statuses
+        return statuses, self._history(olds or {}, statuses, results)
+
+    def _history(self, olds: dict[str, Any], statuses: dict[str, AwaitedStatus],
+                 results: list[Result]) -> dict[str, Any]:
+        """The `runs` output (history.py): each run stays on record after it is replaced or removed."""
+        seen = {r.watched.job_id: r.job for r in results if r.job is not None}
+
+        def read(job_id: str, _workspace: str | None) -> Any:
+            return self._api().get_job(job_id)  # a run that left before its phase was final: once
+
+        return history.dumped(history.merged(olds.get("runs"), statuses, seen, read, olds.get("statuses")))
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         args = JobsAwaitArgs.model_validate(_inputs(props))
-        statuses = self._settle(args, {}, set(args.jobs))
+        statuses, runs = self._settle(args, {}, set(args.jobs))
         digest = hashlib.sha256(",".join(sorted(args.jobs)).encode()).hexdigest()[:12]
-        return CreateResult(f"jobs-await-{digest}", {**args.model_dump(mode="json"), **JobsAwaitOutputs.of(statuses)})
+        return CreateResult(f"jobs-await-{digest}",
+                            {**args.model_dump(mode="json"), **JobsAwaitOutputs.of(statuses, runs)})
 
     def update(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         args = JobsAwaitArgs.model_validate(_inputs(news))
@@ -130,8 +144,8 @@ class JobsAwaitProvider(ModelArtsProvider):
         changed = set(self._changed(olds, dumped["jobs"], dumped["max_failures"]))
         kept = {k: AwaitedStatus.model_validate(v) for k, v in (olds.get("statuses") or {}).items()
                 if k in args.jobs and k not in changed}
-        statuses = self._settle(args, kept, {k for k in args.jobs if k in changed})
-        return UpdateResult({**dumped, **JobsAwaitOutputs.of(statuses)})
+        statuses, runs = self._settle(args, kept, {k for k in args.jobs if k in changed}, olds)
+        return UpdateResult({**dumped, **JobsAwaitOutputs.of(statuses, runs)})
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         statuses = {k: AwaitedStatus.model_validate(v) for k, v in (props.get("statuses") or {}).items()}
@@ -143,7 +157,7 @@ class JobsAwaitProvider(ModelArtsProvider):
                     continue  # gone or not answered: the TrainingJob's own refresh says so
                 s.phase = job.phase
                 s.reached = s.reached or reached(s.wait_for, job.phase)
-        return ReadResult(id_, {**_inputs(props), **JobsAwaitOutputs.of(statuses)})
+        return ReadResult(id_, {**_inputs(props), **JobsAwaitOutputs.of(statuses, props.get("runs"))})
 
     def delete(self, _id: str, _props: dict[str, Any]) -> None:
         return None

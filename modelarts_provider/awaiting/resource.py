@@ -7,7 +7,8 @@
 Creating a TrainingJob only submits it; JobsAwait waits for all of them inside one provider call, so
 a sweep of N jobs trains in parallel and its `up` takes one job's time. A job that fails or passes
 its deadline fails the `up`, naming every such job (a job past its deadline is terminated first).
-Outputs: `phases` {key: phase} and `statuses` {key: {job_id, job_name, wait_for, phase, reached}}.
+Outputs: `phases` {key: phase} and `statuses` {key: {job_id, job_name, wait_for, phase, reached}}, and
+`runs` {key: [every run, newest last: job_id, job_name, parameters, phase, objective, output_path, times]}.
 
 Results (issue 23): `scoring` {key: {objective: {name, regex, goal}, group: sweep, parameters}} makes
 the wait read each completed job's objective from its log, and `max_failures` {sweep: n} lets a sweep
@@ -39,6 +40,7 @@ PROVIDER = JobsAwaitProvider()
 class JobsAwait(Resource, module="modelarts", name="JobsAwait"):
     phases: pulumi.Output[dict[str, Optional[str]]]
     statuses: pulumi.Output[dict[str, Any]]
+    runs: pulumi.Output[dict[str, list[dict[str, Any]]]]
 
     def __init__(self, resource_name: str, jobs: Mapping[str, TrainingJob],
                  opts: Optional[pulumi.ResourceOptions] = None, *,
@@ -51,7 +53,7 @@ class JobsAwait(Resource, module="modelarts", name="JobsAwait"):
                          "workspace_id": job.await_spec["workspace_id"],
                          **dict((scoring or {}).get(key) or {})}
                    for key, job in jobs.items()}
-        props: dict[str, Any] = {"jobs": entries, "statuses": None, "phases": None}
+        props: dict[str, Any] = {"jobs": entries, "statuses": None, "phases": None, "runs": None}
         if max_failures:
             props["max_failures"] = dict(max_failures)
         super().__init__(PROVIDER, resource_name, props, opts)

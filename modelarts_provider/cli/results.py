@@ -1,10 +1,12 @@
 """``python -m modelarts_provider results`` and ``status``: a stack's sweep results and its jobs' live phases.
 
     python -m modelarts_provider results --stack STACK SWEEP [--chart out.png] [--cwd DIR]
+    python -m modelarts_provider results --stack STACK KEY --history [--cwd DIR]
     python -m modelarts_provider status --stack STACK [--cwd DIR]
 
 `results` reads the stack's `sweeps` export (`pulumi stack output`, no ModelArts call) and prints the
-sweep's table, best first; `--chart` writes a PNG of the objective against each swept parameter and
+sweep's table, best first (`--history`: every run of a job key, newest last, from the `runs` export);
+`--chart` writes a PNG of the objective against each swept parameter and
 prints its path. `status` lists the jobs of the stack's state with their live phase from ONE list-API
 call (a page holds 50 jobs; a stack whose jobs are not all on the newest page costs a page more each),
 so nobody needs `pulumi refresh` to see where a sweep stands. Tables on stdout, errors on stderr, one
@@ -60,8 +62,24 @@ def sweep_results(pulumi: PulumiCli, sweep: str) -> SweepResults:
                         "(a secret, or written by another program)") from None
 
 
+def job_runs(pulumi: PulumiCli, key: str) -> list[dict[str, Any]]:
+    outputs = pulumi.json("stack", "output", "--json")
+    runs = outputs.get("runs") if isinstance(outputs, dict) else None
+    if not isinstance(runs, dict) or not isinstance(runs.get(key), list):
+        known = ", ".join(sorted(runs)) if isinstance(runs, dict) and runs else "none exported"
+        raise LogsError(f"no runs of {key!r} in the outputs of stack {pulumi.stack} (keys with runs: {known}; "
+                        "an `up` that waits for the job exports them)")
+    return [r for r in runs[key] if isinstance(r, dict)]
+
+
 def run_results(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     pulumi = PulumiCli(Path(args.cwd).resolve(), args.stack)
+    if getattr(args, "history", False):
+        from ..results.history import history_lines  # noqa: PLC0415
+
+        for line in history_lines(args.sweep, job_runs(pulumi, args.sweep)):
+            _print(out, line)
+        return 0
     results = sweep_results(pulumi, args.sweep)
     for line in table_lines(args.sweep, results):
         _print(out, line)
@@ -176,7 +194,9 @@ def _guarded(name: str, fn: Callable[[argparse.Namespace], int]) -> Callable[[ar
 def register(subparsers: Any) -> None:
     r = subparsers.add_parser("results", help="print a sweep's results table, best first (and a chart)",
                               description="Print a sweep's points, best first, from a stack's outputs.")
-    r.add_argument("sweep", metavar="SWEEP", help="the sweep's key in the stack config")
+    r.add_argument("sweep", metavar="SWEEP", help="the sweep's key in the stack config (with --history: a job key)")
+    r.add_argument("--history", action="store_true",
+                   help="print every run of the job key, newest last (kept after replacements)")
     r.add_argument("--stack", required=True, help="Pulumi stack (e.g. local)")
     r.add_argument("--chart", metavar="PNG", help="write a chart of the objective against each swept parameter")
     r.add_argument("--cwd", default=".", help="the Pulumi project directory (default: .)")

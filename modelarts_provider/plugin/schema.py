@@ -262,6 +262,9 @@ def schema(version: str) -> dict[str, Any]:
         "statuses": {"type": "object", "additionalProperties": {"$ref": f"#/types/{token('AwaitedStatus')}"},
                      "description": "Key -> what the last wait (or refresh) saw."},
         "phases": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Key -> phase."},
+        "runs": {"type": "object", "additionalProperties": {"type": "array", "items": {"$ref": "pulumi.json#/Any"}},
+                 "description": "Key -> its runs, newest last: job_id, job_name, parameters, phase, objective, "
+                                "output_path, create_time, start_time, duration_s; kept after a run is replaced."},
     }
     upload_inputs: dict[str, Any] = {
         k: ({"type": t, "items": {"type": "string"}} if t == "array" else {"type": t}) | {"description": d}

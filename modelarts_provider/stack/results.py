@@ -5,6 +5,8 @@
                                      outputPath, retries}],            # best first
                            best: {key, jobId, parameters, objective, outputPath, ...} | null}}
     objectives: {<job key>: {name, goal, value, note}}                  # jobs (not sweeps) with an objective
+    runs:       {<job key>: [{jobId, name, parameters, phase, objective, outputPath, createTime, startTime,
+                              durationSeconds, note}]}                  # every run, newest last (run history)
 
 What the JobsAwait recorded (its `statuses`) joined with each point's grid values (the plan) and its
 job's id and output path (the TrainingJob): a later stack reads the best point's outputPath through a
@@ -65,6 +67,18 @@ def build_searches(plans: list[JobPlan], statuses: dict[str, Any] | None, ids: d
     return out
 
 
+# The run history's fields (awaiting/history.py) under the export's names.
+RUN_FIELDS = {"job_id": "jobId", "job_name": "name", "parameters": "parameters", "phase": "phase",
+              "objective": "objective", "output_path": "outputPath", "create_time": "createTime",
+              "start_time": "startTime", "duration_s": "durationSeconds", "note": "note"}
+
+
+def build_runs(runs: dict[str, Any] | None) -> dict[str, list[dict[str, Any]]]:
+    """The JobsAwait's `runs` output under the export's names: every run of each key, newest last."""
+    return {key: [{RUN_FIELDS[k]: v for k, v in r.items() if k in RUN_FIELDS} for r in records if isinstance(r, dict)]
+            for key, records in sorted((runs or {}).items()) if isinstance(records, list)}
+
+
 def export_results(cfg: StackConfig, plans: list[JobPlan], jobs: dict[str, Any], waited: Any) -> None:
     """`pulumi.export` the sweeps (when there are any) and the scored jobs (when there are any)."""
     statuses = waited.statuses if waited is not None else pulumi.Output.from_input({})
@@ -81,3 +95,5 @@ def export_results(cfg: StackConfig, plans: list[JobPlan], jobs: dict[str, Any],
             lambda a: build_searches(plans, a[0], a[1])))
     if any(p.sweep is None and p.objective is not None for p in plans):
         pulumi.export("objectives", statuses.apply(lambda s: build_objectives(plans, s)))
+    if waited is not None:
+        pulumi.export("runs", waited.runs.apply(build_runs))

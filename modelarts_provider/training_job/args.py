@@ -385,7 +385,7 @@ class TrainingJobArgs(_ArgModel):
         "On replacement or destroy, a finished run (Completed, Failed, Abnormal, Terminated) leaves the state "
         "but stays in the service with its logs and outputs; a running one is still stopped and deleted."))
     replace_failed: bool = Field(False, description="Replace the job on the next up if it is Failed/Abnormal "
-                                                    "(as last seen by refresh).")
+                                                    "(read from the service when the diff needs it, no refresh needed).")
     adopt_job_id: Annotated[str, Field(min_length=1, max_length=128)] | None = None
     derived_name: bool = Field(False, description="The name was generated (resource name + random suffix): "
                                                   "a new suffix alone never replaces the job.")

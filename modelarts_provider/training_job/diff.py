@@ -10,18 +10,24 @@ Rules
 - ``adopt_job_id``: replaces only when set to a job other than the one managed; dropping it after
   adoption keeps the job.
 - anything else in the args: replace.
-- ``replace_failed: true`` and a last-seen phase of Failed/Abnormal/Terminated (a run that did not complete,
-  e.g. stopped at its wait deadline): replace.
+- ``replace_failed: true`` and a phase of Failed/Abnormal/Terminated (a run that did not complete, e.g.
+  stopped at its wait deadline), read from the service (below): replace.
 - status outputs (phase, times, ...) are not inputs and never diff; nor does ``config_keys`` (messages only).
 
 Replacement order (a finished run is never deleted before its successor is accepted):
 - the old job stopped and deleted first when it is still running and both would write to the same OBS
   output or log path (the create page says nothing about two running jobs sharing an output path, so
   two never run at once on one), and when an explicit name stays the same (the service may hold a name
-  only once: the new job could not be created beside the old);
+  only once: the new job could not be created beside the old); for a Completed run that is refused
+  instead, unless ``delete_before_replace: true`` accepts the loss;
 - otherwise the new job first, the old one stopped and deleted after it was accepted: always for a
   finished run (Completed, Failed, Abnormal, Terminated) unless its explicit name stays;
 - ``delete_before_replace: true`` always stops and deletes first; ``false`` is the default rule.
+
+What the job became (provider.diff): the state keeps the phase seen at create (``Creating``); the phase that
+decides the order and ``replace_failed`` is read from the service (one GET) when a replacement is in the diff
+or ``replace_failed`` asks, and the recorded phase is not final. A Completed run whose successor needs the
+same explicit name (the service holds a name once) is refused: ``same_name_refusal`` says how to go on.
 """
 
 from __future__ import annotations
@@ -68,6 +74,33 @@ def _written_paths(inputs: dict[str, Any]) -> set[str]:
 
 def _overlap(a: set[str], b: set[str]) -> bool:
     return any(x.startswith(y) or y.startswith(x) for x in a for y in b)
+
+
+def needs_live_phase(decision: DiffDecision, olds: dict[str, Any], news: dict[str, Any]) -> bool:
+    """Whether the job's phase now must be read before the decision stands: a replacement (its order,
+    and whether a finished run is at stake) or `replace_failed` (whether the run failed), unless the
+    recorded phase is final already. Nothing replaced and nothing asked: no call (an unchanged stack's
+    preview makes none)."""
+    if olds.get("phase") in STOPPED_PHASES:
+        return False
+    return bool(decision.replaces) or news.get("replace_failed") is True
+
+
+def same_name_refusal(decision: DiffDecision, olds: dict[str, Any], news: dict[str, Any]) -> str | None:
+    """One line when replacing would delete a Completed run before its successor is accepted: the
+    successor keeps the explicit name, which the service holds once, so the old job must go first.
+    `delete_before_replace: true` accepts that loss; a new name (or a derived one) keeps the run."""
+    if not decision.replaces or olds.get("phase") != "Completed" or news.get("delete_before_replace") is True:
+        return None
+    new_name = news.get("name")
+    live_name = olds.get("job_name") or olds.get("name")
+    if new_name is None or is_unknown(new_name) or news.get("derived_name") is True or new_name != live_name:
+        return None
+    return (f"training job {live_name} ({olds.get('job_id') or ''}) has completed and its replacement "
+            f"({', '.join(decision.replaces)} changed) keeps the name {live_name}, which the service holds once: "
+            "the finished run would be deleted before the new one is accepted; nothing was changed: give the "
+            "job a new name (or leave name unset for a derived one) to keep the run until its successor is "
+            "accepted, or set deleteBeforeReplace: true on the job to delete it first and accept the loss")
 
 
 def decide(job_id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffDecision:

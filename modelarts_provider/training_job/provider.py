@@ -16,7 +16,7 @@ from . import lifecycle
 from .args import TrainingJobArgs
 from .catalog_check import CatalogCache, catalog_failures, needs_check
 from .check import check_inputs
-from .diff import decide
+from .diff import decide, needs_live_phase, same_name_refusal
 from .name_index import NameIndex
 from .outputs import OUTPUT_KEYS, status_outputs, strip_outputs
 from ..core.masking import remember
@@ -108,6 +108,16 @@ class TrainingJobProvider(ModelArtsProvider):
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         self._track(id_, olds)
         d = decide(id_, olds, news)
+        if needs_live_phase(d, olds, news):
+            # The state's phase is the one seen at create; what the run became since decides the order
+            # (a Completed run is kept until its successor is accepted) and replace_failed.
+            self._same_place(id_, olds)
+            job = self._api().get_job(id_)
+            olds = {**olds, "phase": job.phase if job is not None else None}
+            d = decide(id_, olds, news)
+        refusal = same_name_refusal(d, olds, news)
+        if refusal is not None:
+            raise ProviderError(refusal)
         return DiffResult(changes=d.changes, replaces=d.replaces or None,
                           delete_before_replace=d.delete_before_replace if d.replaces else None)
 

@@ -183,8 +183,10 @@ def test_update_waits_only_for_the_changed_job(env, state):
                            replay_job("job-b2", ["Creating", "Running"])])
     news = {"jobs": {"a": entry("job-a"), "b": entry("job-b2", "running")}}
     res = provider(client).update("id", state, news)
-    assert {d for _, d in client.log} == {"job-b2"}  # no poll of a, nor of the replaced job-b
-    assert client.calls("get") == {"job-b2": 2}
+    # no poll of a; the replaced job-b (last seen Pending) read once, for its record in the run history
+    assert {d for _, d in client.log} == {"job-b2", "job-b"}
+    assert client.calls("get") == {"job-b2": 2, "job-b": 1}
+    assert [r["job_id"] for r in res.outs["runs"]["b"]] == ["job-b", "job-b2"]
     assert res.outs["statuses"]["a"] == state["statuses"]["a"]
     assert res.outs["statuses"]["b"] == {"job_id": "job-b2", "job_name": "name-job-b2", "wait_for": "running",
                                          "phase": "Running", "reached": True, "workspace_id": None}
@@ -194,7 +196,9 @@ def test_update_waits_only_for_the_changed_job(env, state):
 def test_update_of_a_removed_key_waits_for_nothing(env, state):
     client = ReplayClient([])
     res = provider(client).update("id", state, {"jobs": {"a": entry("job-a")}})
-    assert client.log == [] and set(res.outs["statuses"]) == {"a"} and res.outs["phases"] == {"a": "Completed"}
+    assert set(res.outs["statuses"]) == {"a"} and res.outs["phases"] == {"a": "Completed"}
+    # the removed run stays on record: read once (its recorded phase, Pending, was not final)
+    assert client.log == [("get", "job-b")] and [r["job_id"] for r in res.outs["runs"]["b"]] == ["job-b"]
 
 
 def test_update_waits_again_for_a_job_that_had_not_reached(env, state):

@@ -75,8 +75,10 @@ def test_a_replaced_job_is_waited_for_alone(tmp_path: Path, emu: Any) -> None:
     jobs = {"a": job(waitFor="completed", name="alone-a"), "b": job(waitFor="completed", name="alone-b")}
     st = job_stack(tmp_path, emu, jobs=jobs)
     up_advancing(st, emu, FINISH, log=tmp_path / "up1.log")
+    # b keeps its explicit name: its Completed run must go first, which deleteBeforeReplace accepts
     update_config(st, {"modelarts-jobs:jobs": {**jobs, "b": job(waitFor="completed", name="alone-b",
-                                                                    parameters={"lr": 0.02})}})
+                                                                    parameters={"lr": 0.02},
+                                                                    deleteBeforeReplace=True)}})
     up = up_advancing(st, emu, FINISH, log=tmp_path / "up2.log", once="waiting for 1 training job")
     text = output_of(up)
     assert "waiting for 1 training job: alone-b (completed)" in text, text

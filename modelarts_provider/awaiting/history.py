@@ -1,0 +1,130 @@
+"""Run history: every run of a job key stays on record after it is replaced or deleted.
+
+The JobsAwait keeps it (its `runs` output, {key: [record, ...]}, newest last): it sees each run finish, and
+its update receives its own previous outputs, so the records of a replaced run carry forward whatever
+happens to that run's TrainingJob (created anew, deleted after its successor, refused). A record is written
+from the job view a wait ended with (parameters, output path, times) and the status (phase, objective);
+a run that leaves while its recorded phase is not final is read once (one GET) so the record says what it
+became. Parameter values this process knows as secret (masking.py), or whose names look secret, are
+recorded masked: the state never holds them in plain text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timezone
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from ..client.models import TERMINAL_PHASES, TrainingJob, as_list, normalize_obs_path
+from ..core.masking import MASK, known, secret_looking
+from .args import AwaitedStatus
+
+
+class RunRecord(BaseModel):
+    """One run of a job key, as last seen."""
+
+    model_config = ConfigDict(extra="forbid")
+    job_id: str
+    job_name: str | None = None
+    parameters: dict[str, str] = {}
+    phase: str | None = None
+    objective: float | None = None
+    output_path: str | None = None
+    create_time: str | None = None
+    start_time: str | None = None
+    duration_s: float | None = None
+    note: str | None = None  # e.g. gone before it was seen to finish
+
+
+def _iso(ms: Any) -> str | None:
+    try:
+        value = int(ms)
+    except (TypeError, ValueError):
+        return None
+    return datetime.fromtimestamp(value / 1000, tz=timezone.utc).isoformat().replace("+00:00", "Z") if value else None
+
+
+def masked_parameters(job: TrainingJob) -> dict[str, str]:
+    """The job's running parameters; a value this process knows as secret, or under a secret-looking name,
+    masked as a whole."""
+    secrets = known()
+    out: dict[str, str] = {}
+    for p in as_list((job.to_wire().get("algorithm") or {}).get("parameters")):
+        if not isinstance(p, dict) or not p.get("name"):
+            continue
+        value = "" if p.get("value") is None else str(p.get("value"))
+        out[str(p["name"])] = MASK if value in secrets or secret_looking(str(p["name"])) else value
+    return out
+
+
+def from_job(job: TrainingJob) -> dict[str, Any]:
+    """What a record takes from a job view."""
+    live = job.to_wire()
+    status = live.get("status") or {}
+    paths = [((ch.get("remote") or {}).get("obs") or {}).get("obs_url")
+             for ch in as_list((live.get("algorithm") or {}).get("outputs")) if isinstance(ch, dict)]
+    path = next((p for p in paths if p), None)
+    duration = status.get("duration")
+    return {"job_name": job.name, "parameters": masked_parameters(job), "phase": job.phase,
+            "output_path": (normalize_obs_path(path) or path) if path else None,
+            "create_time": _iso((live.get("metadata") or {}).get("create_time")),
+            "start_time": _iso(status.get("start_time")),
+            "duration_s": float(duration) / 1000 if isinstance(duration, (int, float)) and duration else None}
+
+
+def _record(before: RunRecord | None, status: AwaitedStatus | None, job: TrainingJob | None,
+            job_id: str) -> RunRecord:
+    data: dict[str, Any] = before.model_dump() if before is not None else {"job_id": job_id}
+    if job is not None:
+        data.update({k: v for k, v in from_job(job).items() if v not in (None, {})})
+    if status is not None:
+        data["job_name"] = data.get("job_name") or status.job_name
+        data["phase"] = status.phase or data.get("phase")
+        if status.objective is not None:
+            data["objective"] = status.objective
+        if status.duration_s is not None:
+            data["duration_s"] = status.duration_s
+    return RunRecord.model_validate(data)
+
+
+def merged(old_runs: dict[str, Any] | None, statuses: dict[str, AwaitedStatus], seen: dict[str, TrainingJob],
+           read: Callable[[str, str | None], TrainingJob | None],
+           previous: dict[str, Any] | None = None) -> dict[str, list[RunRecord]]:
+    """The history after a wait (or update): the recorded runs, each current run's record refreshed from
+    `statuses` and the job views `seen` this time ({job id: view}); the `previous` statuses' runs recorded
+    too when missing (a state written before the history was kept); a run no longer current whose recorded
+    phase is not final read once with `read(job_id, workspace_id)` (None: gone, the record stays as is)."""
+    runs: dict[str, list[RunRecord]] = {}
+    for key, records in (old_runs or {}).items():
+        if isinstance(records, list):
+            runs[key] = [RunRecord.model_validate(r) for r in records if isinstance(r, dict) and r.get("job_id")]
+    for key, raw in (previous or {}).items():
+        try:
+            before = AwaitedStatus.model_validate(raw)
+        except ValueError:
+            continue
+        records = runs.setdefault(key, [])
+        if not any(r.job_id == before.job_id for r in records):
+            records.append(_record(None, before, None, before.job_id))
+    for key, status in statuses.items():
+        records = runs.setdefault(key, [])
+        at = next((i for i, r in enumerate(records) if r.job_id == status.job_id), None)
+        if at is None:
+            records.append(_record(None, status, seen.get(status.job_id), status.job_id))
+        else:
+            records[at] = _record(records[at], status, seen.get(status.job_id), status.job_id)
+    for key, records in runs.items():
+        current = statuses.get(key)
+        for i, r in enumerate(records):
+            if (current is None or r.job_id != current.job_id) and r.phase not in TERMINAL_PHASES \
+                    and r.note is None:
+                live = read(r.job_id, current.workspace_id if current is not None else None)
+                records[i] = _record(r, None, live, r.job_id) if live is not None else \
+                    r.model_copy(update={"note": "gone before it was seen to finish"})
+    return runs
+
+
+def dumped(runs: dict[str, list[RunRecord]]) -> dict[str, list[dict[str, Any]]]:
+    return {k: [r.model_dump(mode="json", exclude_none=True) for r in v] for k, v in runs.items() if v}

@@ -1,0 +1,78 @@
+"""Run history (awaiting/history.py): every run of a key stays on record after it is replaced or removed,
+read once when it left before its phase was final, secret parameter values never recorded in plain text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from modelarts_provider.core import masking
+from modelarts_provider.awaiting.args import AwaitedStatus
+from modelarts_provider.awaiting.history import dumped, merged
+from modelarts_provider.client.models import TrainingJob
+
+
+def view(job_id: str, phase: str, **params: str) -> TrainingJob:
+    return TrainingJob.model_validate({
+        "kind": "job", "metadata": {"id": job_id, "name": f"name-{job_id}", "create_time": 1_700_000_000_000},
+        "algorithm": {"parameters": [{"name": k, "value": v} for k, v in params.items()],
+                      "outputs": [{"name": "out", "remote": {"obs": {"obs_url": f"/bkt/out/{job_id}/"}}}]},
+        "status": {"phase": phase, "start_time": 1_700_000_001_000, "duration": 61_000}})
+
+
+def status(job_id: str, phase: str, **over: Any) -> AwaitedStatus:
+    return AwaitedStatus(job_id=job_id, job_name=f"name-{job_id}", wait_for="completed", phase=phase,
+                         reached=phase == "Completed", **over)
+
+
+def no_read(job_id: str, _ws: str | None) -> None:
+    raise AssertionError(f"read {job_id}")
+
+
+@pytest.fixture(autouse=True)
+def registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(masking, "_KNOWN", set())  # this test's secrets only
+
+
+def test_a_completed_run_is_recorded_and_carried_after_its_replacement():
+    first = dumped(merged(None, {"m": status("j1", "Completed", objective=0.9)}, {"j1": view("j1", "Completed", lr="0.1")},
+                          no_read))
+    (rec,) = first["m"]
+    assert rec == {"job_id": "j1", "job_name": "name-j1", "parameters": {"lr": "0.1"}, "phase": "Completed",
+                   "objective": 0.9, "output_path": "obs://bkt/out/j1/", "create_time": "2023-11-14T22:13:20Z",
+                   "start_time": "2023-11-14T22:13:21Z", "duration_s": 61.0}
+    second = dumped(merged(first, {"m": status("j2", "Completed")}, {"j2": view("j2", "Completed", lr="0.2")},
+                           no_read))
+    assert [(r["job_id"], r["parameters"]["lr"]) for r in second["m"]] == [("j1", "0.1"), ("j2", "0.2")]
+    # an update that does not touch the key keeps it as it was; a removed key keeps its history
+    assert dumped(merged(second, {}, {}, no_read)) == second
+
+
+def test_a_run_that_left_before_its_phase_was_final_is_read_once():
+    reads: list[str] = []
+
+    def read(job_id: str, _ws: str | None) -> TrainingJob | None:
+        reads.append(job_id)
+        return view(job_id, "Completed", lr="0.1") if job_id == "j1" else None
+
+    first = dumped(merged(None, {"m": status("j1", "Pending"), "n": status("k1", "Running")}, {}, no_read))
+    second = merged(first, {"m": status("j2", "Creating"), "n": status("k2", "Creating")}, {}, read)
+    assert sorted(reads) == ["j1", "k1"]
+    assert second["m"][0].phase == "Completed" and second["m"][0].parameters == {"lr": "0.1"}
+    assert second["n"][0].phase == "Running" and second["n"][0].note == "gone before it was seen to finish"
+    merged(dumped(second), {"m": status("j2", "Creating"), "n": status("k2", "Creating")}, {}, no_read)  # not again
+
+
+def test_runs_of_a_state_written_before_the_history_are_taken_from_its_statuses():
+    previous = {"m": status("j1", "Completed", objective=0.5).model_dump()}
+    runs = merged(None, {"m": status("j2", "Creating")}, {}, no_read, previous)
+    assert [(r.job_id, r.objective) for r in runs["m"]] == [("j1", 0.5), ("j2", None)]
+
+
+def test_secret_parameter_values_are_never_recorded():
+    masking.remember(["s3cr3t-value-42"])
+    runs = dumped(merged(None, {"m": status("j1", "Completed")},
+                         {"j1": view("j1", "Completed", lr="0.1", seed="s3cr3t-value-42", api_token="abc")}, no_read))
+    assert runs["m"][0]["parameters"] == {"lr": "0.1", "seed": masking.MASK, "api_token": masking.MASK}
+    assert "s3cr3t-value-42" not in repr(runs)
