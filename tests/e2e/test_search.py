@@ -77,9 +77,6 @@ def test_a_search_completes_with_its_best_trial_exported(tmp_path: Path, pulumi_
         # A changed space replaces the search job: the finished one is deleted only once its successor exists.
         from testkit.faults import configure_jobs
 
-        # (a refresh first: the TrainingJob then knows its run finished, else a run still seen running on the
-        # same output folder is stopped first, the rule for any job)
-        st.refresh()
         configure_jobs(st, jobs={"tune": tune(search={**SEARCH, "space": {"momentum": {"uniform": [0.6, 0.9]}}})})
         st.up()
         out = st.outputs()
