@@ -232,8 +232,12 @@ class EmulatorApp:
             return Reply(200, self.counters.snapshot())
         if name == "reset" and method == "POST":
             if self.executor is not None:  # every job goes, with its processes and directories
+                roots = [r.doc["execution"]["root"] for r in self.store.all_rows()
+                         if (r.doc.get("execution") or {}).get("root")]
                 self.executor.reset()
-                shutil.rmtree(self.work_dir, ignore_errors=True)
+                # only the directories of its own jobs: --work-dir may hold files it did not make
+                for root in roots:
+                    shutil.rmtree(root, ignore_errors=True)
             self.store.reset()
             if self.searches is not None:  # their threads see their jobs gone and kill their trials
                 self.searches.join()

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..core.rules import WaitFor
+from ..core.linear_regex import check_objective
 from .searches import SearchStatus
 
 
@@ -20,6 +21,9 @@ class Objective(_AwaitModel):
     name: Annotated[str, Field(min_length=1)]
     regex: Annotated[str, Field(min_length=1)]
     goal: Literal["max", "min"] = "max"
+
+    # checked at check(), before any wait: RE2 syntax, one group (linear_regex.py)
+    _regex = field_validator("regex")(classmethod(lambda cls, v: check_objective(v)))
 
 
 class AwaitedJob(_AwaitModel):

@@ -8,7 +8,7 @@ first task (rank 0 prints the metrics of a distributed job), fetched `concurrenc
 
 from __future__ import annotations
 
-import re
+import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +16,7 @@ from typing import Any
 from ..client.models import TrainingJob, task_ids
 from ..core.job_logs import client_secrets, one_line_error
 from .args import Objective
+from ..core.linear_regex import last_capture
 
 CONCURRENCY = 8
 
@@ -34,17 +35,18 @@ class ToRead:
 
 
 def last_value(text: str, objective: Objective) -> Reading:
-    """The number the last match of the objective's regex captured in `text`."""
-    last = None
-    for last in re.finditer(objective.regex, text, re.MULTILINE):
-        pass
-    if last is None:
+    """The number the last match of the objective's regex captured in `text` (linear_regex.py: RE2, line by
+    line from the end). NaN and infinities are no value: a point that printed `loss=nan` is never best."""
+    captured = last_capture(objective.regex, text)
+    if captured is None:
         return Reading(None, f"no match for {objective.regex!r} in the log")
-    captured = last.group(1)
     try:
-        return Reading(float(captured))
+        value = float(captured)
     except (TypeError, ValueError):
         return Reading(None, f"the last match captured {captured!r}, not a number")
+    if not math.isfinite(value):
+        return Reading(None, f"no value: the last match captured {captured!r}")
+    return Reading(value)
 
 
 def _read(client: Any, item: ToRead, secrets: list[str]) -> Reading:

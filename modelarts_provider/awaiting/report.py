@@ -6,6 +6,11 @@ grouped by cause (the verdict, each failing task's exit code and message, withou
 every failed job is named; log tails are shown for at most MAX_TAILS_PER_CAUSE jobs of a cause and
 MAX_TAILS in all, fetched concurrently, as are the details GETs of failed jobs (the listing may omit
 task details). A cause with a single job keeps the one-line form `- key: <why>`.
+
+The report reads top down: the first line names the failed jobs (the engine's progress view shows no
+more), then why each failed, one line each (a cause shared by many: one
+line and their keys), then the log tails, each under its job's key; the service's environment
+boilerplate is left out of the tails (logs.py).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ CONCURRENCY = 8
 TAIL_LINES = 20  # a job failing alone
 GROUP_TAIL_LINES = 8  # each of the few jobs shown of a shared cause
 WIDTH = 120
+HEAD_KEYS = 5  # jobs named in the first line
 
 
 def _fetch_all(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
@@ -93,9 +99,13 @@ def failure_report(client: Any, results: list[Result], *, tolerated: str = "") -
                        tailed)
     tails = dict(zip((id(r) for r, _ in tailed), texts))
 
-    lines = [f"{len(bad)} of {len(results)} awaited training jobs did not reach their target:"]
+    # The first line names the jobs: the engine's progress view shows an error's first line only.
+    keys = [r.watched.key for r in bad]
+    named = ", ".join(keys[:HEAD_KEYS]) + (f" and {len(keys) - HEAD_KEYS} more" if len(keys) > HEAD_KEYS else "")
+    lines = [f"{len(bad)} of {len(results)} awaited training jobs did not reach their target: {named}"]
     if tolerated:
         lines.append(tolerated)
+    tail_lines: list[str] = []
     for why, members in groups.items():
         if len(members) == 1:
             r, job = members[0]
@@ -107,15 +117,14 @@ def failure_report(client: Any, results: list[Result], *, tolerated: str = "") -
         shown = 0
         for r, _ in members:
             tail = tails.get(id(r))
-            if tail:
-                if len(members) > 1:  # "  key (name): last 8 lines of worker-0:" and the lines
-                    lines.append(f"  {r.watched.key} ({r.watched.name}): " + tail.strip("\n"))
-                else:
-                    lines.append(tail.rstrip("\n"))
+            if tail:  # "key (name): last N lines of worker-0:" and the lines, below every summary line
+                tail_lines.append(f"{r.watched.key} ({r.watched.name}): " + tail.strip())
                 shown += 1
         if len(members) > 1 and shown < len(members):
-            lines.append(f"  (log tails of {len(members) - shown} more not shown: python -m modelarts_provider "
+            lines.append(f"    (log tails of {len(members) - shown} more not shown: python -m modelarts_provider "
                          "logs --stack STACK KEY)")
+    if tail_lines:
+        lines += ["", *tail_lines]
     return printable("\n".join(lines))
 
 

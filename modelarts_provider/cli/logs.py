@@ -29,7 +29,7 @@ from typing import Any, Callable, Optional, TextIO
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..core.job_logs import client_secrets, one_line_error, safe_line
-from ..core.masking import leaves
+from ..core.masking import secret_values
 
 __all__ = ["register", "run", "find_job", "stack_settings", "LogFollower", "LogsError"]
 
@@ -192,8 +192,10 @@ def stack_config(pulumi: PulumiCli, note: Callable[[str], None]) -> tuple[Any, l
                     got = json.loads(got)
                 except ValueError:
                     pass
-            values += [str(v) for v in leaves(got) if isinstance(v, (str, int, float)) and not isinstance(v, bool)]
-            if isinstance(entry.get("value"), str):
+            # a whole section's counts, phases and short words are not masked (masking.secret_material)
+            values += secret_values(got) if isinstance(got, (dict, list)) else \
+                [str(got)] if isinstance(got, (str, int, float)) and not isinstance(got, bool) else []
+            if isinstance(entry.get("value"), str) and isinstance(got, (dict, list)):
                 values.append(entry["value"])
     return raw, [v for v in values if v.strip()]
 

@@ -108,7 +108,7 @@ class ModelArtsError(Exception):
             head += f": {self.error_solution}"
         if self.request_id:
             head += f" [request {self.request_id}]"
-        return head
+        return head.strip()  # a message of dots only leaves no head: no leading space before "(HTTP ...)"
 
     @property
     def message(self) -> str:

@@ -25,6 +25,14 @@ LINE_MAX = 400
 ERROR_MAX = 240
 MASK = masking.MASK
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")  # ANSI colours, controls
+# The service's environment boilerplate (`[ModelArts Service Log] env MA_NUM_HOSTS=1`, one line per variable
+# it sets): in a failure's tail it pushes out the lines that say why the code failed.
+_ENV_BOILERPLATE = re.compile(r"^(?:\S+\s+)?(?:\[ModelArts Service Log\]\s*)?env (?:MA|VC)_[A-Za-z0-9_]*=")
+
+
+def boilerplate(line: str) -> bool:
+    """A line of the service's environment listing, left out of failure tails."""
+    return bool(_ENV_BOILERPLATE.match(line.strip()))
 
 
 class LogSource(Protocol):
@@ -107,7 +115,7 @@ def _task_tail(client: LogSource, job_id: str, task: str, lines: int, secrets: l
     """(the block of ``task``, whether the service looked unreachable)."""
     try:
         text = client.get_task_log_preview(job_id, task).text
-        shown = [line for line in safe_lines(text, secrets) if line.strip()][-lines:]
+        shown = [line for line in safe_lines(text, secrets) if line.strip() and not boilerplate(line)][-lines:]
     except Exception as exc:  # noqa: BLE001 - a log we cannot fetch must not replace the error
         down = bool(getattr(exc, "retryable", True))  # throttled, 5xx, network, or not even an API error
         return f"(logs of {task} unavailable: {one_line_error(exc, secrets)})", down

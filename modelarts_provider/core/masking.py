@@ -2,8 +2,14 @@
 
 Two rules, applied together:
 - known values: every secret value the product knows (the stack's config secrets, a job's secret inputs as
-  recorded by their paths, the client's credentials) is masked wherever it appears; a value shorter than
-  MIN_ANYWHERE characters only as a whole token (a PIN "42" must not turn "epoch 42/50" into a riddle);
+  recorded by their paths, the client's credentials) is masked as a whole: where it is not part of a longer
+  word (`fail` never masks `failingsecret-8adyj3`); a value of LONG_ANYWHERE characters or more (a token, a
+  key) wherever it appears; a value shorter than MIN_ANYWHERE characters only where it is assigned (a PIN
+  "42" must not turn "epoch 42/50" into a riddle). Values a secret section merely holds are learnt only
+  when they are secret material (`secret_material`): a number, true/false/none, a phase or a short word
+  (`1`, `0.01`, `none`, `fail`, a pool name) would mask every count and phase in the output; an explicit
+  secret (`always=True`: an environment value set with `--secret --path`) is learnt whatever it is;
+- shown names: the jobs' own names (`show`) are never masked, not even in part: a failure names its job;
 - shapes, for secrets nobody told us about: the value of a secret-looking key (token, key, secret,
   password, passwd, pwd, credential, auth, private, signature; AK/SK as whole words) in `KEY=value`
   (whatever precedes it: `ERROR: HF_TOKEN=...`, `WARNING:root:API_KEY=...`), `key: value`, JSON and
@@ -23,15 +29,26 @@ import threading
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-__all__ = ["MASK", "mask", "mask_shapes", "mask_values", "remember", "known", "secret_looking", "leaves"]
+__all__ = ["MASK", "mask", "mask_shapes", "mask_values", "remember", "known", "secret_looking", "leaves",
+           "secret_material", "secret_values", "show", "shown"]
 
 MASK = "******"
 MIN_ANYWHERE = 4
+LONG_ANYWHERE = 16  # a value this long is a token or a key: masked even inside other text
+MIN_MATERIAL = 6  # a plain word shorter than this (`fail`, `none`, `gpu`) is no secret material
+# Words of the service and of YAML that any secret section holds and any output prints (phases, switches).
+PLAIN_WORDS = frozenset({
+    "true", "false", "none", "null", "yes", "no", "on", "off", "auto", "default",
+    "creating", "pending", "running", "completed", "failed", "abnormal", "terminating", "terminated",
+    "deleting", "deleted", "stopped", "submitted", "active", "train", "infer", "notebook"})
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 SECRET_PARTS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "PWD", "CREDENTIAL", "AUTH", "PRIVATE",
                 "SIGNATURE")
 SECRET_WORDS = frozenset({"AK", "SK"})
 
 _KNOWN: set[str] = set()
+_EVERY: set[str] = set()  # every secret value learnt, material or not: what a record in the state must not hold
+_SHOWN: set[str] = set()
 _KNOWN_LOCK = threading.Lock()
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_.-]*"
@@ -104,24 +121,51 @@ def mask_shapes(text: str) -> str:
     return _URL_PASSWORD.sub(lambda m: m.group("head") + MASK, text)
 
 
+def secret_material(value: str) -> bool:
+    """False for what a secret section holds beside its secrets: numbers (counts, learning rates), phases and
+    switches, plain words shorter than MIN_MATERIAL letters. Masking those would hide every count, phase and
+    `--lr=0.1` of the output and protect nothing."""
+    v = value.strip()
+    if not v or v.lower() in PLAIN_WORDS or _NUMBER.fullmatch(v):
+        return False
+    return not (len(v) < MIN_MATERIAL and v.isalpha())
+
+
+_ALNUM_BEFORE = r"(?<![A-Za-z0-9])"
+_ALNUM_AFTER = r"(?![A-Za-z0-9])"
+
+
 @functools.lru_cache(maxsize=32)
-def _values_pattern(values: frozenset[str]) -> re.Pattern[str] | None:
-    """One pattern for a set of values, built once per set: every printed line passes here, and the set (the
-    registry, the client's credentials) rarely changes."""
+def _values_pattern(values: frozenset[str], names: frozenset[str] = frozenset()) -> re.Pattern[str] | None:
+    """One pattern for a set of values (and the names shown as they are), built once per set: every printed
+    line passes here, and the sets (the registry, the client's credentials) rarely change. A shown name is
+    matched first (group `keep`), so no value is masked inside it."""
     parts = []
     for v in sorted(values, key=len, reverse=True):  # longest first: no partial masks
-        if len(v) >= MIN_ANYWHERE:
+        if len(v) >= LONG_ANYWHERE:
             parts.append(re.escape(v))
+        elif len(v) >= MIN_ANYWHERE:  # as a whole: not inside another word
+            parts.append(_ALNUM_BEFORE + re.escape(v) + _ALNUM_AFTER)
         else:
             # short: only as an assigned value (`PIN=42`, `pin: 42`, `--pin 42`) or a whole line
             parts.append(r"(?:(?:(?<=[=:])|(?<=[=:] )|(?<=[A-Za-z0-9_-]\s))" + re.escape(v)
                          + r"(?=$|[\s,;'\"}\])])|^" + re.escape(v) + "$)")
-    return re.compile("|".join(parts)) if parts else None
+    if not parts:
+        return None
+    keep = [re.escape(n) for n in sorted(names, key=len, reverse=True) if n]
+    values_part = "|".join(parts)
+    if keep:
+        return re.compile(f"(?P<keep>{_ALNUM_BEFORE}(?:{'|'.join(keep)}){_ALNUM_AFTER})|(?:{values_part})")
+    return re.compile(values_part)
 
 
-def mask_values(text: str, values: Iterable[str]) -> str:
-    pattern = _values_pattern(frozenset(v for v in values if v))
-    return pattern.sub(MASK, text) if pattern is not None else text
+def _replace(m: re.Match[str]) -> str:
+    return m.group(0) if m.lastgroup == "keep" else MASK
+
+
+def mask_values(text: str, values: Iterable[str], names: Iterable[str] = ()) -> str:
+    pattern = _values_pattern(frozenset(v for v in values if v), frozenset(n for n in names if n))
+    return pattern.sub(_replace, text) if pattern is not None else text
 
 
 def leaves(value: Any) -> Iterator[Any]:
@@ -136,20 +180,59 @@ def leaves(value: Any) -> Iterator[Any]:
         yield value
 
 
-def remember(values: Iterable[object]) -> None:
-    """Adds secret values this process learnt (strings, or numbers as their text) to the registry."""
-    fresh = {v if isinstance(v, str) else str(v) for v in values
+def secret_values(value: Any, explicit_under: frozenset[str] = frozenset({"environments"})) -> list[str]:
+    """The texts of a secret (config) value worth masking: every leaf under a key of `explicit_under` (an
+    environment value is a secret of its own, whatever its length), the secret material among the others."""
+    out: list[str] = []
+
+    def walk(node: Any, explicit: bool) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, explicit or str(k) in explicit_under)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v, explicit)
+        elif isinstance(node, (str, int, float)) and not isinstance(node, bool):
+            text = str(node)
+            if text.strip() and (explicit or secret_material(text)):
+                out.append(text)
+
+    walk(value, False)
+    return out
+
+
+def remember(values: Iterable[object], *, always: bool = False) -> None:
+    """Adds secret values this process learnt (strings, or numbers as their text) to the registry: the secret
+    material among them (`secret_material`), or all of them with `always` (a value set as a secret on its own)."""
+    texts = {v if isinstance(v, str) else str(v) for v in values
              if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v).strip()}
+    fresh = {t for t in texts if always or secret_material(t)}
     with _KNOWN_LOCK:
         _KNOWN.update(fresh)
+        _EVERY.update(texts)
 
 
-def known() -> frozenset[str]:
+def show(names: Iterable[object]) -> None:
+    """Names printed as they are, never masked in part (the jobs' own names): a failure names its job."""
+    fresh = {n for n in names if isinstance(n, str) and n.strip()}
     with _KNOWN_LOCK:
-        return frozenset(_KNOWN)
+        _SHOWN.update(fresh)
 
 
-def mask(text: str, values: Iterable[str | None] = ()) -> str:
-    """The masking step: known values (the registry and `values`) first, then the shapes."""
-    text = mask_values(text, known().union(v for v in values if v))
+def known(every: bool = False) -> frozenset[str]:
+    """The values masked in printed text; `every`: all secret values learnt, counts and short words too (for
+    what is recorded in the state, e.g. a run's parameters: a secret never lands there in plain text)."""
+    with _KNOWN_LOCK:
+        return frozenset(_EVERY | _KNOWN) if every else frozenset(_KNOWN)
+
+
+def shown() -> frozenset[str]:
+    with _KNOWN_LOCK:
+        return frozenset(_SHOWN)
+
+
+def mask(text: str, values: Iterable[str | None] = (), names: Iterable[str] = ()) -> str:
+    """The masking step: known values (the registry and `values`) first, except inside shown names, then the
+    shapes."""
+    text = mask_values(text, known().union(v for v in values if v), shown().union(names))
     return mask_shapes(text)

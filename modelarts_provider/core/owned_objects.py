@@ -4,7 +4,12 @@ and the user names by label (`metadata.user_name`): the ownership rules of owner
 - create: an object of the declared name is taken over only when it carries this resource's owner token (our
   earlier create); any other of that name stops the `up`, naming its owner;
 - delete: only an object carrying this resource's token is deleted, then waited for until the service no
-  longer has it.
+  longer has it;
+- a pool records the token of the network it was created on (`modelarts-pulumi/network-token`, copied from
+  the network the service holds): a pool on our network that carries our network's token was made by this
+  stack, so a network's delete (or replacement) removes such pools first, even one no state holds any more
+  (a killed `up` during the pool's node wait): `destroy` never stops on "network in use" leaving a pool
+  billing.
 """
 
 from __future__ import annotations
@@ -13,8 +18,10 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol, TypeVar
 
-from .ownership import OwnerMark, owner_text, token_on
+from .ownership import PREFIX, OwnerMark, owner_text, token_on
 from .provider_base import ProviderError
+
+NETWORK_TOKEN_ANNOTATION = PREFIX + "network-token"
 
 
 class _Metadata(Protocol):
@@ -56,3 +63,17 @@ def wait_gone(get: Callable[[], object | None], deadline_s: float, poll_s: float
         if time.monotonic() > deadline:
             raise ProviderError(too_late)
         time.sleep(poll_s)
+
+
+def network_token_mark(network_annotations: Mapping[str, str] | None) -> dict[str, str]:
+    """The annotation a pool gets from the network it is created on: that network's owner token, if any."""
+    token = token_on(network_annotations)
+    return {NETWORK_TOKEN_ANNOTATION: token} if token else {}
+
+
+def our_pools_on(network: str, network_token: str | None, pools: Iterable[Any]) -> list[Any]:
+    """The pools on `network` created by this stack: they carry the network's own owner token."""
+    if not network_token:
+        return []
+    return [p for p in pools if ((p.spec.network or {}).get("name") == network
+                                 and (p.metadata.annotations or {}).get(NETWORK_TOKEN_ANNOTATION) == network_token)]

@@ -107,15 +107,55 @@ def listen_for_cancel() -> None:
         return grpc.unary_unary_rpc_method_handler(cancel, request_deserializer=handler.request_deserializer,
                                                    response_serializer=handler.response_serializer)
 
+    def wrapped(method: str, handler: Any) -> Any:
+        if method == _CANCEL_METHOD:
+            return recording(handler)
+        return clean_errors(handler) if method.startswith(_PROVIDER_SERVICE) else handler
+
     for obj in gc.get_objects():
         if type(obj).__name__ == "_ServerState" and type(obj).__module__ == "grpc._server":
             registered = getattr(obj, "registered_method_handlers", {})
-            if _CANCEL_METHOD in registered:
-                registered[_CANCEL_METHOD] = recording(registered[_CANCEL_METHOD])
+            for method in list(registered):
+                registered[method] = wrapped(method, registered[method])
             for generic in getattr(obj, "generic_handlers", []):
                 handlers = getattr(generic, "_method_handlers", None)
-                if isinstance(handlers, dict) and _CANCEL_METHOD in handlers:
-                    handlers[_CANCEL_METHOD] = recording(handlers[_CANCEL_METHOD])
+                if isinstance(handlers, dict):
+                    for method in list(handlers):
+                        handlers[method] = wrapped(method, handlers[method])
+
+
+_PROVIDER_SERVICE = "/pulumirpc.ResourceProvider/"
+
+
+def _ours(err: BaseException) -> bool:
+    """An error this product raises on purpose: its message is one line for the user, already masked."""
+    return type(err).__module__.startswith("modelarts_provider.")
+
+
+def clean_errors(handler: Any) -> Any:
+    """The handler, answering with an error's own message where the SDK's server would prefix it.
+
+    When a dynamic provider's create/update/delete raises, grpc's server answers `Exception calling
+    application: <message>` and logs a traceback; the engine prints that prefix before our one-line
+    message. Our own errors (ProviderError and the like) are answered as they are (context.abort with
+    the message); anything else keeps grpc's answer, which names the unexpected exception."""
+    import grpc
+
+    behavior = getattr(handler, "unary_unary", None)
+    if behavior is None or getattr(behavior, "_clean_errors", False):
+        return handler
+
+    def call(request: Any, context: Any) -> Any:
+        try:
+            return behavior(request, context)
+        except Exception as err:  # noqa: BLE001 - only ours is answered here, the rest is re-raised
+            if not _ours(err):
+                raise
+            context.abort(grpc.StatusCode.UNKNOWN, mask(str(err)) or type(err).__name__)
+
+    call._clean_errors = True  # type: ignore[attr-defined]  # wrapped once, however often configure runs
+    return grpc.unary_unary_rpc_method_handler(call, request_deserializer=handler.request_deserializer,
+                                               response_serializer=handler.response_serializer)
 
 
 def engine_alive() -> bool:

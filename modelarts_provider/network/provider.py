@@ -2,8 +2,10 @@
 token, and waits until it is gone. check/diff make no API call.
 
 A create first looks for a network of the same user name (os.modelarts/name): one carrying this
-resource's token is ours (an earlier, interrupted create) and is taken over; any other stops the create
-naming its owner.
+resource's token is ours (an earlier, interrupted create) and is taken over when its fields (CIDR,
+workspace) are the declared ones, replaced (deleted with our pools on it, then created) when they are not;
+any other stops the create naming its owner. A delete removes the pools of this stack on the network first
+(they carry its token, see owned_objects.py), so no pool outside the state is left billing on it.
 """
 
 from __future__ import annotations
@@ -13,13 +15,16 @@ from typing import Any
 
 from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 
-from ..client.pool_models import Network, create_network_body
+from ..client.pool_models import WORKSPACE_LABEL, Network, create_network_body
 from ..core.location import check_same_place, location_of
-from ..core.owned_objects import our_namesake, require_ours, wait_gone
+from ..core.owned_objects import our_namesake, our_pools_on, require_ours, wait_gone
+from ..core.ownership import token_on
 from ..core.provider_base import ModelArtsProvider, ProviderError, cancelled, say
 from .args import OUTPUT_KEYS, NetworkArgs
 from .check import check_inputs, strip_outputs
 from .diff import option_changes, replaced_fields
+
+POOL_GONE_WAIT_S = 1800.0
 
 
 class NetworkProvider(ModelArtsProvider):
@@ -40,8 +45,15 @@ class NetworkProvider(ModelArtsProvider):
         api = self._api()
         net = our_namesake("network", args.name, api.list_networks(), args.owner)
         if net is not None:
-            say(f"network {args.name}: ours already ({net.name}), taken over")
-        else:
+            differs = _differences(net, args)
+            if not differs:
+                say(f"network {args.name}: ours already ({net.name}), taken over")
+            else:
+                say(f"network {args.name}: ours already ({net.name}, left by an earlier up) but it differs "
+                    f"({differs}): deleting it to create the declared one")
+                self._remove(net, args.timeout_seconds, args.poll_interval_seconds)
+                net = None
+        if net is None:
             net = api.create_network(create_network_body(
                 args.name, args.cidr, workspace_id=args.workspace_id,
                 annotations=args.owner.annotations() if args.owner else {}))
@@ -85,8 +97,32 @@ class NetworkProvider(ModelArtsProvider):
             say(f"network {id_}: already gone")
             return
         require_ours("network", id_, net, props)
-        api.delete_network(id_)
-        wait_gone(lambda: api.get_network(id_), float(props.get("timeout_seconds") or 600),
-                  float(props.get("poll_interval_seconds") or 2.0),
-                  f"network {id_}: still there after the delete's deadline; the next destroy waits for it again")
+        self._remove(net, float(props.get("timeout_seconds") or 600), float(props.get("poll_interval_seconds") or 2.0))
         say(f"network {id_}: deleted")
+
+    def _remove(self, net: Network, timeout_s: float, poll_s: float) -> None:
+        """Deletes our network (its token checked by the caller) after the pools this stack made on it (a pool
+        a killed `up` left outside the state bills per node-hour and blocks the network's delete)."""
+        api = self._api()
+        for pool in our_pools_on(net.name, token_on(net.metadata.annotations), api.list_pools()):
+            say(f"pool {pool.name}: made by this stack on network {net.name} ({pool.summary()}), deleting it "
+                "first; billing ends when it is gone")
+            api.delete_pool(pool.name)
+            wait_gone(lambda: api.get_pool(pool.name), POOL_GONE_WAIT_S, poll_s,
+                      f"pool {pool.name}: still deleting after {POOL_GONE_WAIT_S:g} s; the next destroy waits "
+                      "for it again")
+        api.delete_network(net.name)
+        wait_gone(lambda: api.get_network(net.name), timeout_s, poll_s,
+                  f"network {net.name}: still there after the delete's deadline; the next destroy waits for it again")
+
+
+def _differences(net: Network, args: NetworkArgs) -> str:
+    """The fields of our earlier network that are not the declared ones ("" when it fits)."""
+    out = []
+    cidr = net.spec.get("cidr")
+    if cidr != args.cidr:
+        out.append(f"cidr {cidr} -> {args.cidr}")
+    workspace = net.metadata.labels.get(WORKSPACE_LABEL)
+    if args.workspace_id and workspace != args.workspace_id:
+        out.append(f"workspace {workspace} -> {args.workspace_id}")
+    return "; ".join(out)

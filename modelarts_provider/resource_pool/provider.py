@@ -2,7 +2,9 @@
 its nodes are where the declaration says. check/diff make no API call.
 
 * create: a pool of the same user name that carries this resource's owner token is ours (an interrupted
-  create) and is taken over when it matches field by field; any other stops the create naming its owner.
+  create, e.g. a killed `up`) and is taken over when it matches field by field, scaled (PATCH) when only
+  its node counts differ, deleted and created anew when anything else does; any other stops the create
+  naming its owner. A new pool also carries its network's token (owned_objects.py).
   Otherwise POST, then wait until Running with every node available. A pool that never became usable
   (Abnormal, an abnormal node, the deadline) is deleted at once, since it bills per node-hour whether a
   job can use it or not, and the error says so.
@@ -18,9 +20,9 @@ from typing import Any
 from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 
 from ..client.errors import ModelArtsError
-from ..client.pool_models import Pool, create_pool_body, patch_pool_body
+from ..client.pool_models import WORKSPACE_LABEL, Pool, create_pool_body, patch_pool_body
 from ..core.location import check_same_place, location_of
-from ..core.owned_objects import our_namesake, require_ours, wait_gone
+from ..core.owned_objects import network_token_mark, our_namesake, require_ours, wait_gone
 from ..core.provider_base import ModelArtsProvider, ProviderError, say
 from .args import OUTPUT_KEYS, ResourcePoolArgs
 from .check import check_inputs, strip_outputs
@@ -58,12 +60,14 @@ class ResourcePoolProvider(ModelArtsProvider):
         label = args.name
         pool = our_namesake("pool", args.name, api.list_pools(), args.owner)
         if pool is not None:
-            _same_fields(pool, args)
-            say(f"pool {label}: ours already ({pool.name}), taken over")
-        else:
+            pool = self._take_over(pool, args)
+        if pool is None:
+            net = api.get_network(args.network)
+            marks = {**(args.owner.annotations() if args.owner else {}),
+                     **network_token_mark(net.metadata.annotations if net is not None else None)}
             pool = api.create_pool(create_pool_body(
                 args.name, [(r.flavor, r.count) for r in args.resources], args.network, scope=args.scope,
-                workspace_id=args.workspace_id, annotations=args.owner.annotations() if args.owner else {}))
+                workspace_id=args.workspace_id, annotations=marks))
             say(f"pool {label}: created as {pool.name} (billed per node-hour from now on), waiting for "
                 f"{sum(args.counts().values())} nodes")
         try:
@@ -72,6 +76,34 @@ class ResourcePoolProvider(ModelArtsProvider):
         except PoolNotUsable as err:
             raise ProviderError(f"{err}; {self._remove_unusable(pool.name, args)}") from None
         return CreateResult(pool.name, {**args.model_dump(mode="json"), **self._outputs(pool)})
+
+    def _take_over(self, pool: Pool, args: ResourcePoolArgs) -> Pool | None:
+        """Our earlier pool (a killed or failed `up` created it; no state holds it): taken over as it is when
+        it fits, scaled when only its node counts differ, deleted (None: create anew) when anything else does.
+        It bills per node-hour: it is never left standing outside the state."""
+        api = self._api()
+        differs = _differences(pool, args)
+        if not differs:
+            say(f"pool {args.name}: ours already ({pool.name}), taken over")
+            return pool
+        if set(differs) == {"node counts"}:
+            live = {r.flavor: r.count for r in pool.spec.resources}
+            say(f"pool {args.name}: ours already ({pool.name}, left by an earlier up), taken over and scaled "
+                f"{differs['node counts']}")
+            try:  # the service scales a Running pool only: its first nodes are waited for
+                wait_usable(lambda: api.get_pool(pool.name), args.name, live, args.timeout_seconds,
+                            args.poll_interval_seconds, say)
+            except PoolNotUsable as err:
+                raise ProviderError(f"{err}; {self._remove_unusable(pool.name, args)}") from None
+            return api.patch_pool(pool.name, patch_pool_body(sorted(args.counts().items())))
+        what = "; ".join(f"{k} {v}" for k, v in differs.items())
+        say(f"pool {args.name}: ours already ({pool.name}, left by an earlier up) but it differs ({what}): "
+            "deleting it to create the declared one")
+        api.delete_pool(pool.name)
+        wait_gone(lambda: api.get_pool(pool.name), GONE_WAIT_S, args.poll_interval_seconds,
+                  f"pool {args.name}: our earlier pool {pool.name} still deleting after {GONE_WAIT_S:g} s; "
+                  "run up again to wait for it")
+        return None
 
     def _remove_unusable(self, name: str, args: ResourcePoolArgs) -> str:
         """Delete a pool that never became usable (it bills per node-hour all the same); what happened."""
@@ -135,12 +167,22 @@ class ResourcePoolProvider(ModelArtsProvider):
         say(f"pool {id_}: deleted")
 
 
-def _same_fields(pool: Pool, args: ResourcePoolArgs) -> None:
-    """An earlier create of ours: take it over only if it is what we declare, field by field."""
+def _differences(pool: Pool, args: ResourcePoolArgs) -> dict[str, str]:
+    """What an earlier pool of ours has that the declaration does not: {field: "have -> want"}; only the
+    node counts can change in place."""
     live = {r.flavor: r.count for r in pool.spec.resources}
+    out: dict[str, str] = {}
+    if set(live) != set(args.counts()):
+        out["flavors"] = f"{sorted(live)} -> {sorted(args.counts())}"
+    elif live != args.counts():
+        out["node counts"] = ", ".join(f"{f} {live[f]} -> {n}" for f, n in sorted(args.counts().items())
+                                       if live[f] != n)
     net = (pool.spec.network or {}).get("name")
-    for field, have, want in (("resources", live, args.counts()), ("network", net, args.network),
-                              ("scope", sorted(pool.spec.scope), args.scope)):
-        if have != want:
-            raise ProviderError(f"pool {args.name}: our earlier pool {pool.name} has {field} {have}, the "
-                                f"declaration {want}: delete it (pulumi destroy or the console) or declare it as it is")
+    if net != args.network:
+        out["network"] = f"{net} -> {args.network}"
+    if sorted(pool.spec.scope) != args.scope:
+        out["scope"] = f"{sorted(pool.spec.scope)} -> {args.scope}"
+    workspace = pool.metadata.labels.get(WORKSPACE_LABEL)
+    if args.workspace_id and workspace != args.workspace_id:
+        out["workspace"] = f"{workspace} -> {args.workspace_id}"
+    return out

@@ -4,13 +4,16 @@ The stack program exports, per sweep, `{objective, points: [Point], best: Point 
 (camelCase keys, as the other exports); the provider prints the same table at the end of a wait, and
 `python -m modelarts_provider results` prints it from the exports. Ranking: points with a value, best
 first (by the objective's goal); then completed points without one; then the rest (failed, not done).
+NaN and infinities are no value (a point that printed `loss=nan` is never best): such a point reads
+"no value" and is counted apart in the head line.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
 Goal = Literal["max", "min"]
@@ -31,6 +34,19 @@ class Point(BaseModel):
     duration_seconds: float | None = None
     output_path: str | None = None
     retries: int | None = None
+
+    @field_validator("objective", mode="before")
+    @classmethod
+    def _finite(cls, v: Any) -> Any:
+        """NaN, infinities (as numbers or as text, e.g. from an older export) and non-numbers are no value:
+        one such point never makes a whole sweep unreadable."""
+        if v is None or isinstance(v, bool):
+            return None
+        try:
+            value = float(v)
+        except (TypeError, ValueError):
+            return None
+        return value if math.isfinite(value) else None
 
     def export(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)
@@ -106,6 +122,9 @@ def table_lines(name: str, results: SweepResults, limit: int | None = None) -> l
     head = f"{name}: {len(points)} point{'s' if len(points) != 1 else ''}"
     if results.failures:
         head += f", {results.failures} failed"
+    no_value = sum(1 for p in points if p.phase == "Completed" and p.objective is None)
+    if obj is not None and no_value:
+        head += f", {no_value} completed with no value"
     if obj is not None:
         win = results.best
         head += (f"; best {win.key} ({obj.name} {win.objective:g}, {obj.goal})" if win is not None
@@ -115,7 +134,8 @@ def table_lines(name: str, results: SweepResults, limit: int | None = None) -> l
     rows = []
     for i, p in enumerate(points, start=1):
         rank_text = str(i) if p.objective is not None else "-"
-        value = [f"{p.objective:g}" if p.objective is not None else "-"] if obj else []
+        value = [f"{p.objective:g}" if p.objective is not None
+                 else "no value" if p.phase == "Completed" else "-"] if obj else []
         note = p.note or ""
         if p.retries:
             note = f"retried {p.retries}x" + (f"; {note}" if note else "")

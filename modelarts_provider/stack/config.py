@@ -91,6 +91,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
+from ..core.linear_regex import check_objective
 from ..core.messages import BUCKET_RE, CIDR_RE, KEY_RE, NETWORK_NAME_RE, PARAM_NAME_RE, POOL_NAME_RE, did_you_mean, explain
 from ..core.rules import FILE_URL_RE, OBS_URL_RE, rule
 from .job_fields import Maps
@@ -240,14 +241,7 @@ class ObjectiveConfig(_Cfg):
     @field_validator("regex")
     @classmethod
     def _one_group(cls, v: str) -> str:
-        try:
-            groups = re.compile(v).groups
-        except re.error as err:
-            raise ValueError(f"is not a regular expression Python can compile ({err})") from None
-        if groups != 1:
-            raise ValueError(f"needs exactly one group around the number, e.g. accuracy=([0-9.]+); "
-                             f"it has {groups}")
-        return v
+        return check_objective(v)  # RE2: linear time whatever the pattern; one group (core/linear_regex.py)
 
 
 class JobEntry(_Cfg):

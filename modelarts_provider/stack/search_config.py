@@ -23,12 +23,12 @@ service's algorithm catalog by the provider (training_job/search_check.py).
 from __future__ import annotations
 
 import math
-import re
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
+from ..core.linear_regex import check_objective
 from ..core.messages import PARAM_NAME_RE, shown
 from ..core.rules import rule
 from .sweep import as_param
@@ -51,14 +51,11 @@ class _Cfg(BaseModel):
 
 
 def _regex_one_group(v: str) -> str:
+    """RE2 (linear time, as the JobsAwait matches objectives: core/linear_regex.py), exactly one group."""
     try:
-        groups = re.compile(v).groups
-    except re.error as err:
-        raise ValueError(f"{shown(v)} is not a regular expression Python can compile ({err})") from None
-    if groups != 1:
-        raise ValueError(f"{shown(v)} needs exactly one capture group around the number, e.g. accuracy=([0-9.]+); "
-                         f"it has {groups}")
-    return v
+        return check_objective(v)
+    except ValueError as err:
+        raise ValueError(f"{shown(v)} {err}") from None
 
 
 class SearchObjective(_Cfg):

@@ -19,15 +19,22 @@ from .check import check_inputs
 from .diff import decide, needs_live_phase, same_name_refusal
 from .name_index import NameIndex
 from .outputs import OUTPUT_KEYS, status_outputs, strip_outputs
-from ..core.masking import remember
+from ..core.masking import remember, show
 from ..core.location import check_same_place, location_of
 from ..core.ownership import OwnerMark
 from ..core.provider_base import ModelArtsProvider, ProviderError, say
 
 
+# A secret section's pool, flavor and node count are names and counts, printed in every progress line.
+_NAMES_AND_COUNTS = frozenset({"flavor_id", "pool_id", "node_count"})
+
+
 def learn_secrets(props: dict[str, Any]) -> None:
     """The values at the job's `secret_paths` join what this provider process masks (masking.py): the
-    JobsAwait's failure report runs in the same process, after the jobs' check."""
+    JobsAwait's failure report runs in the same process, after the jobs' check. An environment value is a
+    secret of its own (any length); any other value only when it is secret material (a count, a phase or
+    `fail` is not; nor its pool, flavor or node count). The job's own name is shown as it is (a failure names its job)."""
+    show([props.get("name"), props.get("job_name")])
     for dotted in props.get("secret_paths") or []:
         value: Any = props
         for part in str(dotted).split("."):
@@ -37,8 +44,8 @@ def learn_secrets(props: dict[str, Any]) -> None:
                 value = value[int(part)]
             else:
                 value = None
-        if isinstance(value, (str, int, float)):
-            remember([value])
+        if isinstance(value, (str, int, float)) and dotted not in _NAMES_AND_COUNTS:
+            remember([value], always=str(dotted).startswith("algorithm.environments."))
 
 
 class TrainingJobProvider(ModelArtsProvider):

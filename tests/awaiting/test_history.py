@@ -33,6 +33,7 @@ def no_read(job_id: str, _ws: str | None) -> None:
 @pytest.fixture(autouse=True)
 def registry(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(masking, "_KNOWN", set())  # this test's secrets only
+    monkeypatch.setattr(masking, "_EVERY", set())
 
 
 def test_a_completed_run_is_recorded_and_carried_after_its_replacement():

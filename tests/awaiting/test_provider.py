@@ -106,16 +106,17 @@ def test_a_failure_raises_naming_every_failed_job_with_phase_exit_codes_and_log_
     with pytest.raises(ProviderError) as e:
         provider(client).create({"jobs": jobs})
     assert str(e.value) == "\n".join([
-        "4 of 5 awaited training jobs did not reach their target:",
+        "4 of 5 awaited training jobs did not reach their target: f, x, slow, gone",
         "- f: training job name-job-f (job-f) is Failed; task worker-0: exit code 3: boom",
-        "", "    last lines of name-job-f/worker-0:", "    RuntimeError: job-f broke",
         "- x: training job name-job-x (job-x) is Abnormal; task worker-0: exit code 137: OOMKilled; "
         "task worker-1: exit code 0",
-        "", "    last lines of name-job-x/worker-0:", "    RuntimeError: job-x broke",
         "- slow: training job name-job-slow (job-slow) timed out after 12s waiting for completed: it is Running; "
         "it was terminated",
-        "", "    last lines of name-job-slow/worker-0:", "    RuntimeError: job-slow broke",
         "- gone: training job name-job-gone (job-gone) disappeared while being waited for",
+        "",
+        "f (name-job-f): last lines of name-job-f/worker-0:", "    RuntimeError: job-f broke",
+        "x (name-job-x): last lines of name-job-x/worker-0:", "    RuntimeError: job-x broke",
+        "slow (name-job-slow): last lines of name-job-slow/worker-0:", "    RuntimeError: job-slow broke",
     ])
     assert env.tails == ["job-f", "job-x", "job-slow"]  # one log fetch per failing job, none for the gone one
     assert client.ids("terminate") == {"job-slow"}

@@ -107,8 +107,8 @@ def run_program(program: Path, config: Mapping[str, Any], secret_keys: set[str],
                    "PULUMI_CONFIG_SECRET_KEYS": json.dumps(sorted(secret_keys))}
     # The program remembers its config secrets in the process-wide masking registry: a registry of its own, so
     # nothing of one program's secrets masks another test's text in this worker.
-    with mock.patch.dict(os.environ, handed_over), mock.patch.object(masking, "_KNOWN", set()), no_network(), \
-            chdir(cwd):
+    with mock.patch.dict(os.environ, handed_over), mock.patch.object(masking, "_KNOWN", set()), \
+            mock.patch.object(masking, "_EVERY", set()), no_network(), chdir(cwd):
         for key in [k for k in os.environ if k.startswith(_CLEARED_PREFIXES) and k not in handed_over]:
             del os.environ[key]  # patch.dict puts them back
         settings.reset_options()

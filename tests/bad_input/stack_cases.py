@@ -367,8 +367,14 @@ STACK_CASES: list[Case] = [
     # --- objectives, retries, maxFailures (issue 23) ---
     Case("objective-regex-does-not-compile",
          a("waitFor", "completed") + a("objective", {"name": "acc", "regex": "acc=([0-9.]+"}),
-         cfg("jobs.a.objective.regex: is not a regular expression Python can compile (missing ), unterminated "
-             "subpattern at position 4)"), covers=((JOBS, "a", "objective", "regex"),)),
+         cfg("jobs.a.objective.regex: is not a regular expression RE2 matches in linear time (missing )); use "
+             "RE2 syntax: groups, classes, repetitions, no backreferences or lookarounds"),
+         covers=((JOBS, "a", "objective", "regex"),)),
+    Case("objective-regex-could-backtrack",
+         a("waitFor", "completed") + a("objective", {"name": "acc", "regex": r"(acc)=\1([0-9.]+)"}),
+         cfg("jobs.a.objective.regex: is not a regular expression RE2 matches in linear time (invalid escape "
+             "sequence); use RE2 syntax: groups, classes, repetitions, no backreferences or lookarounds"),
+         covers=((JOBS, "a", "objective", "regex"),)),
     Case("objective-regex-without-group",
          a("waitFor", "completed") + a("objective", {"name": "acc", "regex": "acc=[0-9.]+"}),
          cfg("jobs.a.objective.regex: needs exactly one group around the number, e.g. accuracy=([0-9.]+); "
@@ -457,9 +463,15 @@ STACK_CASES += [
     Case("search-objective-name-empty", search("objective", "name", value=""),
          cfg('jobs.a.search.objective.name: must not be empty')),
     Case("search-regex-without-group", search("objective", "regex", value="acc=[0-9.]+"),
-         cfg("jobs.a.search.objective.regex: 'acc=[0-9.]+' needs exactly one capture group around the number, e.g. accuracy=([0-9.]+); it has 0")),
+         cfg("jobs.a.search.objective.regex: 'acc=[0-9.]+' needs exactly one group around the number, e.g. "
+             "accuracy=([0-9.]+); it has 0")),
     Case("search-regex-does-not-compile", search("objective", "regex", value="acc=([0-9.]+"),
-         cfg("jobs.a.search.objective.regex: 'acc=([0-9.]+' is not a regular expression Python can compile (missing ), unterminated subpattern at position 4)")),
+         cfg("jobs.a.search.objective.regex: 'acc=([0-9.]+' is not a regular expression RE2 matches in linear time "
+             "(missing )); use RE2 syntax: groups, classes, repetitions, no backreferences or lookarounds")),
+    Case("search-regex-with-lookahead", search("objective", "regex", value="acc=(?=0)([0-9.]+)"),
+         cfg("jobs.a.search.objective.regex: 'acc=(?=0)([0-9.]+)' is not a regular expression RE2 matches in "
+             "linear time (invalid perl operator); use RE2 syntax: groups, classes, repetitions, no backreferences "
+             "or lookarounds")),
     Case("search-goal-unknown", search("objective", "goal", value="up"),
          cfg("jobs.a.search.objective.goal: must be max or min, not 'up'")),
     Case("search-space-empty", search("space", value={}),

@@ -80,6 +80,10 @@ def test_config_secrets_never_appear_in_plaintext(tmp_path: Path, emu: Any) -> N
     assert up.returncode != 0 and "exit code 3" in out, out  # job a failed, as arranged
     # 5. the failure report's log tail is there, masked (the plaintext checks are below)
     assert "env OPENAI=******" in out and "last 20 lines of worker-0" in out, out
+    # 6. masking hides secrets and nothing else: the secret section's plain values (a learning rate, counts,
+    # exit codes) and the failed job's name stay readable
+    assert "training with parameters: lr=0.01" in out and "waiting for 2 training jobs" in out, out
+    assert "exited with code 3." in out and "- a: training job a-" in out, out
 
     live = {owner_key(j): j for j in emu.jobs()}
     got = _env_of(live["a"])

@@ -285,3 +285,19 @@ def test_container_paths_map_under_the_task_directory(tmp_path) -> None:
                                  f"--train_url={tmp_path}/worker-1/home/ma-user/out"]
     assert (w1.env["VC_TASK_INDEX"], w1.env["VC_WORKER_NUM"], w1.env["MINE"]) == ("1", "2", "1")
     assert w1.env["MA_NUM_HOSTS"] == "overridden"  # the job's environments come last, as declared
+
+
+def test_reset_removes_only_the_directories_of_its_own_jobs(tmp_path, local_obs) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    foreign = work / "notes.txt"  # a file the emulator did not make, in its --work-dir
+    foreign.write_text("mine, not the emulator's")
+    (work / "keep").mkdir()
+    with running_emulator(tmp_path / "emu", phase_seconds=0.1, obs_endpoint=local_obs.url, execute=True,
+                          work_dir=str(work)) as emu, _client(emu) as client:
+        job = _create(client, "exec-reset", "fail")
+        wait_phase(client, job.id, {"Completed", "Failed"}, timeout=30)
+        assert (work / job.id).is_dir()
+        emu.reset()
+        assert not (work / job.id).exists()  # the job's own directory went with the job
+        assert foreign.read_text() == "mine, not the emulator's" and (work / "keep").is_dir()

@@ -34,6 +34,12 @@ def test_failed_up_shows_the_failing_tasks_last_log_lines(tmp_path: Path, emu: A
     last = log.splitlines()[-1]
     assert last.endswith("ERROR exit code 3: Training process of worker-0 exited with code 3.")
     assert "last 20 lines of worker-0:" in text
+    # it reads well: which job failed and why first, one line; no grpc prefix; no environment listing
+    lines = [line.strip() for line in text.splitlines()]
+    heads = [i for i, line in enumerate(lines) if line.endswith("awaited training jobs did not reach their target: bad")]
+    assert any(lines[i + 1].startswith("- bad: training job bad-job") for i in heads), text  # the diagnostics
+    assert "Exception calling application" not in text, text
+    assert "env MA_" not in text and "env VC_" not in text, text
     assert last in text  # the emulator's last log line, as it is
     for secret in (SECRET_ENV_VALUE, emu.secret_key):
         assert secret not in text

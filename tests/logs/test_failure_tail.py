@@ -41,7 +41,12 @@ def test_only_failing_tasks_and_short_logs(emu, client, make_job) -> None:
     assert failing_tasks(one_failed) == ["worker-1"] and failing_tasks(job) == ["worker-0", "worker-1"]
     tail = failure_log_tail(client, one_failed)
     assert "last 20 lines of worker-1:" in tail and "worker-0:" not in tail
-    assert tail.count("\n" + INDENT) == len(client.get_task_log_preview(job.id, "worker-1").text.splitlines())
+    full = client.get_task_log_preview(job.id, "worker-1").text.splitlines()
+    boilerplate = [line for line in full if "[ModelArts Service Log] env MA_" in line
+                   or "[ModelArts Service Log] env VC_" in line]
+    assert boilerplate, "the service lists its environment in the log"
+    assert tail.count("\n" + INDENT) == len(full) - len(boilerplate)  # every line but the environment listing
+    assert "env MA_" not in tail and "env VC_" not in tail
 
 
 def test_running_or_timed_out_job_shows_every_task(emu, client, make_job) -> None:
@@ -174,6 +179,7 @@ def test_the_failure_report_masks_secret_shapes_and_the_jobs_secret_inputs(monke
     from modelarts_provider.training_job.provider import learn_secrets
 
     monkeypatch.setattr(masking, "_KNOWN", set())  # the process-wide registry: left as found for other tests
+    monkeypatch.setattr(masking, "_EVERY", set())
 
     # What a TrainingJob's check() sees in its provider process: a secret input at a recorded path.
     learn_secrets({"algorithm": {"environments": {"PIN": "9Q"}}, "secret_paths": ["algorithm.environments.PIN"]})

@@ -84,9 +84,7 @@ def test_create_scale_destroy_in_order(emu, said):
     read = pools.read(created.id, updated.outs)
     assert read.outs["available"] == 3 and read.outs["resources"] == [{"flavor": FLAVOR, "count": 3}]
 
-    with pytest.raises(Exception):  # the network is in use: Pulumi deletes the pool first (dependency)
-        nets.delete(net, net_outs)
-    pools.delete(created.id, updated.outs)
+    pools.delete(created.id, updated.outs)  # Pulumi deletes the pool first (dependency)
     nets.delete(net, net_outs)
     events = [(e["kind"], e["action"]) for e in emu.pools()["events"]]
     assert events == [("network", "create"), ("pool", "create"), ("pool", "scale"), ("pool", "delete"),
@@ -158,3 +156,70 @@ def test_a_pool_past_its_deadline_fails_naming_its_counts_and_is_deleted(emu, sa
     assert "was deleted, not left billing" in msg
     (pool,) = [p for p in emu.pools()["items"] if p["kind"] == "Pool"]
     assert pool["metadata"].get("deletionTimestamp")
+
+
+# --- after a killed `up`: our pool or network found by its mark ------------------------------------------
+
+
+def _kinds(emu: RunningEmulator, kind: str) -> list[dict]:
+    return [p for p in emu.pools()["items"] if p["kind"] == kind]
+
+
+def test_our_earlier_pool_with_other_counts_is_taken_over_and_scaled(emu, said):
+    _, net, _ = _network(emu)
+    pools = _configured(ResourcePoolProvider, emu)
+    first = pools.create(_pool_props(net, count=2))  # a killed up: this pool is in no state
+    said.clear()
+    again = pools.create(_pool_props(net, count=3))  # the next up, with another node count
+    assert again.id == first.id and (again.outs["available"], again.outs["creating"]) == (3, 0)
+    assert any("taken over and scaled" in line and "2 -> 3" in line for line in said), said
+    (pool,) = _kinds(emu, "Pool")
+    assert pool["spec"]["resources"][0]["count"] == 3
+    assert [(e["kind"], e["action"]) for e in emu.pools()["events"] if e["kind"] == "pool"] == [
+        ("pool", "create"), ("pool", "scale")]
+
+
+def test_our_earlier_pool_on_another_network_is_replaced_not_adopted(emu, said):
+    nets, net, _ = _network(emu)
+    other = nets.create({"name": "net-two", "cidr": "10.0.0.0/16", "poll_interval_seconds": 0.05,
+                         "owner": owner_of("network-two")})
+    pools = _configured(ResourcePoolProvider, emu)
+    first = pools.create(_pool_props(net))
+    said.clear()
+    again = pools.create(_pool_props(other.id))
+    assert again.id != first.id
+    assert any("differs (network" in line for line in said), said
+    live = [p for p in _kinds(emu, "Pool") if not p["gone"]]
+    assert [p["metadata"]["name"] for p in live] == [again.id] and live[0]["spec"]["network"]["name"] == other.id
+
+
+def test_a_network_delete_removes_our_untracked_pool_first_and_never_a_foreign_one(emu, said):
+    nets, net, net_outs = _network(emu)
+    pools = _configured(ResourcePoolProvider, emu)
+    orphan = pools.create(_pool_props(net))  # left by a killed up: in no state
+    nets.delete(net, net_outs)  # destroy: the network's delete removes our pool first, then the network
+    events = [(e["kind"], e["action"]) for e in emu.pools()["events"] if e["action"] == "delete"]
+    assert events == [("pool", "delete"), ("network", "delete")], events
+    assert all(item["gone"] for item in emu.pools()["items"]), "no pool is left billing"
+    assert orphan.id in " ".join(said)
+
+    # a pool on our network that does not carry our network's token (someone else's): never deleted
+    nets, net, net_outs = _network(emu)
+    from modelarts_provider.client.pool_models import create_pool_body
+    foreign = pools._api().create_pool(create_pool_body("theirs", [(FLAVOR, 1)], net, scope=["Train"],
+                                                        workspace_id=None, annotations={}))
+    with pytest.raises(Exception, match="(?i)in use|used"):
+        nets.delete(net, net_outs)
+    assert not next(p for p in _kinds(emu, "Pool") if p["metadata"]["name"] == foreign.name)["gone"]
+
+
+def test_our_earlier_network_with_another_cidr_is_replaced_not_adopted(emu, said, monkeypatch):
+    nets, net, _ = _network(emu)  # a killed up: in no state
+    said_here: list[str] = []
+    monkeypatch.setattr("modelarts_provider.network.provider.say", said_here.append)
+    again = nets.create({"name": "net-main", "cidr": "10.1.0.0/16", "poll_interval_seconds": 0.05,
+                         "owner": owner_of("network-main")})
+    assert again.id != net and again.outs["phase"] == "Active"
+    assert any("cidr 192.168.128.0/17 -> 10.1.0.0/16" in line for line in said_here), said_here
+    live = [n for n in _kinds(emu, "Network") if not n["gone"]]
+    assert [(n["metadata"]["name"], n["spec"]["cidr"]) for n in live] == [(again.id, "10.1.0.0/16")]

@@ -54,7 +54,7 @@ def test_objectives_are_read_once_per_completed_point_and_the_table_is_said(env)
     assert "objective" not in st["s-3"] and st["s-3"]["objective_note"].startswith("no match for")
     assert client.calls("log") == {"j1": 1, "j2": 1, "j3": 1}
     head = next(line for line in env.said if line.startswith("s: "))
-    assert head == "s: 3 points; best s-2 (acc 0.95, max)"
+    assert head == "s: 3 points, 1 completed with no value; best s-2 (acc 0.95, max)"
     rows = env.said[env.said.index(head) + 2:]
     order = [next(k for k in ("s-1", "s-2", "s-3") if f" {k} " in row + " ") for row in rows]
     assert order == ["s-2", "s-1", "s-3"], rows
@@ -84,7 +84,7 @@ def test_more_failures_than_max_failures_fail_the_up_saying_so(env):  # noqa: F8
         provider(client).create({"jobs": {"s-1": point("j1", "1"), "s-2": point("j2", "2"), "s-3": point("j3", "3")},
                                  "max_failures": {"s": 1}})
     lines = str(err.value).splitlines()
-    assert lines[0] == "2 of 3 awaited training jobs did not reach their target:"
+    assert lines[0] == "2 of 3 awaited training jobs did not reach their target: s-1, s-2"
     assert lines[1] == "sweep s: 2 failed points, more than its maxFailures (1)"
     assert "- 2 jobs: Failed; exit code 3: boom" in lines
 

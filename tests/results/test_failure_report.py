@@ -74,7 +74,9 @@ def test_sixty_points_failing_alike_print_a_screenful_naming_every_job() -> None
     assert report is not None
     lines = report.splitlines()
     assert len(lines) <= 55, report  # a screenful; it was 1,570 lines
-    assert lines[0] == "60 of 64 awaited training jobs did not reach their target:"
+    assert lines[0] == ("60 of 64 awaited training jobs did not reach their target: lr-sweep-batchsize0_lr0p001-a1b2c3, "
+                        "lr-sweep-batchsize1_lr0p001-a1b2c3, lr-sweep-batchsize2_lr0p001-a1b2c3, "
+                        "lr-sweep-batchsize3_lr0p001-a1b2c3, lr-sweep-batchsize4_lr0p001-a1b2c3 and 55 more")
     assert lines[1] == "- 60 jobs: Failed; exit code 137: OOMKilled"
     assert all(f"lr-sweep-batchsize{i}_lr0p001-a1b2c3" in report for i in range(60))
     assert len(client.logs) == 3  # log tails of 3 jobs of the cause, not 60
@@ -92,9 +94,14 @@ def test_many_causes_stay_bounded_too() -> None:
     assert len(lines) <= 120, report
     assert len(client.logs) == MAX_TAILS
     assert report.count("last 8 lines of worker-0:") == MAX_TAILS
-    # every cause shows a log before any shows a second one
-    blocks = report.split("\n- ")[1:]
-    assert len(blocks) == 6 and all(b.count("last 8 lines of worker-0:") in (1, 2) for b in blocks), report
+    # which jobs failed and why comes first, one line per cause; the tails below
+    summary, _, tails = report.partition("\n\n")
+    assert summary.count("\n- ") == 6 and "last 8 lines" not in summary, report
+    # every cause shows a log before any shows a second one (job i fails with exit code 1 + i % 6)
+    tailed = [int(line.split("batchsize")[1].split("_")[0]) for line in tails.splitlines()
+              if "last 8 lines of worker-0:" in line]
+    per_cause = [sum(1 for i in tailed if i % 6 == c) for c in range(6)]
+    assert all(n in (1, 2) for n in per_cause), (per_cause, report)
     assert report.count("- 10 jobs: Failed; exit code") == 6
     assert all(f"lr-sweep-batchsize{i}_lr0p001-a1b2c3" in report for i in range(60))
 
@@ -104,7 +111,8 @@ def test_one_failure_keeps_the_one_line_form_with_a_longer_tail() -> None:
     report = failure_report(FakeClient(jobs), results_of(jobs, ok=1)) or ""
     lines = report.splitlines()
     assert lines[1] == "- lr-sweep-batchsize0_lr0p001-a1b2c3: training job lr-sweep-point0-x1y2z3 (id-0) is Failed; task worker-0: exit code 3: boom"
-    assert "last 20 lines of worker-0:" in report
+    assert lines[2] == "" and lines[3].startswith("lr-sweep-batchsize0_lr0p001-a1b2c3 (lr-sweep-point0-x1y2z3): "
+                                                  "last 20 lines of worker-0:"), report
 
 
 def test_nothing_failed_no_report() -> None:

@@ -35,11 +35,11 @@ def test_collect_counts_failures_and_chooses_the_best_among_the_rest() -> None:
 
 def test_table_lines_head_columns_and_order() -> None:
     lines = table_lines("s", collect(SweepObjective(name="acc"), pts()))
-    assert lines[0] == "s: 4 points, 1 failed; best s-b (acc 0.95, max)"
+    assert lines[0] == "s: 4 points, 1 failed, 1 completed with no value; best s-b (acc 0.95, max)"
     header = lines[1].split()
     assert header == ["#", "lr", "phase", "acc", "duration", "key", "note"]
     assert lines[2].split()[:6] == ["1", "0.01", "Completed", "0.95", "1m15s", "s-b"]
-    assert lines[4].split()[:4] == ["-", "0.001", "Completed", "-"] and lines[4].endswith("no match")
+    assert lines[4].split()[:5] == ["-", "0.001", "Completed", "no", "value"] and lines[4].endswith("no match")
     assert lines[5].endswith("Failed; exit code 3: boom")
 
 
@@ -56,3 +56,23 @@ def test_retries_are_shown() -> None:
 
 def test_duration_text() -> None:
     assert [duration_text(v) for v in (None, 4.4, 75, 3725)] == ["-", "4s", "1m15s", "1h02m"]
+
+
+def test_nan_is_never_best_reads_no_value_and_is_counted_apart() -> None:
+    import math
+
+    from modelarts_provider.results.table import SweepObjective, SweepResults, collect, table_lines
+
+    points = [Point(key="a", phase="Completed", objective=0.4), Point(key="b", phase="Completed", objective=math.nan),
+              Point(key="c", phase="Completed", objective=float("inf")), Point(key="d", phase="Completed",
+                                                                                objective=0.9)]
+    results = collect(SweepObjective(name="loss", goal="min"), points)
+    assert results.best is not None and results.best.key == "a"
+    lines = table_lines("lr", results)
+    assert lines[0] == "lr: 4 points, 2 completed with no value; best a (loss 0.4, min)", lines
+    assert sum("no value" in line for line in lines[2:]) == 2
+    # an export written with NaN/inf as text (an older version) still reads: results works on the sweep
+    again = SweepResults.model_validate({"objective": {"name": "loss", "goal": "min"}, "points": [
+        {"key": "a", "phase": "Completed", "objective": 0.4}, {"key": "b", "phase": "Completed", "objective": "NaN"},
+        {"key": "c", "phase": "Completed", "objective": "Infinity"}]})
+    assert [p.objective for p in again.points] == [0.4, None, None]

@@ -47,10 +47,82 @@ def test_known_values_are_masked_anywhere_and_short_ones_where_assigned() -> Non
 
 def test_the_registry_masks_what_this_process_learnt(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(masking, "_KNOWN", set())  # the process-wide registry: left as found for other tests
+    monkeypatch.setattr(masking, "_EVERY", set())
     value = "registry-secret-0815"
     assert value in mask(f"x {value}")
     masking.remember([value, 12345, True, None])
-    assert mask(f"x {value} {12345}") == f"x {MASK} {MASK}"
+    assert mask(f"x {value} {12345}") == f"x {MASK} 12345"  # a number is no secret material...
+    masking.remember([4321], always=True)  # ...unless it was set as a secret of its own
+    assert mask("PIN=4321") == f"PIN={MASK}"
+
+
+# --- a whole secret section: its secrets masked, its plain values and the jobs' names readable -----------
+
+SECTION = {"jobs": {"failing": {"pool": "gpu", "nodes": 1, "parameters": {"lr": 0.1, "mode": "fail"},
+                                "waitFor": "completed", "annotations": {"note": "none"},
+                                "environments": {"HF_TOKEN": "hf_abcdefghijklmnop", "PIN": "42"},
+                                "description": "uses the db-pass-8812 account"}}}
+
+
+@pytest.fixture
+def section_learnt(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(masking, "_KNOWN", set())  # the process-wide registries: left as found for other tests
+    monkeypatch.setattr(masking, "_SHOWN", set())
+    monkeypatch.setattr(masking, "_EVERY", set())
+    from modelarts_provider.training_job.provider import learn_secrets
+
+    # what a provider learns from a job whose whole section is secret (secret_paths name every leaf)
+    learn_secrets({"name": "failingsecret-8adyj3", "node_count": 1, "flavor_id": "modelarts.vm.gpu.tnt004",
+                   "pool_id": "gpu", "description": "uses the db-pass-8812 account",
+                   "annotations": {"note": "none"},
+                   "algorithm": {"parameters": [{"name": "lr", "value": "0.1"}, {"name": "mode", "value": "fail"}],
+                                 "environments": {"HF_TOKEN": "hf_abcdefghijklmnop", "PIN": "42"}},
+                   "secret_paths": ["node_count", "flavor_id", "pool_id", "description", "annotations.note",
+                                    "algorithm.parameters.0.value", "algorithm.parameters.1.value",
+                                    "algorithm.environments.HF_TOKEN", "algorithm.environments.PIN"]})
+
+
+@pytest.mark.parametrize("line", [
+    "job failingsecret-8adyj3 failed",                 # `fail` is never masked inside another word
+    "waiting for 1 training job",                       # a count
+    "python train.py --lr=0.1 --mode=fail",             # plain parameter values of the secret section
+    "task worker-0 exited with code 1",
+    "pool gpu: Running, phase Failed, annotations none",
+    "flavor modelarts.vm.gpu.tnt004",
+])
+def test_plain_values_of_a_secret_section_stay_readable(section_learnt: None, line: str) -> None:
+    assert mask(line) == line
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("env HF=hf_abcdefghijklmnop", f"env HF={MASK}"),
+    ("HF=xhf_abcdefghijklmnopx", f"HF=x{MASK}x"),       # a long secret: masked even inside other text
+    ("PIN=42 at epoch 42/50", f"PIN={MASK} at epoch 42/50"),  # an environment value: a secret whatever its size
+    ("uses the db-pass-8812 account", MASK),             # the description: secret material as a whole
+])
+def test_the_secrets_of_a_secret_section_are_masked(section_learnt: None, line: str, expected: str) -> None:
+    assert mask(line) == expected
+
+
+def test_the_job_named_in_a_failure_is_always_shown(section_learnt: None) -> None:
+    masking.remember(["8adyj3"], always=True)  # even a secret that is a part of the job's name
+    assert mask("job failingsecret-8adyj3 failed: exit 1") == "job failingsecret-8adyj3 failed: exit 1"
+    assert mask("token 8adyj3") == f"token {MASK}"
+
+
+def test_a_secret_is_masked_as_a_whole_not_inside_other_words() -> None:
+    assert mask("failingsecret-8adyj3 fail", ["fail"]) == f"failingsecret-8adyj3 {MASK}"
+    assert mask("passwordless hunter2x!", ["hunter2x!"]) == f"passwordless {MASK}"
+    assert mask("xhunter2xy", ["hunter2x"]) == "xhunter2xy"
+
+
+@pytest.mark.parametrize("value, material", [
+    ("1", False), ("0.001", False), ("1e-4", False), ("none", False), ("Failed", False), ("fail", False),
+    ("gpu", False), ("true", False), ("hunter2", True), ("db-pass-8812", True), ("s3cr3t", True),
+    ("password", True),
+])
+def test_secret_material(value: str, material: bool) -> None:
+    assert masking.secret_material(value) is material
 
 
 _names = st.sampled_from(["HF_TOKEN", "api_key", "DB_PASSWORD", "passwd", "my-secret", "AWS_SECRET_ACCESS_KEY",
@@ -82,7 +154,9 @@ def test_property_no_generated_secret_survives(case: tuple[str, str]) -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=string.ascii_letters + string.digits + " =:-_./", max_size=60), _values)
 def test_property_a_known_value_never_survives_whatever_surrounds_it(noise: str, value: str) -> None:
-    line = noise[: len(noise) // 2] + value + noise[len(noise) // 2:]
+    # a value stands on its own (separators around it), or is long enough to be masked inside other text
+    sep = " " if len(value) < masking.LONG_ANYWHERE else ""
+    line = noise[: len(noise) // 2] + sep + value + sep + noise[len(noise) // 2:]
     assert value not in mask(line, [value])
 
 
@@ -92,3 +166,21 @@ def test_property_a_known_value_never_survives_whatever_surrounds_it(noise: str,
 def test_property_metric_lines_stay_readable(name: str, value: str) -> None:
     line = f"epoch 1/4 {name}={value}"
     assert mask(line) == line
+
+
+def test_the_logs_command_learns_a_whole_secret_section_the_same_way() -> None:
+    # cli/logs.py: the leaves of a key set with --secret (the whole map), as `pulumi config --json` gives them
+    got = masking.secret_values(SECTION)
+    assert sorted(got) == sorted(["hf_abcdefghijklmnop", "42", "uses the db-pass-8812 account"]), got
+
+
+def test_a_plain_value_of_a_secret_section_is_still_never_recorded_in_plain_text(section_learnt: None) -> None:
+    # readable in printed text, but a run's recorded parameters (in the state) hold no secret value of any kind
+    from modelarts_provider.awaiting.history import masked_parameters
+    from modelarts_provider.client.models import TrainingJob
+
+    job = TrainingJob.model_validate({"metadata": {"id": "j", "name": "failingsecret-8adyj3"}, "algorithm": {
+        "parameters": [{"name": "lr", "value": "0.1"}, {"name": "mode", "value": "fail"},
+                       {"name": "epochs", "value": "7"}]}})
+    assert mask("--lr=0.1 --mode=fail") == "--lr=0.1 --mode=fail"
+    assert masked_parameters(job) == {"lr": MASK, "mode": MASK, "epochs": "7"}

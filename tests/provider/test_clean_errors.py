@@ -1,0 +1,51 @@
+"""A dynamic provider's own errors reach the engine as they are: no grpc `Exception calling application:`
+prefix (provider_base.clean_errors); an unexpected exception keeps grpc's answer, which names it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+import pytest
+
+from modelarts_provider.core.provider_base import ProviderError, clean_errors
+
+
+class Aborted(Exception):
+    pass
+
+
+class Context:
+    def __init__(self) -> None:
+        self.aborted: tuple[Any, str] | None = None
+
+    def abort(self, code: Any, details: str) -> None:
+        self.aborted = (code, details)
+        raise Aborted  # as grpc's context.abort does
+
+
+def _handler(behavior: Any) -> Any:
+    return grpc.unary_unary_rpc_method_handler(behavior, request_deserializer=None, response_serializer=None)
+
+
+def test_our_error_is_answered_with_its_own_message() -> None:
+    def create(_request: Any, _context: Any) -> Any:
+        raise ProviderError("pool own: not usable after 60 s (Creating: 0/2 nodes available)")
+
+    ctx = Context()
+    with pytest.raises(Aborted):
+        clean_errors(_handler(create)).unary_unary(object(), ctx)
+    assert ctx.aborted == (grpc.StatusCode.UNKNOWN, "pool own: not usable after 60 s (Creating: 0/2 nodes available)")
+
+
+def test_an_unexpected_exception_and_an_answer_pass_through() -> None:
+    def broken(_request: Any, _context: Any) -> Any:
+        raise KeyError("x")
+
+    ctx = Context()
+    with pytest.raises(KeyError):
+        clean_errors(_handler(broken)).unary_unary(object(), ctx)
+    assert ctx.aborted is None
+    wrapped = clean_errors(_handler(lambda r, c: "answer"))
+    assert wrapped.unary_unary(object(), ctx) == "answer"
+    assert clean_errors(wrapped) is wrapped  # wrapped once
