@@ -34,10 +34,10 @@ def _program(n: int, poll_s: float, timeout_s: float) -> dict[str, Any]:
     resources: dict[str, Any] = {
         f"b4-{i}": {"type": "modelarts:index:TrainingJob",
                     "properties": {"algorithm": {"id": ALGORITHM_ID, "parameters": [{"name": "i", "value": str(i)}]},
-                                   "flavor_id": CPU}} for i in range(n)}
+                                   "flavorId": CPU}} for i in range(n)}
     resources["jobs-await"] = {"type": "modelarts:index:JobsAwait", "properties": {"jobs": {
-        f"b4-{i}": {"job_id": f"${{b4-{i}.job_id}}", "job_name": f"${{b4-{i}.job_name}}", "wait_for": "completed",
-                    "timeout_seconds": timeout_s, "poll_seconds": poll_s} for i in range(n)}}}
+        f"b4-{i}": {"jobId": f"${{b4-{i}.jobId}}", "jobName": f"${{b4-{i}.jobName}}", "waitFor": "completed",
+                    "timeoutSeconds": timeout_s, "pollSeconds": poll_s} for i in range(n)}}}
     return resources
 
 

@@ -3,12 +3,14 @@
     logs     print (and follow) a training job's task logs (logs_cli.py)
     results  a sweep's results table, best first, and --chart PNG (results/cli.py)
     status   the live phase of every job of a stack, one list call (results/cli.py)
+    template the project template's directory: pulumi new "$(python -m modelarts_provider template)"
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from .cli import logs as logs_cli
 from .cli import results as results_cli
@@ -20,8 +22,20 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     logs_cli.register(commands)
     results_cli.register(commands)
+    t = commands.add_parser("template", help="print the project template's directory (for pulumi new)",
+                            description="Print the directory of the Python project template shipped in this "
+                                        "package: pulumi new \"$(python -m modelarts_provider template)\".")
+    t.set_defaults(handler=_template)
     args = parser.parse_args(argv)
     return args.handler(args)
+
+
+TEMPLATE = Path(__file__).resolve().parent / "templates" / "modelarts-python"
+
+
+def _template(_args: argparse.Namespace) -> int:
+    print(TEMPLATE)
+    return 0
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 # Installs the Pulumi engine offline, from Go modules, into a versioned cache outside the repository:
 #   pulumi (CLI), pulumi-language-python (+ its exec script), pulumi-resource-pulumi-python (dynamic
 #   provider launcher), pulumi-language-yaml (Pulumi YAML programs: the modelarts plugin's other-language
-#   door, issue 25), modelarts-sdkgen (its TypeScript SDK generator) in bin/, and pulumi-resource-random in the plugins/ of a Pulumi home beside it.
+#   door, issue 25), modelarts-sdkgen (its TypeScript, Python and Go SDK generator) in bin/, and pulumi-resource-random in the plugins/ of a Pulumi home beside it.
 # Idempotent and silent when everything is cached. Otherwise one line per step on standard error,
 #   engine: building pulumi CLI (step 1 of 3)... done in 354 s
 # with the build tools' own output in $MODELARTS_STATE/setup.log (.state/setup.log), whose tail is
@@ -124,8 +124,8 @@ replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-202
   touch "$MODELARTS_ENGINE_BIN/.yaml-host-$PULUMI_YAML_VERSION"
 }
 
-# The TypeScript SDK generator of the modelarts plugin (scripts/sdkgen: the CLI's own nodejs codegen, whose
-# language host the Go proxy does not serve); the pkg module is the CLI's, already in the module cache.
+# The SDK generator of the modelarts plugin (scripts/sdkgen: the CLI's own nodejs, python and go codegen, whose
+# language hosts the Go proxy does not serve or cannot generate with); the pkg module is the CLI's, in the module cache.
 build_sdkgen() {
   local dir="$work/sdkgen"
   mkdir -p "$dir"
@@ -159,7 +159,7 @@ for s in $steps; do
     cli) step "engine: building pulumi CLI (step $n of $total)" build_cli ;;
     host) step "engine: building python language host (step $n of $total)" build_host ;;
     yaml) step "engine: building YAML language host (step $n of $total)" build_yaml_host ;;
-    sdkgen) step "engine: building TypeScript SDK generator (step $n of $total)" build_sdkgen ;;
+    sdkgen) step "engine: building the SDK generator, TypeScript, Python and Go (step $n of $total)" build_sdkgen ;;
     random) step "engine: building random provider plugin (step $n of $total)" "$scripts/build_random_plugin.sh" ;;
   esac
 done

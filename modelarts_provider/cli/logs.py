@@ -3,7 +3,7 @@
     python -m modelarts_provider logs --stack STACK JOB [--task worker-0] [--follow] [--cwd DIR]
 
 JOB is a job key of the stack config or a job name. Its id comes from the stack's outputs
-(``jobs.<key>.id``) or else from its state (the dynamic resources with a ``job_id`` / ``job_name``); the
+(``jobs.<key>.id``) or else from its state (training jobs of either front door: job_id / jobId); the
 client is built from the stack's ``modelarts:`` config (``pulumi config --show-secrets``) and the
 HW_* / OS_* environment, exactly as the provider resolves it. Without ``--task`` every task's log is
 printed (lines prefixed ``[task] `` when there are several). ``--follow`` prints only new lines until
@@ -30,12 +30,30 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..core.job_logs import client_secrets, one_line_error, safe_line
 from ..core.masking import secret_values
+from .pulumi_cli import engine_bin, find_pulumi
 
 __all__ = ["register", "run", "find_job", "stack_settings", "LogFollower", "LogsError"]
 
 WAITING_PHASES = frozenset({"Creating", "Pending"})  # no process yet, so no log
 # "pulumi-python:dynamic/modelarts:TrainingJob" today, "pulumi-python:dynamic:Resource" in older states
 DYNAMIC_TYPE_PREFIX = "pulumi-python:dynamic"
+# The provider plugin's training job (YAML, TypeScript, generated SDKs): its outputs in the schema's camelCase.
+PLUGIN_JOB_TYPE = "modelarts:index:TrainingJob"
+
+
+def job_in_state(res: Any) -> tuple[str, str | None, str | None] | None:
+    """(job id, job name, workspace id) of a state resource that is a training job, through either front door:
+    a dynamic resource (outputs job_id, job_name, workspace_id) or the plugin's (jobId, jobName, workspaceId)."""
+    if res.type == PLUGIN_JOB_TYPE:
+        keys = ("jobId", "jobName", "workspaceId")
+    elif res.type.startswith(DYNAMIC_TYPE_PREFIX) and not res.type.endswith(":JobsAwait"):
+        keys = ("job_id", "job_name", "workspace_id")
+    else:
+        return None
+    job_id, name, workspace = (res.outputs.get(k) for k in keys)
+    if not isinstance(job_id, str) or not job_id:
+        return None
+    return job_id, name if isinstance(name, str) else None, workspace if isinstance(workspace, str) else None
 PULUMI_TIMEOUT_S = 180
 # How long --follow waits, after its job was deleted, for the key to point at a job replacing it.
 REPLACEMENT_WAIT_S = 120.0
@@ -100,12 +118,12 @@ class PulumiCli:
     env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
 
     def json(self, *args: str) -> Any:
-        cmd = ["pulumi", *args, "--stack", self.stack, "--non-interactive"]
+        cmd = [find_pulumi(self.env), *args, "--stack", self.stack, "--non-interactive"]
         try:
             proc = subprocess.run(cmd, cwd=self.cwd, env=self.env, text=True, capture_output=True,
                                   stdin=subprocess.DEVNULL, timeout=PULUMI_TIMEOUT_S)
         except FileNotFoundError:
-            raise LogsError("the pulumi CLI is not on PATH (./dev logs sets it up)") from None
+            raise LogsError(f"the pulumi CLI is not on PATH nor in {engine_bin()} (./dev setup installs it)") from None
         except subprocess.TimeoutExpired:
             raise LogsError(f"`pulumi {' '.join(args[:2])}` did not answer in {PULUMI_TIMEOUT_S}s") from None
         if proc.returncode != 0:
@@ -145,9 +163,10 @@ def state_job(pulumi: PulumiCli, wanted: str, known: list[str] | None = None) ->
     except ValidationError:
         exported = StackExport()
     for res in exported.deployment.resources or []:
-        job_id, name = res.outputs.get("job_id"), res.outputs.get("job_name")
-        if not res.type.startswith(DYNAMIC_TYPE_PREFIX) or not isinstance(job_id, str) or not job_id:
+        job = job_in_state(res)
+        if job is None:
             continue
+        job_id, name, _ = job
         key = res.urn.rsplit("::", 1)[-1]
         if known is not None:
             known.append(key)

@@ -25,7 +25,8 @@ from typing import Any, Callable, TextIO
 
 from pydantic import ValidationError
 
-from .logs import DYNAMIC_TYPE_PREFIX, LogsError, PulumiCli, StackExport, stack_settings
+from ..core.extras import MissingExtra, require
+from .logs import LogsError, PulumiCli, StackExport, job_in_state, stack_settings
 from ..results.show import printable
 from ..results.table import SweepResults, duration_text, table_lines
 
@@ -73,6 +74,8 @@ def job_runs(pulumi: PulumiCli, key: str) -> list[dict[str, Any]]:
 
 
 def run_results(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    if args.chart:
+        require("charts", "results --chart", "matplotlib")  # before any work: one line naming the extra
     pulumi = PulumiCli(Path(args.cwd).resolve(), args.stack)
     if getattr(args, "history", False):
         from ..results.history import history_lines  # noqa: PLC0415
@@ -103,12 +106,9 @@ def stack_jobs(pulumi: PulumiCli) -> list[tuple[str, str, str | None, str | None
         exported = StackExport()
     found = []
     for res in exported.deployment.resources or []:
-        job_id = res.outputs.get("job_id")
-        if res.type.startswith(DYNAMIC_TYPE_PREFIX) and not res.type.endswith(":JobsAwait") \
-                and isinstance(job_id, str) and job_id:
-            workspace = res.outputs.get("workspace_id")
-            found.append((res.urn.rsplit("::", 1)[-1], job_id, res.outputs.get("job_name"),
-                          workspace if isinstance(workspace, str) else None))
+        job = job_in_state(res)
+        if job is not None:
+            found.append((res.urn.rsplit("::", 1)[-1], *job))
     return found
 
 
@@ -180,7 +180,7 @@ def _guarded(name: str, fn: Callable[[argparse.Namespace], int]) -> Callable[[ar
     def handler(args: argparse.Namespace) -> int:
         try:
             return fn(args)
-        except LogsError as err:
+        except (LogsError, MissingExtra) as err:
             _note(f"{name}: {err}")
             return 1
         except KeyboardInterrupt:

@@ -22,7 +22,8 @@ from pulumi.provider.experimental import provider as p
 from ..core.provider_base import SettingsProvider, request_cancel
 from ..core.provider_config import NAMESPACE
 from .doors import DOORS, PACKAGE, Context, Door
-from .schema import schema
+from .names import Names
+from .schema import schema, snake_schema
 from .values import plain_map, property_map
 
 T = TypeVar("T")
@@ -49,10 +50,23 @@ def _restore(outs: dict[str, Any], given: dict[str, Any], sent: dict[str, Any]) 
     return {**outs, **{k: given[k] for k in given if k in outs and sent.get(k) != given[k]}}
 
 
+def _type_name(urn: str) -> str:
+    """TrainingJob of urn:pulumi:<stack>::<project>::modelarts:index:TrainingJob::<name> (or of a type token)."""
+    return (urn.split("::")[-2] if "::" in urn else urn).rsplit(":", 1)[-1]
+
+
 class ModelArtsPlugin(p.Provider):
     def __init__(self) -> None:
         self._providers: dict[str, SettingsProvider[Any]] = {name: door.provider() for name, door in DOORS.items()}
         self._pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="modelarts")
+        # The schema's camelCase names <-> the providers' snake_case ones, at this edge only (names.py).
+        self._names = Names(snake_schema(VERSION))
+
+    def _in(self, urn: str, values: Any) -> dict[str, Any]:
+        return self._names.to_snake(_type_name(urn), plain_map(values))
+
+    def _out(self, urn: str, values: dict[str, Any]) -> Any:
+        return property_map(self._names.to_camel(_type_name(urn), values))
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
@@ -79,17 +93,20 @@ class ModelArtsPlugin(p.Provider):
 
     async def check(self, request: p.CheckRequest) -> p.CheckResponse:
         door, provider = self._door(request.urn)
-        olds, news = plain_map(request.old_inputs), plain_map(request.new_inputs)
+        olds, news = self._in(request.urn, request.old_inputs), self._in(request.urn, request.new_inputs)
         news = door.prepare(Context(request.urn, request.random_seed), olds, news)
         result = await self._run(provider.check, olds, news)
-        return p.CheckResponse(inputs=property_map(result.inputs),
-                               failures=[p.CheckFailure(f.property, f.reason) for f in result.failures or []])
+        return p.CheckResponse(inputs=self._out(request.urn, result.inputs),
+                               failures=[p.CheckFailure(self._names.path(f.property), f.reason)
+                                         for f in result.failures or []])
 
     async def diff(self, request: p.DiffRequest) -> p.DiffResponse:
         _door, provider = self._door(request.urn)
-        olds, news = plain_map(request.old_state), plain_map(request.new_inputs)
+        olds, news = self._in(request.urn, request.old_state), self._in(request.urn, request.new_inputs)
         result = await self._run(provider.diff, request.resource_id, olds, news)
-        replaces = list(result.replaces or [])
+        replaces = [self._names.key(k) for k in result.replaces or []]
+        kind = _type_name(request.urn)
+        olds, news = self._names.to_camel(kind, olds), self._names.to_camel(kind, news)
         detailed: dict[str, p.PropertyDiff] = {}
         if result.changes:
             for key in sorted(set(news) | set(replaces)):
@@ -103,34 +120,35 @@ class ModelArtsPlugin(p.Provider):
 
     async def create(self, request: p.CreateRequest) -> p.CreateResponse:
         door, provider = self._door(request.urn)
-        given = plain_map(request.properties)
+        given = self._in(request.urn, request.properties)
         sent = door.timeouts("create", given, request.timeout) if request.timeout else given
         result = await self._run(provider.create, sent)
-        return p.CreateResponse(resource_id=result.id, properties=property_map(_restore(result.outs or {}, given, sent)))
+        return p.CreateResponse(resource_id=result.id,
+                                properties=self._out(request.urn, _restore(result.outs or {}, given, sent)))
 
     async def read(self, request: p.ReadRequest) -> p.ReadResponse:
         door, provider = self._door(request.urn)
-        props = plain_map(request.properties)
+        props = self._in(request.urn, request.properties)
         if not props:  # `pulumi import`: nothing recorded yet, the live object says what to declare
             inputs, outs = await self._run(door.importer, provider, request.resource_id, Context(request.urn))
-            return p.ReadResponse(resource_id=request.resource_id, properties=property_map(outs),
-                                  inputs=property_map(inputs))
+            return p.ReadResponse(resource_id=request.resource_id, properties=self._out(request.urn, outs),
+                                  inputs=self._out(request.urn, inputs))
         result = await self._run(provider.read, request.resource_id, props)
         if not result.id:  # gone: the engine drops it from the state
             return p.ReadResponse(resource_id="", properties={}, inputs={})
-        return p.ReadResponse(resource_id=result.id, properties=property_map(result.outs or {}),
+        return p.ReadResponse(resource_id=result.id, properties=self._out(request.urn, result.outs or {}),
                               inputs=request.inputs)
 
     async def update(self, request: p.UpdateRequest) -> p.UpdateResponse:
         door, provider = self._door(request.urn)
-        olds, given = plain_map(request.olds), plain_map(request.news)
+        olds, given = self._in(request.urn, request.olds), self._in(request.urn, request.news)
         sent = door.timeouts("update", given, request.timeout) if request.timeout else given
         result = await self._run(provider.update, request.resource_id, olds, sent)
-        return p.UpdateResponse(properties=property_map(_restore(result.outs or {}, given, sent)))
+        return p.UpdateResponse(properties=self._out(request.urn, _restore(result.outs or {}, given, sent)))
 
     async def delete(self, request: p.DeleteRequest) -> None:
         door, provider = self._door(request.urn)
-        props = plain_map(request.properties)
+        props = self._in(request.urn, request.properties)
         sent = door.timeouts("delete", props, request.timeout) if request.timeout else props
         await self._run(provider.delete, request.resource_id, sent)
 

@@ -2,8 +2,10 @@
 
 One source of truth: a field added to TrainingJobArgs (or any model below) is in the schema at once, with its
 type; its description is the model's own (`Field(description=...)`), else the table below, else the API field it
-is sent as. Property names are the providers' (python naming), the same in every language's SDK and in state.
-Fields the provider sets itself (the owner mark, `derived_name`) are outputs only.
+is sent as. It is built with the providers' (python) names and published in camelCase (names.py: each SDK
+generator then gives its language's convention; the plugin maps the names at its edge). Fields the provider sets
+itself (the owner mark, `derived_name`) are outputs only; fields only the stack program sets for the provider
+(INTERNAL) are not in it.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from ..core.provider_config import ENV_FALLBACKS, SECRET_KEYS
 from ..training_job.args import TrainingJobArgs
 from ..training_job.outputs import JobStatusOutputs
 from .doors import DOORS, PACKAGE, Door, token
+from .names import camel_schema
 
 # Where each nested model sits in the create-training-job request (descriptions of fields without their own).
 API_PATHS = {
@@ -176,6 +179,8 @@ CONFIG_DESCRIPTIONS = {
     "retryTimeoutSeconds": "How long one API call keeps retrying throttling, 5xx and resets (default 60).",
 }
 OUTPUT_ONLY = {"owner", "derived_name"}
+# Set by the stack program for the provider (where a value was declared, which paths are secret): not public.
+INTERNAL = {"config_keys", "secret_paths"}
 
 
 class _Builder:
@@ -243,8 +248,14 @@ def _from_models(b: _Builder, door: Door) -> dict[str, Any]:
 
 
 def schema(version: str) -> dict[str, Any]:
+    """The package schema the plugin serves: camelCase property names, public inputs and outputs only."""
+    return camel_schema(snake_schema(version))
+
+
+def snake_schema(version: str) -> dict[str, Any]:
+    """The same schema in the providers' own names (the plugin's name mapping is led by it)."""
     b = _Builder()
-    job_all = b.of_model(TrainingJobArgs)
+    job_all = {k: v for k, v in b.of_model(TrainingJobArgs).items() if k not in INTERNAL}
     job_inputs = {k: v for k, v in job_all.items() if k not in OUTPUT_ONLY}
     job_outputs = {**{k: v for k, v in job_all.items() if k in OUTPUT_ONLY}, **b.of_model(JobStatusOutputs)}
     job_inputs["name"]["description"] += " Unset: <resource name>-<6 characters>, renewed when the job is replaced."

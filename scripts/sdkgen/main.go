@@ -1,8 +1,10 @@
-// modelarts-sdkgen: a TypeScript (Node.js) SDK from a Pulumi package schema, with the CLI's own code generator
-// (pkg/v3/codegen/nodejs). `pulumi package gen-sdk --language nodejs` needs the Node.js language host, which the
-// Go module proxy does not serve; this is the same generator without it.
+// modelarts-sdkgen: a TypeScript (Node.js), Python or Go SDK from a Pulumi package schema, with the CLI's own
+// code generators (pkg/v3/codegen/nodejs, python, go). `pulumi package gen-sdk --language ...` needs the language
+// hosts' GeneratePackage, which the Go module proxy does not serve (nodejs, go) or the python host we can build
+// (sdk v3.79) does not implement; these are the same generators without them.
 //
-//	modelarts-sdkgen schema.json outdir
+//	modelarts-sdkgen schema.json outdir                      (TypeScript)
+//	modelarts-sdkgen --language python|go schema.json outdir
 package main
 
 import (
@@ -13,7 +15,9 @@ import (
 	"path/filepath"
 
 	"github.com/blang/semver"
+	gogen "github.com/pulumi/pulumi/pkg/v3/codegen/go"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/nodejs"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/python"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 )
 
@@ -42,16 +46,20 @@ func fail(format string, args ...any) {
 }
 
 func main() {
-	if len(os.Args) != 3 {
-		fail("usage: modelarts-sdkgen SCHEMA.json OUTDIR")
+	args, language := os.Args[1:], "nodejs"
+	if len(args) == 4 && args[0] == "--language" {
+		language, args = args[1], args[2:]
 	}
-	data, err := os.ReadFile(os.Args[1])
+	if len(args) != 2 || (language != "nodejs" && language != "python" && language != "go") {
+		fail("usage: modelarts-sdkgen [--language nodejs|python|go] SCHEMA.json OUTDIR")
+	}
+	data, err := os.ReadFile(args[0])
 	if err != nil {
 		fail("%v", err)
 	}
 	var spec schema.PackageSpec
 	if err := json.Unmarshal(data, &spec); err != nil {
-		fail("%s: %v", os.Args[1], err)
+		fail("%s: %v", args[0], err)
 	}
 	pkg, diags, err := schema.BindSpec(spec, noPackages{}, schema.ValidationOptions{})
 	if err != nil {
@@ -60,12 +68,20 @@ func main() {
 	if diags.HasErrors() {
 		fail("the schema does not bind: %v", diags)
 	}
-	files, err := nodejs.GeneratePackage("modelarts-sdkgen", pkg, nil, nil, false, noPackages{})
+	var files map[string][]byte
+	switch language {
+	case "python":
+		files, err = python.GeneratePackage("modelarts-sdkgen", pkg, nil, noPackages{})
+	case "go":
+		files, err = gogen.GeneratePackage("modelarts-sdkgen", pkg, nil)
+	default:
+		files, err = nodejs.GeneratePackage("modelarts-sdkgen", pkg, nil, nil, false, noPackages{})
+	}
 	if err != nil {
 		fail("%v", err)
 	}
 	for name, content := range files {
-		path := filepath.Join(os.Args[2], name)
+		path := filepath.Join(args[1], name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			fail("%v", err)
 		}

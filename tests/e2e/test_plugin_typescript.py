@@ -24,20 +24,22 @@ import * as modelarts from "./index";
 
 const job = new modelarts.TrainingJob("train", {
     algorithm: { id: "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7", parameters: [{ name: "epochs", value: "3" }] },
-    flavor_id: "modelarts.vm.cpu.2u",
-    wait_for: "completed",
+    flavorId: "modelarts.vm.cpu.2u",
+    waitFor: "completed",
 });
 const waited = new modelarts.JobsAwait("waited", {
-    jobs: { train: { job_id: job.job_id.apply(id => id ?? ""), job_name: job.job_name, wait_for: "completed" } },
+    jobs: { train: { jobId: job.jobId.apply(id => id ?? ""), jobName: job.jobName, waitFor: "completed" } },
 }, { customTimeouts: { create: "2h" } });
 export const phases = waited.phases;
 export const url: modelarts.Bucket["url"] = new modelarts.Bucket("code", { bucket: "my-code", create: false }).url;
 
 // The schema's types reach TypeScript: each line below must be refused.
-// @ts-expect-error node_count is a number
-new modelarts.TrainingJob("bad-count", { node_count: "two" });
-// @ts-expect-error not a property of the resource
-new modelarts.TrainingJob("bad-name", { flavour_id: "x" });
+// @ts-expect-error nodeCount is a number
+new modelarts.TrainingJob("bad-count", { nodeCount: "two" });
+// @ts-expect-error not a property of the resource (the schema's names are camelCase)
+new modelarts.TrainingJob("bad-name", { flavor_id: "x" });
+// @ts-expect-error set by the stack program only: not in the public schema
+new modelarts.TrainingJob("internal", { configKeys: {} });
 // @ts-expect-error jobs is required
 new modelarts.JobsAwait("bad-await", {});
 """

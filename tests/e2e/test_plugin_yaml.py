@@ -37,7 +37,7 @@ def emu(tmp_path: Path) -> Iterator[Any]:
 def _job(description: str, **extra: Any) -> dict[str, Any]:
     return {"type": "modelarts:index:TrainingJob",
             "properties": {"algorithm": {"id": ALGORITHM_ID, "parameters": [{"name": "epochs", "value": "1"}]},
-                           "flavor_id": CPU, "description": description, "poll_interval_seconds": 0.2, **extra}}
+                           "flavorId": CPU, "description": description, "pollIntervalSeconds": 0.2, **extra}}
 
 
 def by_name(emu: Any) -> dict[str, dict[str, Any]]:
@@ -49,13 +49,13 @@ def test_yaml_program_up_import_destroy(tmp_path: Path, emu: Any) -> None:
         "first": _job("first"),
         "second": _job("second", name="second-job"),
         "waited": {"type": "modelarts:index:JobsAwait", "properties": {"jobs": {
-            "first": {"job_id": "${first.job_id}", "job_name": "${first.job_name}", "wait_for": "running",
-                      "poll_seconds": 0.2},
-            "second": {"job_id": "${second.job_id}", "job_name": "${second.job_name}", "wait_for": "running",
-                       "poll_seconds": 0.2}}}},
+            "first": {"jobId": "${first.jobId}", "jobName": "${first.jobName}", "waitFor": "running",
+                      "pollSeconds": 0.2},
+            "second": {"jobId": "${second.jobId}", "jobName": "${second.jobName}", "waitFor": "running",
+                       "pollSeconds": 0.2}}}},
     }
     resources["second"]["properties"]["algorithm"]["environments"] = {"API_TOKEN": {"fn::secret": SECRET}}
-    st = yaml_stack(tmp_path, emu, resources, {"phases": "${waited.phases}", "firstName": "${first.job_name}"})
+    st = yaml_stack(tmp_path, emu, resources, {"phases": "${waited.phases}", "firstName": "${first.jobName}"})
     st.up()
     jobs = by_name(emu)
     assert len(jobs) == 2 and "second-job" in jobs
@@ -78,7 +78,7 @@ def test_yaml_program_up_import_destroy(tmp_path: Path, emu: Any) -> None:
 
     # An edited description is updated in place: one PUT, no new job, the wait does not run again.
     resources["first"]["properties"]["description"] = "edited"
-    write_program(st.workdir, resources, {"phases": "${waited.phases}", "firstName": "${first.job_name}"})
+    write_program(st.workdir, resources, {"phases": "${waited.phases}", "firstName": "${first.jobName}"})
     before = emu.counters()
     st.up()
     after = emu.counters()
@@ -98,7 +98,7 @@ def test_yaml_program_up_import_destroy(tmp_path: Path, emu: Any) -> None:
     assert imported["properties"]["name"] == "outside-job"
     assert imported["properties"]["algorithm"]["id"] == ALGORITHM_ID
     resources["adopted"] = {"type": imported["type"], "properties": imported["properties"]}
-    write_program(st.workdir, resources, {"phases": "${waited.phases}", "firstName": "${first.job_name}"})
+    write_program(st.workdir, resources, {"phases": "${waited.phases}", "firstName": "${first.jobName}"})
     st.preview("--expect-no-changes")
     (adopted,) = [r for r in st.resources() if r["urn"].endswith("::adopted")]
     assert adopted["id"] == outside
@@ -128,11 +128,11 @@ def test_custom_timeouts_bound_the_wait(tmp_path: Path, emu: Any) -> None:
     """customTimeouts.create on a JobsAwait takes precedence over the job's own (hour-long) deadline: the wait
     ends at the custom timeout, the job past it is terminated, and the up fails naming it."""
     resources = {
-        "long": _job("long", name="long-job", wait_timeout_seconds=3600),
+        "long": _job("long", name="long-job", waitTimeoutSeconds=3600),
         "waited": {"type": "modelarts:index:JobsAwait",
-                   "properties": {"jobs": {"long": {"job_id": "${long.job_id}", "job_name": "${long.job_name}",
-                                                    "wait_for": "completed", "timeout_seconds": 3600,
-                                                    "poll_seconds": 0.2}}},
+                   "properties": {"jobs": {"long": {"jobId": "${long.jobId}", "jobName": "${long.jobName}",
+                                                    "waitFor": "completed", "timeoutSeconds": 3600,
+                                                    "pollSeconds": 0.2}}},
                    "options": {"customTimeouts": {"create": "3s"}}},
     }
     st = yaml_stack(tmp_path, emu, resources)
@@ -172,11 +172,11 @@ def test_yaml_bucket_and_code_upload(tmp_path: Path) -> None:
         resources = {
             "code-bucket": {"type": "modelarts:index:Bucket", "properties": {"bucket": "yaml-code"}},
             "mnist": {"type": "modelarts:index:CodeUpload",
-                      "properties": {"local_dir": "./code", "boot_file": "train.py",
+                      "properties": {"localDir": "./code", "bootFile": "train.py",
                                      "bucket": "${code-bucket.bucket}"}},
         }
         workdir = tmp_path / "project"
-        st = yaml_stack(tmp_path, obs, resources, {"codeDir": "${mnist.code_dir}", "bootFile": "${mnist.boot_file}"},
+        st = yaml_stack(tmp_path, obs, resources, {"codeDir": "${mnist.codeDir}", "bootFile": "${mnist.bootFile}"},
                         config={"modelarts:region": "cn-north-4", "modelarts:accessKey": obs.access_key,
                                 "modelarts:obsEndpoint": obs.url}, secrets={"modelarts:secretKey": obs.secret_key})
         (workdir / "code").mkdir()

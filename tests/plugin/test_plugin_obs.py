@@ -48,24 +48,24 @@ def test_bucket_and_code_upload_through_the_plugin(tmp_path: Path, obs: Any) -> 
     made = asyncio.run(plugin.create(p.CreateRequest(bucket_urn, checked.inputs, 0, False)))
     assert plain_map(made.properties)["created"] is True
 
-    args = {"local_dir": str(local), "boot_file": "train.py", "bucket": "plugin-bucket"}
+    args = {"localDir": str(local), "bootFile": "train.py", "bucket": "plugin-bucket"}
     checked = _check(plugin, upload_urn, args)
     inputs = plain_map(checked.inputs)
-    assert not checked.failures and len(inputs["content_hash"]) == 64 and len(inputs["owner_token"]) == 16
+    assert not checked.failures and len(inputs["contentHash"]) == 64 and len(inputs["ownerToken"]) == 16
     assert _check(plugin, upload_urn, args, inputs).inputs == checked.inputs  # same directory, same inputs
     uploaded = asyncio.run(plugin.create(p.CreateRequest(upload_urn, checked.inputs, 0, False)))
     outs = plain_map(uploaded.properties)
-    assert outs["boot_file"].endswith("/train.py") and outs["uploaded_files"] == 2
+    assert outs["bootFile"].endswith("/train.py") and outs["uploadedFiles"] == 2
     assert sorted(k.rsplit("/", 1)[-1] for k in keys(obs.client(), "plugin-bucket")) == sorted(
-        ["train.py", "m.py", outs["marker_key"].rsplit("/", 1)[-1]])
+        ["train.py", "m.py", outs["markerKey"].rsplit("/", 1)[-1]])
 
-    bad = _check(plugin, upload_urn, {**args, "boot_file": "missing.py"})
-    assert [f.property for f in bad.failures] == ["boot_file"]
+    bad = _check(plugin, upload_urn, {**args, "bootFile": "missing.py"})
+    assert [f.property for f in bad.failures] == ["bootFile"]
 
     asyncio.run(plugin.delete(p.DeleteRequest(upload_urn, uploaded.resource_id, uploaded.properties, 0)))
     # `pulumi import` of the bucket: one the stack uses and never deletes.
     imported = asyncio.run(plugin.read(p.ReadRequest(URN.format("Bucket", "again"), "plugin-bucket", {}, {})))
-    assert plain_map(imported.inputs) == {"bucket": "plugin-bucket", "create": False, "force_destroy": False}
+    assert plain_map(imported.inputs) == {"bucket": "plugin-bucket", "create": False, "forceDestroy": False}
     assert plain_map(imported.properties)["created"] is False
     with pytest.raises(Exception, match="no such bucket"):
         asyncio.run(plugin.read(p.ReadRequest(URN.format("Bucket", "none"), "not-there", {}, {})))

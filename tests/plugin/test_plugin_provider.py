@@ -11,6 +11,7 @@ import pytest
 
 import modelarts_provider
 from modelarts_provider.plugin import doors
+from modelarts_provider.plugin.names import camel
 from modelarts_provider.plugin.doors import DOORS, Context, jobs_await_timeouts, prepare_training_job
 from modelarts_provider.plugin.provider import ModelArtsPlugin, _config_of
 from modelarts_provider.plugin.schema import schema
@@ -41,8 +42,10 @@ def test_schema_types_and_describes_every_property() -> None:
             assert prop.get("type") or prop.get("$ref"), f"{where}.{key} has no type"
             assert prop.get("description"), f"{where}.{key} has no description"
     job = s["resources"]["modelarts:index:TrainingJob"]
-    assert set(job["inputProperties"]) == set(TrainingJobArgs.model_fields) - {"owner", "derived_name"}
-    assert {"owner", "job_id", "phase", "console_url"} <= set(job["properties"])
+    internal = {"owner", "derived_name", "config_keys", "secret_paths"}
+    assert set(job["inputProperties"]) == {camel(k) for k in set(TrainingJobArgs.model_fields) - internal}
+    assert {"owner", "jobId", "phase", "consoleUrl", "flavorId", "waitFor"} <= set(job["properties"])
+    assert not {"configKeys", "secretPaths", "config_keys", "secret_paths"} & set(job["properties"])
 
 
 def test_values_round_trip_with_unknowns() -> None:
@@ -63,6 +66,11 @@ def test_config_from_the_modelarts_namespace() -> None:
 
 def _job_inputs(**extra: Any) -> dict[str, Any]:
     return {"algorithm": {"id": ALGORITHM_ID}, "flavor_id": "modelarts.vm.cpu.2u", **extra}
+
+
+def _plugin_job(**extra: Any) -> dict[str, Any]:
+    """A TrainingJob's inputs as a program declares them to the plugin (the schema's camelCase)."""
+    return {"algorithm": {"id": ALGORITHM_ID}, "flavorId": "modelarts.vm.cpu.2u", **extra}
 
 
 def test_derived_name_kept_for_the_same_spec_and_renewed_on_a_new_one() -> None:
@@ -110,20 +118,20 @@ def test_custom_timeout_takes_precedence_over_a_shorter_job_deadline(emulator: A
     """The job completes after ~2.4 s; its own 0.5 s deadline would fail the wait, the custom 60 s does not,
     and the state keeps the declared deadline."""
     plugin = _configured(emulator)
-    job = _create(plugin, "TrainingJob", "short", _job_inputs(name="short-job"))
-    jobs = {"short": {"job_id": job.resource_id, "job_name": "short-job", "wait_for": "completed",
-                      "timeout_seconds": 0.5, "poll_seconds": 0.1}}
+    job = _create(plugin, "TrainingJob", "short", _plugin_job(name="short-job"))
+    jobs = {"short": {"jobId": job.resource_id, "jobName": "short-job", "waitFor": "completed",
+                      "timeoutSeconds": 0.5, "pollSeconds": 0.1}}
     waited = _create(plugin, "JobsAwait", "waited", {"jobs": jobs}, timeout=60)
     state = plain_map(waited.properties)
     assert state["phases"] == {"short": "Completed"}
-    assert state["jobs"]["short"]["timeout_seconds"] == 0.5
+    assert state["jobs"]["short"]["timeoutSeconds"] == 0.5
 
 
 def test_custom_timeout_ends_a_longer_wait(emulator: Any) -> None:
     plugin = _configured(emulator)
-    job = _create(plugin, "TrainingJob", "slow", _job_inputs(name="slow-job", annotations={"emulator/run-seconds": "600"}))
-    jobs = {"slow": {"job_id": job.resource_id, "job_name": "slow-job", "wait_for": "completed",
-                     "timeout_seconds": 3600, "poll_seconds": 0.1}}
+    job = _create(plugin, "TrainingJob", "slow", _plugin_job(name="slow-job", annotations={"emulator/run-seconds": "600"}))
+    jobs = {"slow": {"jobId": job.resource_id, "jobName": "slow-job", "waitFor": "completed",
+                     "timeoutSeconds": 3600, "pollSeconds": 0.1}}
     started = time.monotonic()
     with pytest.raises(ProviderError, match="slow-job"):
         _create(plugin, "JobsAwait", "waited", {"jobs": jobs}, timeout=1)
@@ -158,7 +166,7 @@ def _import(plugin: ModelArtsPlugin, name: str, job_id: str) -> Any:
 
 def test_import_follows_the_ownership_rules(emulator: Any) -> None:
     plugin = _configured(emulator)
-    made = _create(plugin, "TrainingJob", "train", _job_inputs(name="train-job"))
+    made = _create(plugin, "TrainingJob", "train", _plugin_job(name="train-job"))
     token = plain_map(made.properties)["owner"]["token"]
     # This very resource's job, imported again (e.g. after `pulumi state delete`): ours again, same token.
     again = plain_map(_import(plugin, "train", made.resource_id).inputs)
@@ -181,7 +189,7 @@ def test_custom_delete_timeout_bounds_the_stop(tmp_path: Any) -> None:
 
     with running_emulator(tmp_path / "slow-stop", phase_seconds=60, run_seconds=600) as emu:
         plugin = _configured(emu)
-        made = _create(plugin, "TrainingJob", "train", _job_inputs(name="slow-stop", poll_interval_seconds=0.1))
+        made = _create(plugin, "TrainingJob", "train", _plugin_job(name="slow-stop", pollIntervalSeconds=0.1))
         started = time.monotonic()
         with pytest.raises(Exception, match=r"slow-stop .* did not stop within 1s"):
             _run(plugin.delete(p.DeleteRequest(URN.format("TrainingJob", "train"), made.resource_id,
@@ -220,8 +228,8 @@ def test_a_new_resource_plugs_in_with_one_row(monkeypatch: pytest.MonkeyPatch) -
 
     monkeypatch.setitem(DOORS, "Pool", doors.Door(PoolProvider, "A training pool.", args_model=PoolArgs))
     spec = schema("0.1.0")["resources"]["modelarts:index:Pool"]
-    assert spec["requiredInputs"] == ["pool_name"]
+    assert spec["requiredInputs"] == ["poolName"]
     assert spec["inputProperties"]["nodes"] == {"type": "integer", "description": "Nodes in the pool."}
     checked = _run(ModelArtsPlugin().check(p.CheckRequest(URN.format("Pool", "p"), {},
-                                                          property_map({"pool_name": "a"}), b"")))
-    assert plain_map(checked.inputs) == {"pool_name": "a", "checked_by": "pool"}
+                                                          property_map({"poolName": "a"}), b"")))
+    assert plain_map(checked.inputs) == {"poolName": "a", "checked_by": "pool"}  # a key not in the schema: as is

@@ -1,0 +1,80 @@
+"""modelarts-jobs: ModelArts training jobs declared in stack config (the stack program).
+
+A project's whole program is `from modelarts_provider.stack.run import main` and `main()` in its __main__.py
+(this repository's own, and the template's: templates/modelarts-python).
+
+Reads the typed stack config (schema: modelarts_provider/stack/config.py; provider settings:
+modelarts_provider/core/provider_config.py), validates all of it before any resource is declared (so a
+bad key or value fails `pulumi preview` with one line naming it and no API call), declares the
+buckets and code uploads the jobs need, one TrainingJob per job and per sweep point, one JobsAwait
+that waits for all of them (each to its own `waitFor`), and exports per job its id, name, phase and
+output path:
+
+    jobs: {<job key>: {id, name, phase, outputPath}}
+    sweeps: {<sweep>: {objective, failures, points: [...], best}}   (modelarts_provider/stack/results.py)
+    objectives: {<job key>: {name, goal, value, note}}               (jobs with an objective)
+
+The phase of a job that is waited for comes from the JobsAwait (the phase its wait ended in, fresh
+after `up` and after `refresh --run-program`); that of a `waitFor: none` job from the TrainingJob.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pulumi
+from pulumi.runtime import get_config_env, is_config_secret
+
+from modelarts_provider.core.masking import mask, remember
+from modelarts_provider.core.messages import shown
+from modelarts_provider.core.provider_config import (NAMESPACE, ProviderConfigError, resolve_settings,
+                                                     unknown_setting_errors)
+from modelarts_provider.stack.config import PROJECT, SECTIONS, StackConfigError, parse
+from modelarts_provider.stack.declare import declare
+from modelarts_provider.stack.program import plan
+from modelarts_provider.stack.secrets import name_refusals, read_stack_config, secret_paths
+
+
+def main() -> None:
+    keys = sorted(get_config_env())
+    try:
+        bad = unknown_setting_errors(keys)
+        if bad:
+            raise ProviderConfigError("\n".join(bad))  # one error per line
+        provider_cfg = pulumi.Config(NAMESPACE)
+        resolve_settings(provider_cfg.get, os.environ)  # validated here; the provider re-reads it
+        project_cfg = pulumi.Config(PROJECT)
+        raw = {}
+        for section in SECTIONS:
+            try:
+                raw[section] = project_cfg.get_object(section)
+            except Exception:  # not JSON: a plain string where a map is expected
+                given = "" if is_config_secret(f"{PROJECT}:{section}") else f" {shown(project_cfg.get(section))}"
+                raise StackConfigError(f"invalid stack config: {PROJECT}:{section}: must be a map, "
+                                       f"not a string{given}") from None
+        secrets = secret_paths(raw, lambda s: f"{PROJECT}:{s}", is_config_secret,
+                               read_stack_config(Path.cwd(), pulumi.get_stack()))
+        remember(secrets.values)  # every message of this program passes the masking step
+        cfg = parse(raw, keys)
+        refused = name_refusals(raw, secrets, lambda s: f"{PROJECT}:{s}")
+        if refused:
+            raise StackConfigError("\n".join(refused))
+        plans = plan(cfg)
+    except (ProviderConfigError, StackConfigError) as err:
+        raise pulumi.RunError(mask(str(err))) from None
+
+    jobs, waited = declare(cfg, plans, secrets)
+    exports = {}
+    for key, job in jobs.items():
+        phase = job.phase
+        if waited is not None and job.await_spec["wait_for"] != "none":
+            phase = waited.phases.apply(lambda phases, k=key: (phases or {}).get(k))
+        exports[key] = {"id": job.job_id, "name": job.job_name, "phase": phase, "outputPath": job.output_path}
+    pulumi.export("jobs", exports)
+
+    # Results (issue 23): per sweep its points and best point; per scored job its objective value.
+    from modelarts_provider.stack.results import export_results
+
+    export_results(cfg, plans, jobs, waited)
+

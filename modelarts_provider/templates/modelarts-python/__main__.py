@@ -1,0 +1,3 @@
+from modelarts_provider.stack.run import main
+
+main()
