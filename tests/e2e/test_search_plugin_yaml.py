@@ -17,23 +17,24 @@ from testkit.plugin_program import write_program, yaml_stack
 
 ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator catalog
 pytestmark = [pytest.mark.engine, pytest.mark.timeout(300)]
+# The schema's camelCase names (the plugin sends the API's names).
 AUTO_SEARCH = {
-    "reward_attrs": [{"name": "accuracy", "mode": "max", "regex": "accuracy=([0-9.]+)"}],
-    "search_params": [{"name": "momentum", "param_type": "continuous", "lower_bound": "0.5", "upper_bound": "0.9"}],
-    "algo_configs": [{"name": "tpe_search", "params": [{"key": "num_samples", "value": "4", "type": "Integer"},
-                                                       {"key": "max_concurrent", "value": "2", "type": "Integer"}]}],
+    "rewardAttrs": [{"name": "accuracy", "mode": "max", "regex": "accuracy=([0-9.]+)"}],
+    "searchParams": [{"name": "momentum", "paramType": "continuous", "lowerBound": "0.5", "upperBound": "0.9"}],
+    "algoConfigs": [{"name": "tpe_search", "params": [{"key": "num_samples", "value": "4", "type": "Integer"},
+                                                      {"key": "max_concurrent", "value": "2", "type": "Integer"}]}],
 }
 
 
 def program(algorithm: str = "tpe_search") -> dict[str, Any]:
-    auto = {**AUTO_SEARCH, "algo_configs": [{**AUTO_SEARCH["algo_configs"][0], "name": algorithm}]}
+    auto = {**AUTO_SEARCH, "algoConfigs": [{**AUTO_SEARCH["algoConfigs"][0], "name": algorithm}]}
     return {
         "tune": {"type": "modelarts:index:TrainingJob", "properties": {
-            "algorithm": {"id": ALGORITHM_ID, "policies": {"auto_search": auto}},
-            "flavor_id": "modelarts.vm.cpu.2u", "poll_interval_seconds": 0.2}},
+            "algorithm": {"id": ALGORITHM_ID, "policies": {"autoSearch": auto}},
+            "flavorId": "modelarts.vm.cpu.2u", "pollIntervalSeconds": 0.2}},
         "waited": {"type": "modelarts:index:JobsAwait", "properties": {"jobs": {
-            "tune": {"job_id": "${tune.job_id}", "job_name": "${tune.job_name}", "wait_for": "completed",
-                     "poll_seconds": 0.2, "search": {"name": "accuracy", "regex": "accuracy=([0-9.]+)"}}}}},
+            "tune": {"jobId": "${tune.jobId}", "jobName": "${tune.jobName}", "waitFor": "completed",
+                     "pollSeconds": 0.2, "search": {"name": "accuracy", "regex": "accuracy=([0-9.]+)"}}}}},
     }
 
 
@@ -45,6 +46,7 @@ def test_a_yaml_program_declares_a_search_and_reads_its_trials(tmp_path: Path) -
         st.up()
         trials = st.outputs()["statuses"]["tune"]["search"]["trials"]
         assert len(trials) == 4 and all(t["phase"] == "Completed" and t["reward"] for t in trials), trials
+        assert all(set(t) >= {"trialId", "parameters", "reward", "earlyStopped"} for t in trials), trials
         assert {j["algorithm"]["policies"]["auto_search"]["algo_configs"][0]["name"] for j in emu.jobs()} == \
             {"tpe_search"}
 

@@ -29,7 +29,7 @@ def test_the_plugin_refuses_an_unknown_search_algorithm_at_check(emulator: Any) 
     bad = _search_job(algo_configs=[{"name": "anneal_serch"}])
     checked = _run(plugin.check(p.CheckRequest(URN.format("TrainingJob", "s"), {}, property_map(bad), b"seed")))
     assert [(f.property, f.reason) for f in checked.failures] == [
-        ("algorithm.policies.auto_search.algo_configs[0].name",
+        ("algorithm.policies.autoSearch.algoConfigs[0].name",  # the schema's camelCase names
          "unknown search algorithm 'anneal_serch' in cn-north-4; did you mean anneal_search?")]
     assert emulator.counters()["create"] == 0
 
