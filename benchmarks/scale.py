@@ -21,7 +21,7 @@ from typing import Any
 
 from benchmarks.trivial import PROGRAM as TRIVIAL_PROGRAM
 from testkit.harness import REPO_ROOT, Stack, new_stack
-from testkit.faults import OBS, POOLS, ENGINE, job_stack, sweep
+from testkit.faults import job_stack, sweep
 
 THREAD_POOL = 4
 PROFILER_DIR = Path(__file__).resolve().parent / "profiler"

@@ -25,10 +25,12 @@ from typing import Any, Callable, TextIO
 
 from pydantic import ValidationError
 
+from ..awaiting.args import AwaitedStatus, JobsAwaitArgs
+from ..awaiting.results import points
 from ..core.extras import MissingExtra, require
-from .logs import LogsError, PulumiCli, StackExport, job_in_state, stack_settings
+from .logs import PLUGIN_JOB_TYPE, LogsError, PulumiCli, StackExport, job_in_state, stack_settings
 from ..results.show import printable
-from ..results.table import SweepResults, duration_text, table_lines
+from ..results.table import SweepObjective, SweepResults, collect, duration_text, table_lines
 
 PAGE = 50
 
@@ -39,6 +41,46 @@ def _print(out: TextIO, text: str) -> None:
 
 
 # --- results -------------------------------------------------------------------------------------------
+
+def _snake(value: Any) -> Any:
+    """A plugin JobsAwait's recorded values (camelCase, the schema's) in the providers' naming; map keys (job
+    keys, parameter names) as they are."""
+    from ..plugin.names import Names
+    from ..plugin.provider import VERSION
+    from ..plugin.schema import snake_schema
+
+    return Names(snake_schema(VERSION)).to_snake("JobsAwait", value)
+
+
+def state_sweep(exported: StackExport, sweep: str) -> SweepResults | None:
+    """The sweep's results from the state's JobsAwait (its jobs of group `sweep` and what it recorded of them),
+    for a stack whose program exports no `sweeps` (a YAML or TypeScript program through the provider plugin)."""
+    resources = exported.deployment.resources or []
+    paths = {}
+    for r in resources:
+        job = job_in_state(r)
+        if job is not None:
+            path = r.outputs.get("outputPath" if r.type == PLUGIN_JOB_TYPE else "output_path")
+            paths[job[0]] = path if isinstance(path, str) else None
+    for res in resources:
+        if not res.type.endswith(":JobsAwait"):
+            continue
+        outputs = _snake(res.outputs) if res.type.startswith("modelarts:") else res.outputs
+        try:
+            args = JobsAwaitArgs.model_validate({k: outputs[k] for k in ("jobs", "max_failures") if k in outputs})
+            statuses = {k: AwaitedStatus.model_validate(v) for k, v in (outputs.get("statuses") or {}).items()}
+        except (ValidationError, AttributeError):
+            continue  # a secret, or another program's resource
+        keys = [k for k, j in args.jobs.items() if j.group == sweep]
+        if not keys:
+            continue
+        spec = args.jobs[keys[0]].objective
+        found = points(args, statuses, keys)
+        for point in found:
+            point.output_path = paths.get(point.job_id)
+        return collect(SweepObjective(name=spec.name, goal=spec.goal) if spec else None, found)
+    return None
+
 
 def sweep_results(pulumi: PulumiCli, sweep: str) -> SweepResults:
     outputs = pulumi.json("stack", "output", "--json")
@@ -51,6 +93,13 @@ def sweep_results(pulumi: PulumiCli, sweep: str) -> SweepResults:
         if not isinstance(searches[sweep], dict):
             raise LogsError(f"the export searches.{sweep} of stack {pulumi.stack} is not a search's trials")
         return as_sweep_results(searches[sweep])
+    if not isinstance(sweeps, dict):
+        try:
+            from_state = state_sweep(StackExport.model_validate(pulumi.json("stack", "export")), sweep)
+        except ValidationError:
+            from_state = None
+        if from_state is not None:
+            return from_state
     if not isinstance(sweeps, dict) or sweep not in sweeps:
         known = sorted(sweeps) if isinstance(sweeps, dict) else []
         known += sorted(searches) if isinstance(searches, dict) else []

@@ -61,13 +61,28 @@ class ProviderError(Exception):
         super().__init__(mask(str(message)))
 
 
+# Where say() writes when not to stderr: the provider plugin's engine log (plugin/diagnostics.py).
+_OUTPUT: Callable[[str, str], None] | None = None
+
+
+def set_output(output: Callable[[str, str], None] | None) -> None:
+    """Send say()'s lines to `output(line, severity)` instead of stderr (None: stderr again)."""
+    global _OUTPUT
+    _OUTPUT = output
+
+
 def say(message: str) -> None:
-    """One line to the provider's stderr, which the engine relays into `pulumi up`.
+    """One line to the provider's stderr, which the engine relays into `pulumi up` for a dynamic provider (the
+    provider plugin sends it to the engine's log instead: the engine hides a plugin's stderr).
 
     Every line passes the masking step. One write per line under a lock: provider calls run on 4 threads, and two `print`s could
-    otherwise interleave into one merged line.
+    otherwise interleave into one merged line. A line starting with "warning:" is a warning.
     """
     message = mask(message)
+    output = _OUTPUT
+    if output is not None:
+        output(message.rstrip("\n"), "warning" if message.lower().startswith("warning:") else "info")
+        return
     with _OUTPUT_LOCK:
         sys.stderr.write(message.rstrip("\n") + "\n")
         sys.stderr.flush()

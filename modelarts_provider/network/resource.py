@@ -16,7 +16,7 @@ from typing import Any, Optional, TypedDict
 import pulumi
 from pulumi.dynamic import Resource
 
-from ..training_job.resource import owned_props
+from ..core.marks import owned_props
 from .args import OUTPUT_KEYS
 from .provider import NetworkProvider
 

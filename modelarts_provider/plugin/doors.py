@@ -10,7 +10,6 @@ comes from the row's pydantic models (schema.py).
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,16 +26,15 @@ from ..network.args import NetworkArgs, NetworkOutputs
 from ..network.provider import NetworkProvider
 from ..resource_pool.args import ResourcePoolArgs, ResourcePoolOutputs
 from ..resource_pool.provider import ResourcePoolProvider
-from ..core.ownership import OWNER_ANNOTATION, OwnerMark, owner_text, token_on
+from ..core.ownership import OwnerMark, owner_text, token_on
 from ..core.provider_base import ProviderError, SettingsProvider, say
 from ..training_job.from_live import declaration_of
-from ..training_job.normalize import spec_hash
+from ..core.identity import is_seed, token_for
+from ..training_job.naming import SEED_INPUT
+from ..training_job.outputs import secret_outputs
 from ..training_job.provider import TrainingJobProvider
-from ..training_job.resource import name_prefix, with_run_folders
 
 PACKAGE = "modelarts"
-SUFFIX_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
-SUFFIX_LENGTH = 6
 # The organization part of an owner mark: what `pulumi.get_organization()` gives a program on a file backend
 # (the provider protocol does not tell a provider its organization).
 ORGANIZATION = "organization"
@@ -48,10 +46,11 @@ class ImportRefused(ProviderError):
 
 @dataclass(frozen=True)
 class Context:
-    """Who is asking: the resource's URN parts, and the engine's random seed of this check."""
+    """Who is asking: the resource's URN parts, and the stack's owner seed (modelarts_provider.core.identity: minted
+    by the plugin's CheckConfig into the provider's own inputs, recorded before any resource using it)."""
 
     urn: str
-    random_seed: bytes = b""
+    seed: str = ""
 
     @property
     def name(self) -> str:
@@ -66,16 +65,26 @@ class Context:
         return f"{ORGANIZATION}/{project}/{stack}"
 
     def new_token(self) -> str:
-        """A new owner token: from the engine's seed when it gave one, else from the OS."""
-        if self.random_seed:
-            return hashlib.sha256(self.random_seed + self.urn.encode()).hexdigest()[:16]
-        return os.urandom(8).hex()
+        """This resource's owner token: from the stack's seed, so the same again after a killed `up` (else, with
+        no seed, e.g. at `pulumi import` of a job without a mark: from the OS)."""
+        return token_for(self.seed, self.name) if is_seed(self.seed) else os.urandom(8).hex()
 
 
 Props = dict[str, Any]
 Prepare = Callable[[Context, Props, Props], Props]
 Timeouts = Callable[[str, Props, float], Props]
 Importer = Callable[[Any, str, Context], tuple[Props, Props]]
+SecretOutputs = Callable[[list[str]], list[str]]  # secret input paths -> the outputs derived from them
+
+
+def _none_derived(_paths: list[str]) -> list[str]:
+    return []
+
+
+def _derived_from(inputs: tuple[str, ...], outputs: list[str]) -> SecretOutputs:
+    def derived(paths: list[str]) -> list[str]:
+        return outputs if any(p.split(".")[0] in inputs for p in paths) else []
+    return derived
 
 
 def _as_is(_ctx: Context, _olds: Props, news: Props) -> Props:
@@ -103,6 +112,9 @@ class Door:
     # The schema of a type without a schema of its own in schema.py: its inputs' and outputs' pydantic models.
     args_model: type[BaseModel] | None = None
     outputs_model: type[BaseModel] | None = None
+    # Outputs built from secret inputs (an output path from a secret OBS URL): secret too. Outputs named as
+    # the secret inputs are secret anyway.
+    secret_outputs: SecretOutputs = _none_derived
 
 
 # --- TrainingJob ---------------------------------------------------------------------------------
@@ -115,26 +127,16 @@ def _owner(ctx: Context, olds: Props, news: Props) -> Props:
     return {"stack": ctx.stack_label, "resource": ctx.name, "token": ctx.new_token()}
 
 
-def _suffix(token: str, spec: str) -> str:
-    """The derived name's suffix: renewed when the spec changes (what the Python resource's RandomString keepers
-    do), different per resource (the owner token is random), and the same at preview and up."""
-    digest = hashlib.sha256(f"{token}:{spec}".encode()).digest()
-    return "".join(SUFFIX_ALPHABET[b % len(SUFFIX_ALPHABET)] for b in digest[:SUFFIX_LENGTH])
-
-
-def _plain_folder(url: Any, run: str) -> Any:
-    return url.rstrip("/") + "/" + run + "/" if isinstance(url, str) else url
-
-
 def prepare_training_job(ctx: Context, olds: Props, news: Props) -> Props:
-    """What TrainingJob.__init__ does in a Python program: the owner mark, and a derived name when none is given."""
-    props = {k: v for k, v in news.items() if v is not None}
-    props["owner"] = _owner(ctx, olds, props)
+    """What TrainingJob.__init__ does in a Python program: the owner mark and the stack's seed, from which the
+    provider's check derives the token and, when no name is given, the job's name (training_job/naming.py)."""
+    props = {k: v for k, v in news.items() if v is not None and k != SEED_INPUT}
+    owner = props.get("owner") if isinstance(props.get("owner"), dict) else None
+    props["owner"] = owner or {"stack": ctx.stack_label, "resource": ctx.name}
+    if ctx.seed:
+        props[SEED_INPUT] = ctx.seed
     if props.get("name") is None and props.get("adopt_job_id") is None:
-        run = f"{name_prefix(ctx.name)}-{_suffix(props['owner'].get('token', ''), spec_hash(props))}"
-        props["name"], props["derived_name"] = run, True
-        if props.get("output_per_run"):
-            props = with_run_folders(props, run, _plain_folder)
+        props["derived_name"] = True
     return props
 
 
@@ -145,9 +147,10 @@ def training_job_timeouts(op: str, props: Props, timeout: float) -> Props:
 
 def import_training_job(provider: TrainingJobProvider, id_: str, ctx: Context) -> tuple[Props, Props]:
     """`pulumi import`: the live job's declaration, and this resource's owner mark (ownership.py's rules, as for a
-    takeover). A job without a mark gets a new token recorded: it is this resource's by its id in the state, as
-    after `adopt_job_id`. A job marked as this very resource's (same stack and name: imported again after a
-    `pulumi state delete`) keeps its token. A job marked as another resource's is not taken: refused."""
+    takeover). A job without a mark gets this resource's token recorded: it is this resource's by its id in the
+    state, as after `adopt_job_id`. A job carrying this resource's own token (derived from this stack's seed:
+    imported again after a `pulumi state delete`) is imported as its own again. A job carrying any other token
+    is someone else's, whatever its owner text says (a stack of the same name on another backend): refused."""
     job = provider._api().get_job(id_)
     if job is None:
         raise ImportRefused(f"training job {id_}: no such job in this project (import takes the job id, e.g. from "
@@ -155,12 +158,12 @@ def import_training_job(provider: TrainingJobProvider, id_: str, ctx: Context) -
     token = token_on(job.metadata.annotations)
     owner = OwnerMark(stack=ctx.stack_label, resource=ctx.name, token=ctx.new_token())
     if token is not None:
-        if (job.metadata.annotations or {}).get(OWNER_ANNOTATION) != owner.label:
+        if token != owner.token:
             raise ImportRefused(f"training job {job.name} ({id_}) is not this resource's to import: "
-                                f"{owner_text(job.metadata.annotations)}; import it into that stack, or declare it "
-                                "with adopt_job_id (used, never stopped or deleted by this stack)")
-        owner = OwnerMark(stack=owner.stack, resource=owner.resource, token=token)
-        say(f"{job.name}: carries this resource's owner mark: imported as its own again")
+                                f"{owner_text(job.metadata.annotations)}, not this stack's token for {ctx.name}; "
+                                "import it into the stack that owns it, or declare it with adopt_job_id (used, "
+                                "never stopped or deleted by this stack)")
+        say(f"{job.name}: carries this resource's owner token: imported as its own again")
     # The short declaration (no defaults written out) is what the generated code shows; the state's outputs
     # hold the canonical form, as after any create.
     inputs = {**declaration_of(job), "owner": owner.model_dump()}
@@ -229,13 +232,17 @@ def waits_timeouts(op: str, props: Props, timeout: float) -> Props:
 
 DOORS: dict[str, Door] = {
     "TrainingJob": Door(TrainingJobProvider, "A ModelArts training job: submitted on create (no wait: see JobsAwait).",
-                        prepare_training_job, training_job_timeouts, import_training_job),
+                        prepare_training_job, training_job_timeouts, import_training_job,
+                        secret_outputs=secret_outputs),
     "JobsAwait": Door(JobsAwaitProvider, "Waits for many training jobs at once, each to its own wait_for target.",
                       timeouts=jobs_await_timeouts, importer=_not_importable("JobsAwait")),
     "CodeUpload": Door(CodeUploadProvider, "A local code directory uploaded to OBS under a content-addressed prefix.",
-                       prepare_code_upload, importer=_not_importable("CodeUpload")),
+                       prepare_code_upload, importer=_not_importable("CodeUpload"),
+                       secret_outputs=_derived_from(("bucket", "prefix", "job_key"),
+                                                    ["code_dir", "boot_file", "marker_key"])),
     "Bucket": Door(BucketProvider, "An OBS bucket the stack creates, or one it only uses (create: false).",
-                   prepare_bucket, importer=import_bucket, args_model=BucketArgs, outputs_model=BucketOutputs),
+                   prepare_bucket, importer=import_bucket, args_model=BucketArgs, outputs_model=BucketOutputs,
+                   secret_outputs=_derived_from(("bucket",), ["url"])),
     "Network": Door(NetworkProvider, "A ModelArts network for dedicated pools: created, waited for until Active.",
                     prepare_owned, waits_timeouts, _not_importable("Network"), NetworkArgs, NetworkOutputs),
     "ResourcePool": Door(ResourcePoolProvider, "A dedicated ModelArts resource pool: created and scaled in place, "

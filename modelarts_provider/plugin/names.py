@@ -73,6 +73,7 @@ class Names:
             for tok, res in snake.get("resources", {}).items()}
         self._known = {k for props in self._resources.values() for k in props} | {
             k for t in snake.get("types", {}).values() for k in t.get("properties", {})}
+        self._snake = {camel(k): k for k in self._known if camel(k) != k}
 
     def to_snake(self, type_name: str, props: Mapping[str, Any]) -> dict[str, Any]:
         """A resource's properties as the engine sends them (camelCase) -> as the providers take them."""
@@ -85,6 +86,11 @@ class Names:
     def key(self, name: str) -> str:
         """A top-level property name (a diff's changed key) in the schema's naming."""
         return camel(name) if name in self._known else name
+
+    def snake_key(self, name: str) -> str:
+        """A property name in the schema's naming (`obsUrl`) -> the providers' (`obs_url`); any other key (a map's
+        key, a list index) as it is."""
+        return self._snake.get(name, name)
 
     def path(self, path: str) -> str:
         """A property path of a check failure (`algorithm.code_dir`, `...algo_configs[0].name`) in the schema's

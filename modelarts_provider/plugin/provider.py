@@ -3,13 +3,19 @@ translated into calls of the same dynamic-provider objects a Python program uses
 
 One object per resource type per plugin process, configured from the `modelarts:` namespace like the dynamic
 providers. Their calls are blocking (HTTP, waits), so each runs on a thread of a pool far larger than the
-dynamic-provider server's 4 threads: the engine's own parallelism is the only cap. Nothing is pickled: the state
-holds the resource's inputs and outputs only.
+dynamic-provider server's 4 threads: the engine's own parallelism is the only cap; what a call prints goes to
+the engine's log, attached to its resource (diagnostics.py). Nothing is pickled: the state holds the resource's
+inputs and outputs only.
+
+Secrets are accepted: every secret value the engine sends joins this process's masking registry, a job's secret
+inputs are recorded as its `secret_paths` (what the stack program sets on the dynamic path), and what goes back
+is secret where the inputs were, plus the outputs built from secret inputs (the door's `secret_outputs`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -18,17 +24,25 @@ from typing import Any, TypeVar
 from pulumi.dynamic import ConfigureRequest as DynamicConfigureRequest
 from pulumi.dynamic.config import Config as DynamicConfig
 from pulumi.provider.experimental import provider as p
+from pulumi.provider.experimental.property_value import PropertyValue
 
+from ..core.identity import is_seed, new_seed
+from ..core.masking import remember
 from ..core.provider_base import SettingsProvider, request_cancel
 from ..core.provider_config import NAMESPACE
+from ..training_job.provider import TrainingJobProvider
+from .diagnostics import CURRENT_URN
 from .doors import DOORS, PACKAGE, Context, Door
 from .names import Names
 from .schema import schema, snake_schema
-from .values import plain_map, property_map
+from .values import plain_map, property_map, secret_paths, secret_values
 
 T = TypeVar("T")
 THREADS = 256  # blocking provider calls in flight at once (a JobsAwait holds one for its whole wait)
 VERSION = "0.1.0"
+# The stack's owner seed (modelarts_provider.core.identity) among the provider's own inputs: minted by
+# check_config when the recorded provider has none, so the engine records it (secret) before any resource using it.
+SEED_KEY = "ownerSeed"
 
 
 def _config_of(request: p.ConfigureRequest) -> dict[str, Any]:
@@ -39,7 +53,7 @@ def _config_of(request: p.ConfigureRequest) -> dict[str, Any]:
         if ns == NAMESPACE and key:
             out[f"{NAMESPACE}:{key}"] = value
     for key, value in plain_map(request.args).items():
-        if value is not None:
+        if value is not None and key != SEED_KEY:
             out[f"{NAMESPACE}:{key}"] = str(value).lower() if isinstance(value, bool) else \
                 (str(int(value)) if isinstance(value, float) and value.is_integer() else str(value))
     return out
@@ -55,21 +69,60 @@ def _type_name(urn: str) -> str:
     return (urn.split("::")[-2] if "::" in urn else urn).rsplit(":", 1)[-1]
 
 
+def _anchored(outs: dict[str, Any], paths: list[str]) -> list[str]:
+    """Each secret path, or its deepest part that the outputs still have (check may reshape a value, e.g.
+    parameters as a map -> a list): what is secret in the inputs stays secret, perhaps with its neighbours."""
+    out = []
+    for path in paths:
+        value: Any = outs
+        kept: list[str] = []
+        for part in path.split("."):
+            if isinstance(value, dict) and part in value:
+                value = value[part]
+            elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+                value = value[int(part)]
+            else:
+                break
+            kept.append(part)
+        if kept:
+            out.append(".".join(kept))
+    return out
+
+
+def _learn(*maps: Any) -> None:
+    """Every secret value the engine sends joins this process's masking registry (masking.py)."""
+    for values in maps:
+        remember(secret_values(values))
+
+
 class ModelArtsPlugin(p.Provider):
     def __init__(self) -> None:
         self._providers: dict[str, SettingsProvider[Any]] = {name: door.provider() for name, door in DOORS.items()}
         self._pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="modelarts")
         # The schema's camelCase names <-> the providers' snake_case ones, at this edge only (names.py).
         self._names = Names(snake_schema(VERSION))
+        self._seed = ""
 
     def _in(self, urn: str, values: Any) -> dict[str, Any]:
         return self._names.to_snake(_type_name(urn), plain_map(values))
 
-    def _out(self, urn: str, values: dict[str, Any]) -> Any:
-        return property_map(self._names.to_camel(_type_name(urn), values))
+    def _out(self, urn: str, values: dict[str, Any], secret: Any = None) -> Any:
+        """The providers' values -> the engine's: camelCase, secret at the paths of `secret` (the request's
+        property values whose secrets stay secret) and at the outputs the door builds from them."""
+        camel = self._names.to_camel(_type_name(urn), values)
+        paths = secret_paths(secret) if secret is not None else []
+        derived = DOORS[_type_name(urn)].secret_outputs([self._snake_path(p) for p in paths]) if paths else []
+        return property_map(camel, _anchored(camel, paths) + [self._names.key(k) for k in derived])
 
-    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
+    def _snake_path(self, path: str) -> str:
+        """A camelCase property path (from the engine's values) in the providers' naming."""
+        return ".".join(self._names.snake_key(part) for part in path.split("."))
+
+    async def _run(self, urn: str, fn: Callable[..., T], *args: Any) -> T:
+        """fn(*args) on a thread of the pool; what it prints is attached to the resource `urn` (diagnostics.py)."""
+        context = contextvars.copy_context()
+        context.run(CURRENT_URN.set, urn)
+        return await asyncio.get_running_loop().run_in_executor(self._pool, context.run, fn, *args)
 
     def _door(self, urn: str) -> tuple[Door, Any]:
         type_token = urn.split("::")[-2] if "::" in urn else urn
@@ -82,28 +135,44 @@ class ModelArtsPlugin(p.Provider):
     async def get_schema(self, request: p.GetSchemaRequest) -> p.GetSchemaResponse:
         return p.GetSchemaResponse(schema=json.dumps(schema(VERSION)))
 
+    async def check_config(self, request: p.CheckRequest) -> p.CheckResponse:
+        """The provider's inputs as given, plus the stack's owner seed: the recorded one, else a new one. Never
+        shown as a change (the engine compares it with the recorded one, the same)."""
+        inputs = dict(request.new_inputs)
+        recorded = request.old_inputs.get(SEED_KEY)
+        seed = recorded.value if recorded is not None and is_seed(recorded.value) else new_seed()
+        inputs[SEED_KEY] = PropertyValue(seed, is_secret=True)
+        return p.CheckResponse(inputs=inputs)
+
     async def configure(self, request: p.ConfigureRequest) -> p.ConfigureResponse:
+        seed = request.args.get(SEED_KEY)
+        self._seed = seed.value if seed is not None and is_seed(seed.value) else ""
         config = DynamicConfigureRequest(DynamicConfig(_config_of(request), NAMESPACE))
         for provider in self._providers.values():
             provider.configure(config)
-        # No secrets in: the engine sends them plain and marks the outputs of secret inputs secret again.
+        # Secrets in, marked: the providers learn and mask them, and the outputs built from them are secret.
         # No preview calls: create/update run only for real (check/diff already make no API call).
-        return p.ConfigureResponse(accept_secrets=False, supports_preview=False, accept_resources=False,
+        return p.ConfigureResponse(accept_secrets=True, supports_preview=False, accept_resources=False,
                                    accept_outputs=False)
 
     async def check(self, request: p.CheckRequest) -> p.CheckResponse:
         door, provider = self._door(request.urn)
+        _learn(request.old_inputs, request.new_inputs)
         olds, news = self._in(request.urn, request.old_inputs), self._in(request.urn, request.new_inputs)
-        news = door.prepare(Context(request.urn, request.random_seed), olds, news)
-        result = await self._run(provider.check, olds, news)
-        return p.CheckResponse(inputs=self._out(request.urn, result.inputs),
+        news = door.prepare(Context(request.urn, self._seed), olds, news)
+        secret = [self._snake_path(path) for path in secret_paths(request.new_inputs)]
+        if secret and door.provider is TrainingJobProvider:  # what the stack program sets on the dynamic path
+            news["secret_paths"] = sorted(set(news.get("secret_paths") or []) | set(secret))
+        result = await self._run(request.urn, provider.check, olds, news)
+        return p.CheckResponse(inputs=self._out(request.urn, result.inputs, request.new_inputs),
                                failures=[p.CheckFailure(self._names.path(f.property), f.reason)
                                          for f in result.failures or []])
 
     async def diff(self, request: p.DiffRequest) -> p.DiffResponse:
         _door, provider = self._door(request.urn)
+        _learn(request.old_state, request.new_inputs)
         olds, news = self._in(request.urn, request.old_state), self._in(request.urn, request.new_inputs)
-        result = await self._run(provider.diff, request.resource_id, olds, news)
+        result = await self._run(request.urn, provider.diff, request.resource_id, olds, news)
         replaces = [self._names.key(k) for k in result.replaces or []]
         kind = _type_name(request.urn)
         olds, news = self._names.to_camel(kind, olds), self._names.to_camel(kind, news)
@@ -120,37 +189,43 @@ class ModelArtsPlugin(p.Provider):
 
     async def create(self, request: p.CreateRequest) -> p.CreateResponse:
         door, provider = self._door(request.urn)
+        _learn(request.properties)
         given = self._in(request.urn, request.properties)
         sent = door.timeouts("create", given, request.timeout) if request.timeout else given
-        result = await self._run(provider.create, sent)
-        return p.CreateResponse(resource_id=result.id,
-                                properties=self._out(request.urn, _restore(result.outs or {}, given, sent)))
+        result = await self._run(request.urn, provider.create, sent)
+        return p.CreateResponse(resource_id=result.id, properties=self._out(
+            request.urn, _restore(result.outs or {}, given, sent), request.properties))
 
     async def read(self, request: p.ReadRequest) -> p.ReadResponse:
         door, provider = self._door(request.urn)
+        _learn(request.properties, request.inputs)
         props = self._in(request.urn, request.properties)
         if not props:  # `pulumi import`: nothing recorded yet, the live object says what to declare
-            inputs, outs = await self._run(door.importer, provider, request.resource_id, Context(request.urn))
+            inputs, outs = await self._run(request.urn, door.importer, provider, request.resource_id,
+                                           Context(request.urn, self._seed))
             return p.ReadResponse(resource_id=request.resource_id, properties=self._out(request.urn, outs),
                                   inputs=self._out(request.urn, inputs))
-        result = await self._run(provider.read, request.resource_id, props)
+        result = await self._run(request.urn, provider.read, request.resource_id, props)
         if not result.id:  # gone: the engine drops it from the state
             return p.ReadResponse(resource_id="", properties={}, inputs={})
-        return p.ReadResponse(resource_id=result.id, properties=self._out(request.urn, result.outs or {}),
-                              inputs=request.inputs)
+        return p.ReadResponse(resource_id=result.id, inputs=request.inputs, properties=self._out(
+            request.urn, result.outs or {}, {**request.inputs, **request.properties}))
 
     async def update(self, request: p.UpdateRequest) -> p.UpdateResponse:
         door, provider = self._door(request.urn)
+        _learn(request.olds, request.news)
         olds, given = self._in(request.urn, request.olds), self._in(request.urn, request.news)
         sent = door.timeouts("update", given, request.timeout) if request.timeout else given
-        result = await self._run(provider.update, request.resource_id, olds, sent)
-        return p.UpdateResponse(properties=self._out(request.urn, _restore(result.outs or {}, given, sent)))
+        result = await self._run(request.urn, provider.update, request.resource_id, olds, sent)
+        return p.UpdateResponse(properties=self._out(request.urn, _restore(result.outs or {}, given, sent),
+                                                     request.news))
 
     async def delete(self, request: p.DeleteRequest) -> None:
         door, provider = self._door(request.urn)
+        _learn(request.properties)
         props = self._in(request.urn, request.properties)
         sent = door.timeouts("delete", props, request.timeout) if request.timeout else props
-        await self._run(provider.delete, request.resource_id, sent)
+        await self._run(request.urn, provider.delete, request.resource_id, sent)
 
     async def cancel(self) -> None:
         request_cancel()

@@ -268,7 +268,11 @@ def snake_schema(version: str) -> dict[str, Any]:
     b.types.setdefault(token("OwnerMark"), {"type": "object", "description": "This resource's owner mark.",
                                             "properties": b.of_model(OwnerMark)})
     await_inputs = {"jobs": {"type": "object", "additionalProperties": {"$ref": f"#/types/{token('AwaitedJob')}"},
-                             "description": "Key -> the job to wait for and its target."}}
+                             "description": "Key -> the job to wait for and its target."},
+                    "max_failures": {"type": "object", "additionalProperties": {"type": "integer"},
+                                     "description": "Group (a sweep: the jobs' group) -> how many of its jobs may "
+                                                    "fail while the wait still succeeds (default 0); the failed "
+                                                    "ones are recorded as tolerated."}}
     await_outputs = {
         "statuses": {"type": "object", "additionalProperties": {"$ref": f"#/types/{token('AwaitedStatus')}"},
                      "description": "Key -> what the last wait (or refresh) saw."},

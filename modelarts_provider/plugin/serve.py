@@ -20,6 +20,7 @@ from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
 from pulumi.runtime.proto import provider_pb2_grpc
 
 from ..core.provider_base import start_orphan_watchdog
+from .diagnostics import route_to_engine
 from .provider import VERSION, ModelArtsPlugin
 
 # The calls whose failures are the provider's own errors.
@@ -63,6 +64,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.stdout.flush()
         await server.wait_for_termination()
 
+    route_to_engine(engine)  # progress and warnings through the engine's diagnostics: it hides our stderr
     start_orphan_watchdog()  # a killed engine leaves no provider behind (or waiting, terminating jobs)
     try:
         asyncio.run(serve())

@@ -2,14 +2,15 @@
 
 The dynamic providers were written against what `pulumi.dynamic` hands them: dicts, lists, strings,
 floats, bools, None, and the wire placeholder for a value not known yet. This plugin hands them the same,
-so their check/diff/lifecycle code runs unchanged behind either front door. Secrets: the plugin tells the
-engine it does not accept them (configure), so values arrive plain and the engine marks every output whose
-input was secret as secret again (the same as for the dynamic providers).
+so their check/diff/lifecycle code runs unchanged behind either front door. Secrets: the plugin accepts them
+(configure), so it knows which values are secret: `secret_paths` names them (dotted paths, list indices as
+numbers, the dynamic path's `secret_paths` format), `secret_values` gives them to the masking registry, and
+`property_map(..., secret=paths)` marks them secret again on the way out (with any output derived from them).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from pulumi.provider.experimental.property_value import Computed, PropertyValue
@@ -50,5 +51,45 @@ def from_plain(value: Any) -> PropertyValue:
     raise TypeError(f"not a property value: {type(value).__name__}")
 
 
-def property_map(values: Mapping[str, Any]) -> dict[str, PropertyValue]:
-    return {k: from_plain(v) for k, v in values.items()}
+def _secret_walk(value: PropertyValue, path: str) -> Iterator[tuple[str, PropertyValue]]:
+    if value.is_secret:
+        yield path, value
+        return
+    inner = value.value
+    if isinstance(inner, (list, tuple)):
+        for i, v in enumerate(inner):
+            yield from _secret_walk(v, f"{path}.{i}")
+    elif isinstance(inner, Mapping):
+        for k, v in inner.items():
+            yield from _secret_walk(v, f"{path}.{k}")
+
+
+def secret_paths(values: Mapping[str, PropertyValue] | None) -> list[str]:
+    """The dotted paths of the secret values (a secret map or list: its own path)."""
+    return sorted(path for k, v in (values or {}).items() for path, _ in _secret_walk(v, k))
+
+
+def secret_values(values: Mapping[str, PropertyValue] | None) -> list[Any]:
+    """The plain scalars inside every secret value (what the masking registry learns)."""
+    from ..core.masking import leaves
+
+    return [leaf for k, v in (values or {}).items() for _, secret in _secret_walk(v, k)
+            for leaf in leaves(to_plain(secret))]
+
+
+def _marked(value: Any, path: str, secret: frozenset[str]) -> PropertyValue:
+    if path in secret:
+        return from_plain(value).with_secret(True)
+    if isinstance(value, Mapping) and not is_unknown(value):
+        return PropertyValue({str(k): _marked(v, f"{path}.{k}", secret) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return PropertyValue([_marked(v, f"{path}.{i}", secret) for i, v in enumerate(value)])
+    return from_plain(value)
+
+
+def property_map(values: Mapping[str, Any], secret: Iterable[str] = ()) -> dict[str, PropertyValue]:
+    """Plain values -> property values, secret at the dotted paths `secret` (and everything under them)."""
+    paths = frozenset(secret)
+    if not paths:
+        return {k: from_plain(v) for k, v in values.items()}
+    return {k: _marked(v, k, paths) for k, v in values.items()}

@@ -18,6 +18,7 @@ import pulumi
 from ..awaiting.resource import JobsAwait, await_jobs
 from ..bucket import Bucket
 from ..code_upload import CodeUpload
+from ..training_job.outputs import secret_outputs
 from ..training_job.resource import TrainingJob
 from .config import StackConfig
 from .declare_pools import declare_pools
@@ -43,9 +44,6 @@ def _selectors(cfg: StackConfig, p: JobPlan, secrets: SecretPaths) -> list[tuple
 
 
 # Outputs computed from OBS URLs: secret too when the URLs are.
-_OBS_OUTPUTS = ["output_path", "output_paths"]
-
-
 def _upload(cfg: StackConfig, up: Upload, buckets: dict[str, Bucket]) -> CodeUpload:
     loc = cfg.obs[up.obs]
     return CodeUpload(f"{up.key}-code", {"local_dir": up.local_dir, "boot_file": up.boot_file,
@@ -70,8 +68,7 @@ def declare(cfg: StackConfig, plans: list[JobPlan], secrets: SecretPaths) -> tup
             props["pool_id"] = pools[p.created_pool].pool_name
         opts = pulumi.ResourceOptions(
             aliases=[pulumi.Alias(name=k) for k in p.moved_from] if p.moved_from else None,
-            additional_secret_outputs=_OBS_OUTPUTS if any(m.startswith(("algorithm.outputs", "log_export_path"))
-                                                          for m in marked) else None)
+            additional_secret_outputs=secret_outputs(marked) or None)  # the rule the provider plugin uses too
         jobs[p.key] = TrainingJob(p.key, props, opts)
     return jobs, await_jobs(jobs, scoring=scoring(plans),
                             max_failures={k: s.max_failures for k, s in cfg.sweeps.items() if s.max_failures})

@@ -65,6 +65,16 @@ def console_url(cloud: str, region: str, job_id: str) -> str:
     return f"{host}/modelarts/?region={region}#/trainingJobs/trainingjobDetail?jobId={job_id}"
 
 
+# Outputs built from the output channels' OBS URLs: secret when any of those (or the log path) is.
+OBS_OUTPUTS = ("output_path", "output_paths")
+
+
+def secret_outputs(secret_paths: list[str]) -> list[str]:
+    """The outputs derived from secret inputs (dotted paths): the OBS paths when an output URL is secret."""
+    return list(OBS_OUTPUTS) if any(p == "algorithm" or p.startswith(("algorithm.outputs", "log_export_path"))
+                                    for p in secret_paths) else []
+
+
 def status_outputs(job: TrainingJob, *, cloud: str, region: str,
                    location: dict[str, str] | None = None) -> dict[str, Any]:
     live = job.to_wire()

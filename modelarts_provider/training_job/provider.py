@@ -18,6 +18,7 @@ from .catalog_check import CatalogCache, catalog_failures, needs_check
 from .check import check_inputs
 from .diff import decide, needs_live_phase, same_name_refusal
 from .name_index import NameIndex
+from .naming import SEED_INPUT, with_identity
 from .outputs import OUTPUT_KEYS, status_outputs, strip_outputs
 from ..core.masking import remember, show
 from ..core.location import check_same_place, location_of
@@ -101,6 +102,9 @@ class TrainingJobProvider(ModelArtsProvider):
                          f"training job {props.get('job_name') or props.get('name') or ''} ({id_})")
 
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        if isinstance(news.get(SEED_INPUT), str):
+            remember([news[SEED_INPUT]])  # never printed; masked should it ever be
+        news = with_identity(news, olds or None)  # owner token and derived name, before anything is created
         learn_secrets(news)
         inputs, failures = check_inputs(news, olds or None)
         out = [CheckFailure(f.property, f.reason) for f in failures]

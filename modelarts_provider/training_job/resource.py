@@ -13,9 +13,10 @@ Args: see TrainingJobInputs (and modelarts_provider.args.TrainingJobArgs for the
 may be a Pulumi Input. Outputs: job_id, job_name, phase, secondary_phase, create_time, start_time,
 duration_ms, flavor_name, task_names, task_statuses, output_paths, output_path, console_url.
 
-Naming: `name` if given; otherwise "<resource name>-<6 random chars>" from a pulumi-random
-RandomString whose keepers hash the canonical replace-triggering spec (normalize.py), so the suffix
-is stable across updates and equivalent declarations, and renewed when the job is replaced.
+Naming and ownership: `name` if given; otherwise "<resource name>-<6 chars>", and the owner token, both derived
+in the provider's check from the stack's one secret seed (a RandomPassword shared by every job, see
+training_job/naming.py): the name is stable across updates and equivalent declarations, renewed when the job
+is replaced, and the same again after a killed `up`.
 
 Creating a TrainingJob submits the job and returns once the service accepted it. `wait_for` is
 honoured by the awaiting resource: pass the jobs to `modelarts_provider.JobsAwait` (the stack program
@@ -24,7 +25,6 @@ does it for every job whose wait_for is not "none").
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any, Optional, TypedDict
 
@@ -33,13 +33,17 @@ import pulumi_random as random
 from pulumi.dynamic import Resource
 
 from .args import TrainingJobArgs, WaitFor
-from .normalize import spec_hash
+from ..core.identity import SUFFIX_LENGTH  # noqa: F401 - public here before
+from .naming import SEED_INPUT, name_prefix, with_run_folders  # noqa: F401 - public here before
+from ..core.marks import stack_label
 from .outputs import OUTPUT_KEYS
 from .provider import TrainingJobProvider
 
 # One provider object for every job: identical pickles, one configured instance per provider process.
 PROVIDER = TrainingJobProvider()
-SUFFIX_LENGTH = 6
+SEED_RESOURCE = "modelarts-owner-seed"
+SEED_LENGTH = 48
+_SEED: tuple[object, pulumi.Output[str]] | None = None
 
 
 class EngineInputs(TypedDict, total=False):
@@ -120,63 +124,16 @@ class TrainingJobInputs(TypedDict, total=False):
     config_keys: pulumi.Input[Mapping[str, str]]  # where checked values were declared (stack program)
 
 
-def name_prefix(resource_name: str) -> str:
-    """A job-name-safe prefix of the resource name, leaving room for '-' + suffix."""
-    safe = re.sub(r"[^A-Za-z0-9_-]+", "-", resource_name).strip("-") or "job"
-    return safe[: 64 - SUFFIX_LENGTH - 1]
-
-
-def replacement_keepers(props: Mapping[str, Any]) -> pulumi.Output[dict[str, str]]:
-    """keepers for the name suffix: a hash of the canonical spec (every input whose change replaces)."""
-    return pulumi.Output.from_input(dict(props)).apply(lambda p: {"spec": spec_hash(p)})
-
-
-def _in_run_folder(url: Any, run: pulumi.Output[str]) -> Any:
-    return pulumi.Output.concat(pulumi.Output.from_input(url).apply(lambda u: u.rstrip("/") + "/"), run, "/")
-
-
-def with_run_folders(props: dict[str, Any], run: Any, in_folder: Any = _in_run_folder) -> dict[str, Any]:
-    """output_per_run: every output channel and the log export path get a folder named after the run (the
-    derived job name, renewed with each replacement), so a new run never writes over an earlier one.
-    `in_folder(url, run)`: Outputs here; plain strings in the provider plugin's check."""
-    out = dict(props)
-    alg = out.get("algorithm")
-    if isinstance(alg, Mapping) and alg.get("outputs"):
-        out["algorithm"] = {**alg, "outputs": [{**ch, "obs_url": in_folder(ch["obs_url"], run)}
-                                               if isinstance(ch, Mapping) and ch.get("obs_url") else ch
-                                               for ch in alg["outputs"]]}
-    log = out.get("log_export_path")
-    if isinstance(log, Mapping) and log.get("obs_url"):
-        out["log_export_path"] = {**log, "obs_url": in_folder(log["obs_url"], run)}
-    return out
-
-
-def companion_opts(opts: pulumi.ResourceOptions, suffix: str) -> pulumi.ResourceOptions:
-    """Options of a resource that belongs to this one (`<name><suffix>`): same parent, and the aliases
-    of this one's earlier names, so a moved job keeps its name suffix and owner token."""
-    aliases = [pulumi.Alias(name=f"{a.name}{suffix}") for a in (opts.aliases or [])
-               if isinstance(a, pulumi.Alias) and isinstance(a.name, str)]
-    return pulumi.ResourceOptions(parent=opts.parent, provider=None, aliases=aliases or None)
-
-
-def owner_mark(resource_name: str, opts: pulumi.ResourceOptions) -> dict[str, Any]:
-    """This resource's owner mark (modelarts_provider.core.ownership): its token is a RandomId created before
-    the job, so it is in the state before the job's POST, and stays the same across edits."""
-    token = random.RandomId(f"{resource_name}-owner", byte_length=8, opts=companion_opts(opts, "-owner"))
-    stack = f"{pulumi.get_organization()}/{pulumi.get_project()}/{pulumi.get_stack()}"
-    return {"stack": stack, "resource": resource_name, "token": token.hex}
-
-
-def owned_props(resource_name: str, args: Mapping[str, Any], opts: pulumi.ResourceOptions,
-                output_keys: Any) -> dict[str, Any]:
-    """The props of a resource that carries an owner mark (a network, a pool): the args, this resource's mark
-    unless given, and its outputs declared (None) so the engine knows them at preview."""
-    props: dict[str, Any] = dict(args)
-    if props.get("owner") is None:
-        props["owner"] = owner_mark(resource_name, opts)
-    for key in output_keys:
-        props.setdefault(key, None)
-    return props
+def stack_seed() -> pulumi.Output[str]:
+    """The stack's owner seed (modelarts_provider.core.identity): one secret RandomPassword per stack, created before
+    any job that uses it (a job's input), from which check derives each job's owner token and derived name.
+    One per program run: an Automation API process may run the program more than once."""
+    global _SEED
+    root = pulumi.runtime.settings.get_root_resource()
+    if _SEED is None or _SEED[0] is not root:
+        password = random.RandomPassword(SEED_RESOURCE, length=SEED_LENGTH, special=False)
+        _SEED = (root, password.result)  # secret: RandomPassword's result always is
+    return _SEED[1]
 
 
 class TrainingJob(Resource, module="modelarts", name="TrainingJob"):
@@ -213,20 +170,14 @@ class TrainingJob(Resource, module="modelarts", name="TrainingJob"):
             "workspace_id": props.get("workspace_id"),
         }
 
-        if props.get("name") is None and props.get("adopt_job_id") is None:
-            suffix = random.RandomString(
-                f"{resource_name}-name",
-                length=SUFFIX_LENGTH, special=False, upper=False,
-                keepers=replacement_keepers(props),
-                opts=companion_opts(opts, "-name"),
-            )
-            props["name"] = pulumi.Output.concat(name_prefix(resource_name), "-", suffix.result)
-            props["derived_name"] = True
-            if props.get("output_per_run"):
-                props = with_run_folders(props, props["name"])
-
         if props.get("owner") is None:
-            props["owner"] = owner_mark(resource_name, opts)
+            # The token and a derived name come from the stack's seed, in check (training_job/naming.py).
+            props["owner"] = {"stack": stack_label(), "resource": resource_name}
+            props[SEED_INPUT] = stack_seed()
+        elif props.get("name") is None and props.get("adopt_job_id") is None:
+            props[SEED_INPUT] = stack_seed()
+        if props.get("name") is None and props.get("adopt_job_id") is None:
+            props["derived_name"] = True  # check names it: <resource name>-<6 characters of its spec>
 
         for key in OUTPUT_KEYS:
             props.setdefault(key, None)

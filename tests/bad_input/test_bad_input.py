@@ -41,12 +41,12 @@ def test_the_valid_configs_are_accepted(project_dir: Path) -> None:
     message, mocks = run_program(project_dir / "__main__.py", valid_stack_config(OFFLINE), SECRET_KEYS,
                                  cwd=project_dir, project=PROJECT)
     assert message == ""
-    # the job's owner token (a RandomId) first: it is in the state before the job's POST
-    assert mocks.types == ["random:index/randomId:RandomId", "pulumi-python:dynamic/modelarts:TrainingJob",
+    # the stack's owner seed first (one RandomPassword, not a resource per job): in the state before any POST
+    assert mocks.types == ["random:index/randomPassword:RandomPassword", "pulumi-python:dynamic/modelarts:TrainingJob",
                            "pulumi-python:dynamic/modelarts:JobsAwait"]
     message, mocks = run_program(project_dir / "args.py", valid_args_config(OFFLINE), SECRET_KEYS,
                                  cwd=project_dir, project=ARGS_PROJECT)
-    assert message == "" and mocks.types == ["random:index/randomId:RandomId",
+    assert message == "" and mocks.types == ["random:index/randomPassword:RandomPassword",
                                              "pulumi-python:dynamic/modelarts:TrainingJob"]
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient
 from modelarts_provider.client.models import CreateTrainingJobRequest
+from modelarts_provider.core.identity import token_for
 from modelarts_provider.core.ownership import OwnerMark
 from modelarts_provider.training_job.args import TrainingJobArgs
 from modelarts_provider.stack.config import parse
@@ -92,12 +93,18 @@ def declared(jobs: dict[str, Any]) -> dict[str, TrainingJobArgs]:
     return {p.key: p.args for p in plan(cfg)}
 
 
+SEED_URN = "urn:pulumi:{stack}::{project}::random:index/randomPassword:RandomPassword::modelarts-owner-seed"
+
+
 def owner_token(st: Any, key: str) -> str:
-    """The owner token the stack recorded for job `key` (its RandomId), from `pulumi stack export`."""
-    state = json.loads(st.run("stack", "export").stdout)
-    (token,) = [r["outputs"]["hex"] for r in state["deployment"]["resources"]
-                if r["type"] == "random:index/randomId:RandomId" and r["urn"].endswith(f"::{key}-owner")]
-    return token
+    """The owner token of job `key`: derived from the stack's seed (a secret RandomPassword in the state, created
+    before any job), as the provider's check derives it (modelarts_provider.core.identity)."""
+    state = json.loads(st.run("stack", "export", "--show-secrets").stdout)
+    (seed,) = [r["outputs"]["result"] for r in state["deployment"]["resources"]
+               if r["urn"] == SEED_URN.format(stack=st.name, project=PROJECT)]
+    if isinstance(seed, dict):  # a secret, shown: {<signature>: ..., "plaintext": <its JSON>}
+        seed = json.loads(seed["plaintext"])
+    return token_for(seed, key)
 
 
 def test_our_own_interrupted_job_is_taken_over_not_duplicated(tmp_path: Path, emu: Any) -> None:
@@ -106,7 +113,7 @@ def test_our_own_interrupted_job_is_taken_over_not_duplicated(tmp_path: Path, em
     jobs = {"a": job(name="ours-name")}
     st = job_stack(tmp_path, emu, jobs=jobs)
     st.run("up", "--yes", "--skip-preview", "--target",
-           f"urn:pulumi:{st.name}::{PROJECT}::random:index/randomId:RandomId::a-owner")
+           SEED_URN.format(stack=st.name, project=PROJECT))
     mark = {"stack": f"organization/{PROJECT}/{st.name}", "resource": "a", "token": owner_token(st, "a")}
     with client_of(emu) as c:
         request = declared(jobs)["a"].model_copy(update={"owner": OwnerMark.model_validate(mark)}).to_wire()

@@ -14,7 +14,7 @@ import pytest
 from modelarts_provider.client.models import CreateTrainingJobRequest
 from modelarts_provider.core.ownership import OwnerMark
 from modelarts_provider.stack.sweep import point_names
-from tests.e2e.test_never_touch import client_of, declared, owner_token
+from tests.e2e.test_never_touch import SEED_URN, client_of, declared, owner_token
 from testkit.faults import (PROJECT, assert_converged, job, job_stack, output_of, owner_key, phase_of,
                               state_job_ids, sweep, update_config)
 
@@ -101,11 +101,11 @@ def test_a_moved_job_is_kept_with_moved_from(tmp_path: Path, emu: Any) -> None:
 
 
 def test_a_killed_up_then_an_edit_leaves_nothing_of_ours_running_untracked(tmp_path: Path, emu: Any) -> None:
-    # The killed `up` created the owner token and then the job (lr 0.5), and died before recording it;
+    # The killed `up` created the stack's seed and then the job (lr 0.5), and died before recording it;
     # the user then edits lr. The job of the earlier spec (another derived name) is ours by its token.
     st = job_stack(tmp_path, emu, jobs={"a": job(parameters={"lr": 0.5})})
     st.run("up", "--yes", "--skip-preview", "--target",
-           f"urn:pulumi:{st.name}::{PROJECT}::random:index/randomId:RandomId::a-owner")
+           SEED_URN.format(stack=st.name, project=PROJECT))
     mark = OwnerMark(stack=f"organization/{PROJECT}/{st.name}", resource="a", token=owner_token(st, "a"))
     spec = declared({"a": job(name="a-killed", parameters={"lr": 0.5})})["a"].model_copy(update={"owner": mark})
     with client_of(emu) as c:

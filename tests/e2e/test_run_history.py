@@ -120,14 +120,14 @@ def _yaml_resources(lr: str) -> dict[str, Any]:
     return {
         "mnist": {"type": "modelarts:index:TrainingJob", "properties": {
             "algorithm": {"id": ALGORITHM_ID, "parameters": [{"name": "lr", "value": lr}]},
-            "flavor_id": "modelarts.vm.cpu.2u", "poll_interval_seconds": 0.2}},
+            "flavorId": "modelarts.vm.cpu.2u", "pollIntervalSeconds": 0.2}},
         "waited": {"type": "modelarts:index:JobsAwait", "properties": {"jobs": {
-            "mnist": {"job_id": "${mnist.job_id}", "job_name": "${mnist.job_name}", "wait_for": "completed",
-                      "poll_seconds": 0.2}}}},
+            "mnist": {"jobId": "${mnist.jobId}", "jobName": "${mnist.jobName}", "waitFor": "completed",
+                      "pollSeconds": 0.2}}}},
     }
 
 
-YAML_OUTPUTS = {"runs": "${waited.runs}", "jobId": "${mnist.job_id}"}
+YAML_OUTPUTS = {"runs": "${waited.runs}", "jobId": "${mnist.jobId}"}
 
 
 def up_finishing(st: Stack, emu: Any, new_jobs: int, log: Path) -> subprocess.CompletedProcess[str]:
@@ -166,7 +166,7 @@ def test_plugin_a_completed_run_survives_a_refused_replacement_and_stays_on_reco
     after = emu.counters()
     assert after["create"] > before["create"] and after["delete"] == before["delete"]
     assert [(j["metadata"]["id"], j["status"]["phase"]) for j in emu.jobs()] == [(first_id, "Completed")]
-    assert training_job_state(st, "mnist")["job_id"] == first_id  # no refresh
+    assert training_job_state(st, "mnist")["jobId"] == first_id  # no refresh (the plugin records camelCase)
 
     emu.clear_faults()
     deletes = emu.counters()["delete"]

@@ -11,7 +11,7 @@ import pytest
 
 from modelarts_provider.stack.sweep import point_names
 from testkit.harness import REPO_ROOT
-from testkit.faults import ENGINE, job_labelled, job_stack, name_of, output_of, phase_of, provider_config, update_config
+from testkit.faults import ENGINE, job_labelled, job_stack, output_of, phase_of, provider_config
 
 TRAIN = "import sys\nprint('training', sys.argv[1:])\n"
 

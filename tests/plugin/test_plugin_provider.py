@@ -19,6 +19,7 @@ from modelarts_provider.plugin.values import from_plain, plain_map, property_map
 from modelarts_provider.core.provider_base import ProviderError
 from modelarts_provider.training_job.args import TrainingJobArgs
 from modelarts_provider.core.unknowns import UNKNOWN
+from modelarts_provider.training_job.naming import with_identity
 from pulumi.provider.experimental import provider as p
 
 ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"
@@ -73,16 +74,28 @@ def _plugin_job(**extra: Any) -> dict[str, Any]:
     return {"algorithm": {"id": ALGORITHM_ID}, "flavorId": "modelarts.vm.cpu.2u", **extra}
 
 
+SEED, OTHER_SEED = "a" * 64, "b" * 64
+
+
+def _checked(ctx: Context, olds: dict[str, Any], news: dict[str, Any]) -> dict[str, Any]:
+    """What the plugin's check records: its prepare, then the providers' shared naming step."""
+    return with_identity(prepare_training_job(ctx, olds, news), olds)
+
+
 def test_derived_name_kept_for_the_same_spec_and_renewed_on_a_new_one() -> None:
-    ctx = Context(URN.format("TrainingJob", "train"), b"seed")
-    first = prepare_training_job(ctx, {}, _job_inputs())
+    ctx = Context(URN.format("TrainingJob", "train"), SEED)
+    first = _checked(ctx, {}, _job_inputs())
     assert first["derived_name"] is True and first["name"].startswith("train-") and len(first["name"]) == 12
+    assert "owner_seed" not in first
     # The next check has the recorded inputs as olds: same owner, and a description change keeps the name.
-    again = prepare_training_job(Context(ctx.urn, b"other seed"), first, _job_inputs(description="new"))
+    again = _checked(Context(ctx.urn, OTHER_SEED), first, _job_inputs(description="new"))
     assert again["owner"] == first["owner"] and again["name"] == first["name"]
-    replaced = prepare_training_job(ctx, first, _job_inputs(node_count=2))
+    replaced = _checked(ctx, first, _job_inputs(node_count=2))
     assert replaced["name"] != first["name"] and replaced["owner"] == first["owner"]
-    other = prepare_training_job(Context(URN.format("TrainingJob", "train"), b"another stack"), {}, _job_inputs())
+    # A killed `up` and the same edit again, and the engine's check of a replacement (no old inputs): the same
+    # name and token (found and taken over, not created twice).
+    assert _checked(ctx, first, _job_inputs(node_count=2)) == replaced == _checked(ctx, {}, _job_inputs(node_count=2))
+    other = _checked(Context(URN.format("TrainingJob", "train"), OTHER_SEED), {}, _job_inputs())
     assert other["owner"]["token"] != first["owner"]["token"] and other["name"] != first["name"]
     assert first["owner"]["stack"] == "organization/proj/dev" and first["owner"]["resource"] == "train"
 
@@ -103,7 +116,10 @@ def _configured(emulator: Any) -> ModelArtsPlugin:
     plugin = ModelArtsPlugin()
     args = {"region": "cn-north-4", "projectId": emulator.project_id, "endpoint": emulator.url,
             "accessKey": emulator.access_key, "secretKey": emulator.secret_key}
-    _run(plugin.configure(p.ConfigureRequest({}, property_map(args), False, False)))
+    # As the engine does: check_config (which adds the stack's owner seed), then configure with its inputs.
+    checked = _run(plugin.check_config(p.CheckRequest("urn:pulumi:dev::proj::pulumi:providers:modelarts::default",
+                                                      {}, property_map(args), b"")))
+    _run(plugin.configure(p.ConfigureRequest({}, checked.inputs, False, False)))
     return plugin
 
 
@@ -199,16 +215,18 @@ def test_custom_delete_timeout_bounds_the_stop(tmp_path: Any) -> None:
 
 
 def test_output_per_run_folders_follow_the_derived_name() -> None:
-    ctx = Context(URN.format("TrainingJob", "train"), b"seed")
-    news = {"algorithm": {"code_dir": "obs://b/code/", "boot_file": "obs://b/code/t.py",
-                          "engine": {"engine_id": "e"}, "outputs": [{"name": "out", "obs_url": "obs://b/out/"}]},
-            "flavor_id": "f", "output_per_run": True, "log_export_path": {"obs_url": "obs://b/logs"}}
-    first = prepare_training_job(ctx, {}, news)
+    ctx = Context(URN.format("TrainingJob", "train"), SEED)
+    news = {"algorithm": {"code_dir": "obs://bkt/code/", "boot_file": "obs://bkt/code/t.py",
+                          "engine": {"engine_id": "e"}, "outputs": [{"name": "out", "obs_url": "obs://bkt/out/"}]},
+            "flavor_id": "f", "output_per_run": True, "log_export_path": {"obs_url": "obs://bkt/logs"}}
+    first = _checked(ctx, {}, news)
     run = first["name"]
-    assert first["algorithm"]["outputs"][0]["obs_url"] == f"obs://b/out/{run}/"
-    assert first["log_export_path"]["obs_url"] == f"obs://b/logs/{run}/"
-    assert news["algorithm"]["outputs"][0]["obs_url"] == "obs://b/out/"  # the declaration is not changed
-    assert prepare_training_job(ctx, first, news) == first  # the next check: same run, same folders
+    assert first["algorithm"]["outputs"][0]["obs_url"] == f"obs://bkt/out/{run}/"
+    assert first["log_export_path"]["obs_url"] == f"obs://bkt/logs/{run}/"
+    assert news["algorithm"]["outputs"][0]["obs_url"] == "obs://bkt/out/"  # the declaration is not changed
+    assert _checked(ctx, first, news) == first  # the next check: same run, same folders
+    moved = _checked(ctx, first, {**news, "node_count": 2})  # replaced: the next run's folders
+    assert moved["algorithm"]["outputs"][0]["obs_url"] == f"obs://bkt/out/{moved['name']}/" != f"obs://bkt/out/{run}/"
 
 
 def test_a_new_resource_plugs_in_with_one_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -233,3 +251,97 @@ def test_a_new_resource_plugs_in_with_one_row(monkeypatch: pytest.MonkeyPatch) -
     checked = _run(ModelArtsPlugin().check(p.CheckRequest(URN.format("Pool", "p"), {},
                                                           property_map({"poolName": "a"}), b"")))
     assert plain_map(checked.inputs) == {"poolName": "a", "checked_by": "pool"}  # a key not in the schema: as is
+
+
+def test_jobs_await_takes_every_argument_of_the_python_resource_and_checks_the_objective() -> None:
+    """The schema has JobsAwaitArgs' every input (max_failures too); a bad objective regex fails at check, not
+    after the jobs finished."""
+    from modelarts_provider.awaiting.args import JobsAwaitArgs
+
+    s = schema("0.1.0")
+    assert set(s["resources"]["modelarts:index:JobsAwait"]["inputProperties"]) == {"jobs", "maxFailures"}
+    assert set(JobsAwaitArgs.model_fields) == {"jobs", "max_failures"}
+    plugin = ModelArtsPlugin()
+    jobs = {"a": {"jobId": "1", "objective": {"name": "acc", "regex": "acc=[0-9.]+"}}}
+    checked = _run(plugin.check(p.CheckRequest(URN.format("JobsAwait", "w"), {},
+                                               property_map({"jobs": jobs, "maxFailures": {"g": 1.0}}), b"")))
+    assert [(f.property, f.reason) for f in checked.failures] == [
+        ("jobs.a.objective.regex", "needs exactly one group around the number, e.g. accuracy=([0-9.]+); it has 0")]
+
+
+def test_progress_and_warnings_reach_the_engines_log_attached_to_the_resource(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine hides a plugin's stderr: say() and the package's warnings go to its log service instead,
+    masked, with the URN of the resource whose call printed them."""
+    import logging
+    from concurrent import futures
+
+    import grpc
+    from google.protobuf import empty_pb2
+    from pulumi.runtime.proto import engine_pb2_grpc
+
+    from modelarts_provider.core import masking
+    from modelarts_provider.core.masking import remember
+    from modelarts_provider.plugin import diagnostics
+    from modelarts_provider.core.provider_base import say, set_output
+
+    monkeypatch.setattr(masking, "_KNOWN", set())  # the process-wide registry: left as found for other tests
+    got: list[Any] = []
+
+    class Engine(engine_pb2_grpc.EngineServicer):
+        def Log(self, request: Any, context: Any) -> Any:
+            got.append(request)
+            return empty_pb2.Empty()
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    engine_pb2_grpc.add_EngineServicer_to_server(Engine(), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    package = logging.getLogger("modelarts_provider")
+    handlers, propagate = list(package.handlers), package.propagate
+    try:
+        diagnostics.route_to_engine(f"127.0.0.1:{port}")
+        remember(["sup3r-secret-value"])
+        urn = URN.format("TrainingJob", "train")
+        _run(ModelArtsPlugin()._run(urn, say, "train-abc: submitted with sup3r-secret-value"))
+        _run(ModelArtsPlugin()._run(urn, say, "warning: catalog check skipped"))
+        logging.getLogger("modelarts_provider.client.api").warning("create of %s was ambiguous", "train-abc")
+    finally:
+        set_output(None)
+        package.handlers[:], package.propagate = handlers, propagate
+        server.stop(0)
+    assert [(r.message, r.urn, r.severity) for r in got] == [
+        ("train-abc: submitted with ******", urn, 1), ("warning: catalog check skipped", urn, 2),
+        ("create of train-abc was ambiguous", "", 2)]
+
+
+def test_secrets_are_accepted_learnt_and_kept_secret_with_what_is_built_from_them(
+        emulator: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A secret input is known to the plugin process (masked in what it prints), recorded as the job's
+    secret_paths, secret again in the checked inputs and the state, and the output paths built from a secret
+    OBS URL are secret too; nothing secret comes back plain."""
+    from modelarts_provider.core import masking
+    from modelarts_provider.plugin.values import secret_paths
+
+    monkeypatch.setattr(masking, "_KNOWN", set())  # the process-wide registry: left as found for other tests
+    plugin = _configured(emulator)
+    assert _run(plugin.configure(p.ConfigureRequest({}, {}, True, False))).accept_secrets
+    plugin = _configured(emulator)
+    urn = URN.format("TrainingJob", "secretive")
+    news = property_map(_plugin_job(name="secretive-job"))
+    algorithm = dict(news["algorithm"].value)
+    algorithm["environments"] = p.PropertyValue({"HF": p.PropertyValue("hf-abcdef-123", is_secret=True)})
+    algorithm["outputs"] = p.PropertyValue([p.PropertyValue({
+        "name": p.PropertyValue("out"),
+        "obsUrl": p.PropertyValue("obs://private-bkt/out/", is_secret=True)})])
+    news["algorithm"] = p.PropertyValue(algorithm)
+    checked = _run(plugin.check(p.CheckRequest(urn, {}, news, b"")))
+    assert not checked.failures, [(f.property, f.reason) for f in checked.failures]
+    assert "hf-abcdef-123" in masking.known() and masking.mask("env HF hf-abcdef-123") == "env HF ******"
+    assert secret_paths(checked.inputs) == ["algorithm.environments.HF", "algorithm.outputs.0.obsUrl"]
+    # recorded as the stack program records it (an internal input: not in the schema, its own naming)
+    assert to_plain(checked.inputs["secret_paths"]) == ["algorithm.environments.HF", "algorithm.outputs.0.obs_url"]
+    made = _run(plugin.create(p.CreateRequest(urn, checked.inputs, 0, False)))
+    secret = set(secret_paths(made.properties))
+    assert {"algorithm.environments.HF", "algorithm.outputs.0.obsUrl", "outputPath", "outputPaths"} <= secret
+    assert made.properties["outputPath"].is_secret and "private-bkt" in to_plain(made.properties["outputPath"])
+    _run(plugin.delete(p.DeleteRequest(urn, made.resource_id, made.properties, 0)))

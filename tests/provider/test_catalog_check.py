@@ -13,7 +13,6 @@ import re
 import socket
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest

@@ -3,7 +3,6 @@ read/update/delete, and check/diff without API calls."""
 
 from __future__ import annotations
 
-from typing import Any
 
 import pytest
 

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from modelarts_provider.client.models import CreateTrainingJobRequest
 from modelarts_provider.stack import program, secrets
 from modelarts_provider.stack.config import JobEntry, parse
-from modelarts_provider.stack.job_fields import Maps, maps_of
+from modelarts_provider.stack.job_fields import maps_of
 from modelarts_provider.training_job.args import AlgorithmArg, TrainingJobArgs
 from modelarts_provider.training_job.diff import WRITTEN_INPUTS
 from testkit.faults import OBS, POOLS, job

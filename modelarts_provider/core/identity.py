@@ -1,0 +1,52 @@
+"""Owner tokens and derived job names from one secret seed per stack, instead of two random resources per job.
+
+The seed is random (32 bytes as hex, or 48 letters and digits) recorded once per stack before any job is submitted: on the Python program's
+path a stack-level pulumi-random RandomPassword (secret), on the provider plugin's path a secret input of the
+provider itself, minted by its CheckConfig (the engine records the provider before any resource using it).
+Everything else is derived from it in the provider's check, so it is in the job's state before the POST and
+the same again after a killed `up`:
+
+- the owner token of a resource: HMAC(seed, resource name); the same across edits and replacements (like the
+  RandomId it replaces), so every job of the resource left by any killed `up` is found by it;
+- the suffix of a derived job name: HMAC(seed, resource name, hash of the job's spec), so a new name for each
+  replacement (a new spec), the same name for a replacement that was killed and is tried again. (Not a
+  replacement counter from the state: the engine checks a replacement's inputs again without the old ones.)
+
+A token already in the state is kept (stacks made when the token was a RandomId keep theirs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import re
+
+SEED_BYTES = 32
+SEED_RE = re.compile(r"[0-9A-Za-z]{32,128}\Z")  # a RandomPassword without specials, or hex
+TOKEN_LENGTH = 16  # hex characters, as the RandomId(byte_length=8) tokens before
+SUFFIX_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
+SUFFIX_LENGTH = 6
+
+
+def new_seed() -> str:
+    return os.urandom(SEED_BYTES).hex()
+
+
+def is_seed(value: object) -> bool:
+    return isinstance(value, str) and bool(SEED_RE.match(value))
+
+
+def _mac(seed: str, *parts: str) -> bytes:
+    return hmac.new(seed.encode(), "\0".join(parts).encode(), hashlib.sha256).digest()
+
+
+def token_for(seed: str, resource: str) -> str:
+    """The owner token of the resource named `resource` in the stack of `seed`."""
+    return _mac(seed, "owner-token", resource).hex()[:TOKEN_LENGTH]
+
+
+def suffix_for(seed: str, resource: str, spec: str) -> str:
+    """The derived name's suffix of that resource's job of spec hash `spec` (lowercase letters and digits)."""
+    digest = _mac(seed, "name-suffix", resource, spec)
+    return "".join(SUFFIX_ALPHABET[b % len(SUFFIX_ALPHABET)] for b in digest[:SUFFIX_LENGTH])

@@ -1,0 +1,44 @@
+"""The owner mark a program-side resource carries (a network, a pool; a job's is derived from the stack seed).
+
+Pulumi-side helpers of ownership (core/ownership.py): the mark is a RandomId created as this resource's companion,
+so it is in the state before the object's POST and stays the same across edits and moves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pulumi
+import pulumi_random as random
+
+
+def companion_opts(opts: pulumi.ResourceOptions, suffix: str) -> pulumi.ResourceOptions:
+    """Options of a resource that belongs to this one (`<name><suffix>`): same parent, and the aliases
+    of this one's earlier names, so a moved job keeps its name suffix and owner token."""
+    aliases = [pulumi.Alias(name=f"{a.name}{suffix}") for a in (opts.aliases or [])
+               if isinstance(a, pulumi.Alias) and isinstance(a.name, str)]
+    return pulumi.ResourceOptions(parent=opts.parent, provider=None, aliases=aliases or None)
+
+
+def stack_label() -> str:
+    return f"{pulumi.get_organization()}/{pulumi.get_project()}/{pulumi.get_stack()}"
+
+
+def owner_mark(resource_name: str, opts: pulumi.ResourceOptions) -> dict[str, Any]:
+    """The owner mark of a network or a pool (modelarts_provider.core.ownership): its token is a RandomId created
+    before the object, so it is in the state before the POST, and stays the same across edits."""
+    token = random.RandomId(f"{resource_name}-owner", byte_length=8, opts=companion_opts(opts, "-owner"))
+    return {"stack": stack_label(), "resource": resource_name, "token": token.hex}
+
+
+def owned_props(resource_name: str, args: Mapping[str, Any], opts: pulumi.ResourceOptions,
+                output_keys: Any) -> dict[str, Any]:
+    """The props of a resource that carries an owner mark (a network, a pool): the args, this resource's mark
+    unless given, and its outputs declared (None) so the engine knows them at preview."""
+    props: dict[str, Any] = dict(args)
+    if props.get("owner") is None:
+        props["owner"] = owner_mark(resource_name, opts)
+    for key in output_keys:
+        props.setdefault(key, None)
+    return props

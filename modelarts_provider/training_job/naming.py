@@ -1,0 +1,107 @@
+"""A job's owner token and derived name, decided in check from the stack's seed (modelarts_provider.core.identity).
+
+Both front doors call `with_identity` first in check: the Python program passes the seed as the `owner_seed`
+input (its stack-level RandomPassword), the provider plugin passes its own seed the same way. The seed itself
+is never recorded in the job's state; what is derived from it is, before the job's POST:
+
+- `owner.token`: the recorded one when there is one, else HMAC(seed, resource name);
+- `name` (when derived): the recorded name while the spec stays the same; otherwise
+  `<resource name>-<HMAC(seed, resource name, spec hash)>`: a new name for each replacement, the same again for
+  a replacement killed and tried again. (The engine checks a replacement's inputs again with no old inputs, so
+  nothing recorded can tell one replacement from the next: the spec does, as the RandomString keepers did.)
+  `output_per_run` puts each output channel and the log export path in a folder named after that run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Callable
+
+from ..core.identity import SUFFIX_LENGTH, is_seed, suffix_for, token_for
+from .normalize import spec_hash, spec_of, try_canonical
+from .outputs import strip_outputs
+from ..core.unknowns import UNKNOWN, contains_unknown, is_unknown
+
+SEED_INPUT = "owner_seed"
+
+
+def name_prefix(resource_name: str) -> str:
+    """A job-name-safe prefix of the resource name, leaving room for '-' + suffix."""
+    safe = re.sub(r"[^A-Za-z0-9_-]+", "-", resource_name).strip("-") or "job"
+    return safe[: 64 - SUFFIX_LENGTH - 1]
+
+
+def plain_folder(url: Any, run: Any) -> Any:
+    if not isinstance(url, str):
+        return url
+    return UNKNOWN if is_unknown(run) else url.rstrip("/") + "/" + run + "/"
+
+
+def with_run_folders(props: dict[str, Any], run: Any, in_folder: Callable[[Any, Any], Any] = plain_folder) -> dict[str, Any]:
+    """output_per_run: every output channel and the log export path get a folder named after the run (the
+    derived job name, renewed with each replacement), so a new run never writes over an earlier one."""
+    out = dict(props)
+    alg = out.get("algorithm")
+    if isinstance(alg, Mapping) and isinstance(alg.get("outputs"), list):
+        out["algorithm"] = {**alg, "outputs": [{**ch, "obs_url": in_folder(ch["obs_url"], run)}
+                                               if isinstance(ch, Mapping) and ch.get("obs_url") else ch
+                                               for ch in alg["outputs"]]}
+    log = out.get("log_export_path")
+    if isinstance(log, Mapping) and log.get("obs_url"):
+        out["log_export_path"] = {**log, "obs_url": in_folder(log["obs_url"], run)}
+    return out
+
+
+def _named(news: dict[str, Any], name: Any) -> dict[str, Any]:
+    out = {**news, "name": name}
+    return with_run_folders(out, name) if out.get("output_per_run") else out
+
+
+def _same_spec(candidate: dict[str, Any], olds: dict[str, Any]) -> bool:
+    """The candidate (named as recorded) declares the recorded job; an unknown spec counts as the same
+    (preview): the values decide once known."""
+    raw_new, raw_old = strip_outputs(candidate), strip_outputs(olds)
+    new, old = try_canonical(raw_new), try_canonical(raw_old)
+    if new is None or old is None:  # invalid: check says why; the same text is the same declaration
+        new, old = ({k: v for k, v in d.items() if v is not None} for d in (raw_new, raw_old))
+    return contains_unknown(spec_of(new)) or spec_of(new) == spec_of(old)
+
+
+def _owner(news: dict[str, Any], olds: dict[str, Any], seed: Any) -> Any:
+    owner = news.get("owner")
+    if not isinstance(owner, dict) or owner.get("token") or not isinstance(owner.get("resource"), str):
+        return owner
+    recorded = olds.get("owner") if isinstance(olds.get("owner"), dict) else {}
+    if isinstance(recorded.get("token"), str) and recorded["token"]:
+        return {**owner, "token": recorded["token"]}
+    if is_unknown(seed):
+        return {**owner, "token": UNKNOWN}
+    if is_seed(seed):
+        return {**owner, "token": token_for(seed, owner["resource"])}
+    return owner  # no seed: validation says the token is missing
+
+
+def with_identity(news: dict[str, Any], olds: dict[str, Any] | None) -> dict[str, Any]:
+    """news with its owner token and derived name filled in, and the seed taken out (module docstring)."""
+    olds = olds or {}
+    seed = news.get(SEED_INPUT)
+    out = {k: v for k, v in news.items() if k != SEED_INPUT}
+    out["owner"] = _owner(out, olds, seed)
+    if out.get("owner") is None:
+        out.pop("owner")
+    if not out.get("derived_name") or out.get("name") is not None or out.get("adopt_job_id") is not None:
+        return out
+    recorded = olds.get("job_name") or olds.get("name")
+    if olds.get("derived_name") and isinstance(recorded, str) and not is_unknown(recorded):
+        candidate = _named(out, recorded)
+        if _same_spec(candidate, olds):
+            return candidate
+    owner = out.get("owner") if isinstance(out.get("owner"), dict) else {}
+    resource = owner.get("resource") if isinstance(owner.get("resource"), str) else None
+    canonical = try_canonical({**out, "name": "placeholder-name"})
+    if is_unknown(seed) or contains_unknown(spec_of(canonical if canonical is not None else out)):
+        return _named(out, UNKNOWN)  # known at `up`
+    if not is_seed(seed) or resource is None:
+        return out  # nothing to derive from: validation says the name is missing
+    return _named(out, f"{name_prefix(resource)}-{suffix_for(seed, resource, spec_hash(out))}")

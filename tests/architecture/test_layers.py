@@ -1,0 +1,85 @@
+"""The layout is the architecture: these import rules are what keeps a change in one place from breaking another.
+
+- Every resource folder of modelarts_provider imports only the shared kernel (core/), the clients (client/,
+  obs/) and itself: never another resource folder, so a TrainingJob edit cannot break a Network.
+- core/ and client/ import no resource folder (the kernel sits below them).
+- The two local clouds do not import each other; what they share is local_cloud/.
+- Nothing outside tests/ imports tests (test harnesses that benchmarks use live in testkit/).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PKG = ROOT / "modelarts_provider"
+RESOURCES = ("awaiting", "bucket", "code_upload", "network", "resource_pool", "training_job")
+
+
+def _imports(path: Path) -> set[str]:
+    """Absolute module names a file imports (relative imports resolved), top-level and inside functions."""
+    rel = path.relative_to(ROOT).with_suffix("")
+    package = list(rel.parts[:-1]) if rel.name != "__init__" else list(rel.parts[:-1])
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - (node.level - 1)] if node.level else []
+            mod = ".".join(base + ([node.module] if node.module else []))
+            out.add(mod)
+            out.update(f"{mod}.{a.name}" for a in node.names)
+    return out
+
+
+def _in(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def _files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+@pytest.mark.parametrize("resource", RESOURCES)
+def test_a_resource_folder_imports_no_other_resource_folder(resource: str) -> None:
+    others = [r for r in RESOURCES if r != resource]
+    bad = sorted(f"{p.relative_to(ROOT)} imports {m}" for p in _files(PKG / resource) for m in _imports(p)
+                 if any(_in(m, f"modelarts_provider.{o}") for o in others))
+    assert bad == []
+
+
+@pytest.mark.parametrize("layer", ["core", "client"])
+def test_the_kernel_and_the_client_import_no_resource_folder(layer: str) -> None:
+    bad = sorted(f"{p.relative_to(ROOT)} imports {m}" for p in _files(PKG / layer) for m in _imports(p)
+                 if any(_in(m, f"modelarts_provider.{r}") for r in (*RESOURCES, "stack", "plugin", "cli")))
+    assert bad == []
+
+
+@pytest.mark.parametrize(("pkg", "other"), [("modelarts_emulator", "obs_emulator"),
+                                            ("obs_emulator", "modelarts_emulator"),
+                                            ("local_cloud", "modelarts_emulator"), ("local_cloud", "obs_emulator")])
+def test_the_local_clouds_do_not_import_each_other(pkg: str, other: str) -> None:
+    bad = sorted(f"{p.relative_to(ROOT)} imports {m}" for p in _files(ROOT / pkg) for m in _imports(p)
+                 if _in(m, other))
+    assert bad == []
+
+
+def test_nothing_outside_tests_imports_tests() -> None:
+    outside = [p for p in ROOT.glob("*.py")] + [p for d in ROOT.iterdir() if d.is_dir() and (d / "__init__.py").exists()
+                                                and d.name != "tests" for p in _files(d)]
+    bad = sorted(f"{p.relative_to(ROOT)} imports {m}" for p in outside for m in _imports(p)
+                 if _in(m, "tests"))
+    assert outside and bad == []
+
+
+def test_the_rules_can_fail(tmp_path: Path) -> None:
+    """The import reader sees relative imports two levels up, inside functions too."""
+    f = ROOT / "modelarts_provider" / "network" / "_probe_for_test.py"
+    f.write_text("def f():\n    from ..training_job.resource import owned_props\n")
+    try:
+        assert "modelarts_provider.training_job.resource" in _imports(f)
+    finally:
+        f.unlink()
