@@ -184,10 +184,12 @@ def _validate(path: str, raw: dict[str, Any]) -> TrainingJobArgs:
     derived = raw.get("name") is None and raw.get("adopt_job_id") is None
     # A derived name (resource name + random suffix) only exists at deploy time; validate the rest
     # with a stand-in of the same shape and hand the resource no name.
-    checked = {**raw, "name": "derived-name-000000"} if derived else raw
+    # The stand-in is marked derived, as the resource marks the name it derives (rules such as outputPerRun's
+    # need a derived name).
+    checked = {**raw, "name": "derived-name-000000", "derived_name": True} if derived else raw
     try:
         args = TrainingJobArgs.model_validate(checked)
-        return args.model_copy(update={"name": None}) if derived else args
+        return args.model_copy(update={"name": None, "derived_name": bool(raw.get("derived_name"))}) if derived else args
     except ValidationError as e:
         parts = [f"{path}.{_config_field(f.property)}: {_config_words(f.reason)}" for f in failures_from(e, raw)]
         raise StackConfigError("\n".join(f"invalid stack config: {p}" for p in parts)) from None  # one per line
