@@ -116,8 +116,8 @@ def test_a_missing_extra_is_named(monkeypatch: pytest.MonkeyPatch, capsys: pytes
 
 def test_status_and_logs_find_jobs_of_either_front_door() -> None:
     """The plugin's TrainingJob (YAML, TypeScript, SDKs: camelCase outputs) is a job for `status` and `logs` too."""
-    from modelarts_provider.cli.logs import PulumiCli, state_job
-    from modelarts_provider.cli.results import stack_jobs
+    from modelarts_provider.cli.stack_reader import PulumiCli, state_job
+    from modelarts_provider.cli.status import stack_jobs
 
     class Exported(PulumiCli):
         def json(self, *args: str) -> object:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from modelarts_provider.cli.logs import JobRef, find_job
-from modelarts_provider.cli.results import stack_jobs, sweep_results
+from modelarts_provider.cli.stack_reader import JobRef, find_job
+from modelarts_provider.cli.results import sweep_results
+from modelarts_provider.cli.status import stack_jobs
 
 URN = "urn:pulumi:dev::proj::modelarts:index:{}::{}"
 

@@ -352,7 +352,7 @@ def test_results_of_a_search_like_a_sweep_with_a_labelled_log_chart(tmp_path: An
     assert not log_rewards([0.5, 0.9])
     path = write_chart("tune", results, tmp_path / "tune.png")
     assert path.read_bytes()[:4] == b"\x89PNG"
-    from modelarts_provider.cli.logs import LogsError
+    from modelarts_provider.cli.stack_reader import LogsError
 
     with pytest.raises(LogsError, match="no sweep or search 'other' .*its sweeps and searches: tune"):
         sweep_results(FakeCli({"searches": {"tune": exported}}), "other")  # type: ignore[arg-type]
