@@ -8,7 +8,7 @@ from pathlib import Path
 
 from . import config as c
 from .config import EmulatorConfig
-from local_cloud.server import listen_parser, serve
+from local_cloud.server import add_credential_flags, listen_parser, serve
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -22,10 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the project the credentials own")
     p.add_argument("--project-name", default=None,
                    help="IAM project name accepted in token scopes (default: any region name)")
-    p.add_argument("--access-key", default=c.DEFAULT_ACCESS_KEY, help="accepted AK")
-    p.add_argument("--secret-key", default=c.DEFAULT_SECRET_KEY, help="SK of the accepted AK")
-    p.add_argument("--security-token", default=None,
-                   help="accepted X-Security-Token (temporary credentials); none by default")
+    add_credential_flags(p, c.DEFAULT_ACCESS_KEY, c.DEFAULT_SECRET_KEY, "X-Security-Token")
     p.add_argument("--iam-user", default=c.DEFAULT_IAM_USER, help="IAM user name")
     p.add_argument("--iam-password", default=c.DEFAULT_IAM_PASSWORD, help="IAM user password")
     p.add_argument("--iam-domain", default=c.DEFAULT_IAM_DOMAIN, help="IAM domain (account) name")
@@ -66,7 +63,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how long a network stays Creating before it is Active")
     p.add_argument("--pool-seconds", type=float, default=3.0,
                    help="over how long the nodes of a pool create or scale-up become available, one by one")
-    p.add_argument("--verbose", action="store_true", help="log every request to stderr")
     return p
 
 
