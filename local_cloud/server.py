@@ -70,6 +70,15 @@ def add_credential_flags(p: argparse.ArgumentParser, access_key: str, secret_key
                    help=f"accepted {token_header} (temporary credentials); none by default")
 
 
+def ensure_state_dir(folder: Path) -> None:
+    """Create a local cloud's state folder; a `.state` folder (the folder itself or its parent) gets its own
+    .gitignore so that state is never committed."""
+    folder.mkdir(parents=True, exist_ok=True)
+    top = folder if folder.name == ".state" else folder.parent
+    if top.name == ".state" and not (top / ".gitignore").exists():
+        (top / ".gitignore").write_text("*\n")
+
+
 def serve(server: LocalHTTPServer, ready_line: str) -> int:
     """Print the ready line (LocalServerProcess waits for it), serve until SIGTERM/SIGINT, close."""
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from . import config as c
 from .config import EmulatorConfig
-from local_cloud.server import add_credential_flags, listen_parser, serve
+from local_cloud.server import add_credential_flags, ensure_state_dir, listen_parser, serve
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -81,19 +81,10 @@ def config_from_args(argv: list[str] | None = None) -> EmulatorConfig:
         network_seconds=a.network_seconds, pool_seconds=a.pool_seconds)
 
 
-def _ensure_state_dir(db: Path) -> None:
-    """Create the db folder; a ``.state`` folder gets its own .gitignore so it is never committed."""
-    folder = db.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    ignore = folder / ".gitignore"
-    if folder.name == ".state" and not ignore.exists():
-        ignore.write_text("*\n")
-
-
 def main(argv: list[str] | None = None) -> int:
     cfg = config_from_args(argv)
     if str(cfg.db) != ":memory:":
-        _ensure_state_dir(cfg.db)
+        ensure_state_dir(cfg.db.parent)
     from .server import EmulatorServer  # after argparse, so --help stays instant
 
     server = EmulatorServer(cfg)

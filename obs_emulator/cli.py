@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from local_cloud.server import add_credential_flags, listen_parser, serve
+from local_cloud.server import add_credential_flags, ensure_state_dir, listen_parser, serve
 
 from . import config as c
 from .config import ObsEmulatorConfig
@@ -36,18 +36,10 @@ def config_from_args(argv: list[str] | None = None) -> ObsEmulatorConfig:
                              quiet=not a.verbose)
 
 
-def _ensure_state_dir(folder: Path) -> None:
-    """Create the folder; a folder under `.state` gets its own .gitignore so it is never committed."""
-    folder.mkdir(parents=True, exist_ok=True)
-    top = folder if folder.name == ".state" else folder.parent
-    if top.name == ".state" and not (top / ".gitignore").exists():
-        (top / ".gitignore").write_text("*\n")
-
-
 def main(argv: list[str] | None = None) -> int:
     cfg = config_from_args(argv)
     if cfg.state_dir is not None:
-        _ensure_state_dir(cfg.state_dir)
+        ensure_state_dir(cfg.state_dir)
     from .server import ObsServer  # after argparse, so --help stays instant
 
     server = ObsServer(cfg)
