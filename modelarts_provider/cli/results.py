@@ -85,6 +85,14 @@ def state_sweep(exported: StackExport, sweep: str) -> SweepResults | None:
 def sweep_results(pulumi: PulumiCli, sweep: str) -> SweepResults:
     outputs = pulumi.json("stack", "output", "--json")
     sweeps = outputs.get("sweeps") if isinstance(outputs, dict) else None
+    searches = outputs.get("searches") if isinstance(outputs, dict) else None
+    if isinstance(searches, dict) and sweep in searches and not (isinstance(sweeps, dict) and sweep in sweeps):
+        # the service's own search: its trials shown as a sweep's points (awaiting/searches.py)
+        from ..awaiting.searches import as_sweep_results  # noqa: PLC0415 - only for a search
+
+        if not isinstance(searches[sweep], dict):
+            raise LogsError(f"the export searches.{sweep} of stack {pulumi.stack} is not a search's trials")
+        return as_sweep_results(searches[sweep])
     if not isinstance(sweeps, dict):
         try:
             from_state = state_sweep(StackExport.model_validate(pulumi.json("stack", "export")), sweep)
@@ -93,9 +101,10 @@ def sweep_results(pulumi: PulumiCli, sweep: str) -> SweepResults:
         if from_state is not None:
             return from_state
     if not isinstance(sweeps, dict) or sweep not in sweeps:
-        known = ", ".join(sorted(sweeps)) if isinstance(sweeps, dict) and sweeps else "none exported"
-        raise LogsError(f"no sweep {sweep!r} in the outputs of stack {pulumi.stack} (its sweeps: {known}; "
-                        "an `up` exports them)")
+        known = sorted(sweeps) if isinstance(sweeps, dict) else []
+        known += sorted(searches) if isinstance(searches, dict) else []
+        raise LogsError(f"no sweep or search {sweep!r} in the outputs of stack {pulumi.stack} (its sweeps and "
+                        f"searches: {', '.join(known) or 'none exported'}; an `up` exports them)")
     try:
         return SweepResults.model_validate(sweeps[sweep])
     except ValidationError:
