@@ -52,13 +52,12 @@ def reset_connection(handler: BaseHTTPRequestHandler) -> None:
 
 
 def listen_parser(prog: str, description: str, host: str, port: int) -> argparse.ArgumentParser:
-    """A parser with the --host/--port/--verbose every local server takes."""
+    """A parser with the --host/--port every local server takes."""
     p = argparse.ArgumentParser(prog=prog, description=description,
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--host", default=host, help="address to listen on")
     p.add_argument("--port", type=int, default=port,
                    help="port to listen on (0 picks a free port; the ready line shows it)")
-    p.add_argument("--verbose", action="store_true", help="log every request to stderr")
     return p
 
 

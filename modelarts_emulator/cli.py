@@ -63,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how long a network stays Creating before it is Active")
     p.add_argument("--pool-seconds", type=float, default=3.0,
                    help="over how long the nodes of a pool create or scale-up become available, one by one")
+    p.add_argument("--verbose", action="store_true", help="log every request to stderr")
     return p
 
 

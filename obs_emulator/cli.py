@@ -25,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="region of buckets created without a LocationConstraint")
     p.add_argument("--latency-ms", type=float, default=0.0,
                    help="delay added to every S3 request (emulates the network round trip to OBS)")
+    p.add_argument("--verbose", action="store_true", help="log every request to stderr")
     return p
 
 
