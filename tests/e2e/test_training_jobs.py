@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from testkit.harness import REPO_ROOT, Stack, new_stack
-from testkit.faults import up_advancing
+from testkit.faults import provider_config, up_advancing
 
 ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator catalog
 CPU = "modelarts.vm.cpu.2u"
@@ -53,10 +53,8 @@ def stack_config(jobs: dict[str, Any], sweeps: dict[str, Any] | None = None) -> 
 
 
 def make_stack(tmp_path: Path, emu: Any, jobs: dict[str, Any], sweeps: dict[str, Any] | None = None) -> Stack:
-    st = new_stack(tmp_path, REPO_ROOT, config={
-        "modelarts:region": "cn-north-4", "modelarts:projectId": emu.project_id,
-        "modelarts:endpoint": emu.url, "modelarts:accessKey": emu.access_key,
-    }, secrets={"modelarts:secretKey": emu.secret_key})
+    plain, secrets = provider_config(emu)
+    st = new_stack(tmp_path, REPO_ROOT, config=plain, secrets=secrets)
     st.write_config(stack_config(jobs, sweeps))
     return st
 
