@@ -12,13 +12,9 @@ from typing import Any
 import pytest
 
 from modelarts_provider.client.models import TaskLogPreview
-<<<<<<< HEAD
 from modelarts_provider.cli.logs import LogFollower
 from modelarts_provider.cli.stack_reader import JobRef, LogsError, find_job, successor
-=======
-from modelarts_provider.cli.logs import JobRef, LogFollower, LogsError, find_job, successor
 from testkit.fake_pulumi import FakePulumi
->>>>>>> h-dups
 from testkit.harness import REPO_ROOT, Stack
 from tests.e2e.test_training_jobs import job, make_stack
 
