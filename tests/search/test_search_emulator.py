@@ -10,11 +10,10 @@ from typing import Any
 import pytest
 
 from modelarts_provider.awaiting.searches import read_search
+from testkit.providers import job_provider_on
 from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient
-from modelarts_provider.core.provider_config import resolve_settings
 from modelarts_provider.stack.config import parse
 from modelarts_provider.stack.program import plan
-from modelarts_provider.training_job.provider import TrainingJobProvider
 from tests.provider.common import owner_of
 
 ENGINE = {"name": "PyTorch", "version": "pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64"}
@@ -41,13 +40,7 @@ def client(emu: Any) -> Iterator[ModelArtsClient]:
         yield c
 
 
-def provider(client: ModelArtsClient) -> TrainingJobProvider:
-    p = TrainingJobProvider()
-    s = client.settings
-    p._settings = resolve_settings({"region": s.region, "projectId": s.project_id, "endpoint": s.endpoint,
-                                    "accessKey": "AK", "secretKey": "SK"}.get, {})
-    p._api = lambda: client  # type: ignore[method-assign]
-    return p
+provider = job_provider_on
 
 
 def inputs(search: dict[str, Any], name: str = "tune-a") -> dict[str, Any]:
