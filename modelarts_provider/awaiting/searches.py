@@ -106,7 +106,7 @@ def results_of(objective: SweepObjective, search: SearchStatus) -> SweepResults:
     points = [Point(key=t.trial_id, parameters={k: _scalar(v) for k, v in t.parameters.items()}, phase=t.phase, objective=t.reward,
                     note="; ".join(n for n in ("early stopped" if t.early_stopped else "", t.note or "") if n) or None)
               for t in search.trials]
-    return collect(objective, points)
+    return collect(objective, points, ties_in_order=True)  # the trials as the service lists them: start order
 
 
 def export(objective: SweepObjective, search: SearchStatus | None, job_id: str | None) -> dict[str, Any]:
@@ -140,11 +140,7 @@ def search_lines(key: str, objective: Any, search: SearchStatus | None, limit: i
     if search is None or not search.trials:
         return [f"{key}: search, no trials ({search.note if search is not None and search.note else 'not read'})"]
     goal = SweepObjective(name=objective.name, goal=objective.goal)
-    lines = table_lines(key, results_of(goal, search), limit=limit)
-    n = len(search.trials)
-    lines[0] = lines[0].replace(f"{key}: {n} point{'s' if n != 1 else ''}",
-                                f"{key} (search): {n} trial{'s' if n != 1 else ''}", 1)
-    return lines
+    return table_lines(f"{key} (search)", results_of(goal, search), limit=limit, unit="trial")
 
 
 class SearchProgress:
