@@ -131,6 +131,15 @@ def markdown(data: dict[str, Any], meta: dict[str, Any], b3_text: str | None, no
     return "\n".join(lines) + "\n"
 
 
+def _save(fig: Any, path: Path) -> None:
+    """Write a finished figure and free it (pyplot keeps every open figure alive)."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
 def plot(data: dict[str, Any], path: Path) -> str | None:
     try:
         import matplotlib
@@ -156,9 +165,7 @@ def plot(data: dict[str, Any], path: Path) -> str | None:
         ax.set_yscale("log")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    _save(fig, path)
     return None
 
 
@@ -251,7 +258,5 @@ def plot_b4(b4: dict[str, Any], path: Path) -> str | None:
         ax.set_xlabel("N (jobs in the sweep)")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    _save(fig, path)
     return None

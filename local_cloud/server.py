@@ -61,6 +61,23 @@ def listen_parser(prog: str, description: str, host: str, port: int) -> argparse
     return p
 
 
+def add_credential_flags(p: argparse.ArgumentParser, access_key: str, secret_key: str, token_header: str) -> None:
+    """The one key pair (and optional temporary token) a local cloud accepts, named as the real service does."""
+    p.add_argument("--access-key", default=access_key, help="accepted AK")
+    p.add_argument("--secret-key", default=secret_key, help="SK of the accepted AK")
+    p.add_argument("--security-token", default=None,
+                   help=f"accepted {token_header} (temporary credentials); none by default")
+
+
+def ensure_state_dir(folder: Path) -> None:
+    """Create a local cloud's state folder; a `.state` folder (the folder itself or its parent) gets its own
+    .gitignore so that state is never committed."""
+    folder.mkdir(parents=True, exist_ok=True)
+    top = folder if folder.name == ".state" else folder.parent
+    if top.name == ".state" and not (top / ".gitignore").exists():
+        (top / ".gitignore").write_text("*\n")
+
+
 def serve(server: LocalHTTPServer, ready_line: str) -> int:
     """Print the ready line (LocalServerProcess waits for it), serve until SIGTERM/SIGINT, close."""
 
@@ -98,10 +115,14 @@ class LocalServerProcess:
     start_timeout: ClassVar[float]
     start_error: ClassVar[type[LocalStartError]] = LocalStartError
 
-    def __init__(self, workdir: Path | str, flags: dict[str, Any]) -> None:
+    def __init__(self, workdir: Path | str, flags: dict[str, Any], access_key: str, secret_key: str) -> None:
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.flags = dict(flags)
+        # the credentials the server accepts (its flags, else its defaults): what a test's client signs with
+        self.access_key: str = self.flags.get("access_key", access_key)
+        self.secret_key: str = self.flags.get("secret_key", secret_key)
+        self.security_token: str | None = self.flags.get("security_token")
         self.flags.pop("port", None)  # chosen by the OS on first start, then kept
         self.flags.pop("host", None)
         self.log_path = self.workdir / self.log_name

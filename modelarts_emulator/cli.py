@@ -8,7 +8,7 @@ from pathlib import Path
 
 from . import config as c
 from .config import EmulatorConfig
-from local_cloud.server import listen_parser, serve
+from local_cloud.server import add_credential_flags, ensure_state_dir, listen_parser, serve
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -22,10 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the project the credentials own")
     p.add_argument("--project-name", default=None,
                    help="IAM project name accepted in token scopes (default: any region name)")
-    p.add_argument("--access-key", default=c.DEFAULT_ACCESS_KEY, help="accepted AK")
-    p.add_argument("--secret-key", default=c.DEFAULT_SECRET_KEY, help="SK of the accepted AK")
-    p.add_argument("--security-token", default=None,
-                   help="accepted X-Security-Token (temporary credentials); none by default")
+    add_credential_flags(p, c.DEFAULT_ACCESS_KEY, c.DEFAULT_SECRET_KEY, "X-Security-Token")
     p.add_argument("--iam-user", default=c.DEFAULT_IAM_USER, help="IAM user name")
     p.add_argument("--iam-password", default=c.DEFAULT_IAM_PASSWORD, help="IAM user password")
     p.add_argument("--iam-domain", default=c.DEFAULT_IAM_DOMAIN, help="IAM domain (account) name")
@@ -85,19 +82,10 @@ def config_from_args(argv: list[str] | None = None) -> EmulatorConfig:
         network_seconds=a.network_seconds, pool_seconds=a.pool_seconds)
 
 
-def _ensure_state_dir(db: Path) -> None:
-    """Create the db folder; a ``.state`` folder gets its own .gitignore so it is never committed."""
-    folder = db.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    ignore = folder / ".gitignore"
-    if folder.name == ".state" and not ignore.exists():
-        ignore.write_text("*\n")
-
-
 def main(argv: list[str] | None = None) -> int:
     cfg = config_from_args(argv)
     if str(cfg.db) != ":memory:":
-        _ensure_state_dir(cfg.db)
+        ensure_state_dir(cfg.db.parent)
     from .server import EmulatorServer  # after argparse, so --help stays instant
 
     server = EmulatorServer(cfg)

@@ -44,12 +44,9 @@ class RunningEmulator(LocalServerProcess):
     start_error = EmulatorStartError
 
     def __init__(self, workdir: Path | str, **flags: Any) -> None:
-        super().__init__(workdir, flags)
+        super().__init__(workdir, flags, c.DEFAULT_ACCESS_KEY, c.DEFAULT_SECRET_KEY)
         self.db = Path(self.flags.pop("db", self.workdir / "emulator.db"))
         self.project_id: str = self.flags.get("project_id", c.DEFAULT_PROJECT_ID)
-        self.access_key: str = self.flags.get("access_key", c.DEFAULT_ACCESS_KEY)
-        self.secret_key: str = self.flags.get("secret_key", c.DEFAULT_SECRET_KEY)
-        self.security_token: str | None = self.flags.get("security_token")
         self.iam_user: str = self.flags.get("iam_user", c.DEFAULT_IAM_USER)
         self.iam_password: str = self.flags.get("iam_password", c.DEFAULT_IAM_PASSWORD)
         self.iam_domain: str = self.flags.get("iam_domain", c.DEFAULT_IAM_DOMAIN)

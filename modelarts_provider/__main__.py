@@ -1,8 +1,8 @@
 """``python -m modelarts_provider COMMAND``: the provider's command-line tools.
 
-    logs     print (and follow) a training job's task logs (logs_cli.py)
-    results  a sweep's results table, best first, and --chart PNG (results/cli.py)
-    status   the live phase of every job of a stack, one list call (results/cli.py)
+    logs     print (and follow) a training job's task logs (cli/logs.py)
+    results  a sweep's or a search's results table, best first, --chart PNG, --history (cli/results.py)
+    status   the live phase of every job of a stack, one list call (cli/status.py)
     template the project template's directory: pulumi new "$(python -m modelarts_provider template)"
 """
 
@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .cli import logs as logs_cli
 from .cli import results as results_cli
+from .cli import status as status_cli
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,6 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     logs_cli.register(commands)
     results_cli.register(commands)
+    status_cli.register(commands)
     t = commands.add_parser("template", help="print the project template's directory (for pulumi new)",
                             description="Print the directory of the Python project template shipped in this "
                                         "package: pulumi new \"$(python -m modelarts_provider template)\".")

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from local_cloud.server import listen_parser, serve
+from local_cloud.server import add_credential_flags, ensure_state_dir, listen_parser, serve
 
 from . import config as c
 from .config import ObsEmulatorConfig
@@ -20,10 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--state-dir", type=Path, default=c.DEFAULT_STATE_DIR,
                    help=f"folder of the database ({c.DB_NAME}): buckets and objects survive restarts")
     p.add_argument("--in-memory", action="store_true", help="keep nothing on disk (ignores --state-dir)")
-    p.add_argument("--access-key", default=c.DEFAULT_ACCESS_KEY, help="accepted AK")
-    p.add_argument("--secret-key", default=c.DEFAULT_SECRET_KEY, help="SK of the accepted AK")
-    p.add_argument("--security-token", default=None,
-                   help="accepted x-amz-security-token (temporary credentials); none by default")
+    add_credential_flags(p, c.DEFAULT_ACCESS_KEY, c.DEFAULT_SECRET_KEY, "x-amz-security-token")
     p.add_argument("--region", default=c.DEFAULT_REGION,
                    help="region of buckets created without a LocationConstraint")
     p.add_argument("--latency-ms", type=float, default=0.0,
@@ -40,18 +37,10 @@ def config_from_args(argv: list[str] | None = None) -> ObsEmulatorConfig:
                              quiet=not a.verbose)
 
 
-def _ensure_state_dir(folder: Path) -> None:
-    """Create the folder; a folder under `.state` gets its own .gitignore so it is never committed."""
-    folder.mkdir(parents=True, exist_ok=True)
-    top = folder if folder.name == ".state" else folder.parent
-    if top.name == ".state" and not (top / ".gitignore").exists():
-        (top / ".gitignore").write_text("*\n")
-
-
 def main(argv: list[str] | None = None) -> int:
     cfg = config_from_args(argv)
     if cfg.state_dir is not None:
-        _ensure_state_dir(cfg.state_dir)
+        ensure_state_dir(cfg.state_dir)
     from .server import ObsServer  # after argparse, so --help stays instant
 
     server = ObsServer(cfg)

@@ -41,11 +41,8 @@ class RunningObs(LocalServerProcess):
     start_error = ObsStartError
 
     def __init__(self, workdir: Path | str, **flags: Any) -> None:
-        super().__init__(workdir, flags)
+        super().__init__(workdir, flags, c.DEFAULT_ACCESS_KEY, c.DEFAULT_SECRET_KEY)
         self.state_dir = Path(self.flags.pop("state_dir", self.workdir / "state"))
-        self.access_key: str = self.flags.get("access_key", c.DEFAULT_ACCESS_KEY)
-        self.secret_key: str = self.flags.get("secret_key", c.DEFAULT_SECRET_KEY)
-        self.security_token: str | None = self.flags.get("security_token")
         self.region: str = self.flags.get("region", c.DEFAULT_REGION)
 
     def _state_argv(self) -> list[str]:

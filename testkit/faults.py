@@ -62,6 +62,32 @@ def provider_config(emu: Any) -> tuple[dict[str, str], dict[str, str]]:
     return plain, {"modelarts:secretKey": emu.secret_key}
 
 
+# --- dedicated pools (a stack creating its own pool on its own network "main") -----------------------------
+
+POOL_FLAVOR = "modelarts.vm.gpu.tnt004"
+
+
+@contextlib.contextmanager
+def pool_emulator(base: Path, pool_seconds: float) -> Iterator[Any]:
+    """An emulator whose networks turn Active in 0.3 s and whose pool nodes take `pool_seconds` (of its clock)."""
+    from modelarts_emulator.testing import running_emulator
+
+    with running_emulator(base, phase_seconds=0.2, run_seconds=2, network_seconds=0.3,
+                          pool_seconds=pool_seconds) as emu:
+        yield emu
+
+
+def own_pool(nodes: int, timeout_seconds: float) -> dict[str, Any]:
+    """The stack's `pools` config: one pool "own" of `nodes` GPU nodes the stack creates on network "main"."""
+    return {"own": {"create": {"flavor": POOL_FLAVOR, "nodes": nodes, "network": "main", "pollIntervalSeconds": 0.2,
+                               "timeoutSeconds": timeout_seconds}}}
+
+
+def pools_of(emu: Any, *, live: bool = False) -> list[dict[str, Any]]:
+    """The emulator's pool records (not its networks); `live`: only those not deleted yet."""
+    return [p for p in emu.pools()["items"] if p["kind"] == "Pool" and not (live and p["gone"])]
+
+
 def job_stack(base: Path, emu: Any, *, jobs: dict[str, Any] | None = None,
               sweeps: dict[str, Any] | None = None, pools: dict[str, Any] | None = None,
               obs: dict[str, Any] | None = None, stack: str = "test",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -59,3 +60,28 @@ def emulator(tmp_path: Path) -> Iterator[object]:
 
     with running_emulator(tmp_path / "emulator", phase_seconds=0.2, run_seconds=2) as emu:
         yield emu
+
+
+@pytest.fixture(scope="module")
+def emulator_times() -> dict[str, float]:
+    """The clock of `module_emu`: phases no test outlives (HELD), moved on with the clock control. A module
+    needing other times overrides this fixture."""
+    from tests.emulator.helpers import HELD
+
+    return dict(HELD)
+
+
+@pytest.fixture(scope="module")
+def module_emu(tmp_path_factory: pytest.TempPathFactory, emulator_times: dict[str, float]) -> Iterator[object]:
+    """One emulator subprocess per module (starting one per test would cost a second each)."""
+    from modelarts_emulator.testing import running_emulator
+
+    with running_emulator(tmp_path_factory.mktemp("emu"), **emulator_times) as emu:
+        yield emu
+
+
+@pytest.fixture
+def emu(module_emu: Any) -> Any:
+    """`module_emu` reset before the test (its records and the clock): no test sees another's."""
+    module_emu.reset()
+    return module_emu

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -269,12 +270,8 @@ def validate_algorithm(alg: dict[str, Any] | None, catalog: Catalog) -> dict[str
                                            "must be a directory in /home")
             out[key] = value
 
-    inputs = _inputs(alg.get("inputs"), "algorithm.inputs")
-    if inputs:
-        out["inputs"] = inputs
-    outputs = _outputs(alg.get("outputs"), "algorithm.outputs")
-    if outputs:
-        out["outputs"] = outputs
+    _put_given(out, "inputs", _inputs(alg.get("inputs"), "algorithm.inputs"))
+    _put_given(out, "outputs", _outputs(alg.get("outputs"), "algorithm.outputs"))
     policies = _obj(alg.get("policies"), "algorithm.policies") or {}
     out["policies"] = {k: v for k, v in policies.items() if v is not None}
     searched = auto_search.validate(policies.get("auto_search"), {p["name"] for p in params})
@@ -360,6 +357,12 @@ def _merge_parameters(defined, given: list[dict[str, Any]]) -> list[dict[str, An
     return out
 
 
+def _put_given(out: dict[str, Any], key: str, value: Any) -> None:
+    """Echo a field only when it was given (the service leaves an empty one out of its answer)."""
+    if value:
+        out[key] = value
+
+
 def _channel_name(ch: dict[str, Any], param: str, seen: set[str]) -> str:
     name = _str(ch.get("name"), f"{param}.name", required=True)
     assert name is not None
@@ -369,8 +372,10 @@ def _channel_name(ch: dict[str, Any], param: str, seen: set[str]) -> str:
     return name
 
 
-def _inputs(value: Any, where: str, *, obs_only: bool = False) -> list[dict[str, Any]]:
-    out, seen = [], set()
+def _channels(value: Any, where: str) -> Iterator[tuple[int, str, dict[str, Any], str, dict[str, Any]]]:
+    """Each input or output channel, checked as both kinds are: an object with a unique name and a remote
+    object; yields (index, its parameter path, the channel, its name, its remote)."""
+    seen: set[str] = set()
     for i, ch in enumerate(_list(value, where)):
         param = f"{where}[{i}]"
         ch = _obj(ch, param)
@@ -378,6 +383,21 @@ def _inputs(value: Any, where: str, *, obs_only: bool = False) -> list[dict[str,
         name = _channel_name(ch, param, seen)
         remote = _obj(ch.get("remote"), f"{param}.remote", required=True)
         assert remote is not None
+        yield i, param, ch, name, remote
+
+
+def _echo_channel(ch: dict[str, Any], param: str, name: str, default_local_dir: str) -> dict[str, Any]:
+    """The part of a channel the service echoes as given (a local_dir it makes up when none is given)."""
+    echoed: dict[str, Any] = {"name": name}
+    if ch.get("description"):
+        echoed["description"] = _str(ch["description"], f"{param}.description")
+    echoed["local_dir"] = _str(ch.get("local_dir"), f"{param}.local_dir") or default_local_dir
+    return echoed
+
+
+def _inputs(value: Any, where: str, *, obs_only: bool = False) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for i, param, ch, name, remote in _channels(value, where):
         obs = _obj(remote.get("obs"), f"{param}.remote.obs")
         dataset = _obj(remote.get("dataset"), f"{param}.remote.dataset")
         if obs_only and dataset:
@@ -385,11 +405,7 @@ def _inputs(value: Any, where: str, *, obs_only: bool = False) -> list[dict[str,
                                        "heterogeneous jobs support only OBS (remote.obs)")
         if bool(obs) == bool(dataset):
             raise errors.invalid_param(f"{param}.remote", "set exactly one of obs or dataset")
-        echoed: dict[str, Any] = {"name": name}
-        if ch.get("description"):
-            echoed["description"] = _str(ch["description"], f"{param}.description")
-        echoed["local_dir"] = (_str(ch.get("local_dir"), f"{param}.local_dir")
-                               or f"{INPUT_LOCAL_ROOT}/{name}_{i}")
+        echoed = _echo_channel(ch, param, name, f"{INPUT_LOCAL_ROOT}/{name}_{i}")
         if obs:
             url = _obs(obs.get("obs_url"), f"{param}.remote.obs.obs_url", required=True)
             echoed["remote"] = {"obs": {"obs_url": url}}
@@ -406,22 +422,12 @@ def _inputs(value: Any, where: str, *, obs_only: bool = False) -> list[dict[str,
 
 
 def _outputs(value: Any, where: str) -> list[dict[str, Any]]:
-    out, seen = [], set()
-    for i, ch in enumerate(_list(value, where)):
-        param = f"{where}[{i}]"
-        ch = _obj(ch, param)
-        assert ch is not None
-        name = _channel_name(ch, param, seen)
-        remote = _obj(ch.get("remote"), f"{param}.remote", required=True)
-        assert remote is not None
+    out: list[dict[str, Any]] = []
+    for i, param, ch, name, remote in _channels(value, where):
         obs = _obj(remote.get("obs"), f"{param}.remote.obs", required=True)
         assert obs is not None
         url = _obs(obs.get("obs_url"), f"{param}.remote.obs.obs_url", required=True)
-        echoed: dict[str, Any] = {"name": name}
-        if ch.get("description"):
-            echoed["description"] = _str(ch["description"], f"{param}.description")
-        echoed["local_dir"] = (_str(ch.get("local_dir"), f"{param}.local_dir")
-                               or f"{OUTPUT_LOCAL_ROOT}/{name}_{i}")
+        echoed = _echo_channel(ch, param, name, f"{OUTPUT_LOCAL_ROOT}/{name}_{i}")
         echoed["remote"] = {"obs": {"obs_url": url}}
         out.append(echoed)
     return out
@@ -604,12 +610,8 @@ def validate_spec(spec: dict[str, Any] | None, catalog: Catalog) -> tuple[dict[s
 
     log = _obj(spec.get("log_export_path"), "spec.log_export_path") or {}
     log_out: dict[str, Any] = {}
-    obs_url = _obs(log.get("obs_url"), "spec.log_export_path.obs_url")
-    if obs_url:
-        log_out["obs_url"] = obs_url
-    host_path = _str(log.get("host_path"), "spec.log_export_path.host_path")
-    if host_path:
-        log_out["host_path"] = host_path
+    _put_given(log_out, "obs_url", _obs(log.get("obs_url"), "spec.log_export_path.obs_url"))
+    _put_given(log_out, "host_path", _str(log.get("host_path"), "spec.log_export_path.host_path"))
     out["log_export_path"] = log_out
 
     auto_stop = _obj(spec.get("auto_stop"), "spec.auto_stop")

@@ -6,7 +6,7 @@ A body that breaks a rule is a ModelArts.2788 naming the field (wire.parse), bef
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -23,15 +23,27 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
 
 
-class PoolLabels(_Body):
+class _Labels(_Body):
+    """A pool's or network's labels: its user name (each kind its own pattern) and workspace; others kept."""
     model_config = ConfigDict(extra="allow", populate_by_name=True)
-    name: str = Field(alias=NAME_LABEL, pattern=POOL_NAME)
+    name: str = Field(alias=NAME_LABEL)
     workspace_id: str = Field(default="0", alias=WORKSPACE_LABEL)
 
 
-class PoolMetadataCreation(_Body):
-    labels: PoolLabels
+LabelsT = TypeVar("LabelsT", bound=_Labels)
+
+
+class MetadataCreation(_Body, Generic[LabelsT]):
+    """The metadata of a create body, the same for pools and networks but for their labels."""
+    labels: LabelsT
     annotations: dict[str, str] = Field(default_factory=dict)
+
+
+class PoolLabels(_Labels):
+    name: str = Field(alias=NAME_LABEL, pattern=POOL_NAME)
+
+
+PoolMetadataCreation = MetadataCreation[PoolLabels]
 
 
 class PoolResource(_Body):
@@ -91,15 +103,11 @@ class PatchPoolBody(_Body):
     spec: PoolSpecUpdate | None = None
 
 
-class NetworkLabels(_Body):
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+class NetworkLabels(_Labels):
     name: str = Field(alias=NAME_LABEL, pattern=NETWORK_NAME)
-    workspace_id: str = Field(default="0", alias=WORKSPACE_LABEL)
 
 
-class NetworkMetadataCreation(_Body):
-    labels: NetworkLabels
-    annotations: dict[str, str] = Field(default_factory=dict)
+NetworkMetadataCreation = MetadataCreation[NetworkLabels]
 
 
 class NetworkSpec(_Body):

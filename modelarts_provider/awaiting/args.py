@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..core.rules import WaitFor
 from ..core.linear_regex import check_objective
+from .searches import SearchStatus
 
 
 class _AwaitModel(BaseModel):
@@ -36,6 +37,8 @@ class AwaitedJob(_AwaitModel):
     objective: Objective | None = None
     group: str | None = None
     parameters: dict[str, str] = Field(default_factory=dict)
+    # The service's own search (stack/search_config.py): its trials are read after the wait (searches.py).
+    search: Objective | None = None
 
 
 class JobsAwaitArgs(_AwaitModel):
@@ -60,6 +63,7 @@ class AwaitedStatus(_AwaitModel):
     objective_note: str | None = None  # why a completed job has no objective value
     duration_s: float | None = None
     retries: int | None = None  # how often the service restarted it (running records beyond the first)
+    search: SearchStatus | None = None  # a search job's trials (searches.py)
 
 
 class JobsAwaitOutputs(_AwaitModel):
@@ -79,7 +83,7 @@ class JobsAwaitOutputs(_AwaitModel):
         return out
 
 
-RESULT_FIELDS = ("tolerated", "failure", "objective", "objective_note", "duration_s", "retries")
+RESULT_FIELDS = ("tolerated", "failure", "objective", "objective_note", "duration_s", "retries", "search")
 
 
 OUTPUT_KEYS = frozenset(JobsAwaitOutputs.model_fields)

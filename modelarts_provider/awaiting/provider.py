@@ -32,6 +32,7 @@ from .conditions import Verdict, reached
 from . import history
 from .report import failure_report
 from .results import enrich, over_bound, report_tables, tolerated_note
+from .searches import SearchProgress
 from .watcher import Result, Watched, Watcher, WaitAborted, WaitCancelled
 
 def _inputs(props: dict[str, Any]) -> dict[str, Any]:
@@ -70,8 +71,9 @@ class JobsAwaitProvider(ModelArtsProvider):
             if new is None or old is None or contains_unknown(new) or not (old.get("reached") or old.get("tolerated")) \
                     or new.get("job_id") != old.get("job_id") or new.get("wait_for") != old.get("wait_for"):
                 out.append(key)
-            elif (old_jobs.get(key) or {}).get("objective") != new.get("objective"):
-                out.append(key)  # scored differently: its log is read again
+            elif (old_jobs.get(key) or {}).get("objective") != new.get("objective") \
+                    or (old_jobs.get(key) or {}).get("search") != new.get("search"):
+                out.append(key)  # scored differently: its log (its trials) read again
             elif old.get("tolerated") and (new_bounds or {}).get(new.get("group")) != old_bounds.get(new.get("group")):
                 out.append(key)  # its sweep's bound changed: judged again
         return out
@@ -86,7 +88,9 @@ class JobsAwaitProvider(ModelArtsProvider):
         say(f"waiting for {len(watched)} training job{'s' if len(watched) != 1 else ''}: "
             + ", ".join(f"{w.name} ({w.target})" for w in watched[:8]) + (" ..." if len(watched) > 8 else ""))
         try:
-            results = Watcher(client, say, alive=engine_alive, cancelled=cancelled).run(watched)
+            progress = SearchProgress(client, say, {k: j.search for k, j in jobs.items() if j.search is not None})
+            results = Watcher(client, say, alive=engine_alive, cancelled=cancelled,
+                              on_poll=progress if progress.searches else None).run(watched)
         except WaitCancelled as err:
             raise ProviderError(f"{err}; they stay in the state, and the next `pulumi up` waits for them again") from None
         except WaitAborted as err:

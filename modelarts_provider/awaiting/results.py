@@ -18,6 +18,7 @@ from .args import AwaitedStatus, JobsAwaitArgs
 from .conditions import Verdict
 from .objectives import ToRead, read_objectives
 from .report import cause
+from .searches import search_lines, read_search
 from .watcher import Result
 
 TABLE_ROWS = 20  # at the end of an `up`; `results` prints them all
@@ -71,6 +72,9 @@ def enrich(client: Any, args: JobsAwaitArgs, statuses: dict[str, AwaitedStatus],
     for r in results:
         key = r.watched.key
         spec, status = args.jobs.get(key), statuses.get(key)
+        if spec is not None and status is not None and spec.search is not None:
+            # one trials request per search job (searches.py), whatever the number of trials
+            status.search = read_search(client, r.watched.job_id, spec.search.name, r.job)
         if spec is None or status is None or (spec.objective is None and spec.group is None) or r.job is None:
             continue
         duration_ms = _number(r.job.status.duration)
@@ -109,6 +113,9 @@ def report_tables(args: JobsAwaitArgs, statuses: dict[str, AwaitedStatus]) -> li
             s = statuses[key]
             value = f"{s.objective:g}" if s.objective is not None else f"none ({s.objective_note})"
             lines.append(f"{key}: {spec.objective.name} {value}")
+    for key, spec in args.jobs.items():
+        if spec.search is not None and key in statuses:
+            lines += search_lines(key, spec.search, statuses[key].search)
     for group, keys in groups.items():
         spec = args.jobs[keys[0]].objective
         objective = SweepObjective(name=spec.name, goal=spec.goal) if spec is not None else None

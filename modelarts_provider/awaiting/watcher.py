@@ -98,7 +98,8 @@ class Watcher:
                  concurrency: int = 8, summary_every_s: float = 30.0, summary_from: int = 5,
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
                  alive: Callable[[], bool] = lambda: True,
-                 cancelled: Callable[[], bool] = lambda: False) -> None:
+                 cancelled: Callable[[], bool] = lambda: False,
+                 on_poll: Callable[[list[tuple[Watched, Any]]], None] | None = None) -> None:
         self.client = client
         self.say = say
         self.strategy: Strategy = strategy or default_strategy()
@@ -109,6 +110,7 @@ class Watcher:
         self.sleep = sleep
         self.alive = alive
         self.cancelled = cancelled  # checked at least once a second: a Ctrl-C stops the wait within seconds
+        self.on_poll = on_poll  # after each poll: the polled jobs and their views (a search's progress)
 
     # --- polling --------------------------------------------------------------------------------
 
@@ -176,6 +178,8 @@ class Watcher:
             due = [s for s in pending.values() if s.next_poll <= now or s.deadline <= now]
             if due:
                 fresh = self.fetch([(s.watched.job_id, s.watched.workspace_id) for s in due])
+                if self.on_poll is not None:
+                    self.on_poll([(s.watched, fresh.get(s.watched.job_id, _TRANSIENT)) for s in due])
                 now = self.clock()
                 for s in due:
                     outcome = self._judge(s, fresh.get(s.watched.job_id, _TRANSIENT), now)

@@ -66,6 +66,18 @@ def _one_line(value: Any, limit: int = _MAX_PART) -> str:
     return text
 
 
+
+def error_line(head: str, status: int | None, detail: str | None, request_id: str | None) -> str:
+    """The one line a cloud API error reads as, ModelArts or OBS: ``HEAD (HTTP n): detail [request id]``,
+    each part left out when unknown (the request id is what the cloud's support asks for)."""
+    if status is not None:
+        head += f" (HTTP {status})"
+    if detail:
+        head += f": {detail}"
+    if request_id:
+        head += f" [request {request_id}]"
+    return head
+
 class ModelArtsError(Exception):
     """Any failure of a ModelArts call.
 
@@ -102,13 +114,8 @@ class ModelArtsError(Exception):
 
     def _format(self) -> str:
         head = " ".join(p for p in (self.error_code, self.error_msg.rstrip(".")) if p)
-        if self.status is not None:
-            head += f" (HTTP {self.status})"
-        if self.error_solution:
-            head += f": {self.error_solution}"
-        if self.request_id:
-            head += f" [request {self.request_id}]"
-        return head.strip()  # a message of dots only leaves no head: no leading space before "(HTTP ...)"
+        # a message of dots only leaves no head: no leading space before "(HTTP ...)"
+        return error_line(head, self.status, self.error_solution, self.request_id).strip()
 
     @property
     def message(self) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pulumi
 import pulumi_random as random
+from pulumi.dynamic import Resource, ResourceProvider
 
 
 def companion_opts(opts: pulumi.ResourceOptions, suffix: str) -> pulumi.ResourceOptions:
@@ -42,3 +43,17 @@ def owned_props(resource_name: str, args: Mapping[str, Any], opts: pulumi.Resour
     for key in output_keys:
         props.setdefault(key, None)
     return props
+
+
+class OwnedResource(Resource):
+    """A dynamic resource whose object carries an owner mark (a network, a pool): a subclass names its provider
+    and output keys; its props are the args, its mark unless given, and its outputs declared for preview."""
+
+    PROVIDER: ResourceProvider
+    OUTPUT_KEYS: Any = ()
+
+    def __init__(self, resource_name: str, args: Mapping[str, Any],
+                 opts: pulumi.ResourceOptions | None = None) -> None:
+        opts = opts or pulumi.ResourceOptions()
+        props = owned_props(resource_name, args, opts, self.OUTPUT_KEYS)
+        super().__init__(self.PROVIDER, resource_name, props, opts)

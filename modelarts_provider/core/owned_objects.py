@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol, TypeVar
 
 from .ownership import PREFIX, OwnerMark, owner_text, token_on
-from .provider_base import ProviderError
+from .provider_base import ProviderError, say
 
 NETWORK_TOKEN_ANNOTATION = PREFIX + "network-token"
 
@@ -54,6 +54,16 @@ def require_ours(kind: str, id_: str, live: NamedObject, props: Mapping[str, Any
     if owner is None or token_on(live.metadata.annotations) != owner.token:
         raise ProviderError(f"{kind} {id_}: not deleted, {owner_text(live.metadata.annotations)} (only a {kind} "
                             "this resource created is deleted); `pulumi state delete` it to stop managing it")
+
+
+def ours_to_delete(kind: str, id_: str, live: T | None, props: Mapping[str, Any]) -> T | None:
+    """The live object a delete goes on with: None when the service no longer has it (said in one line), the
+    object when it carries this resource's token; refused otherwise (require_ours)."""
+    if live is None:
+        say(f"{kind} {id_}: already gone")
+        return None
+    require_ours(kind, id_, live, props)
+    return live
 
 
 def wait_gone(get: Callable[[], object | None], deadline_s: float, poll_s: float, too_late: str) -> None:

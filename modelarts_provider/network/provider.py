@@ -17,7 +17,7 @@ from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, Up
 
 from ..client.pool_models import WORKSPACE_LABEL, Network, create_network_body
 from ..core.location import check_same_place, location_of
-from ..core.owned_objects import our_namesake, our_pools_on, require_ours, wait_gone
+from ..core.owned_objects import our_namesake, our_pools_on, ours_to_delete, wait_gone
 from ..core.ownership import token_on
 from ..core.provider_base import ModelArtsProvider, ProviderError, cancelled, say
 from .args import OUTPUT_KEYS, NetworkArgs
@@ -92,11 +92,9 @@ class NetworkProvider(ModelArtsProvider):
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         check_same_place(props.get("location"), location_of(self._require_settings()), f"network {id_}")
         api = self._api()
-        net = api.get_network(id_)
+        net = ours_to_delete("network", id_, api.get_network(id_), props)
         if net is None:
-            say(f"network {id_}: already gone")
             return
-        require_ours("network", id_, net, props)
         self._remove(net, float(props.get("timeout_seconds") or 600), float(props.get("poll_interval_seconds") or 2.0))
         say(f"network {id_}: deleted")
 

@@ -10,13 +10,11 @@ deleted only when it carries its token.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Optional, TypedDict
+from typing import Optional, TypedDict
 
 import pulumi
-from pulumi.dynamic import Resource
 
-from ..core.marks import owned_props
+from ..core.marks import OwnedResource
 from .args import OUTPUT_KEYS
 from .provider import NetworkProvider
 
@@ -31,12 +29,11 @@ class NetworkInputs(TypedDict, total=False):
     poll_interval_seconds: pulumi.Input[float]
 
 
-class Network(Resource, module="modelarts", name="Network"):
+class Network(OwnedResource, module="modelarts", name="Network"):
+    """Args: NetworkInputs (NetworkArgs for the rules)."""
+
+    PROVIDER = PROVIDER
+    OUTPUT_KEYS = OUTPUT_KEYS
     network_name: pulumi.Output[str]
     phase: pulumi.Output[str]
     location: pulumi.Output[Optional[dict[str, str]]]
-
-    def __init__(self, resource_name: str, args: NetworkInputs | Mapping[str, Any],
-                 opts: Optional[pulumi.ResourceOptions] = None) -> None:
-        opts = opts or pulumi.ResourceOptions()
-        super().__init__(PROVIDER, resource_name, owned_props(resource_name, args, opts, OUTPUT_KEYS), opts)

@@ -6,6 +6,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from ..client.errors import error_line
+
 __all__ = ["ObsError", "ObsConfigError", "CLIENT_CONNECTION", "CLIENT_TIMEOUT"]
 
 CLIENT_CONNECTION = "Client.ConnectionError"
@@ -43,13 +45,7 @@ class ObsError(Exception):
     def _format(self) -> str:
         where = "/".join(p for p in (self.bucket, self.key) if p)
         head = f"OBS {self.op}" + (f" {where}" if where else "") + f": {self.code}"
-        if self.status is not None:
-            head += f" (HTTP {self.status})"
-        if self.message:
-            head += f": {self.message}"
-        if self.request_id:
-            head += f" [request {self.request_id}]"
-        return head
+        return error_line(head, self.status, self.message, self.request_id)
 
     @property
     def not_found(self) -> bool:

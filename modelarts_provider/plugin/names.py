@@ -93,10 +93,13 @@ class Names:
         return self._snake.get(name, name)
 
     def path(self, path: str) -> str:
-        """A property path of a check failure (`algorithm.code_dir`) in the schema's naming."""
-        return ".".join(self.key(part) for part in path.split("."))
+        """A property path of a check failure (`algorithm.code_dir`, `...algo_configs[0].name`) in the schema's
+        naming; a list index stays as it is."""
+        return ".".join(self.key(name) + index for name, index in
+                        (_INDEXED.fullmatch(part).groups() for part in path.split(".")))  # type: ignore[union-attr]
 
 
+_INDEXED = re.compile(r"(.*?)((?:\[\d+\])*)")  # a path part and its list indices, e.g. algo_configs[0]
 _SNAKE_WORD = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
 # Descriptions that name the API's own fields (schema.py's API_PATHS fallback): the API's names stay as they are.
 _API_WORDING = "create-training-job request"

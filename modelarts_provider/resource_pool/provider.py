@@ -22,7 +22,7 @@ from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, Up
 from ..client.errors import ModelArtsError
 from ..client.pool_models import WORKSPACE_LABEL, Pool, create_pool_body, patch_pool_body
 from ..core.location import check_same_place, location_of
-from ..core.owned_objects import network_token_mark, our_namesake, require_ours, wait_gone
+from ..core.owned_objects import network_token_mark, our_namesake, ours_to_delete, wait_gone
 from ..core.provider_base import ModelArtsProvider, ProviderError, say
 from .args import OUTPUT_KEYS, ResourcePoolArgs
 from .check import check_inputs, strip_outputs
@@ -155,11 +155,9 @@ class ResourcePoolProvider(ModelArtsProvider):
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         self._same_place(id_, props)
         api = self._api()
-        pool = api.get_pool(id_)
+        pool = ours_to_delete("pool", id_, api.get_pool(id_), props)
         if pool is None:
-            say(f"pool {id_}: already gone")
             return
-        require_ours("pool", id_, pool, props)
         api.delete_pool(id_)
         say(f"pool {id_}: deleting (it was {pool.summary()}); billing ends when it is gone")
         wait_gone(lambda: api.get_pool(id_), GONE_WAIT_S, float(props.get("poll_interval_seconds") or 5.0),

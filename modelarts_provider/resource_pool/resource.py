@@ -13,13 +13,11 @@ scope and workspace replace. The pool carries this resource's owner mark and is 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Optional, TypedDict
+from typing import Optional, TypedDict
 
 import pulumi
-from pulumi.dynamic import Resource
 
-from ..core.marks import owned_props
+from ..core.marks import OwnedResource
 from .args import OUTPUT_KEYS
 from .provider import ResourcePoolProvider
 
@@ -41,7 +39,11 @@ class ResourcePoolInputs(TypedDict, total=False):
     poll_interval_seconds: pulumi.Input[float]
 
 
-class ResourcePool(Resource, module="modelarts", name="ResourcePool"):
+class ResourcePool(OwnedResource, module="modelarts", name="ResourcePool"):
+    """Args: ResourcePoolInputs (ResourcePoolArgs for the rules)."""
+
+    PROVIDER = PROVIDER
+    OUTPUT_KEYS = OUTPUT_KEYS
     pool_name: pulumi.Output[str]
     phase: pulumi.Output[str]
     message: pulumi.Output[str]
@@ -49,8 +51,3 @@ class ResourcePool(Resource, module="modelarts", name="ResourcePool"):
     creating: pulumi.Output[int]
     abnormal: pulumi.Output[int]
     location: pulumi.Output[Optional[dict[str, str]]]
-
-    def __init__(self, resource_name: str, args: ResourcePoolInputs | Mapping[str, Any],
-                 opts: Optional[pulumi.ResourceOptions] = None) -> None:
-        opts = opts or pulumi.ResourceOptions()
-        super().__init__(PROVIDER, resource_name, owned_props(resource_name, args, opts, OUTPUT_KEYS), opts)

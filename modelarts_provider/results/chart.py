@@ -2,7 +2,8 @@
 
 matplotlib with its Agg backend (no display needed; imported only here, so the provider never pays
 for it). Numeric values spanning a decade or more (learning rates) get a log axis; other values are
-categories in grid order. The best point is drawn apart; points without a value are left out and
+categories in grid order; objective values spanning more than two decades get a log axis too. Every
+point is labelled with its key (a trial's id for a search). The best point is drawn apart; points without a value are left out and
 counted in the title.
 """
 
@@ -20,6 +21,11 @@ def _numeric(values: list[Scalar]) -> list[float] | None:
         return [float(v) for v in values]
     except (TypeError, ValueError):
         return None
+
+
+def log_rewards(ys: list[float]) -> bool:
+    """A log objective axis: every value positive and spanning more than two decades (losses)."""
+    return bool(ys) and min(ys) > 0 and max(ys) / min(ys) > 100
 
 
 def write_chart(name: str, results: SweepResults, path: Path) -> Path:
@@ -61,5 +67,9 @@ def _panel(ax: object, param: str, scored: list[Point], best: str | None) -> Non
     ys = [float(p.objective) for p in scored if p.objective is not None]
     colors = ["tab:red" if p.key == best else "tab:blue" for p in scored]
     ax.scatter(xs, ys, c=colors, zorder=2)  # type: ignore[attr-defined]
+    if log_rewards(ys):
+        ax.set_yscale("log")  # type: ignore[attr-defined]
+    for x, y, p in zip(xs, ys, scored):  # each point named: a trial id or a point's key
+        ax.annotate(p.key, (x, y), textcoords="offset points", xytext=(3, 3), fontsize=6)  # type: ignore[attr-defined]
     ax.set_xlabel(param)  # type: ignore[attr-defined]
     ax.grid(True, alpha=0.3)  # type: ignore[attr-defined]

@@ -76,27 +76,30 @@ class SweepResults(BaseModel):
 FAILED = frozenset({"Failed", "Abnormal", "Terminated", "Terminating"})
 
 
-def rank(points: list[Point], goal: Goal = "max") -> list[Point]:
+def rank(points: list[Point], goal: Goal = "max", *, ties_in_order: bool = False) -> list[Point]:
+    """Best first. Equal values: by key (a grid's points), or as given (a search's trials, in the order they
+    started: the earliest of equal trials wins, as the service's own best does)."""
     sign = -1.0 if goal == "max" else 1.0
 
     def order(p: Point) -> tuple[int, float, str]:
+        tie = "" if ties_in_order else p.key
         if p.objective is not None and p.phase == "Completed":
-            return 0, sign * p.objective, p.key
-        return (1 if p.phase == "Completed" else 2 if p.phase not in FAILED else 3), 0.0, p.key
+            return 0, sign * p.objective, tie
+        return (1 if p.phase == "Completed" else 2 if p.phase not in FAILED else 3), 0.0, tie
     return sorted(points, key=order)
 
 
-def best(points: list[Point], goal: Goal = "max") -> Point | None:
+def best(points: list[Point], goal: Goal = "max", *, ties_in_order: bool = False) -> Point | None:
     """The completed point with the best objective value (failed points never win)."""
-    ranked = rank(points, goal)
+    ranked = rank(points, goal, ties_in_order=ties_in_order)
     top = ranked[0] if ranked else None
     return top if top is not None and top.objective is not None and top.phase == "Completed" else None
 
 
-def collect(objective: SweepObjective | None, points: list[Point]) -> SweepResults:
+def collect(objective: SweepObjective | None, points: list[Point], *, ties_in_order: bool = False) -> SweepResults:
     goal = objective.goal if objective else "max"
-    return SweepResults(objective=objective, points=rank(points, goal),
-                        best=best(points, goal) if objective else None,
+    return SweepResults(objective=objective, points=rank(points, goal, ties_in_order=ties_in_order),
+                        best=best(points, goal, ties_in_order=ties_in_order) if objective else None,
                         failures=sum(1 for p in points if p.phase in FAILED))
 
 
@@ -115,11 +118,11 @@ def _value_text(value: Scalar) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def table_lines(name: str, results: SweepResults, limit: int | None = None) -> list[str]:
-    """`name: N points, ...` and one aligned row per point, best first; at most `limit` rows."""
+def table_lines(name: str, results: SweepResults, limit: int | None = None, unit: str = "point") -> list[str]:
+    """`name: N points, ...` (or trials) and one aligned row per point, best first; at most `limit` rows."""
     points = results.points
     obj = results.objective
-    head = f"{name}: {len(points)} point{'s' if len(points) != 1 else ''}"
+    head = f"{name}: {len(points)} {unit}{'s' if len(points) != 1 else ''}"
     if results.failures:
         head += f", {results.failures} failed"
     no_value = sum(1 for p in points if p.phase == "Completed" and p.objective is None)

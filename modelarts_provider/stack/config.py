@@ -62,6 +62,8 @@
         adoptJobId: <job id>                    # take over an existing job instead of creating one
         movedFrom: [oldkey]                     # this job was declared under oldkey: keep it (an alias),
                                                 #   with its outputs and code where they were
+        search: {objective: ..., space: ..., algorithm: ...}   # the service's own hyperparameter search
+                                                #   (stack/search_config.py, docs/search.md)
         objective: {name: accuracy, regex: 'accuracy=([0-9.]+)', goal: max}   # read from the log of the
                                                 #   completed job (last match; needs waitFor: completed)
         retries: 3                              # the service restarts a faulty job up to N times
@@ -93,6 +95,7 @@ from ..core.linear_regex import check_objective
 from ..core.messages import BUCKET_RE, CIDR_RE, KEY_RE, NETWORK_NAME_RE, PARAM_NAME_RE, POOL_NAME_RE, did_you_mean, explain
 from ..core.rules import FILE_URL_RE, OBS_URL_RE, rule
 from .job_fields import Maps
+from .search_config import SEARCH_MODEL_NAMES, SearchConfig
 from .sweep import as_param
 
 PROJECT = "modelarts-jobs"
@@ -297,6 +300,21 @@ class JobEntry(_Cfg):
     objective: Annotated[ObjectiveConfig | None, Maps()] = None  # read by the JobsAwait from the log
     retries: Annotated[Annotated[int, Field(ge=1, le=MAX_RETRIES)] | None, Maps(carries=("annotations",),
                                                                                  sends=True)] = None
+    # The service's own hyperparameter search (stack/search_config.py): one job runs every trial.
+    search: Annotated[SearchConfig | None, Maps("algorithm.policies", secret=True, sends=True)] = None
+
+    @model_validator(mode="after")
+    def _search(self) -> JobEntry:
+        s = self.search
+        if s is None:
+            return self
+        if self.objective is not None:
+            raise rule("objective", "a job with a search is scored by search.objective: drop objective")
+        fixed = [k for k in s.space if k in self.parameters]
+        if fixed:
+            raise rule(f"search.space.{fixed[0]}", "is also a fixed parameter: remove it from parameters or from "
+                                                   "the search space (a parameter is searched or fixed, not both)")
+        return self
 
     @model_validator(mode="after")
     def _objective_and_retries(self) -> JobEntry:
@@ -379,6 +397,9 @@ class SweepConfig(JobEntry):
             raise rule("adoptJobId", "is not allowed in a sweep")
         if self.moved_from:
             raise rule("movedFrom", "is not allowed in a sweep: a sweep's points are keyed by their grid values")
+        if self.search is not None:
+            raise rule("search", "is not allowed in a sweep: declare the service's search on a job (one job runs "
+                                 "every trial), or a grid sweep of many jobs")
         for k, values in self.grid.items():
             if len({as_param(v) for v in values}) != len(values):
                 # true and "true" are the same parameter value on the wire
@@ -541,7 +562,7 @@ def _inside(tp: Any, part: Any) -> list[Any]:
     return []
 
 
-MODEL_NAMES = frozenset({"ObjectiveConfig", "CodeSource", "ObsConfig", "PoolConfig", "PoolCreate", "NetworkConfig", "EngineConfig", "SubscriptionConfig", "DatasetConfig",
+MODEL_NAMES = SEARCH_MODEL_NAMES | frozenset({"ObjectiveConfig", "CodeSource", "ObsConfig", "PoolConfig", "PoolCreate", "NetworkConfig", "EngineConfig", "SubscriptionConfig", "DatasetConfig",
                          "InputDataset", "NfsConfig", "JobEntry", "SweepConfig", "StackConfig"})
 
 

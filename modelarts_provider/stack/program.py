@@ -13,6 +13,7 @@ from ..code_upload.check import directory_failures
 from ..code_upload.manifest import Limits, source_of
 from ..training_job.args import TrainingJobArgs
 from ..training_job.check import failures_from
+from .search_config import SearchConfig
 from .config import (PROJECT, RETRY_ANNOTATION, JobEntry, ObjectiveConfig, ObsConfig, StackConfig,
                      StackConfigError, is_absolute_path)
 from .job_fields import maps_of
@@ -44,6 +45,7 @@ class JobPlan:
     sweep: str | None = None
     point: dict[str, Any] | None = None
     objective: ObjectiveConfig | None = None
+    search: SearchConfig | None = None  # the service's own search: one job runs every trial
 
 
 # Stands in for the id of a pool the stack creates until the pool exists (declare passes its output).
@@ -122,6 +124,8 @@ def job_args(cfg: StackConfig, job: JobEntry, out_dir: str, *, name: str | None,
     ]
     alg["outputs"] = [{"name": n, "obs_url": _rel_dir(obs, "outputs", v, out_dir)} for n, v in job.outputs.items()]
     alg["environments"] = {k: as_param(v) for k, v in job.environments.items()}
+    if job.search is not None:
+        alg["policies"] = {"auto_search": job.search.auto_search()}
 
     args: dict[str, Any] = {
         "name": name,
@@ -150,6 +154,8 @@ def config_keys(path: str, job: JobEntry) -> dict[str, str]:
     out = {"flavor_id": f"{PROJECT}:pools.{job.pool}.flavor", "algorithm.engine": f"{path}.engine"}
     if job.algorithm_id is not None:
         out["algorithm.id"] = f"{path}.algorithmId"
+    if job.search is not None:
+        out["algorithm.policies"] = f"{path}.search"
     return out
 
 
@@ -179,10 +185,12 @@ def _validate(path: str, raw: dict[str, Any]) -> TrainingJobArgs:
     derived = raw.get("name") is None and raw.get("adopt_job_id") is None
     # A derived name (resource name + random suffix) only exists at deploy time; validate the rest
     # with a stand-in of the same shape and hand the resource no name.
-    checked = {**raw, "name": "derived-name-000000"} if derived else raw
+    # The stand-in is marked derived, as the resource marks the name it derives (rules such as outputPerRun's
+    # need a derived name).
+    checked = {**raw, "name": "derived-name-000000", "derived_name": True} if derived else raw
     try:
         args = TrainingJobArgs.model_validate(checked)
-        return args.model_copy(update={"name": None}) if derived else args
+        return args.model_copy(update={"name": None, "derived_name": bool(raw.get("derived_name"))}) if derived else args
     except ValidationError as e:
         parts = [f"{path}.{_config_field(f.property)}: {_config_words(f.reason)}" for f in failures_from(e, raw)]
         raise StackConfigError("\n".join(f"invalid stack config: {p}" for p in parts)) from None  # one per line
@@ -220,7 +228,7 @@ def plan(cfg: StackConfig) -> list[JobPlan]:
         raw = {**job_args(cfg, job, home, name=job.name), "config_keys": config_keys(path, job)}
         plans.append(JobPlan(key, path, _validate(path, raw),
                              upload_of(cfg, job, home), tuple(job.moved_from), _created_pool(cfg, job),
-                             objective=job.objective))
+                             objective=job.objective, search=job.search))
     for sweep_key, sweep in cfg.sweeps.items():
         path = f"{PROJECT}:sweeps.{sweep_key}"
         for point_key, point in point_names(sweep_key, sweep.grid):

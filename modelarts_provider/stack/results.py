@@ -19,6 +19,8 @@ from typing import Any
 
 import pulumi
 
+from ..awaiting.searches import SearchStatus
+from ..awaiting.searches import export as search_export
 from ..results.table import Point, SweepObjective, collect
 from .config import StackConfig
 from .program import JobPlan
@@ -51,6 +53,20 @@ def build_objectives(plans: list[JobPlan], statuses: dict[str, Any] | None) -> d
             for p in plans if p.sweep is None and p.objective is not None}
 
 
+def build_searches(plans: list[JobPlan], statuses: dict[str, Any] | None, ids: dict[str, Any]) -> dict[str, Any]:
+    """`searches.<key>`: every trial of each search job and its best trial (awaiting/searches.py)."""
+    statuses = statuses or {}
+    out = {}
+    for p in plans:
+        if p.search is None:
+            continue
+        raw = (statuses.get(p.key) or {}).get("search")
+        search = SearchStatus.model_validate(raw) if isinstance(raw, dict) else None
+        objective = SweepObjective(name=p.search.objective.name, goal=p.search.objective.goal)
+        out[p.key] = {**search_export(objective, search, ids.get(p.key)), "algorithm": p.search.algorithm.name}
+    return out
+
+
 # The run history's fields (awaiting/history.py) under the export's names.
 RUN_FIELDS = {"job_id": "jobId", "job_name": "name", "parameters": "parameters", "phase": "phase",
               "objective": "objective", "output_path": "outputPath", "create_time": "createTime",
@@ -72,6 +88,11 @@ def export_results(cfg: StackConfig, plans: list[JobPlan], jobs: dict[str, Any],
         paths = pulumi.Output.from_input({k: jobs[k].output_path for k in keys})
         pulumi.export("sweeps", pulumi.Output.all(statuses, ids, paths).apply(
             lambda a: build(cfg, plans, a[0], a[1], a[2])))
+    searched = [p.key for p in plans if p.search is not None]
+    if searched:
+        ids = pulumi.Output.from_input({k: jobs[k].job_id for k in searched})
+        pulumi.export("searches", pulumi.Output.all(statuses, ids).apply(
+            lambda a: build_searches(plans, a[0], a[1])))
     if any(p.sweep is None and p.objective is not None for p in plans):
         pulumi.export("objectives", statuses.apply(lambda s: build_objectives(plans, s)))
     if waited is not None:

@@ -33,6 +33,7 @@ from ..client.errors import ModelArtsError
 from .check import Failure
 from .normalize import spec_of, try_canonical
 from .outputs import strip_outputs
+from .search_check import search_failures
 from ..core.unknowns import contains_unknown
 
 # How many known values a message lists when none is close.
@@ -67,6 +68,7 @@ class CatalogCache:
         self._flavors: frozenset[str] | None = None
         self._engines: tuple[EngineEntry, ...] | None = None
         self._algorithms: dict[str, bool] = {}
+        self._search: dict[str, dict[str, str]] | None = None
         self._unreadable: str | None = None
 
     def _read(self, what: str, fetch: Callable[[], Any]) -> Any:
@@ -103,6 +105,15 @@ class CatalogCache:
                 found = self._read("algorithms", lambda: self._client.get_algorithm(algorithm_id))
                 self._algorithms[algorithm_id] = found is not None
             return self._algorithms[algorithm_id]
+
+
+    def search_algorithms(self) -> dict[str, dict[str, str]]:
+        """{search algorithm: {parameter key: type}} (``GET search-algorithms``), read once."""
+        with self._lock:
+            if self._search is None:
+                page = self._read("search-algorithms", self._client.list_search_algorithms)
+                self._search = page.catalog()
+            return self._search
 
 
 def _short(err: Exception) -> str:
@@ -190,6 +201,8 @@ def catalog_failures(news: Mapping[str, Any], cache: CatalogCache) -> list[Failu
             shown = SECRET_SHOWN if name.secret("algorithm.id") else repr(alg_id)
             out.append(Failure(prop, f"{lead}unknown algorithm id {shown} in {cache.region}: algorithm "
                                      "management does not have it (ModelArts.2755 algorithm not found)"))
+        out += search_failures(alg, cache, name.keys.get("algorithm.policies"),
+                               secret=name.secret("algorithm.policies"))
     except CatalogUnreadable:
         pass  # noted once by the cache; the service checks at create
     return out

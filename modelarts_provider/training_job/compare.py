@@ -101,6 +101,15 @@ def _cmp_algorithm(args: TrainingJobArgs, alg: dict[str, Any], cmp: Any) -> None
     live_params = {p.get("name"): as_text(p.get("value")) for p in as_list(alg.get("parameters"))}
     for p in a.parameters:
         cmp(f"algorithm.parameters[{p.name}]", p.value, live_params.get(p.name))
+    if a.policies is not None and a.policies.auto_search is not None:
+        # the service's own search, in the one shape an import declares it (from_live.py)
+        from .from_live import auto_search_of, search_summary  # noqa: PLC0415 - from_live imports this module
+
+        declared = auto_search_of(a.policies.auto_search.model_dump(exclude_none=True))
+        live_policies = alg.get("policies") if isinstance(alg.get("policies"), dict) else {}
+        live = auto_search_of(live_policies.get("auto_search"))
+        if declared != live:
+            cmp("algorithm.policies.auto_search", search_summary(declared), search_summary(live) or "no search")
     live_env = alg.get("environments") or {}
     differing = sorted(k for k, v in a.environments.items() if live_env.get(k) != v)
     if differing:

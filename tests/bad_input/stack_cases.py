@@ -163,7 +163,7 @@ STACK_CASES: list[Case] = [
              'codeDir, bootFile, code, engine, image, command, parameters, inputs, outputs, environments, logs, '
              'autoStopHours, volumes, annotations, workingDir, localCodeDir, waitFor, waitTimeoutSeconds, '
              'pollIntervalSeconds, deleteTimeoutSeconds, deleteBeforeReplace, keepFinishedRuns, outputPerRun, '
-             'replaceFailed, adoptJobId, movedFrom, objective, retries)'),
+             'replaceFailed, adoptJobId, movedFrom, objective, retries, search)'),
          covers=()),
     Case("moved-from-a-declared-key", both(a("movedFrom", ["b"]), put((JOBS, "b"), job(name="bad-input-b"))),
          cfg("jobs.a.movedFrom: b is still declared: a job moves from a key that is no longer in jobs or sweeps"),
@@ -433,4 +433,111 @@ STACK_CASES += [
     Case("pool-create-poll-zero", own_pool(pollIntervalSeconds=0),
          cfg("pools.own.create.pollIntervalSeconds: must be greater than 0, not 0"),
          covers=((*OWN_POOL, "create", "pollIntervalSeconds"),)),
+]
+
+# --- the service's own hyperparameter search (a job's `search` entry) ---
+SEARCH_OK = {"objective": {"name": "acc", "regex": "acc=([0-9.]+)"},
+             "space": {"momentum": {"uniform": [0.5, 0.9]}}, "algorithm": {"name": "tpe_search"}}
+SEARCH = (JOBS, "a", "search")
+
+
+def search(*path: object, value: object) -> Mutation:
+    """jobs.a.search.<path> = value, on a valid search (setup)."""
+    return Mutation((((*SEARCH, *path), value),), setup=((SEARCH, SEARCH_OK),))
+
+
+def space(**entry: object) -> Mutation:
+    return search("space", "momentum", value=entry)
+
+
+STACK_CASES += [
+    Case("search-in-sweep", with_sweep(search=SEARCH_OK),
+         cfg("sweeps.s.search: is not allowed in a sweep: declare the service's search on a job (one job runs every trial), or a grid sweep of many jobs")),
+    Case("search-and-objective", a("waitFor", "completed") + a("objective", {"name": "a", "regex": "a=(1)"}) + a("search", SEARCH_OK),
+         cfg('jobs.a.objective: a job with a search is scored by search.objective: drop objective'),
+         covers=((JOBS, "a", "objective"), SEARCH)),
+    Case("search-not-a-map", a("search", "tpe"),
+         cfg("jobs.a.search: must be a map, not a string 'tpe'")),
+    Case("search-objective-missing", search("objective", value=DELETE),
+         cfg('jobs.a.search.objective: is required')),
+    Case("search-objective-name-empty", search("objective", "name", value=""),
+         cfg('jobs.a.search.objective.name: must not be empty')),
+    Case("search-regex-without-group", search("objective", "regex", value="acc=[0-9.]+"),
+         cfg("jobs.a.search.objective.regex: 'acc=[0-9.]+' needs exactly one group around the number, e.g. "
+             "accuracy=([0-9.]+); it has 0")),
+    Case("search-regex-does-not-compile", search("objective", "regex", value="acc=([0-9.]+"),
+         cfg("jobs.a.search.objective.regex: 'acc=([0-9.]+' is not a regular expression RE2 matches in linear time "
+             "(missing )); use RE2 syntax: groups, classes, repetitions, no backreferences or lookarounds")),
+    Case("search-regex-with-lookahead", search("objective", "regex", value="acc=(?=0)([0-9.]+)"),
+         cfg("jobs.a.search.objective.regex: 'acc=(?=0)([0-9.]+)' is not a regular expression RE2 matches in "
+             "linear time (invalid perl operator); use RE2 syntax: groups, classes, repetitions, no backreferences "
+             "or lookarounds")),
+    Case("search-goal-unknown", search("objective", "goal", value="up"),
+         cfg("jobs.a.search.objective.goal: must be max or min, not 'up'")),
+    Case("search-space-empty", search("space", value={}),
+         cfg('jobs.a.search.space: needs at least one parameter, e.g. lr: (loguniform: [0.0001, 0.1])')),
+    Case("search-space-bad-name", search("space", value={"l r": {"uniform": [0, 1]}}),
+         cfg("jobs.a.search.space.l r: 'l r' is not a valid name: letters, digits, '_', '.' and '-' only")),
+    Case("search-space-two-forms", space(uniform=[0.1, 0.2], choice=[1]),
+         cfg('jobs.a.search.space.momentum: set exactly one of uniform: [low, high], loguniform: [low, high], int: [low, high] or choice: [values]; found: uniform, choice'),
+         covers=((*SEARCH, "space", "momentum", "uniform"), (*SEARCH, "space", "momentum", "choice"))),
+    Case("search-space-no-form", space(points=4),
+         cfg('jobs.a.search.space.momentum: set exactly one of uniform: [low, high], loguniform: [low, high], int: [low, high] or choice: [values]; found: none'),
+         covers=((*SEARCH, "space", "momentum"),)),
+    Case("search-uniform-out-of-order", space(uniform=[0.9, 0.5]),
+         cfg('jobs.a.search.space.momentum.uniform: bounds are out of order: low 0.9 must be less than high 0.5'),
+         covers=((*SEARCH, "space", "momentum", "uniform"),)),
+    Case("search-uniform-one-bound", space(uniform=[0.5]),
+         cfg('jobs.a.search.space.momentum.uniform: needs two bounds [low, high], got 1'),
+         covers=((*SEARCH, "space", "momentum", "uniform"),)),
+    Case("search-loguniform-not-positive", space(loguniform=[0, 0.1]),
+         cfg('jobs.a.search.space.momentum.loguniform: bounds must be greater than 0 for a log scale, got low 0'),
+         covers=((*SEARCH, "space", "momentum", "loguniform"),)),
+    Case("search-loguniform-out-of-order", space(loguniform=[0.1, 0.001]),
+         cfg('jobs.a.search.space.momentum.loguniform: bounds are out of order: low 0.1 must be less than high 0.001'),
+         covers=((*SEARCH, "space", "momentum", "loguniform"),)),
+    Case("search-int-out-of-order", space(int=[4, 1]),
+         cfg('jobs.a.search.space.momentum.int: bounds are out of order: low 4 must be less than high 1'),
+         covers=((*SEARCH, "space", "momentum", "int"),)),
+    Case("search-int-not-whole", space(int=[1, 2.5]),
+         cfg('jobs.a.search.space.momentum.int: bounds must be whole numbers, got 1, 2.5'),
+         covers=((*SEARCH, "space", "momentum", "int"),)),
+    Case("search-int-with-points", space(int=[1, 4], points=3),
+         cfg('jobs.a.search.space.momentum.points: applies to uniform and loguniform ranges; an int range is every integer in it'),
+         covers=((*SEARCH, "space", "momentum", "points"),)),
+    Case("search-choice-empty", space(choice=[]),
+         cfg('jobs.a.search.space.momentum.choice: is empty: list at least one value'),
+         covers=((*SEARCH, "space", "momentum", "choice"),)),
+    Case("search-choice-repeated", space(choice=[1, "1"]),
+         cfg('jobs.a.search.space.momentum.choice: values must be distinct (as the parameter strings they become: 1, 1)'),
+         covers=((*SEARCH, "space", "momentum", "choice"),)),
+    Case("search-points-too-few", space(uniform=[0.1, 0.2], points=1),
+         cfg('jobs.a.search.space.momentum.points: must be at least 2, not 1'),
+         covers=((*SEARCH, "space", "momentum", "points"),)),
+    Case("search-param-also-fixed", search("space", value={"lr": {"uniform": [0.001, 0.1]}}),
+         cfg('jobs.a.search.space.lr: is also a fixed parameter: remove it from parameters or from the search space (a parameter is searched or fixed, not both)')),
+    Case("search-algorithm-name-missing", search("algorithm", "name", value=DELETE),
+         cfg('jobs.a.search.algorithm.name: is required')),
+    Case("search-algorithm-param-bad-value", search("algorithm", "params", value={"gamma": {"x": 1}}),
+         cfg('jobs.a.search.algorithm.params.gamma: must be a string, number, boolean or list, not a map')),
+    Case("search-algorithm-not-a-map", search("algorithm", value="tpe_search"),
+         cfg("jobs.a.search.algorithm: must be a map, not a string 'tpe_search'")),
+    Case("search-trials-zero", search("trials", value=0),
+         cfg('jobs.a.search.trials: must be at least 1, not 0')),
+    Case("search-trials-and-num-samples", search("trials", value=8) + search("algorithm", "params", value={"num_samples": 4}),
+         cfg("jobs.a.search.trials: is the algorithm's num_samples: set trials or algorithm.params.num_samples, not both"),
+         covers=((*SEARCH, "trials"),)),
+    Case("search-parallel-above-trials", search("trials", value=2) + search("parallel", value=4),
+         cfg('jobs.a.search.parallel: 4 trials at once is more than trials (2)'),
+         covers=((*SEARCH, "parallel"),)),
+    Case("search-skip-not-in-space", search("skip", value=["lr"]),
+         cfg("jobs.a.search.skip: lr is not in space (momentum): skip names searched parameters this job leaves "
+             "out (the script's default applies)")),
+    Case("search-skip-everything", search("skip", value=["momentum"]),
+         cfg("jobs.a.search.skip: leaves no parameter to search")),
+    Case("search-bayes-continuous-only", search("algorithm", value={"name": "bayes_opt_search"})
+         + search("space", "momentum", value={"choice": [0.5, 0.9]}),
+         cfg("jobs.a.search.space.momentum: bayes_opt_search searches continuous ranges only (uniform without "
+             "points); use tpe_search or anneal_search for int, loguniform, choice or points"),
+         covers=((*SEARCH, "space"),)),
 ]

@@ -71,8 +71,9 @@ def test_stack_output_json_is_pulumis_alone(tmp_path: Path) -> None:
     assert local_config.read_bytes() == before  # the stack's config file is not rewritten
 
 
-def _fake_pulumi(tmp_path: Path) -> dict[str, str]:
-    """A `pulumi` of the pinned version first on PATH (used as the user's own) that prints its arguments."""
+def _fake_pulumi(tmp_path: Path, then: str = "") -> dict[str, str]:
+    """A `pulumi` of the pinned version first on PATH (used as the user's own) that runs the Python lines `then`
+    (json and sys imported) and prints its arguments."""
     bindir = tmp_path / "fakebin"
     bindir.mkdir()
     fake = bindir / "pulumi"
@@ -80,7 +81,8 @@ def _fake_pulumi(tmp_path: Path) -> dict[str, str]:
         "#!/usr/bin/env python3\n"
         "import json, sys\n"
         f"if sys.argv[1:] == ['version']: print('v{PULUMI_VERSION}'); sys.exit(0)\n"
-        "print(json.dumps(sys.argv[1:]))\n"
+        + then
+        + "print(json.dumps(sys.argv[1:]))\n"
     )
     fake.chmod(0o755)
     env = _isolated_state_env(tmp_path / "state")

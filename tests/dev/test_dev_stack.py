@@ -14,27 +14,19 @@ import pytest
 
 from modelarts_emulator.config import DEFAULT_ACCESS_KEY, DEFAULT_PROJECT_ID, DEFAULT_SECRET_KEY
 from modelarts_provider.cli import pulumi_cli
-from tests.dev.test_dev import _dev, _isolated_state_env, _require_warm_setup
+from tests.dev.test_dev import _dev, _fake_pulumi, _isolated_state_env, _require_warm_setup
 from testkit.harness import PULUMI_VERSION, REPO_ROOT
 
 
 def _recording_pulumi(tmp_path: Path, missing_stacks: tuple[str, ...] = ()) -> tuple[dict[str, str], Path]:
     """A `pulumi` of the pinned version first on PATH that records every call (one JSON line each) and fails
     `stack select NAME` for the stacks named missing, as the real CLI does for a stack that does not exist."""
-    bindir, calls = tmp_path / "fakebin", tmp_path / "calls.jsonl"
-    bindir.mkdir()
-    fake = bindir / "pulumi"
-    fake.write_text(
-        "#!/usr/bin/env python3\n"
-        "import json, sys\n"
-        f"if sys.argv[1:] == ['version']: print('v{PULUMI_VERSION}'); sys.exit(0)\n"
+    calls = tmp_path / "calls.jsonl"
+    env = _fake_pulumi(
+        tmp_path,
         f"open({str(calls)!r}, 'a').write(json.dumps(sys.argv[1:]) + '\\n')\n"
         f"if sys.argv[1:3] == ['stack', 'select'] and sys.argv[3] in {list(missing_stacks)!r}:\n"
-        "    print('error: no stack named ' + sys.argv[3] + ' found', file=sys.stderr); sys.exit(255)\n"
-        "print(json.dumps(sys.argv[1:]))\n")
-    fake.chmod(0o755)
-    env = _isolated_state_env(tmp_path / "state")
-    env["PATH"] = f"{bindir}{os.pathsep}{env.get('PATH', '')}"
+        "    print('error: no stack named ' + sys.argv[3] + ' found', file=sys.stderr); sys.exit(255)\n")
     return env, calls
 
 
@@ -116,8 +108,8 @@ def test_a_missing_extra_is_named(monkeypatch: pytest.MonkeyPatch, capsys: pytes
 
 def test_status_and_logs_find_jobs_of_either_front_door() -> None:
     """The plugin's TrainingJob (YAML, TypeScript, SDKs: camelCase outputs) is a job for `status` and `logs` too."""
-    from modelarts_provider.cli.logs import PulumiCli, state_job
-    from modelarts_provider.cli.results import stack_jobs
+    from modelarts_provider.cli.stack_reader import PulumiCli, state_job
+    from modelarts_provider.cli.status import stack_jobs
 
     class Exported(PulumiCli):
         def json(self, *args: str) -> object:

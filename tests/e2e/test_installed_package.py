@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
+from testkit.faults import provider_config
 from testkit.harness import REPO_ROOT, Stack, engine_dir, pulumi_env
 
 pytestmark = pytest.mark.engine
@@ -103,9 +104,7 @@ def test_wheel_and_plugin_installed_outside_the_repository(tmp_path: Path, emu: 
     (project / "venv").symlink_to(venv)  # the template's `virtualenv: venv`, made as the user would
     st = Stack(workdir=project, name="test", env=env)
     st.run("stack", "init", "test", stack_flag=False)
-    st.set_all_config({"modelarts:region": "cn-north-4", "modelarts:projectId": emu.project_id,
-                       "modelarts:endpoint": emu.url, "modelarts:accessKey": emu.access_key},
-                      {"modelarts:secretKey": emu.secret_key})
+    st.set_all_config(*provider_config(emu))
     st.write_config({
         "modelarts-jobs:obs": {"main": {"bucket": "emulator-bucket"}},
         "modelarts-jobs:pools": {"cpu": {"flavor": CPU, "maxNodes": 2}},
@@ -133,9 +132,7 @@ def test_wheel_and_plugin_installed_outside_the_repository(tmp_path: Path, emu: 
         "outputs": {"jobId": "${train.jobId}", "phase": "${train.phase}"}}, sort_keys=False))
     ys = Stack(workdir=yaml_project, name="test", env=env)
     ys.run("stack", "init", "test", stack_flag=False)
-    ys.set_all_config({"modelarts:region": "cn-north-4", "modelarts:projectId": emu.project_id,
-                       "modelarts:endpoint": emu.url, "modelarts:accessKey": emu.access_key},
-                      {"modelarts:secretKey": emu.secret_key})
+    ys.set_all_config(*provider_config(emu))
     ys.up()
     out = ys.outputs()
     assert out["jobId"] in {j["metadata"]["id"] for j in emu.jobs()} and out["phase"] == "Creating", out  # no wait

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from testkit.faults import provider_config
 from testkit.harness import REPO_ROOT, Stack, engine_bin_dir, pulumi_env
 from testkit.plugin_program import PLUGIN_DIR
 
@@ -74,9 +75,7 @@ def test_python_sdk_generates_installs_and_runs(tmp_path: Path, emu: Any) -> Non
     env.update(PULUMI_RUNTIME_VIRTUALENV=str(venv), PATH=f"{venv / 'bin'}{os.pathsep}{env['PATH']}")
     prog = Stack(workdir=project, name="test", env=env)
     prog.run("stack", "init", "test", stack_flag=False)
-    prog.set_all_config({"modelarts:region": "cn-north-4", "modelarts:projectId": emu.project_id,
-                         "modelarts:endpoint": emu.url, "modelarts:accessKey": emu.access_key},
-                        {"modelarts:secretKey": emu.secret_key})
+    prog.set_all_config(*provider_config(emu))
     prog.up()
     out = prog.outputs()
     assert out["phases"] == {"train": "Running"} and out["jobId"] in {j["metadata"]["id"] for j in emu.jobs()}

@@ -11,37 +11,22 @@ from typing import Any
 
 import pytest
 
-from testkit.faults import PROJECT, job, job_stack, output_of, update_config
-
-FLAVOR = "modelarts.vm.gpu.tnt004"
-
+from testkit.faults import PROJECT, job, job_stack, output_of, own_pool, pool_emulator, pools_of, update_config
 
 @pytest.fixture
 def emu(tmp_path: Path, pulumi_engine: Path) -> Any:
-    from modelarts_emulator.testing import running_emulator
-
-    with running_emulator(tmp_path / "emulator", phase_seconds=0.2, run_seconds=2, network_seconds=0.3,
-                          pool_seconds=1.0) as e:
+    with pool_emulator(tmp_path / "emulator", pool_seconds=1.0) as e:
         yield e
-
-
-def _pools(nodes: int) -> dict[str, Any]:
-    return {"own": {"create": {"flavor": FLAVOR, "nodes": nodes, "network": "main", "pollIntervalSeconds": 0.2,
-                               "timeoutSeconds": 60}}}
-
-
-def _pool_items(emu: Any) -> list[dict[str, Any]]:
-    return [p for p in emu.pools()["items"] if p["kind"] == "Pool"]
 
 
 def test_network_pool_and_jobs_up_scale_destroy(tmp_path: Path, emu: Any) -> None:
     jobs = {k: job(pool="own", nodes=2, waitFor="completed") for k in ("a", "b")}
-    st = job_stack(tmp_path / "stack", emu, jobs=jobs, pools=_pools(2))
+    st = job_stack(tmp_path / "stack", emu, jobs=jobs, pools=own_pool(2, timeout_seconds=60))
     update_config(st, {f"{PROJECT}:networks": {"main": {}}})
 
     up = output_of(st.up())
     assert "Running: 2/2 nodes available" in up, up
-    (pool,) = _pool_items(emu)
+    (pool,) = pools_of(emu)
     pool_name = pool["metadata"]["name"]
     assert pool["status"]["phase"] == "Running" and pool["metadata"]["labels"]["os.modelarts/name"].startswith("own-")
     ran = {j["metadata"]["name"][:1]: j for j in emu.jobs()}
@@ -55,11 +40,11 @@ def test_network_pool_and_jobs_up_scale_destroy(tmp_path: Path, emu: Any) -> Non
     st.up()
     assert emu.counters()["total"] == before, "an unchanged stack makes no API call"
 
-    update_config(st, {f"{PROJECT}:pools": _pools(3)})
+    update_config(st, {f"{PROJECT}:pools": own_pool(3, timeout_seconds=60)})
     scaled = output_of(st.up())
     assert "scaling modelarts.vm.gpu.tnt004 2 -> 3" in scaled and "Running: 3/3 nodes available" in scaled, scaled
     assert "network-main updat" not in scaled and "replac" not in scaled, scaled  # the pool alone, in place
-    (pool,) = _pool_items(emu)
+    (pool,) = pools_of(emu)
     assert pool["metadata"]["name"] == pool_name and pool["spec"]["resources"][0]["count"] == 3  # in place
     assert sum(x["count"] for x in pool["status"]["resources"]["available"]) == 3
 
@@ -76,5 +61,5 @@ def test_network_pool_and_jobs_up_scale_destroy(tmp_path: Path, emu: Any) -> Non
     assert failed.returncode != 0, text
     assert "is Abnormal: Insufficient GPU capacity in cn-north-4a." in text, text
     assert "was deleted, not left billing" in text, text
-    assert all(p["gone"] or p["metadata"].get("deletionTimestamp") for p in _pool_items(emu))
+    assert all(p["gone"] or p["metadata"].get("deletionTimestamp") for p in pools_of(emu))
     assert emu.jobs() == [], "no job was submitted to a pool that never became usable"

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from testkit.harness import REPO_ROOT, Stack, new_stack
-from testkit.faults import up_advancing
+from testkit.faults import provider_config, up_advancing
 
 ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator catalog
 CPU = "modelarts.vm.cpu.2u"
@@ -53,10 +53,8 @@ def stack_config(jobs: dict[str, Any], sweeps: dict[str, Any] | None = None) -> 
 
 
 def make_stack(tmp_path: Path, emu: Any, jobs: dict[str, Any], sweeps: dict[str, Any] | None = None) -> Stack:
-    st = new_stack(tmp_path, REPO_ROOT, config={
-        "modelarts:region": "cn-north-4", "modelarts:projectId": emu.project_id,
-        "modelarts:endpoint": emu.url, "modelarts:accessKey": emu.access_key,
-    }, secrets={"modelarts:secretKey": emu.secret_key})
+    plain, secrets = provider_config(emu)
+    st = new_stack(tmp_path, REPO_ROOT, config=plain, secrets=secrets)
     st.write_config(stack_config(jobs, sweeps))
     return st
 
@@ -288,7 +286,8 @@ def _run_local_stack(tmp_path: Path, emu: Any, obs: Any) -> None:
     st.write_config({k: v for k, v in cfg.items() if k.startswith("modelarts-jobs:")})
     st.preview()  # first preview: derived names are still unknown, check must accept them
     c = emu.counters()  # and it reads the service's catalogs once each, nothing else (catalog_check.py)
-    assert c["total"] == c["flavors"] + c["engines"] + c["algorithm"] and c["flavors"] == c["engines"] == 1
+    assert c["total"] == c["flavors"] + c["engines"] + c["algorithm"] + c.get("search_algorithms", 0)
+    assert c["flavors"] == c["engines"] == 1 and c.get("search_algorithms") == 1  # the tune job's search
     st.up()
     out = outputs_jobs(st)
     declared = len(cfg["modelarts-jobs:jobs"]) + 4  # 2x2 sweep
@@ -298,10 +297,14 @@ def _run_local_stack(tmp_path: Path, emu: Any, obs: Any) -> None:
     own_code = [k for k in out if "code" in cfg["modelarts-jobs:jobs"].get(k, {})] + [
         k for k in out for sweep, spec in cfg["modelarts-jobs:sweeps"].items()
         if "code" in spec and k.startswith(f"{sweep}-")]
-    assert len(own_code) == 5 and all(out[k]["phase"] == "Completed" for k in own_code)
+    assert len(own_code) == 6 and all(out[k]["phase"] == "Completed" for k in own_code)
     models = [o["Key"] for o in obs.client().list_objects_v2(Bucket="emulator-bucket", Prefix="outputs/")["Contents"]
               if o["Key"].endswith("/model.npz")]
-    assert len(models) == 5, models  # resnet and the four sweep points each wrote theirs
+    plain = [m for m in models if not m.startswith("outputs/tune/")]
+    assert len(plain) == 5, models  # resnet and the four sweep points each wrote theirs
+    search = st.outputs()["searches"]["tune"]  # the service's own search: 8 trials, the best exported
+    assert len(search["trials"]) == 8 and search["best"] is not None, search
+    assert search["best"]["reward"] == max(t["reward"] for t in search["trials"] if t["reward"] is not None)
     st.destroy()
     assert emu.jobs() == []
     assert_no_plaintext_secrets(st, emu)

@@ -7,22 +7,26 @@ from __future__ import annotations
 
 import pytest
 
-from modelarts_emulator.testing import RunningEmulator, running_emulator
-from tests.emulator.helpers import HELD, Api
+from huaweicloudsdkcore.auth.credentials import BasicCredentials
+from huaweicloudsdkcore.http.http_config import HttpConfig
+from huaweicloudsdkmodelarts.v1 import ModelArtsClient
 
+from modelarts_emulator.testing import RunningEmulator
+from tests.emulator.helpers import Api
 
-@pytest.fixture(scope="module")
-def module_emu(tmp_path_factory) -> RunningEmulator:
-    with running_emulator(tmp_path_factory.mktemp("emu"), **HELD) as emu:
-        yield emu
-
-
-@pytest.fixture
-def emu(module_emu: RunningEmulator) -> RunningEmulator:
-    module_emu.reset()
-    return module_emu
+# `module_emu` and `emu` (one emulator per module, HELD times, reset per test) come from tests/conftest.py.
 
 
 @pytest.fixture
 def api(emu: RunningEmulator) -> Api:
     return Api(emu)
+
+
+@pytest.fixture
+def sdk(emu: RunningEmulator) -> ModelArtsClient:
+    """The official SDK's v1 client (pools, networks) signed with the emulator's AK/SK."""
+    config = HttpConfig.get_default_config()
+    config.ignore_ssl_verification = True
+    return (ModelArtsClient.new_builder()
+            .with_credentials(BasicCredentials(emu.access_key, emu.secret_key, emu.project_id))
+            .with_endpoint(emu.url).with_http_config(config).build())

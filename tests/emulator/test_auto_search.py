@@ -10,13 +10,10 @@ import copy
 import re
 
 import pytest
-from huaweicloudsdkcore.auth.credentials import BasicCredentials
 from huaweicloudsdkcore.exceptions.exceptions import ClientRequestException
-from huaweicloudsdkcore.http.http_config import HttpConfig
 from huaweicloudsdkmodelarts.v1 import ModelArtsClient
 from huaweicloudsdkmodelarts.v1 import model as m
 
-from modelarts_emulator.testing import RunningEmulator
 from tests.emulator.helpers import Api, minimal_job
 
 SEARCH = {
@@ -34,15 +31,6 @@ def search_job(name: str = "search-1", search: dict | None = None) -> dict:
     body = minimal_job(name)
     body["algorithm"]["policies"] = {"auto_search": copy.deepcopy(search or SEARCH)}
     return body
-
-
-@pytest.fixture
-def sdk(emu: RunningEmulator) -> ModelArtsClient:
-    config = HttpConfig.get_default_config()
-    config.ignore_ssl_verification = True
-    return (ModelArtsClient.new_builder()
-            .with_credentials(BasicCredentials(emu.access_key, emu.secret_key, emu.project_id))
-            .with_endpoint(emu.url).with_http_config(config).build())
 
 
 def _table(items) -> list[dict]:

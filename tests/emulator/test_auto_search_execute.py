@@ -8,7 +8,6 @@ from __future__ import annotations
 import ast
 import os
 import re
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from huaweicloudsdkmodelarts.v1 import ModelArtsClient
 from huaweicloudsdkmodelarts.v1 import model as m
 
 from modelarts_emulator.testing import RunningEmulator, running_emulator
+from testkit.faults import wait_until
 from tests.emulator.helpers import Api
 
 BUCKET = "search-bucket"
@@ -105,15 +105,8 @@ def _trials(sdk: ModelArtsClient, job_id: str) -> list[dict[str, Any]]:
     return rows
 
 
-def _wait(check, timeout: float = 60.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        got = check()
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out")
-        time.sleep(0.1)
+def _wait(check: Any, timeout: float = 60.0) -> Any:
+    return wait_until(check, timeout, every=0.1, what="the search")
 
 
 def test_each_trial_runs_the_script_and_the_best_by_the_logs_is_reported(api: Api, sdk: ModelArtsClient) -> None:

@@ -58,12 +58,17 @@ def _otc(body: dict) -> dict:
     return eval(text)  # noqa: S307 - our own literal
 
 
-@pytest.mark.parametrize("edition", ["huaweicloud", "otc"])
-def test_example_1_free_flavor_algorithm_id(api, edition):
-    body = EXAMPLE_1 if edition == "huaweicloud" else _otc(EXAMPLE_1)
+def _created(api, example: dict, edition: str) -> tuple[dict, dict]:
+    """The documented example in that cloud's edition, and the job the emulator answers (201) to it."""
+    body = example if edition == "huaweicloud" else _otc(example)
     r = api.create(copy.deepcopy(body))
     assert r.status_code == 201, r.text
-    job = r.json()
+    return body, r.json()
+
+
+@pytest.mark.parametrize("edition", ["huaweicloud", "otc"])
+def test_example_1_free_flavor_algorithm_id(api, edition):
+    body, job = _created(api, EXAMPLE_1, edition)
     assert job["kind"] == "job"
     meta = job["metadata"]
     assert meta["name"] == "TestModelArtsJob" and meta["description"] == "This is a ModelArts job"
@@ -105,10 +110,7 @@ def test_example_1_free_flavor_algorithm_id(api, edition):
 
 @pytest.mark.parametrize("edition", ["huaweicloud", "otc"])
 def test_example_2_custom_image_dedicated_pool_nfs(api, edition):
-    body = EXAMPLE_2 if edition == "huaweicloud" else _otc(EXAMPLE_2)
-    r = api.create(copy.deepcopy(body))
-    assert r.status_code == 201, r.text
-    job = r.json()
+    body, job = _created(api, EXAMPLE_2, edition)
     alg = job["algorithm"]
     assert alg["engine"] == {"image_url": "xxxxxxxx/fastseq:1.2"}
     assert alg["command"] == "cd /home/ma-user/ddp_demo && sh run_ddp.sh"

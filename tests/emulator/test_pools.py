@@ -7,13 +7,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from huaweicloudsdkcore.auth.credentials import BasicCredentials
 from huaweicloudsdkcore.exceptions.exceptions import ClientRequestException
-from huaweicloudsdkcore.http.http_config import HttpConfig
 from huaweicloudsdkmodelarts.v1 import ModelArtsClient
 from huaweicloudsdkmodelarts.v1 import model as m
 
-from modelarts_emulator.testing import RunningEmulator, running_emulator
+from modelarts_emulator.testing import RunningEmulator
 from tests.emulator.helpers import Api, minimal_job
 
 # Held phases: nothing moves unless the test moves the clock.
@@ -22,18 +20,8 @@ FLAVOR = "modelarts.vm.gpu.tnt004"
 
 
 @pytest.fixture(scope="module")
-def module_emu(tmp_path_factory) -> RunningEmulator:  # tests/emulator/conftest.py's `emu` resets it per test
-    with running_emulator(tmp_path_factory.mktemp("pools"), **TIMES) as emu:
-        yield emu
-
-
-@pytest.fixture
-def sdk(emu: RunningEmulator) -> ModelArtsClient:
-    config = HttpConfig.get_default_config()
-    config.ignore_ssl_verification = True
-    return (ModelArtsClient.new_builder()
-            .with_credentials(BasicCredentials(emu.access_key, emu.secret_key, emu.project_id))
-            .with_endpoint(emu.url).with_http_config(config).build())
+def emulator_times() -> dict[str, float]:  # tests/conftest.py's module_emu runs with these
+    return TIMES
 
 
 def _network(sdk: ModelArtsClient, name: str = "net-main") -> str:

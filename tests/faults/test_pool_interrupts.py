@@ -12,28 +12,14 @@ from typing import Any
 
 import pytest
 
-from testkit.faults import PROJECT, Background, job_stack, output_of, reap, update_config, wait_until
-
-FLAVOR = "modelarts.vm.gpu.tnt004"
-
+from testkit.faults import (PROJECT, Background, job_stack, output_of, own_pool, pool_emulator, pools_of, reap,
+                            update_config, wait_until)
 
 @pytest.fixture
 def emu(tmp_path: Path, pulumi_engine: Path) -> Any:
-    from modelarts_emulator.testing import running_emulator
-
     # nodes take 600 s of the emulator's clock: the up waits on them until the test moves the clock
-    with running_emulator(tmp_path / "emulator", phase_seconds=0.2, run_seconds=2, network_seconds=0.3,
-                          pool_seconds=600) as e:
+    with pool_emulator(tmp_path / "emulator", pool_seconds=600) as e:
         yield e
-
-
-def _pools(nodes: int) -> dict[str, Any]:
-    return {"own": {"create": {"flavor": FLAVOR, "nodes": nodes, "network": "main", "pollIntervalSeconds": 0.2,
-                               "timeoutSeconds": 3600}}}
-
-
-def _live_pools(emu: Any) -> list[dict[str, Any]]:
-    return [p for p in emu.pools()["items"] if p["kind"] == "Pool" and not p["gone"]]
 
 
 def _killed_during_node_wait(st: Any, emu: Any, log: Path) -> None:
@@ -42,7 +28,7 @@ def _killed_during_node_wait(st: Any, emu: Any, log: Path) -> None:
     bg = Background(st, "up", "--yes", "--skip-preview", log=log)
     tree: dict[int, bytes] = {}
     try:
-        wait_until(lambda: _live_pools(emu) or bg.proc.poll() is not None, 120, what="the pool's create")
+        wait_until(lambda: pools_of(emu, live=True) or bg.proc.poll() is not None, 120, what="the pool's create")
         wait_until(lambda: "waiting for" in bg.output or bg.proc.poll() is not None, 60, what="the node wait")
         assert bg.proc.poll() is None, bg.output
         tree = bg.tree()
@@ -54,14 +40,14 @@ def _killed_during_node_wait(st: Any, emu: Any, log: Path) -> None:
 
 
 def test_killed_up_then_another_node_count_then_destroy(tmp_path: Path, emu: Any) -> None:
-    st = job_stack(tmp_path / "stack", emu, jobs={}, pools=_pools(2))
+    st = job_stack(tmp_path / "stack", emu, jobs={}, pools=own_pool(2, timeout_seconds=3600))
     update_config(st, {f"{PROJECT}:networks": {"main": {}}})
 
     _killed_during_node_wait(st, emu, tmp_path / "up1.log")
-    (orphan,) = _live_pools(emu)  # billing, in no state
+    (orphan,) = pools_of(emu, live=True)  # billing, in no state
     emu.advance(700)  # its two nodes are up by now
 
-    update_config(st, {f"{PROJECT}:pools": _pools(3)})
+    update_config(st, {f"{PROJECT}:pools": own_pool(3, timeout_seconds=3600)})
     bg = Background(st, "up", "--yes", "--skip-preview", log=tmp_path / "up2.log")
     wait_until(lambda: "taken over and scaled" in bg.output or bg.proc.poll() is not None, 120,
                what="the takeover")
@@ -69,18 +55,18 @@ def test_killed_up_then_another_node_count_then_destroy(tmp_path: Path, emu: Any
     code = bg.wait(120)
     assert code == 0, bg.output
     assert "2 -> 3" in bg.output, bg.output
-    (pool,) = _live_pools(emu)
+    (pool,) = pools_of(emu, live=True)
     assert pool["metadata"]["name"] == orphan["metadata"]["name"] and pool["spec"]["resources"][0]["count"] == 3
 
     st.destroy()
     assert all(item["gone"] or item["metadata"].get("deletionTimestamp") for item in emu.pools()["items"])
 
     # killed again, then destroy at once: the pool no state holds goes before the network, none is left
-    update_config(st, {f"{PROJECT}:pools": _pools(1)})
+    update_config(st, {f"{PROJECT}:pools": own_pool(1, timeout_seconds=3600)})
     _killed_during_node_wait(st, emu, tmp_path / "up3.log")
-    assert len(_live_pools(emu)) == 1
+    assert len(pools_of(emu, live=True)) == 1
     out = output_of(st.destroy())
-    assert _live_pools(emu) == [], out
+    assert pools_of(emu, live=True) == [], out
     deletes = [e["kind"] for e in emu.pools()["events"] if e["action"] == "delete"]
     assert deletes[-2:] == ["pool", "network"], deletes
     assert all(item["gone"] or item["metadata"].get("deletionTimestamp") for item in emu.pools()["items"])

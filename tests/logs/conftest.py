@@ -11,28 +11,18 @@ from typing import Any, Callable
 
 import pytest
 
-from modelarts_emulator.testing import RunningEmulator, running_emulator
-from tests.emulator.helpers import wait_phase  # noqa: F401 - the log tests import it from here
+from modelarts_emulator.testing import RunningEmulator
+from tests.emulator.helpers import HELD, wait_phase  # noqa: F401 - the log tests import them from here
 from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient, TrainingJob
 
 ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator catalog
 CPU = "modelarts.vm.cpu.2u"
 SECRET_ENV_VALUE = "sk-live-do-not-print-4242"  # a secret-looking env var's value: never shown
-HELD = {"phase_seconds": 30, "run_seconds": 60}
 STARTED = 2 * HELD["phase_seconds"]  # a clock step from Creating to Running
 FINISHED = STARTED + HELD["run_seconds"] + 1  # a clock step that ends every job (but hanging ones)
 
 
-@pytest.fixture(scope="module")
-def module_emu(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningEmulator]:
-    with running_emulator(tmp_path_factory.mktemp("emu"), **HELD) as emu:
-        yield emu
-
-
-@pytest.fixture
-def emu(module_emu: RunningEmulator) -> RunningEmulator:
-    module_emu.reset()
-    return module_emu
+# `module_emu` and `emu` (one emulator per module, HELD times, reset per test) come from tests/conftest.py.
 
 
 def client_for(emu: RunningEmulator, **over: Any) -> ModelArtsClient:

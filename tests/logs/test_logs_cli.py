@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 
 from modelarts_provider.client.models import TaskLogPreview
-from modelarts_provider.cli.logs import JobRef, LogFollower, LogsError, find_job, successor
+from modelarts_provider.cli.logs import LogFollower
+from modelarts_provider.cli.stack_reader import JobRef, LogsError, find_job, successor
+from testkit.fake_pulumi import FakePulumi
 from testkit.harness import REPO_ROOT, Stack
 from tests.e2e.test_training_jobs import job, make_stack
 
@@ -138,16 +140,6 @@ def _follow_stepping(st: Stack, emu: Any, err: Path, steps: dict[str, float]) ->
 # --- parts ---------------------------------------------------------------------------------------------
 
 
-class FakePulumi:
-    stack = "s"
-
-    def __init__(self, outputs: Any, export: Any) -> None:
-        self.docs = {"output": outputs, "export": export}
-
-    def json(self, *args: str) -> Any:
-        return self.docs[args[1]]
-
-
 def test_find_job_in_outputs_then_state() -> None:
     outputs = {"jobs": {"a": {"id": "id-a", "name": "job-a", "phase": "Running", "outputPath": "obs://b/"}}}
     export = {"deployment": {"resources": [
@@ -160,13 +152,13 @@ def test_find_job_in_outputs_then_state() -> None:
         {"urn": "urn:pulumi:s::p::random:index/randomString:RandomString::x", "type": "random:index/randomString:RandomString",
          "outputs": {"job_id": "not-a-job"}},
     ]}}
-    p: Any = FakePulumi(outputs, export)
+    p: Any = FakePulumi(outputs, export, stack="s")
     assert find_job(p, "a") == JobRef("id-a", "a (job-a)", "a") == find_job(p, "job-a")
     assert find_job(p, "b") == JobRef("id-b", "b (job-b)", "b") == find_job(p, "job-b")
     assert find_job(p, "old") == JobRef("id-old", "old (job-old)", "old")
     with pytest.raises(LogsError, match=r"no job 'c' in stack s \(its jobs: a, b, old\)"):
         find_job(p, "c")
-    assert find_job(FakePulumi({}, export), "b").id == "id-b"  # no exports at all (a failed first up)
+    assert find_job(FakePulumi({}, export, stack="s"), "b").id == "id-b"  # no exports at all (a failed first up)
 
 
 def _state(job_id: str, name: str) -> Any:
@@ -179,7 +171,7 @@ class ReplacingPulumi(FakePulumi):
     """A stack whose state points the key at the replacing job from the `export` call number `after` on."""
 
     def __init__(self, after: int) -> None:
-        super().__init__({}, _state("id-old", "a-old"))
+        super().__init__({}, _state("id-old", "a-old"), stack="s")
         self.after, self.exports = after, 0
 
     def json(self, *args: str) -> Any:

@@ -6,20 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from modelarts_provider.cli.logs import JobRef, find_job
-from modelarts_provider.cli.results import stack_jobs, sweep_results
+from modelarts_provider.cli.results import sweep_results
+from modelarts_provider.cli.stack_reader import JobRef, find_job
+from modelarts_provider.cli.status import stack_jobs
+from testkit.fake_pulumi import FakePulumi
 
 URN = "urn:pulumi:dev::proj::modelarts:index:{}::{}"
-
-
-class FakePulumi:
-    stack = "dev"
-
-    def __init__(self, outputs: Any, export: Any) -> None:
-        self.docs = {"output": outputs, "export": export}
-
-    def json(self, *args: str) -> Any:
-        return self.docs[args[1]]
 
 
 def _job(key: str, job_id: str, phase: str) -> dict[str, Any]:

@@ -18,11 +18,10 @@ from typing import Any
 import pytest
 
 from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient
-from modelarts_provider.core.provider_config import resolve_settings
+from testkit.providers import job_provider_on
 from modelarts_provider.stack.config import StackConfig
 from modelarts_provider.stack.program import plan
 from modelarts_provider.training_job.check import check_inputs
-from modelarts_provider.training_job.provider import TrainingJobProvider
 
 from .common import job_inputs
 
@@ -52,14 +51,7 @@ def _client(emu: Any, *, endpoint: str | None = None, secret_key: str | None = N
         credentials=AkSkCredentials(access_key=emu.access_key, secret_key=secret_key or emu.secret_key)))
 
 
-def _provider(client: ModelArtsClient) -> TrainingJobProvider:
-    """A provider on its own client (its own catalog cache), configured for the emulator."""
-    p = TrainingJobProvider()
-    s = client.settings
-    p._settings = resolve_settings({"region": s.region, "projectId": s.project_id, "endpoint": s.endpoint,
-                                    "accessKey": "AK", "secretKey": "SK"}.get, {})
-    p._api = lambda: client  # type: ignore[method-assign]
-    return p
+_provider = job_provider_on  # a provider on its own client (its own catalog cache)
 
 
 def _catalog_calls(emu: Any) -> dict[str, int]:

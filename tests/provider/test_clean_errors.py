@@ -28,13 +28,19 @@ def _handler(behavior: Any) -> Any:
     return grpc.unary_unary_rpc_method_handler(behavior, request_deserializer=None, response_serializer=None)
 
 
+def _called(behavior: Any, raises: type[BaseException]) -> Context:
+    """Call `behavior` wrapped by clean_errors; it raises `raises`; the context it answered on."""
+    ctx = Context()
+    with pytest.raises(raises):
+        clean_errors(_handler(behavior)).unary_unary(object(), ctx)
+    return ctx
+
+
 def test_our_error_is_answered_with_its_own_message() -> None:
     def create(_request: Any, _context: Any) -> Any:
         raise ProviderError("pool own: not usable after 60 s (Creating: 0/2 nodes available)")
 
-    ctx = Context()
-    with pytest.raises(Aborted):
-        clean_errors(_handler(create)).unary_unary(object(), ctx)
+    ctx = _called(create, Aborted)
     assert ctx.aborted == (grpc.StatusCode.UNKNOWN, "pool own: not usable after 60 s (Creating: 0/2 nodes available)")
 
 
@@ -42,9 +48,7 @@ def test_an_unexpected_exception_and_an_answer_pass_through() -> None:
     def broken(_request: Any, _context: Any) -> Any:
         raise KeyError("x")
 
-    ctx = Context()
-    with pytest.raises(KeyError):
-        clean_errors(_handler(broken)).unary_unary(object(), ctx)
+    ctx = _called(broken, KeyError)
     assert ctx.aborted is None
     wrapped = clean_errors(_handler(lambda r, c: "answer"))
     assert wrapped.unary_unary(object(), ctx) == "answer"

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from modelarts_emulator.testing import RunningEmulator, running_emulator
+from modelarts_emulator.testing import RunningEmulator
 from modelarts_provider.network.provider import NetworkProvider
 from modelarts_provider.core.provider_base import ProviderError
 from modelarts_provider.core.provider_config import resolve_settings
@@ -22,16 +22,8 @@ FLAVOR = "modelarts.vm.gpu.tnt004"
 
 
 @pytest.fixture(scope="module")
-def module_emu(tmp_path_factory) -> RunningEmulator:
-    with running_emulator(tmp_path_factory.mktemp("pools"), phase_seconds=0.2, run_seconds=1,
-                          network_seconds=0.2, pool_seconds=0.6) as emu:
-        yield emu
-
-
-@pytest.fixture
-def emu(module_emu: RunningEmulator) -> RunningEmulator:
-    module_emu.reset()
-    return module_emu
+def emulator_times() -> dict[str, float]:  # tests/conftest.py's module_emu (reset per test) runs with these
+    return {"phase_seconds": 0.2, "run_seconds": 1, "network_seconds": 0.2, "pool_seconds": 0.6}
 
 
 def _configured(cls: type, emu: RunningEmulator) -> Any:

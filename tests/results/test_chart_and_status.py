@@ -8,7 +8,7 @@ from typing import Any, Iterator
 
 from modelarts_provider.client.models import TrainingJob
 from modelarts_provider.results.chart import write_chart
-from modelarts_provider.cli.results import live_views, status_lines
+from modelarts_provider.cli.status import live_views, status_lines
 from modelarts_provider.results.table import Point, SweepObjective, collect
 from modelarts_provider.stack.config import parse
 from modelarts_provider.stack.program import plan

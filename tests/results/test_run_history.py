@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from modelarts_provider.cli.logs import LogsError
+from modelarts_provider.cli.stack_reader import LogsError
 from modelarts_provider.cli import results as cli
 from modelarts_provider.results.history import history_lines
 from modelarts_provider.stack.results import build_runs
