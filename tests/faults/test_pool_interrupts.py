@@ -28,7 +28,7 @@ def _killed_during_node_wait(st: Any, emu: Any, log: Path) -> None:
     bg = Background(st, "up", "--yes", "--skip-preview", log=log)
     tree: dict[int, bytes] = {}
     try:
-        wait_until(lambda: pools_of(emu, live=True) or bg.proc.poll() is not None, 120, what="the pool's create")
+        wait_until(lambda: pools_of(emu, live=True) or bg.proc.poll() is not None, 300, what="the pool's create")
         wait_until(lambda: "waiting for" in bg.output or bg.proc.poll() is not None, 60, what="the node wait")
         assert bg.proc.poll() is None, bg.output
         tree = bg.tree()
@@ -49,10 +49,10 @@ def test_killed_up_then_another_node_count_then_destroy(tmp_path: Path, emu: Any
 
     update_config(st, {f"{PROJECT}:pools": own_pool(3, timeout_seconds=3600)})
     bg = Background(st, "up", "--yes", "--skip-preview", log=tmp_path / "up2.log")
-    wait_until(lambda: "taken over and scaled" in bg.output or bg.proc.poll() is not None, 120,
+    wait_until(lambda: "taken over and scaled" in bg.output or bg.proc.poll() is not None, 300,
                what="the takeover")
     emu.advance(700)  # the third node
-    code = bg.wait(120)
+    code = bg.wait(300)
     assert code == 0, bg.output
     assert "2 -> 3" in bg.output, bg.output
     (pool,) = pools_of(emu, live=True)
@@ -82,7 +82,7 @@ def test_killed_during_the_network_wait_then_another_cidr_replaces_it(tmp_path: 
         bg = Background(st, "up", "--yes", "--skip-preview", log=tmp_path / "up1.log")
         tree: dict[int, bytes] = {}
         try:
-            wait_until(lambda: "waiting until Active" in bg.output or bg.proc.poll() is not None, 120,
+            wait_until(lambda: "waiting until Active" in bg.output or bg.proc.poll() is not None, 300,
                        what="the network's wait")
             assert bg.proc.poll() is None, bg.output
             tree = bg.tree()
@@ -97,10 +97,10 @@ def test_killed_during_the_network_wait_then_another_cidr_replaces_it(tmp_path: 
         # the next up declares another CIDR: our earlier network is compared, replaced, never adopted as it is
         update_config(st, {f"{PROJECT}:networks": {"main": {"cidr": "10.10.0.0/16"}}})
         bg = Background(st, "up", "--yes", "--skip-preview", log=tmp_path / "up2.log")
-        wait_until(lambda: "waiting until Active" in bg.output or bg.proc.poll() is not None, 120,
+        wait_until(lambda: "waiting until Active" in bg.output or bg.proc.poll() is not None, 300,
                    what="the new network's wait")
         emu.advance(700)
-        assert bg.wait(120) == 0, bg.output
+        assert bg.wait(300) == 0, bg.output
         assert "cidr 192.168.128.0/17 -> 10.10.0.0/16" in bg.output, bg.output
         live = [n for n in emu.pools()["items"] if n["kind"] == "Network" and not n["gone"]]
         assert [n["spec"]["cidr"] for n in live] == ["10.10.0.0/16"], live
