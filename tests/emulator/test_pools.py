@@ -11,7 +11,6 @@ from huaweicloudsdkcore.exceptions.exceptions import ClientRequestException
 from huaweicloudsdkmodelarts.v1 import ModelArtsClient
 from huaweicloudsdkmodelarts.v1 import model as m
 
-from modelarts_emulator.testing import RunningEmulator
 from tests.emulator.helpers import Api, minimal_job
 
 # Held phases: nothing moves unless the test moves the clock.
