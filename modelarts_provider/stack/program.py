@@ -140,7 +140,7 @@ def job_args(cfg: StackConfig, job: JobEntry, out_dir: str, *, name: str | None,
         if not sub:
             args[top] = value
         elif value is not None:  # a nested argument is left out rather than sent as null
-            alg[sub] = value
+            args[top][sub] = value  # its parent (algorithm) is built above
     if job.logs and obs is not None and obs.logs is not None:
         args["log_export_path"] = {"obs_url": obs.url(obs.logs, out_dir)}
     if job.auto_stop_hours is not None:
