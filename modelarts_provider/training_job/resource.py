@@ -36,6 +36,7 @@ from .args import TrainingJobArgs, WaitFor
 from ..core.identity import SUFFIX_LENGTH  # noqa: F401 - public here before
 from .naming import SEED_INPUT, name_prefix, with_run_folders  # noqa: F401 - public here before
 from ..core.marks import stack_label
+from ..core.registration_wait import await_registrations_first
 from .outputs import OUTPUT_KEYS
 from .provider import TrainingJobProvider
 
@@ -181,4 +182,5 @@ class TrainingJob(Resource, module="modelarts", name="TrainingJob"):
 
         for key in OUTPUT_KEYS:
             props.setdefault(key, None)
+        await_registrations_first()  # a sweep of N jobs: the program's final wait linear in N
         super().__init__(PROVIDER, resource_name, props, opts)
