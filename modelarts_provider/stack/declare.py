@@ -58,7 +58,10 @@ def declare(cfg: StackConfig, plans: list[JobPlan], secrets: SecretPaths) -> tup
     uploads: dict[str, CodeUpload] = {}
     jobs: dict[str, TrainingJob] = {}
     for p in plans:
-        props, marked = mark_secrets(p.args.model_dump(exclude_none=True), _selectors(cfg, p, secrets), secrets)
+        # Defaults are left out: every input is a Pulumi Output in this program and a value in the state (twice),
+        # and the provider's check fills them in again.
+        props, marked = mark_secrets(p.args.model_dump(exclude_none=True, exclude_defaults=True),
+                                     _selectors(cfg, p, secrets), secrets)
         if marked:
             props["secret_paths"] = marked  # paths only: the provider masks what is there (masking.py)
         if p.upload is not None:

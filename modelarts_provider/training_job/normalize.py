@@ -29,11 +29,14 @@ NOT_SPEC = PROVIDER_ONLY_FIELDS | UPDATABLE_FIELDS | MESSAGE_ONLY_FIELDS | {"nam
 _PLACEHOLDER_NAME = "placeholder-name"
 
 
-def canonical(raw: Mapping[str, Any], fallback: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def canonical(raw: Mapping[str, Any], fallback: Mapping[str, Any] | None = None, *,
+              stored: bool = False) -> dict[str, Any]:
     """The canonical inputs. Raises ValidationError when the known fields are invalid.
 
     A top-level field holding an unknown keeps its raw value; to validate the rest, it is replaced by
     the same field of `fallback` (the previous inputs) when there is one.
+
+    stored=True: the form the state records (see `stored_form`).
     """
     unknown = {k for k, v in raw.items() if contains_unknown(v)}
     probe = {k: v for k, v in raw.items() if k not in unknown}
@@ -43,10 +46,32 @@ def canonical(raw: Mapping[str, Any], fallback: Mapping[str, Any] | None = None)
         elif key == "name":
             probe[key] = _PLACEHOLDER_NAME
     # None values are dropped: Pulumi's wire format drops them too, so state and checked inputs agree.
-    out = TrainingJobArgs.model_validate(probe).model_dump(mode="json", exclude_none=True)
-    for key in unknown:
+    out = TrainingJobArgs.model_validate(probe).model_dump(
+        mode="json", exclude_none=True, exclude_defaults=stored, exclude=MESSAGE_ONLY_FIELDS if stored else None)
+    for key in unknown - (MESSAGE_ONLY_FIELDS if stored else set()):
         out[key] = raw[key]
     return out
+
+
+def stored_form(inputs: Mapping[str, Any], fallback: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What the state records of canonical inputs: no value equal to its default, no message-only field.
+
+    Every job's inputs are written twice into the state (inputs, and outputs: a dynamic provider's diff,
+    update and delete see only the outputs), and the engine writes the whole state at each step of an
+    `up`, so a sweep's `up` costs its jobs' state size times its steps (docs/benchmarks.md). Readers validate
+    the stored form back through TrainingJobArgs (canonical()), which fills the defaults in again: equality,
+    the spec hash and the derived name are those of the canonical form, whichever form a state holds.
+    Inputs that do not validate (never the case after check) are kept as they are.
+    """
+    try:
+        return canonical(inputs, fallback, stored=True)
+    except ValidationError:
+        return dict(inputs)
+
+
+def stored_args(args: TrainingJobArgs) -> dict[str, Any]:
+    """The stored form of validated args (create and update outputs)."""
+    return args.model_dump(mode="json", exclude_none=True, exclude_defaults=True, exclude=MESSAGE_ONLY_FIELDS)
 
 
 def try_canonical(raw: Mapping[str, Any], fallback: Mapping[str, Any] | None = None) -> dict[str, Any] | None:

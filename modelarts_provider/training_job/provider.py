@@ -19,6 +19,7 @@ from .check import check_inputs
 from .diff import decide, needs_live_phase, same_name_refusal
 from .name_index import NameIndex
 from .naming import SEED_INPUT, with_identity
+from .normalize import stored_args, stored_form
 from .outputs import OUTPUT_KEYS, status_outputs, strip_outputs
 from ..core.masking import remember, show
 from ..core.location import check_same_place, location_of
@@ -114,7 +115,7 @@ class TrainingJobProvider(ModelArtsProvider):
             cache = self._catalog_cache()
             if cache is not None:
                 out += [CheckFailure(f.property, f.reason) for f in catalog_failures(inputs, cache)]
-        return CheckResult(inputs, out)
+        return CheckResult(stored_form(inputs, strip_outputs(olds) if olds else None) if not out else inputs, out)
 
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         self._track(id_, olds)
@@ -135,7 +136,7 @@ class TrainingJobProvider(ModelArtsProvider):
     def create(self, props: dict[str, Any]) -> CreateResult:
         args = TrainingJobArgs.model_validate(strip_outputs(props))
         job = lifecycle.submit(self._api(), args, self._names(), say, self._tracked_for(args))
-        return CreateResult(job.id, {**args.model_dump(mode="json"), **self._status(job)})
+        return CreateResult(job.id, {**stored_args(args), **self._status(job)})
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         self._same_place(id_, props)
@@ -158,7 +159,7 @@ class TrainingJobProvider(ModelArtsProvider):
             job = self._api().update_description(id_, args.description)
             say(f"{job.name}: description updated")
             status = self._status(job)
-        return UpdateResult({**args.model_dump(mode="json"), **status})
+        return UpdateResult({**stored_args(args), **status})
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         learn_secrets(props)

@@ -8,7 +8,7 @@ import pytest
 
 from modelarts_provider.training_job.args import TrainingJobArgs
 from modelarts_provider.training_job.lifecycle import TrainingJobError
-from modelarts_provider.training_job.outputs import OUTPUT_KEYS, JobStatusOutputs
+from modelarts_provider.training_job.outputs import OUTPUT_KEYS, JobStatusOutputs, strip_outputs
 from modelarts_provider.training_job.provider import TrainingJobProvider
 from modelarts_provider.training_job.resource import TrainingJob, TrainingJobInputs
 
@@ -35,7 +35,11 @@ def test_create_submits_and_returns_without_waiting():
     assert outs["output_paths"] == {"train_url": "obs://bkt/out/"} and outs["output_path"] == "obs://bkt/out/"
     assert outs["console_url"] == ("https://console-intl.huaweicloud.com/modelarts/?region=cn-north-4"
                                    f"#/trainingJobs/trainingjobDetail?jobId={created.id}")
-    assert set(OUTPUT_KEYS) <= set(outs) and outs["name"] == "job-a" and outs["wait_for"] == "created"
+    assert set(OUTPUT_KEYS) <= set(outs) and outs["name"] == "job-a"
+    # The stored form: no default and no null is written (the state holds every job's inputs twice), and
+    # reading it back gives the defaults again.
+    assert "wait_for" not in outs and "kind" not in outs and None not in outs["algorithm"].values()
+    assert TrainingJobArgs.model_validate(strip_outputs(outs)).wait_for == "created"
 
 
 def test_n_creates_of_one_provider_list_once():
