@@ -24,6 +24,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _calls_in_flight() -> int:
+    """P: the provider calls in flight at once (recorded with the figures: older runs had 4)."""
+    from modelarts_provider.core.provider_base import CALLS_IN_FLIGHT
+
+    return CALLS_IN_FLIGHT
+
+
 def _analysis(data: dict) -> list[str]:
     notes = []
     for r in data["b1"]:
@@ -70,7 +77,7 @@ def _b4_analysis(b4: dict | None) -> list[str]:
         names = {"to_first_post_s": "start → first POST", "create_span_s": "create span", "tail_s": "tail"}
         notes.append(f"B4 {s}: wall(N={big['n']}) − wall(1) = {big['wall_s'] - one['wall_s']:.1f}s, of which "
                      + ", ".join(f"{names[k]} {v:+.1f}s" for k, v in parts)
-                     + f" (creates: {big['n']} POSTs through the provider's 4 threads"
+                     + f" (creates: {big['n']} POSTs, at most {_calls_in_flight()} in flight"
                      f" at L = {b4['settings']['latency_ms']:g} ms, engine steps and state checkpoints).")
     for g in b4.get("goals") or []:
         if g["met"] is False:
@@ -173,7 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     cmd = "./dev bench" + ("" if argv is None and len(sys.argv) == 1 else " " + " ".join(argv if argv is not None else sys.argv[1:]))
     meta = {"command": cmd, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared), Python {platform.python_version()}",
-            "pulumi": f"v{PULUMI_VERSION}", "duration_s": round(time.time() - t0, 1)}
+            "pulumi": f"v{PULUMI_VERSION}", "duration_s": round(time.time() - t0, 1),
+            "calls_in_flight": _calls_in_flight()}
     args.out.mkdir(parents=True, exist_ok=True)
     notes = _analysis(data)
     plot_note = plot(data, args.out / "scale.png") if data["b1"] else "no B1 rows: scale.png not written"

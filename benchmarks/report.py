@@ -41,6 +41,12 @@ def b1_comparison(data: dict[str, Any]) -> dict[str, Any] | None:
 _PARTS = ["engine", "program", "provider", "random"]
 
 
+def _pool(meta: dict[str, Any]) -> int:
+    """P, the provider calls in flight at once, as recorded (4: the dynamic-provider server's own threads,
+    before the provider widened them)."""
+    return int(meta.get("calls_in_flight") or 4)
+
+
 def markdown(data: dict[str, Any], meta: dict[str, Any], b3_text: str | None, notes: list[str]) -> str:
     L = data["latency_ms"]
     lines = [
@@ -49,11 +55,12 @@ def markdown(data: dict[str, Any], meta: dict[str, Any], b3_text: str | None, no
         f"Command: `{meta['command']}`  " + (f"(re-rendered {meta['rendered']} with `--render`: same figures, "
                                              f"requirements judged by the current code)  " if meta.get("rendered") else ""),
         f"Date: {meta['date']}; machine: {meta['machine']}; Pulumi {meta['pulumi']}; emulator latency L = {L:g} ms "
-        f"per API call; dynamic-provider thread pool = 4.",
+        f"per API call; provider calls in flight at once P = {_pool(meta)}.",
         "",
         "## B1 — `pulumi up` of a sweep of N jobs vs N trivial dynamic resources",
         "",
-        "bound = N × (API calls per job, measured) × L / 4; ratio = extra / bound (1.0 = the thread-pool limit).",
+        f"bound = N × (API calls per job, measured) × L / P (P = {_pool(meta)}); ratio = extra / bound "
+        "(1.0 = the limit of P calls in flight).",
         "",
         "| N | job stack up (s) | baseline up (s) | extra (s) | API calls/job | bound (s) | extra / bound "
         "| provider peak RSS (MB) | baseline provider RSS (MB) | jobs in emulator |",
@@ -156,7 +163,7 @@ def plot(data: dict[str, Any], path: Path) -> str | None:
     ax.plot(ns, [r["job_s"] for r in rows], "o-", label="TrainingJob sweep: pulumi up")
     ax.plot(ns, [r["baseline_s"] for r in rows], "s-", label="baseline: N trivial dynamic resources")
     ax.plot(ns, [r["baseline_s"] + r["bound_s"] for r in rows], "k--", linewidth=1,
-            label="baseline + bound (N × calls/job × L / 4)")
+            label="baseline + bound (N × calls/job × L / P)")
     ax.set_xlabel("N (jobs / resources)")
     ax.set_ylabel("wall time (s)")
     ax.set_title(f"pulumi up vs N (emulator latency {data['latency_ms']:g} ms per call)")

@@ -4,7 +4,8 @@ Job stack: the repository's stack program with one sweep of N points (one Traini
 against an emulator with --latency-ms L. Baseline: N trivial dynamic resources (benchmarks/trivial.py)
 that make no API call. Both run on the same engine and dynamic-provider process model, so
 `extra = t(job) - t(baseline)` is the time spent in our provider's work, and its lower bound is
-`N x (API calls per job) x L / 4` (4 = the thread pool of the Python dynamic-provider server).
+`N x (API calls per job) x L / P` (P = the provider calls in flight at once: CALLS_IN_FLIGHT, to which the
+provider widens the Python dynamic-provider server's thread pool of 4).
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.trivial import PROGRAM as TRIVIAL_PROGRAM
+from modelarts_provider.core.provider_base import CALLS_IN_FLIGHT
 from testkit.harness import REPO_ROOT, Stack, new_stack
 from testkit.faults import job_stack, sweep
 
-THREAD_POOL = 4
+THREAD_POOL = CALLS_IN_FLIGHT
 PROFILER_DIR = Path(__file__).resolve().parent / "profiler"
 
 

@@ -13,6 +13,7 @@ import os
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, ClassVar, Generic, Mapping, TypeVar
 
 from pulumi.dynamic import CheckFailure, CheckResult, ConfigureRequest, ResourceProvider
@@ -75,7 +76,7 @@ def say(message: str) -> None:
     """One line to the provider's stderr, which the engine relays into `pulumi up` for a dynamic provider (the
     provider plugin sends it to the engine's log instead: the engine hides a plugin's stderr).
 
-    Every line passes the masking step. One write per line under a lock: provider calls run on 4 threads, and two `print`s could
+    Every line passes the masking step. One write per line under a lock: provider calls run on many threads, and two `print`s could
     otherwise interleave into one merged line. A line starting with "warning:" is a warning.
     """
     message = mask(message)
@@ -108,8 +109,6 @@ def listen_for_cancel() -> None:
     Everything else of the server is untouched. (The real provider of issue 25 gets Cancel first-hand.)
     Called from configure(), i.e. only in a provider process.
     """
-    import gc
-
     import grpc
 
     def recording(handler: Any) -> Any:
@@ -127,16 +126,46 @@ def listen_for_cancel() -> None:
             return recording(handler)
         return clean_errors(handler) if method.startswith(_PROVIDER_SERVICE) else handler
 
-    for obj in gc.get_objects():
-        if type(obj).__name__ == "_ServerState" and type(obj).__module__ == "grpc._server":
-            registered = getattr(obj, "registered_method_handlers", {})
-            for method in list(registered):
-                registered[method] = wrapped(method, registered[method])
-            for generic in getattr(obj, "generic_handlers", []):
-                handlers = getattr(generic, "_method_handlers", None)
-                if isinstance(handlers, dict):
-                    for method in list(handlers):
-                        handlers[method] = wrapped(method, handlers[method])
+    for obj in _grpc_servers():
+        registered = getattr(obj, "registered_method_handlers", {})
+        for method in list(registered):
+            registered[method] = wrapped(method, registered[method])
+        for generic in getattr(obj, "generic_handlers", []):
+            handlers = getattr(generic, "_method_handlers", None)
+            if isinstance(handlers, dict):
+                for method in list(handlers):
+                    handlers[method] = wrapped(method, handlers[method])
+
+
+def _grpc_servers() -> list[Any]:
+    """The gRPC servers' states of this process (the dynamic-provider server's, in a provider process)."""
+    import gc
+
+    return [obj for obj in gc.get_objects()
+            if type(obj).__name__ == "_ServerState" and type(obj).__module__ == "grpc._server"]
+
+
+# Provider calls in flight at once, on both front doors (the plugin's own server has as many threads). A
+# create is one POST: with the dynamic-provider server's 4 threads, a sweep's creates queued 4 at a time
+# behind the service's latency (512 jobs x 100 ms / 4 = 12.8 s), and a JobsAwait or a pool's wait held one
+# of the 4 for its whole wait. The engine runs every ready step at once unless told `--parallel N`, the
+# user's knob; the service's throttling (429) is retried with backoff (client/transport.py).
+CALLS_IN_FLIGHT = 256
+
+
+def widen_server_threads(workers: int = CALLS_IN_FLIGHT) -> int:
+    """Let the dynamic-provider server run up to `workers` calls at once; the number of servers widened.
+
+    The SDK starts its server with ThreadPoolExecutor(max_workers=4) before any of our code is loaded. A
+    ThreadPoolExecutor reads `_max_workers` at each submit to decide whether to start another thread, so
+    raising it on the live executor is enough; threads are still started only as calls arrive."""
+    widened = 0
+    for state in _grpc_servers():
+        pool = getattr(state, "thread_pool", None)
+        if isinstance(pool, ThreadPoolExecutor) and getattr(pool, "_max_workers", workers) < workers:
+            pool._max_workers = workers  # type: ignore[attr-defined]
+            widened += 1
+    return widened
 
 
 _PROVIDER_SERVICE = "/pulumirpc.ResourceProvider/"
@@ -237,6 +266,7 @@ class SettingsProvider(ResourceProvider, Generic[S]):
         if not _CANCEL_LISTENING.is_set():
             _CANCEL_LISTENING.set()
             listen_for_cancel()
+            widen_server_threads()
         try:
             self._settings = self._resolve(lambda k: req.config.get(f"{NAMESPACE}:{k}"), os.environ)
             self._config_error = None

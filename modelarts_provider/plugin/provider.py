@@ -28,7 +28,7 @@ from pulumi.provider.experimental.property_value import PropertyValue
 
 from ..core.identity import is_seed, new_seed
 from ..core.masking import remember
-from ..core.provider_base import SettingsProvider, request_cancel
+from ..core.provider_base import CALLS_IN_FLIGHT, SettingsProvider, request_cancel  # blocking calls in flight at once
 from ..core.provider_config import NAMESPACE
 from ..training_job.provider import TrainingJobProvider
 from .diagnostics import CURRENT_URN
@@ -38,7 +38,6 @@ from .schema import schema, snake_schema
 from .values import plain_map, property_map, secret_paths, secret_values
 
 T = TypeVar("T")
-THREADS = 256  # blocking provider calls in flight at once (a JobsAwait holds one for its whole wait)
 VERSION = "0.1.0"
 # The stack's owner seed (modelarts_provider.core.identity) among the provider's own inputs: minted by
 # check_config when the recorded provider has none, so the engine records it (secret) before any resource using it.
@@ -98,7 +97,7 @@ def _learn(*maps: Any) -> None:
 class ModelArtsPlugin(p.Provider):
     def __init__(self) -> None:
         self._providers: dict[str, SettingsProvider[Any]] = {name: door.provider() for name, door in DOORS.items()}
-        self._pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="modelarts")
+        self._pool = ThreadPoolExecutor(max_workers=CALLS_IN_FLIGHT, thread_name_prefix="modelarts")
         # The schema's camelCase names <-> the providers' snake_case ones, at this edge only (names.py).
         self._names = Names(snake_schema(VERSION))
         self._seed = ""
