@@ -4,6 +4,7 @@
     ./dev bench --sizes 1,10 --no-b2 --no-b3 --no-b4   # a quick subset
     ./dev bench --no-b1 --no-b2 --no-b3 --b4-sizes 1,8 --b4-calls-sizes 32   # B4 alone, small
     ./dev bench --profile 100                # also sample the provider process at N = 100
+    ./dev bench --engine-profile 300         # also the engine's own CPU profile at N = 300 (where checkpoints go)
 
 Writes benchmarks/results/{results.md,results.json,scale.png,sweeps.png} (or --out DIR).
 """
@@ -110,6 +111,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="B4's completed sweeps also through the provider plugin (a YAML program), beside the dynamic "
                          "provider's: plugin-b4.md (issue 25; `python -m benchmarks.plugin_sweeps` runs them alone)")
     ap.add_argument("--profile", default="", help="comma-separated N whose provider process is sampled")
+    ap.add_argument("--engine-profile", default="",
+                    help="comma-separated N whose `up`s (job stack and baseline) write the engine's CPU profile: "
+                         "results.md splits the engine's CPU (checkpoints and their parts, GC)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results")
     ap.add_argument("--pulumi-env", action="append", default=[], metavar="KEY=VALUE",
                     help="extra environment for every pulumi command, e.g. PULUMI_SKIP_CHECKPOINTS=true")
@@ -123,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
 
     sizes = [] if args.no_b1 else [int(x) for x in args.sizes.split(",") if x.strip()]
     profile = {int(x) for x in args.profile.split(",") if x.strip()}
+    engine_profile = {int(x) for x in args.engine_profile.split(",") if x.strip()}
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("PULUMI_RUNTIME_VIRTUALENV", str(ROOT / ".venv"))
     from benchmarks.report import b1_comparison, markdown, plot, plot_b4
@@ -139,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         extra_env = dict(kv.split("=", 1) for kv in args.pulumi_env)
         res = run_scale(work, sizes, args.latency_ms, None if args.no_b2 else args.b2_size, profile,
-                        log=lambda m: print(m, flush=True), extra_env=extra_env)
+                        log=lambda m: print(m, flush=True), extra_env=extra_env, engine_profile_sizes=engine_profile)
         b4 = None
         if not args.no_b4:
             cfg = B4Settings(sizes=[int(x) for x in args.b4_sizes.split(",") if x.strip()],

@@ -99,6 +99,15 @@ def markdown(data: dict[str, Any], meta: dict[str, Any], b3_text: str | None, no
             base = r.get("baseline_cpu_s") or {}
             lines.append(f"| {r['n']} | {_fmt(r['job_s'])} / {_fmt(r['baseline_s'])} | " + " | ".join(
                 f"{_fmt(r['job_cpu_s'].get(k))} / {_fmt(base.get(k))}" for k in parts) + " |")
+    states = [r for r in data["b1"] if r.get("job_state_kb") is not None]
+    if states:
+        lines += ["", "State the `up` left (file backend), job stack / baseline: the checkpoint file, and one resource "
+                      "(compact JSON, median TrainingJob / trivial resource). Every step writes the whole state.", "",
+                  "| N | state file (KB) | one resource (bytes) |", "|---:|---:|---:|"]
+        lines += [f"| {r['n']} | {_fmt(r['job_state_kb'])} / {_fmt(r.get('baseline_state_kb'))} | "
+                  f"{_fmt(r.get('job_resource_bytes'))} / {_fmt(r.get('baseline_resource_bytes'))} |" for r in states]
+    lines += _engine_profiles(data.get("engine_profiles") or {})
+    lines += _scale_goals(data)
     cmp = data.get("b1_vs_before")
     if cmp:
         b, n = cmp["before"], cmp["now"]
@@ -177,6 +186,56 @@ def plot(data: dict[str, Any], path: Path) -> str | None:
 
 
 # --- B4 -------------------------------------------------------------------------------------------
+
+
+def _engine_profiles(profiles: dict[str, Any]) -> list[str]:
+    """The engine's CPU by part (benchmarks/engine_profile.py), job stack and baseline side by side."""
+    if not profiles:
+        return []
+    lines = ["", "Engine CPU, by part (its own CPU profile, `--engine-profile`; cumulative seconds and share of "
+                 "the engine's samples, job stack / baseline):", ""]
+    for n, kinds in profiles.items():
+        jobs, base = kinds.get("jobs") or {}, kinds.get("baseline") or {}
+        if "parts" not in jobs:
+            lines.append(f"- N={n}: {jobs.get('note', 'no profile')}")
+            continue
+        lines += [f"| N = {n} | job stack | baseline |", "|---|---:|---:|",
+                  f"| engine samples (s) | {_fmt(jobs.get('total_s'))} | {_fmt(base.get('total_s'))} |"]
+        for label, (sec, pct) in jobs["parts"].items():
+            b = (base.get("parts") or {}).get(label)
+            lines.append(f"| {label.strip()} | {_fmt(sec)} s ({pct:.0f} %) | "
+                         + (f"{_fmt(b[0])} s ({b[1]:.0f} %)" if b else "–") + " |")
+        lines.append("")
+    return lines
+
+
+def scale_goals(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The scale goals (sweeps at scale): B4 wall ratios at N = 96 and 512; B1 at N = 1,000 against ten times
+    N = 100 and against the no-op baseline of the same N. value None: not measured in this run."""
+    b1 = {r["n"]: r for r in data.get("b1") or []}
+    b4 = data.get("b4") or {}
+    runs = {r["n"]: r["wall_s"] for r in b4.get("runs") or []
+            if r.get("wait_for") == "completed" and r.get("strategy") == "auto"}
+    out = []
+    for n, limit in ((96, 1.25), (512, 1.5)):
+        value = round(runs[n] / runs[1], 2) if n in runs and 1 in runs else None
+        out.append({"goal": f"B4 waitFor completed, N = {n}: wall / wall(N = 1) <= {limit}", "value": value,
+                    "met": None if value is None else value <= limit})
+    ten = round(b1[1000]["job_s"] / (10 * b1[100]["job_s"]), 2) if 1000 in b1 and 100 in b1 else None
+    out.append({"goal": "B1 N = 1,000: up / (10 x up at N = 100) <= 3", "value": ten,
+                "met": None if ten is None else ten <= 3})
+    base = round(b1[1000]["job_s"] / b1[1000]["baseline_s"], 2) if 1000 in b1 else None
+    out.append({"goal": "B1 N = 1,000: up / no-op baseline up of N = 1,000 <= 2", "value": base,
+                "met": None if base is None else base <= 2})
+    return out
+
+
+def _scale_goals(data: dict[str, Any]) -> list[str]:
+    goals = [g for g in scale_goals(data) if g["value"] is not None]
+    if not goals:
+        return []
+    return ["", "Scale goals (sweeps at scale; one run):", "", "| goal | measured | met |", "|---|---:|---|"] + [
+        f"| {g['goal']} | {_fmt(g['value'])} | {_met(g['met'])} |" for g in goals]
 
 
 def _met(v: bool | None) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import subprocess
 import threading
 import time
@@ -20,12 +21,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarks.engine_profile import profiling_args, summarize as summarize_engine
 from benchmarks.trivial import PROGRAM as TRIVIAL_PROGRAM
 from modelarts_provider.core.provider_base import CALLS_IN_FLIGHT
 from testkit.harness import REPO_ROOT, Stack, new_stack
 from testkit.faults import job_stack, sweep
 
 THREAD_POOL = CALLS_IN_FLIGHT
+JOB_TYPE = "pulumi-python:dynamic/modelarts:TrainingJob"
+TRIVIAL_TYPE = "pulumi-python:dynamic:Resource"
 PROFILER_DIR = Path(__file__).resolve().parent / "profiler"
 
 
@@ -227,6 +231,12 @@ class ScaleRow:
     # CPU seconds of each process of the `up` (same parts).
     job_cpu_s: dict[str, float] = field(default_factory=dict)
     baseline_cpu_s: dict[str, float] = field(default_factory=dict)
+    # The state the `up` left (the file backend's checkpoint): its size, and one resource's (compact JSON, the
+    # median TrainingJob / trivial resource). Every step of an `up` writes the whole state again.
+    job_state_kb: float | None = None
+    baseline_state_kb: float | None = None
+    job_resource_bytes: int | None = None
+    baseline_resource_bytes: int | None = None
 
 
 @dataclass
@@ -249,10 +259,21 @@ class ScaleResults:
     rows: list[ScaleRow] = field(default_factory=list)
     ops: list[OpRow] = field(default_factory=list)
     profiles: dict[str, Any] = field(default_factory=dict)
+    engine_profiles: dict[str, Any] = field(default_factory=dict)  # N -> {jobs, baseline}: engine_profile.py
 
     def to_json(self) -> dict[str, Any]:
         return {"latency_ms": self.latency_ms, "b1": [asdict(r) for r in self.rows],
-                "b2": [asdict(r) for r in self.ops], "profiles": self.profiles}
+                "b2": [asdict(r) for r in self.ops], "profiles": self.profiles,
+                "engine_profiles": self.engine_profiles}
+
+
+def state_size(st: Stack, resource_type: str) -> tuple[float | None, int | None]:
+    """(KB of the stack's checkpoint file, bytes of its median resource of `resource_type` as compact JSON)."""
+    path = st._checkpoint_path()
+    if path is None or not path.exists():
+        return None, None
+    sizes = sorted(len(json.dumps(r, separators=(",", ":"))) for r in st.resources() if r.get("type") == resource_type)
+    return round(path.stat().st_size / 1024, 1), (sizes[len(sizes) // 2] if sizes else None)
 
 
 def _delta(after: dict[str, int], before: dict[str, int]) -> dict[str, int]:
@@ -265,7 +286,8 @@ def _must(t: Timed, what: str) -> None:
 
 
 def run_scale(work: Path, sizes: list[int], latency_ms: float, b2_size: int | None,
-              profile_sizes: set[int], log=print, extra_env: dict[str, str] | None = None) -> ScaleResults:
+              profile_sizes: set[int], log=print, extra_env: dict[str, str] | None = None,
+              engine_profile_sizes: set[int] = frozenset()) -> ScaleResults:
     from modelarts_emulator.testing import running_emulator
 
     res = ScaleResults(latency_ms=latency_ms)
@@ -281,12 +303,13 @@ def run_scale(work: Path, sizes: list[int], latency_ms: float, b2_size: int | No
             for st in (js, bs):
                 st.env.update(extra_env or {})
             log(f"[B1] N={n}: baseline up")
-            tb = timed(bs, "up", "--yes", "--skip-preview")
+            eprof = work / f"engine-profile-{n}" if n in engine_profile_sizes else None
+            tb = timed(bs, "up", "--yes", "--skip-preview", *(profiling_args(eprof / "baseline") if eprof else []))
             _must(tb, f"baseline up N={n}")
             log(f"[B1] N={n}: baseline {tb.seconds:.1f}s; job stack up (L={latency_ms:g} ms)")
             before = emu.counters()
             t_start = time.time()
-            tj = timed(js, "up", "--yes", "--skip-preview")
+            tj = timed(js, "up", "--yes", "--skip-preview", *(profiling_args(eprof / "jobs") if eprof else []))
             _must(tj, f"job stack up N={n}")
             calls = _delta(emu.counters(), before)
             creates = sorted((j.get("metadata") or {}).get("create_time") or 0 for j in emu.jobs())
@@ -297,10 +320,11 @@ def run_scale(work: Path, sizes: list[int], latency_ms: float, b2_size: int | No
             bound = n * per_job * L / THREAD_POOL
             extra = tj.seconds - tb.seconds
             jobs = len(emu.jobs())
+            job_state, base_state = state_size(js, JOB_TYPE), state_size(bs, TRIVIAL_TYPE)
             row = ScaleRow(n, latency_ms, round(tj.seconds, 2), round(tb.seconds, 2), round(extra, 2), calls,
                            round(per_job, 2), round(bound, 2), round(extra / bound, 2) if bound else None,
                            tj.peak_rss_mb, tb.peak_rss_mb, jobs, *split, tj.peaks_mb, tb.peaks_mb,
-                           tj.cpu_s, tb.cpu_s)
+                           tj.cpu_s, tb.cpu_s, job_state[0], base_state[0], job_state[1], base_state[1])
             log(f"[B1] N={n}: jobs {tj.seconds:.1f}s, extra {extra:.1f}s, bound {bound:.1f}s, "
                 f"calls/job {per_job:.2f}, provider peak RSS {tj.peak_rss_mb} MB, jobs {jobs}; "
                 f"start -> first POST {split[0]}s, create span {split[1]}s, last POST -> end {split[2]}s; "
@@ -311,6 +335,10 @@ def run_scale(work: Path, sizes: list[int], latency_ms: float, b2_size: int | No
                 res.ops += run_b2(js, bs, emu, n, L, log)
             if prof:
                 res.profiles[str(n)] = summarize_profiles(prof)
+            if eprof:
+                binary = shutil.which("pulumi", path=js.env.get("PATH"))
+                res.engine_profiles[str(n)] = {kind: summarize_engine(eprof / kind, binary)
+                                               for kind in ("jobs", "baseline")}
     return res
 
 
