@@ -184,3 +184,20 @@ def test_a_plain_value_of_a_secret_section_is_still_never_recorded_in_plain_text
                        {"name": "epochs", "value": "7"}]}})
     assert mask("--lr=0.1 --mode=fail") == "--lr=0.1 --mode=fail"
     assert masked_parameters(job) == {"lr": MASK, "mode": MASK, "epochs": "7"}
+
+
+def test_a_sweep_of_shown_job_names_builds_no_pattern_per_job(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each job of a sweep shows its name and then prints its lines: the pattern is built from the secret values,
+    not again for each new name (that was N compiles of N names: quadratic in the sweep's size). A value inside
+    a shown name is still left alone."""
+    monkeypatch.setattr(masking, "_KNOWN", {SECRET, "abc123xyz"})
+    monkeypatch.setattr(masking, "_SHOWN", set())
+    masking._values_pattern.cache_clear()
+    for i in range(300):
+        masking.show([f"bench-i{i}-e52c96"])
+        assert mask(f"bench-i{i}-e52c96: submitted") == f"bench-i{i}-e52c96: submitted"
+    assert masking._values_pattern.cache_info().misses == 1, masking._values_pattern.cache_info()
+    masking.show(["bench-i7-abc123xyz"])
+    assert mask("bench-i7-abc123xyz: submitted") == "bench-i7-abc123xyz: submitted"
+    assert mask(f"job bench-i7-abc123xyz got {SECRET}") == f"job bench-i7-abc123xyz got {MASK}"
+    assert mask("a lone abc123xyz") == f"a lone {MASK}"
