@@ -31,7 +31,8 @@ from ..core.provider_base import ProviderError, SettingsProvider, say
 from ..training_job.from_live import declaration_of
 from ..core.identity import is_seed, token_for
 from ..training_job.naming import SEED_INPUT
-from ..training_job.outputs import secret_outputs
+from ..training_job.normalize import try_canonical
+from ..training_job.outputs import secret_outputs, strip_outputs
 from ..training_job.provider import TrainingJobProvider
 
 PACKAGE = "modelarts"
@@ -73,6 +74,7 @@ class Context:
 Props = dict[str, Any]
 Prepare = Callable[[Context, Props, Props], Props]
 Timeouts = Callable[[str, Props, float], Props]
+Outputs = Callable[[Props], Props]
 Importer = Callable[[Any, str, Context], tuple[Props, Props]]
 SecretOutputs = Callable[[list[str]], list[str]]  # secret input paths -> the outputs derived from them
 
@@ -89,6 +91,10 @@ def _derived_from(inputs: tuple[str, ...], outputs: list[str]) -> SecretOutputs:
 
 def _as_is(_ctx: Context, _olds: Props, news: Props) -> Props:
     return news
+
+
+def _outputs_as_given(outs: Props) -> Props:
+    return outs
 
 
 def _no_timeouts(_op: str, props: Props, _timeout: float) -> Props:
@@ -115,6 +121,8 @@ class Door:
     # Outputs built from secret inputs (an output path from a secret OBS URL): secret too. Outputs named as
     # the secret inputs are secret anyway.
     secret_outputs: SecretOutputs = _none_derived
+    # What the engine records as outputs, from what the provider returned (create, update, read).
+    outputs: Outputs = _outputs_as_given
 
 
 # --- TrainingJob ---------------------------------------------------------------------------------
@@ -138,6 +146,15 @@ def prepare_training_job(ctx: Context, olds: Props, news: Props) -> Props:
     if props.get("name") is None and props.get("adopt_job_id") is None:
         props["derived_name"] = True
     return props
+
+
+def training_job_outputs(outs: Props) -> Props:
+    """Every input property with its default, then the status: the schema's outputs, read back by a YAML,
+    TypeScript or Go program whether it declared a value or left the default. The provider returns the
+    stored form (training_job/normalize.py: no defaults), which the dynamic door records as it is (the Python
+    SDK reads declared values from the program's own inputs)."""
+    inputs = try_canonical(strip_outputs(outs))
+    return {**inputs, **outs} if inputs is not None else outs
 
 
 def training_job_timeouts(op: str, props: Props, timeout: float) -> Props:
@@ -233,7 +250,7 @@ def waits_timeouts(op: str, props: Props, timeout: float) -> Props:
 DOORS: dict[str, Door] = {
     "TrainingJob": Door(TrainingJobProvider, "A ModelArts training job: submitted on create (no wait: see JobsAwait).",
                         prepare_training_job, training_job_timeouts, import_training_job,
-                        secret_outputs=secret_outputs),
+                        secret_outputs=secret_outputs, outputs=training_job_outputs),
     "JobsAwait": Door(JobsAwaitProvider, "Waits for many training jobs at once, each to its own wait_for target.",
                       timeouts=jobs_await_timeouts, importer=_not_importable("JobsAwait")),
     "CodeUpload": Door(CodeUploadProvider, "A local code directory uploaded to OBS under a content-addressed prefix.",

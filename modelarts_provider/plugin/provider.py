@@ -193,7 +193,7 @@ class ModelArtsPlugin(p.Provider):
         sent = door.timeouts("create", given, request.timeout) if request.timeout else given
         result = await self._run(request.urn, provider.create, sent)
         return p.CreateResponse(resource_id=result.id, properties=self._out(
-            request.urn, _restore(result.outs or {}, given, sent), request.properties))
+            request.urn, _restore(door.outputs(result.outs or {}), given, sent), request.properties))
 
     async def read(self, request: p.ReadRequest) -> p.ReadResponse:
         door, provider = self._door(request.urn)
@@ -208,7 +208,7 @@ class ModelArtsPlugin(p.Provider):
         if not result.id:  # gone: the engine drops it from the state
             return p.ReadResponse(resource_id="", properties={}, inputs={})
         return p.ReadResponse(resource_id=result.id, inputs=request.inputs, properties=self._out(
-            request.urn, result.outs or {}, {**request.inputs, **request.properties}))
+            request.urn, door.outputs(result.outs or {}), {**request.inputs, **request.properties}))
 
     async def update(self, request: p.UpdateRequest) -> p.UpdateResponse:
         door, provider = self._door(request.urn)
@@ -216,8 +216,8 @@ class ModelArtsPlugin(p.Provider):
         olds, given = self._in(request.urn, request.olds), self._in(request.urn, request.news)
         sent = door.timeouts("update", given, request.timeout) if request.timeout else given
         result = await self._run(request.urn, provider.update, request.resource_id, olds, sent)
-        return p.UpdateResponse(properties=self._out(request.urn, _restore(result.outs or {}, given, sent),
-                                                     request.news))
+        return p.UpdateResponse(properties=self._out(
+            request.urn, _restore(door.outputs(result.outs or {}), given, sent), request.news))
 
     async def delete(self, request: p.DeleteRequest) -> None:
         door, provider = self._door(request.urn)

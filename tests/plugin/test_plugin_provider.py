@@ -180,6 +180,19 @@ def _import(plugin: ModelArtsPlugin, name: str, job_id: str) -> Any:
     return _run(plugin.read(p.ReadRequest(URN.format("TrainingJob", name), job_id, {}, {})))
 
 
+def test_outputs_read_back_every_property_with_its_default_and_inputs_store_what_was_declared(emulator: Any) -> None:
+    """The schema's outputs of a job: a YAML/TypeScript/Go program reads `waitFor` or `nodeCount` back whether it
+    declared them or not; the recorded inputs are the stored form (no defaults), as on the Python door."""
+    plugin = _configured(emulator)
+    urn = URN.format("TrainingJob", "defaults")
+    checked = plain_map(_run(plugin.check(p.CheckRequest(urn, {}, property_map(_plugin_job(name="defaults-job")),
+                                                         b"seed-defaults"))).inputs)
+    assert "waitFor" not in checked and "nodeCount" not in checked and checked["flavorId"] == "modelarts.vm.cpu.2u"
+    outs = plain_map(_create(plugin, "TrainingJob", "defaults", _plugin_job(name="defaults-job")).properties)
+    assert outs["waitFor"] == "created" and outs["nodeCount"] == 1 and outs["kind"] == "job"
+    assert outs["jobName"] == "defaults-job" and outs["phase"] and outs["flavorId"] == "modelarts.vm.cpu.2u"
+
+
 def test_import_follows_the_ownership_rules(emulator: Any) -> None:
     plugin = _configured(emulator)
     made = _create(plugin, "TrainingJob", "train", _plugin_job(name="train-job"))
