@@ -35,7 +35,6 @@ from .models import (
     TrainingJobList,
     TrainingJobSearchRequest,
     UpdateDescriptionRequest,
-    build_schemas,
 )
 from .settings import ClientSettings
 from .pool_api import PoolOperations  # pools and networks (issue 24)
@@ -58,7 +57,6 @@ class ModelArtsClient(PoolOperations, SearchOperations):
     """
 
     def __init__(self, settings: ClientSettings, *, transport: Optional[Transport] = None) -> None:
-        build_schemas()  # before any concurrent parse (models.build_schemas)
         self.settings = settings
         eps = settings.endpoints()
         self.endpoint = eps.modelarts

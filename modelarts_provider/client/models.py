@@ -253,11 +253,38 @@ def as_text(value: Any) -> Optional[str]:
     return str(value)
 
 
+_BUILD_LOCK = threading.Lock()
+
+
+def _built(cls: type[BaseModel]) -> None:
+    """Build a deferred schema under one lock: a provider makes up to 256 calls at once, so the first
+    responses of a sweep's creates are parsed at the same moment, and pydantic's deferred build is not made
+    for several threads at once. Seen once in a benchmark, not reproduced since: 8 of a 32-job sweep's first
+    creates failed with "'WireModel' object has no attribute 'id'" (a job parsed as the base class). Building
+    every model up front instead costs 0.3 s in every process that makes a client (15 % of an engine test's
+    CPU); this costs nothing after the first use of each model."""
+    with _BUILD_LOCK:
+        if not cls.__pydantic_complete__:
+            cls.model_rebuild()
+
+
 class WireModel(BaseModel):
     """Base of every wire model: unknown fields kept, wire names, set-fields-only serialisation."""
 
-    # defer_build: a schema is built on first use, so a preview (which sends nothing) never builds one.
+    # defer_build: a schema is built on first use, so a preview (which sends nothing) never builds one; the
+    # first use builds it under a lock (_built).
     model_config = ConfigDict(extra="allow", populate_by_name=True, validate_assignment=False, defer_build=True)
+
+    def __init__(self, /, **data: Any) -> None:
+        if not type(self).__pydantic_complete__:
+            _built(type(self))
+        super().__init__(**data)
+
+    @classmethod
+    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Any:
+        if not cls.__pydantic_complete__:
+            _built(cls)
+        return super().model_validate(obj, *args, **kwargs)
 
     def to_wire(self, *, keep_nulls: bool = False) -> dict[str, Any]:
         """JSON-ready dict of the fields that were set (parsed or passed), unknown fields included."""
@@ -266,32 +293,6 @@ class WireModel(BaseModel):
     @property
     def unknown_fields(self) -> dict[str, Any]:
         return dict(self.model_extra or {})
-
-
-_BUILT = threading.Event()
-_BUILD_LOCK = threading.Lock()
-
-
-def build_schemas() -> None:
-    """Build every wire model's schema now, once per process, in one thread.
-
-    WireModel defers its schemas to first use, so a preview that calls nothing builds none. A provider makes
-    up to 256 calls at once, so the first responses of a sweep's creates are parsed at the same moment, and
-    pydantic's deferred build is not made for that. Seen once in a benchmark, not reproduced since: 8 of a
-    32-job sweep's first creates failed with "'WireModel' object has no attribute 'id'" (a job parsed as the
-    base class). Building first takes the only concurrent first use out of that path. All 60-odd models build
-    in about 0.15 s; the client does it when it is made (client.api.ModelArtsClient)."""
-    if _BUILT.is_set():
-        return
-    with _BUILD_LOCK:
-        if _BUILT.is_set():
-            return
-        todo = list(WireModel.__subclasses__())
-        while todo:
-            cls = todo.pop()
-            todo.extend(cls.__subclasses__())
-            cls.model_rebuild()  # builds a deferred schema; nothing when already built
-        _BUILT.set()
 
 
 # --- metadata --------------------------------------------------------------------------------------
