@@ -25,14 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _calls_in_flight() -> int:
-    """P: the provider calls in flight at once (recorded with the figures: older runs had 4)."""
-    from modelarts_provider.core.provider_base import CALLS_IN_FLIGHT
-
-    return CALLS_IN_FLIGHT
-
-
-def _analysis(data: dict) -> list[str]:
+def _analysis(data: dict, pool: int) -> list[str]:
     notes = []
     for r in data["b1"]:
         ratio = r["ratio"]
@@ -59,11 +52,11 @@ def _analysis(data: dict) -> list[str]:
                      f"process's one listing and of the JobsAwait's polls) against {b['calls_per_job']:g} before, "
                      f"so the bound is {n['bound_s']:.1f}s instead of {b['bound_s']:.1f}s: compare the walls "
                      f"({n['job_s']:.1f}s vs {b['job_s']:.1f}s) as well as extra / bound.")
-    notes += _b4_analysis(data.get("b4"))
+    notes += _b4_analysis(data.get("b4"), pool)
     return notes
 
 
-def _b4_analysis(b4: dict | None) -> list[str]:
+def _b4_analysis(b4: dict | None, pool: int) -> list[str]:
     """Where the extra wall of the largest completed sweep went, per strategy; the goals not met."""
     if not b4:
         return []
@@ -78,7 +71,7 @@ def _b4_analysis(b4: dict | None) -> list[str]:
         names = {"to_first_post_s": "start → first POST", "create_span_s": "create span", "tail_s": "tail"}
         notes.append(f"B4 {s}: wall(N={big['n']}) − wall(1) = {big['wall_s'] - one['wall_s']:.1f}s, of which "
                      + ", ".join(f"{names[k]} {v:+.1f}s" for k, v in parts)
-                     + f" (creates: {big['n']} POSTs, at most {_calls_in_flight()} in flight"
+                     + f" (creates: {big['n']} POSTs, at most {pool} in flight"
                      f" at L = {b4['settings']['latency_ms']:g} ms, engine steps and state checkpoints).")
     for g in b4.get("goals") or []:
         if g["met"] is False:
@@ -130,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     engine_profile = {int(x) for x in args.engine_profile.split(",") if x.strip()}
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("PULUMI_RUNTIME_VIRTUALENV", str(ROOT / ".venv"))
-    from benchmarks.report import b1_comparison, markdown, plot, plot_b4
+    from modelarts_provider.core.provider_base import CALLS_IN_FLIGHT
+    from benchmarks.report import b1_comparison, calls_in_flight, markdown, plot, plot_b4
     from benchmarks.scale import run_scale
     from benchmarks.sweeps import B4Settings, run_b4
     from testkit.harness import PULUMI_VERSION, engine_bin_dir
@@ -186,9 +180,9 @@ def main(argv: list[str] | None = None) -> int:
     meta = {"command": cmd, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared), Python {platform.python_version()}",
             "pulumi": f"v{PULUMI_VERSION}", "duration_s": round(time.time() - t0, 1),
-            "calls_in_flight": _calls_in_flight()}
+            "calls_in_flight": CALLS_IN_FLIGHT}  # P, read back by report.calls_in_flight
     args.out.mkdir(parents=True, exist_ok=True)
-    notes = _analysis(data)
+    notes = _analysis(data, calls_in_flight(meta))
     plot_note = plot(data, args.out / "scale.png") if data["b1"] else "no B1 rows: scale.png not written"
     if plot_note:
         notes.append(plot_note)
@@ -206,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def render(source: Path, out: Path) -> int:
     sys.path.insert(0, str(ROOT))
-    from benchmarks.report import b1_comparison, markdown, plot, plot_b4
+    from benchmarks.report import b1_comparison, calls_in_flight, markdown, plot, plot_b4
     from benchmarks.scale import REFRESH_NOTE, refresh_ok
     from benchmarks.sweeps import SweepRun, goals
 
@@ -221,7 +215,7 @@ def render(source: Path, out: Path) -> int:
         data["b4"]["goals"] = goals([SweepRun(**r) for r in data["b4"]["runs"]])
     meta["rendered"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     out.mkdir(parents=True, exist_ok=True)
-    notes = _analysis(data)
+    notes = _analysis(data, calls_in_flight(meta))
     for note in (plot(data, out / "scale.png") if data.get("b1") else None,
                  plot_b4(data["b4"], out / "sweeps.png") if data.get("b4") else None):
         if note:

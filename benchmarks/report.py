@@ -41,7 +41,7 @@ def b1_comparison(data: dict[str, Any]) -> dict[str, Any] | None:
 _PARTS = ["engine", "program", "provider", "random"]
 
 
-def _pool(meta: dict[str, Any]) -> int:
+def calls_in_flight(meta: dict[str, Any]) -> int:
     """P, the provider calls in flight at once, as recorded (4: the dynamic-provider server's own threads,
     before the provider widened them)."""
     return int(meta.get("calls_in_flight") or 4)
@@ -55,11 +55,11 @@ def markdown(data: dict[str, Any], meta: dict[str, Any], b3_text: str | None, no
         f"Command: `{meta['command']}`  " + (f"(re-rendered {meta['rendered']} with `--render`: same figures, "
                                              f"requirements judged by the current code)  " if meta.get("rendered") else ""),
         f"Date: {meta['date']}; machine: {meta['machine']}; Pulumi {meta['pulumi']}; emulator latency L = {L:g} ms "
-        f"per API call; provider calls in flight at once P = {_pool(meta)}.",
+        f"per API call; provider calls in flight at once P = {calls_in_flight(meta)}.",
         "",
         "## B1 — `pulumi up` of a sweep of N jobs vs N trivial dynamic resources",
         "",
-        f"bound = N × (API calls per job, measured) × L / P (P = {_pool(meta)}); ratio = extra / bound "
+        f"bound = N × (API calls per job, measured) × L / P (P = {calls_in_flight(meta)}); ratio = extra / bound "
         "(1.0 = the limit of P calls in flight).",
         "",
         "| N | job stack up (s) | baseline up (s) | extra (s) | API calls/job | bound (s) | extra / bound "
@@ -203,7 +203,7 @@ def _engine_profiles(profiles: dict[str, Any]) -> list[str]:
                   f"| engine samples (s) | {_fmt(jobs.get('total_s'))} | {_fmt(base.get('total_s'))} |"]
         for label, (sec, pct) in jobs["parts"].items():
             b = (base.get("parts") or {}).get(label)
-            lines.append(f"| {label.strip()} | {_fmt(sec)} s ({pct:.0f} %) | "
+            lines.append(f"| {label} | {_fmt(sec)} s ({pct:.0f} %) | "
                          + (f"{_fmt(b[0])} s ({b[1]:.0f} %)" if b else "–") + " |")
         lines.append("")
     return lines

@@ -27,7 +27,6 @@ from modelarts_provider.core.provider_base import CALLS_IN_FLIGHT
 from testkit.harness import REPO_ROOT, Stack, new_stack
 from testkit.faults import job_stack, sweep
 
-THREAD_POOL = CALLS_IN_FLIGHT
 JOB_TYPE = "pulumi-python:dynamic/modelarts:TrainingJob"
 TRIVIAL_TYPE = "pulumi-python:dynamic:Resource"
 PROFILER_DIR = Path(__file__).resolve().parent / "profiler"
@@ -317,7 +316,7 @@ def run_scale(work: Path, sizes: list[int], latency_ms: float, b2_size: int | No
                      round(t_start + tj.seconds - creates[-1] / 1000, 2)) if creates and creates[0] else (None,) * 3
             total = calls.get("total", 0)
             per_job = total / n
-            bound = n * per_job * L / THREAD_POOL
+            bound = n * per_job * L / CALLS_IN_FLIGHT
             extra = tj.seconds - tb.seconds
             jobs = len(emu.jobs())
             job_state, base_state = state_size(js, JOB_TYPE), state_size(bs, TRIVIAL_TYPE)
@@ -376,7 +375,7 @@ def run_b2(js: Stack, bs: Stack, emu: Any, n: int, L: float, log=print) -> list[
     _must(tj, "job stack refresh")
     calls = _delta(emu.counters(), before)
     total = calls.get("total", 0)
-    bound = n * (total / n) * L / THREAD_POOL
+    bound = n * (total / n) * L / CALLS_IN_FLIGHT
     extra = tj.seconds - tb.seconds
     rows.append(OpRow("refresh", n, round(tj.seconds, 2), round(tb.seconds, 2), round(extra, 2), calls,
                       round(bound, 2), round(extra / bound, 2) if bound else None,

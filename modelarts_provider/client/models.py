@@ -257,12 +257,14 @@ _BUILD_LOCK = threading.Lock()
 
 
 def _built(cls: type[BaseModel]) -> None:
-    """Build a deferred schema under one lock: a provider makes up to 256 calls at once, so the first
+    """Build a deferred schema once, under one lock, at its first use: a provider makes up to 256 calls at once, so the first
     responses of a sweep's creates are parsed at the same moment, and pydantic's deferred build is not made
     for several threads at once. Seen once in a benchmark, not reproduced since: 8 of a 32-job sweep's first
     creates failed with "'WireModel' object has no attribute 'id'" (a job parsed as the base class). Building
     every model up front instead costs 0.3 s in every process that makes a client (15 % of an engine test's
     CPU); this costs nothing after the first use of each model."""
+    if cls.__pydantic_complete__:
+        return
     with _BUILD_LOCK:
         if not cls.__pydantic_complete__:
             cls.model_rebuild()
@@ -276,14 +278,12 @@ class WireModel(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True, validate_assignment=False, defer_build=True)
 
     def __init__(self, /, **data: Any) -> None:
-        if not type(self).__pydantic_complete__:
-            _built(type(self))
+        _built(type(self))
         super().__init__(**data)
 
     @classmethod
     def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Any:
-        if not cls.__pydantic_complete__:
-            _built(cls)
+        _built(cls)
         return super().model_validate(obj, *args, **kwargs)
 
     def to_wire(self, *, keep_nulls: bool = False) -> dict[str, Any]:

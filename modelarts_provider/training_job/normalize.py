@@ -25,6 +25,10 @@ from ..core.unknowns import contains_unknown
 # Fields that never replace the job, so they are not part of its "spec" (the name suffix keepers,
 # the takeover comparison key and the derived-name rule all use the spec).
 NOT_SPEC = PROVIDER_ONLY_FIELDS | UPDATABLE_FIELDS | MESSAGE_ONLY_FIELDS | {"name"}
+# The dumps of validated args: the canonical form (None values dropped: Pulumi's wire format drops them too,
+# so state and checked inputs agree), and the stored form, which the state records (see stored_form).
+_CANONICAL: dict[str, Any] = {"mode": "json", "exclude_none": True}
+_STORED: dict[str, Any] = {**_CANONICAL, "exclude_defaults": True, "exclude": MESSAGE_ONLY_FIELDS}
 # Stand-ins that let validation of the known fields go on while a required field is unknown.
 _PLACEHOLDER_NAME = "placeholder-name"
 
@@ -45,9 +49,7 @@ def canonical(raw: Mapping[str, Any], fallback: Mapping[str, Any] | None = None,
             probe[key] = fallback[key]
         elif key == "name":
             probe[key] = _PLACEHOLDER_NAME
-    # None values are dropped: Pulumi's wire format drops them too, so state and checked inputs agree.
-    out = TrainingJobArgs.model_validate(probe).model_dump(
-        mode="json", exclude_none=True, exclude_defaults=stored, exclude=MESSAGE_ONLY_FIELDS if stored else None)
+    out = TrainingJobArgs.model_validate(probe).model_dump(**(_STORED if stored else _CANONICAL))
     for key in unknown - (MESSAGE_ONLY_FIELDS if stored else set()):
         out[key] = raw[key]
     return out
@@ -71,7 +73,7 @@ def stored_form(inputs: Mapping[str, Any], fallback: Mapping[str, Any] | None = 
 
 def stored_args(args: TrainingJobArgs) -> dict[str, Any]:
     """The stored form of validated args (create and update outputs)."""
-    return args.model_dump(mode="json", exclude_none=True, exclude_defaults=True, exclude=MESSAGE_ONLY_FIELDS)
+    return args.model_dump(**_STORED)
 
 
 def try_canonical(raw: Mapping[str, Any], fallback: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
