@@ -37,6 +37,7 @@ from ..core.identity import SUFFIX_LENGTH  # noqa: F401 - public here before
 from .naming import SEED_INPUT, name_prefix, with_run_folders  # noqa: F401 - public here before
 from ..core.marks import stack_label
 from ..core.registration_wait import await_registrations_first
+from ..core.short_stack_trace import runtime_frames_dropped
 from .outputs import OUTPUT_KEYS
 from .provider import TrainingJobProvider
 
@@ -183,4 +184,5 @@ class TrainingJob(Resource, module="modelarts", name="TrainingJob"):
         for key in OUTPUT_KEYS:
             props.setdefault(key, None)
         await_registrations_first()  # a sweep of N jobs: the program's final wait linear in N
-        super().__init__(PROVIDER, resource_name, props, opts)
+        with runtime_frames_dropped():  # a sweep's state: no interpreter frames in every job's record
+            super().__init__(PROVIDER, resource_name, props, opts)

@@ -11,6 +11,7 @@ engine cache (on PATH), where a download would bring it.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -68,6 +69,21 @@ def _user_env(base: Path, venv: Path) -> dict[str, str]:
     return env
 
 
+def _assert_recorded_without_runtime_frames(st: Stack) -> None:
+    """The job's record in the state: the declaration's frames down to the project's `__main__.py`, none of the
+    interpreter's beneath it (core/short_stack_trace.py), the source position kept."""
+    state = json.loads(st.run("stack", "export").stdout)
+    (job,) = [r for r in state["deployment"]["resources"] if r["type"].endswith(":TrainingJob")]
+    frames = [f.get("sourcePosition", "") for f in job["stackTrace"]]
+    assert frames and frames[0] == job["sourcePosition"], job
+    assert frames[-1].startswith("project:///__main__.py#"), frames
+    assert not [f for f in frames if not f or "/pulumi/runtime/" in f or "/asyncio/" in f
+                or "pulumi-language-python-exec" in f], frames
+    # Everything else keeps what the SDK records: the stack's own resource, beneath its program.
+    (seed,) = [r for r in state["deployment"]["resources"] if r["type"] == "random:index/randomPassword:RandomPassword"]
+    assert any("pulumi-language-python-exec" in f.get("sourcePosition", "") for f in seed["stackTrace"]), seed
+
+
 def test_wheel_and_plugin_installed_outside_the_repository(tmp_path: Path, emu: Any) -> None:
     base = tmp_path / "user"  # pytest's tmp_path: outside the repository
     base.mkdir()
@@ -111,6 +127,7 @@ def test_wheel_and_plugin_installed_outside_the_repository(tmp_path: Path, emu: 
         "modelarts-jobs:jobs": {"train": {"pool": "cpu", "algorithmId": ALGORITHM_ID, "parameters": {"epochs": 1},
                                           "pollIntervalSeconds": 0.2}}})
     st.up()
+    _assert_recorded_without_runtime_frames(st)
     jobs = st.outputs()["jobs"]
     assert list(jobs) == ["train"] and jobs["train"]["id"] in {j["metadata"]["id"] for j in emu.jobs()}
     status = _run([python, "-m", "modelarts_provider", "status", "--stack", "test"], project, env)
