@@ -7,10 +7,11 @@ they were 1,100 of 4,960 bytes; the file backend rewrites the whole state after 
 jobs writes them about N² times (the engine's checkpoints are three quarters of its CPU at 300 jobs:
 benchmarks/results/scale/breakdown.md).
 
-While one of our resources registers, that trailing run of frames is dropped: every frame from the
-declaration down to the outermost frame of the user's program (their `__main__.py`, our library's frames in
-between) is kept, so the source position (the first frame) and every frame that says something are
-recorded as before. Other resources of the program are left exactly as the SDK records them.
+While a TrainingJob registers (the resource a sweep multiplies; the others are one or a few per stack),
+that trailing run of frames is dropped: every frame from the declaration down to the outermost frame of the
+user's program (their `__main__.py`, our library's frames in between) is kept, so the source position (the
+first frame) and every frame that says something are recorded as before. Every other resource of the
+program is recorded exactly as the SDK records it.
 """
 
 from __future__ import annotations
