@@ -79,6 +79,20 @@ def _b4_analysis(b4: dict | None, pool: int) -> list[str]:
     return notes
 
 
+
+def recorded_args(args: list[str]) -> list[str]:
+    """The command line as results.md records it: the value of a secret-looking `--pulumi-env NAME=VALUE`
+    (AWS_SECRET_ACCESS_KEY for a state bucket, a passphrase) is masked."""
+    from modelarts_provider.core.masking import secret_looking
+
+    def one(arg: str) -> str:
+        flag = "--pulumi-env="
+        head, pair = (flag, arg[len(flag):]) if arg.startswith(flag) else ("", arg)
+        name, eq, _ = pair.partition("=")
+        return f"{head}{name}=***" if eq and not name.startswith("-") and secret_looking(name) else arg
+
+    return [one(a) for a in args]
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="1,10,100,300", help="comma-separated N for B1")
@@ -176,7 +190,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             b3_text = "benchmarks/client_rps.py is not present"
 
-    cmd = "./dev bench" + ("" if argv is None and len(sys.argv) == 1 else " " + " ".join(argv if argv is not None else sys.argv[1:]))
+    cmd = "./dev bench" + ("" if argv is None and len(sys.argv) == 1 else
+                           " " + " ".join(recorded_args(argv if argv is not None else sys.argv[1:])))
     meta = {"command": cmd, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared), Python {platform.python_version()}",
             "pulumi": f"v{PULUMI_VERSION}", "duration_s": round(time.time() - t0, 1),

@@ -301,6 +301,8 @@ def run_scale(work: Path, sizes: list[int], latency_ms: float, b2_size: int | No
             bs = baseline_stack(work / f"base-{n}", n, prof / "baseline" if prof else None)
             for st in (js, bs):
                 st.env.update(extra_env or {})
+                if "PULUMI_BACKEND_URL" in (extra_env or {}):  # another backend (an OBS bucket): the stacks live there
+                    st.run("stack", "init", st.name, stack_flag=False)
             log(f"[B1] N={n}: baseline up")
             eprof = work / f"engine-profile-{n}" if n in engine_profile_sizes else None
             tb = timed(bs, "up", "--yes", "--skip-preview", *(profiling_args(eprof / "baseline") if eprof else []))

@@ -43,7 +43,7 @@ PLAIN_WORDS = frozenset({
     "creating", "pending", "running", "completed", "failed", "abnormal", "terminating", "terminated",
     "deleting", "deleted", "stopped", "submitted", "active", "train", "infer", "notebook"})
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
-SECRET_PARTS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "PWD", "CREDENTIAL", "AUTH", "PRIVATE",
+SECRET_PARTS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "PASSPHRASE", "PASSWD", "PWD", "CREDENTIAL", "AUTH", "PRIVATE",
                 "SIGNATURE")
 SECRET_WORDS = frozenset({"AK", "SK"})
 

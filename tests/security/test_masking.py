@@ -126,7 +126,7 @@ def test_secret_material(value: str, material: bool) -> None:
 
 
 _names = st.sampled_from(["HF_TOKEN", "api_key", "DB_PASSWORD", "passwd", "my-secret", "AWS_SECRET_ACCESS_KEY",
-                          "credential", "AUTH", "github_token", "SK"])
+                          "credential", "AUTH", "github_token", "SK", "PULUMI_CONFIG_PASSPHRASE"])
 # a value does not start with "-": after a flag that would be the next flag (`--secret --path`)
 _values = st.builds(lambda a, b: a + b, st.sampled_from(string.ascii_letters + string.digits),
                     st.text(alphabet=string.ascii_letters + string.digits + "-_./+", min_size=5, max_size=40))

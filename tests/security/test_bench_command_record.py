@@ -1,0 +1,18 @@
+"""The command line a benchmark records in results.md masks the secrets handed to the engine with --pulumi-env
+(a state bucket's secret key, a passphrase); everything else is recorded as typed."""
+
+from __future__ import annotations
+
+from benchmarks.__main__ import recorded_args
+
+
+def test_secret_looking_pulumi_env_values_are_masked() -> None:
+    url = "PULUMI_BACKEND_URL=s3://state?endpoint=http://127.0.0.1:8781&region=cn-north-4"
+    args = ["--sizes", "300", "--pulumi-env", url,
+            "--pulumi-env", "AWS_SECRET_ACCESS_KEY=emulator-local-secret-key",
+            "--pulumi-env=PULUMI_CONFIG_PASSPHRASE=hunter2", "--pulumi-env", "PULUMI_SKIP_CHECKPOINTS=true"]
+    recorded = recorded_args(args)
+    assert recorded == ["--sizes", "300", "--pulumi-env", url,
+                        "--pulumi-env", "AWS_SECRET_ACCESS_KEY=***",
+                        "--pulumi-env=PULUMI_CONFIG_PASSPHRASE=***", "--pulumi-env", "PULUMI_SKIP_CHECKPOINTS=true"]
+    assert "hunter2" not in " ".join(recorded) and "emulator-local-secret-key" not in " ".join(recorded)
