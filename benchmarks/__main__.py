@@ -79,7 +79,6 @@ def _b4_analysis(b4: dict | None, pool: int) -> list[str]:
     return notes
 
 
-
 def recorded_args(args: list[str]) -> list[str]:
     """The command line as results.md records it: the value of a secret-looking `--pulumi-env NAME=VALUE`
     (AWS_SECRET_ACCESS_KEY for a state bucket, a passphrase) is masked."""
@@ -92,6 +91,7 @@ def recorded_args(args: list[str]) -> list[str]:
         return f"{head}{name}=***" if eq and not name.startswith("-") and secret_looking(name) else arg
 
     return [one(a) for a in args]
+
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
