@@ -79,18 +79,12 @@ def _b4_analysis(b4: dict | None, pool: int) -> list[str]:
     return notes
 
 
-def recorded_args(args: list[str]) -> list[str]:
-    """The command line as results.md records it: the value of a secret-looking `--pulumi-env NAME=VALUE`
-    (AWS_SECRET_ACCESS_KEY for a state bucket, a passphrase) is masked."""
-    from modelarts_provider.core.masking import secret_looking
+def recorded_command(args: list[str]) -> str:
+    """The command line as results.md records it, through the project's one masking step: a secret passed
+    with --pulumi-env (a state bucket's AWS_SECRET_ACCESS_KEY, a passphrase) is not written down."""
+    from modelarts_provider.core.masking import mask
 
-    def one(arg: str) -> str:
-        flag = "--pulumi-env="
-        head, pair = (flag, arg[len(flag):]) if arg.startswith(flag) else ("", arg)
-        name, eq, _ = pair.partition("=")
-        return f"{head}{name}=***" if eq and not name.startswith("-") and secret_looking(name) else arg
-
-    return [one(a) for a in args]
+    return mask(" ".join(["./dev bench", *args]))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -190,8 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             b3_text = "benchmarks/client_rps.py is not present"
 
-    cmd = "./dev bench" + ("" if argv is None and len(sys.argv) == 1 else
-                           " " + " ".join(recorded_args(argv if argv is not None else sys.argv[1:])))
+    cmd = recorded_command(sys.argv[1:] if argv is None else argv)
     meta = {"command": cmd, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared), Python {platform.python_version()}",
             "pulumi": f"v{PULUMI_VERSION}", "duration_s": round(time.time() - t0, 1),
