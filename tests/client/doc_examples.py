@@ -1,20 +1,20 @@
-"""Examples taken verbatim from the API documents in ../shared/api-docs (all five pages).
+"""Examples of the API documents (the five ModelArts pages), kept in the repository as the tests' own data.
 
-``request_examples()`` / ``response_examples()`` read every example of every page: the JSON after each
-``POST https://endpoint/...`` line and after each ``Status code: NNN`` of "Example Responses". The
-details page's text lost its closing brackets, so its example is kept reconstructed in
-``data/details_example.json`` (``details_example_lines`` lets a test check it against the page).
+``data/api_examples.json`` holds every example of every page, each naming the page it comes from: the JSON
+after each ``POST https://endpoint/...`` line and after each ``Status code: NNN`` of "Example Responses".
+``scripts/extract_api_examples.py`` copies them from the pages (``--check`` says whether they still match);
+the tests never read the pages, which a clone of the repository does not have. The details page's text
+lost its closing brackets, so its example is kept reconstructed in ``data/details_example.json``
+(``details_example_lines`` are the page's own lines, so a test can check the reconstruction against them).
 """
 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-DOCS = Path(__file__).resolve().parents[2].parent / "shared" / "api-docs"
 DATA = Path(__file__).resolve().parent / "data"
 
 CREATE_TXT = "004_126c216e710dc1ec.txt"  # Huawei Cloud edition (plain text)
@@ -34,9 +34,6 @@ PAGES = {
 }
 BROKEN_PAGES = {DETAILS_TXT}  # examples not machine-readable: reconstructed in data/
 
-_POST_RE = re.compile(r"POST\s+https://endpoint/v2/\{project_id\}/training-jobs\S*\s*")
-_STATUS_RE = re.compile(r"Status code: (\d{3})")
-
 
 @dataclass(frozen=True)
 class Example:
@@ -54,44 +51,27 @@ class Example:
         return f"{self.operation}-{self.edition}-{what}"
 
 
-def _balanced_json(text: str, start: int):
-    """Decode the JSON object starting at text[start] ('{')."""
-    return json.JSONDecoder().raw_decode(text, start)[0]
+@lru_cache
+def _data() -> dict:
+    return json.loads((DATA / "api_examples.json").read_text())
 
 
-def _text(page: str) -> str:
-    return (DOCS / page).read_text()
-
-
-def _section(text: str, title: str, end_titles: tuple[str, ...]) -> str:
-    start = text.index(title)
-    ends = [i for i in (text.find(t, start + len(title)) for t in end_titles) if i != -1]
-    return text[start:min(ends) if ends else len(text)]
+def _examples(kind: str) -> list[Example]:
+    return [Example(e["page"], e["operation"], e["edition"], e["kind"], e["status"], e["body"], e["index"])
+            for e in _data()["examples"] if e["kind"] == kind]
 
 
 @lru_cache
 def request_examples() -> tuple[Example, ...]:
-    out = []
-    for page, (operation, edition) in PAGES.items():
-        text = _text(page)
-        section = _section(text, "Example Requests", ("Example Responses",))
-        for i, m in enumerate(_POST_RE.finditer(section), 1):
-            body = _balanced_json(section, section.index("{", m.end()))
-            out.append(Example(page, operation, edition, "request", None, body, i))
-    return tuple(out)
+    return tuple(_examples("request"))
 
 
 @lru_cache
 def response_examples() -> tuple[Example, ...]:
-    out = []
-    for page, (operation, edition) in PAGES.items():
-        if page in BROKEN_PAGES:
-            out.append(Example(page, operation, edition, "response", 200, details_example()))
-            continue
-        section = _section(_text(page), "Example Responses", ("Status Codes",))
-        for m in _STATUS_RE.finditer(section):
-            body = _balanced_json(section, section.index("{", m.end()))
-            out.append(Example(page, operation, edition, "response", int(m.group(1)), body))
+    out = _examples("response")
+    for page in BROKEN_PAGES:
+        operation, edition = PAGES[page]
+        out.append(Example(page, operation, edition, "response", 200, details_example()))
     return tuple(out)
 
 
@@ -147,6 +127,5 @@ def details_example() -> dict:
 
 
 def details_example_lines() -> list[str]:
-    text = _text(DETAILS_TXT)
-    body = text[text.index("Example Responses"):text.index("Status Codes", text.index("Example Responses"))]
-    return [ln.strip() for ln in body.splitlines() if ln.strip().startswith('"')]
+    """The quoted lines of the details page's example response, as the page has them."""
+    return list(_data()["details_example_lines"]["lines"])
