@@ -2,7 +2,7 @@
 # Installs the Pulumi engine offline, from Go modules, into a versioned cache outside the repository:
 #   pulumi (CLI), pulumi-language-python (+ its exec script), pulumi-resource-pulumi-python (dynamic
 #   provider launcher), pulumi-language-yaml (Pulumi YAML programs: the modelarts plugin's other-language
-#   door, issue 25), modelarts-sdkgen (its TypeScript, Python and Go SDK generator) in bin/, and pulumi-resource-random in the plugins/ of a Pulumi home beside it.
+#   door, issue 25), pulumi-language-nodejs and pulumi-language-go (TypeScript and Go programs, issue 44), modelarts-sdkgen (its TypeScript, Python and Go SDK generator) in bin/, and pulumi-resource-random in the plugins/ of a Pulumi home beside it.
 # Idempotent and silent when everything is cached. Otherwise one line per step on standard error,
 #   engine: building pulumi CLI (step 1 of 3)... done in 354 s
 # with the build tools' own output in $MODELARTS_STATE/setup.log (.state/setup.log), whose tail is
@@ -17,6 +17,8 @@ exec >&2  # every message here is for people; stdout stays free for the caller's
 cli="$MODELARTS_ENGINE_BIN/pulumi"
 host="$MODELARTS_ENGINE_BIN/pulumi-language-python"
 yaml_host="$MODELARTS_ENGINE_BIN/pulumi-language-yaml"
+nodejs_host="$MODELARTS_ENGINE_BIN/pulumi-language-nodejs"
+go_host="$MODELARTS_ENGINE_BIN/pulumi-language-go"
 sdkgen="$MODELARTS_ENGINE_BIN/modelarts-sdkgen"
 work="$MODELARTS_ENGINE_CACHE/build"
 
@@ -31,6 +33,8 @@ sdkgen_cached() { [ -x "$sdkgen" ] && [ -f "$MODELARTS_ENGINE_BIN/.sdkgen-$(sdkg
 yaml_cached() {
   [ -x "$yaml_host" ] && [ -f "$MODELARTS_ENGINE_BIN/.yaml-host-$PULUMI_YAML_VERSION" ]
 }
+nodejs_cached() { [ -x "$nodejs_host" ] && [ -f "$MODELARTS_ENGINE_BIN/.nodejs-host-$PULUMI_NODEJS_HOST_SDK_VERSION" ]; }
+go_cached() { [ -x "$go_host" ] && [ -f "$MODELARTS_ENGINE_BIN/.go-host-$PULUMI_GO_HOST_SDK_VERSION" ]; }
 random_cached() { "$scripts/build_random_plugin.sh" --check; }
 # The user's own pulumi of the pinned version (with its language host) wins; only the random plugin is ours.
 own_cli() { [ "$(command -v pulumi)" != "$cli" ] && [ "$(pulumi version 2>/dev/null)" = "v$PULUMI_VERSION" ]; }
@@ -41,6 +45,8 @@ todo() { # the steps still to do, in order
     host_cached || echo host
   fi
   yaml_cached || echo yaml
+  nodejs_cached || echo nodejs
+  go_cached || echo go
   sdkgen_cached || echo sdkgen
   random_cached || echo random
 }
@@ -105,6 +111,20 @@ require github.com/pulumi/pulumi/sdk/v3 v$PULUMI_PYTHON_HOST_SDK_VERSION" \
   touch "$MODELARTS_ENGINE_BIN/.python-host-$PULUMI_PYTHON_HOST_SDK_VERSION"
 }
 
+# The Node.js and Go language hosts: the sdk/v3 module of the version pinned for each (versions.env) contains
+# its main package. A TypeScript program's @pulumi/pulumi comes from npm, a Go program's SDK from the Go proxy.
+build_sdk_host() { # name, version, package path inside sdk/v3, output
+  local name="$1" version="$2" pkg="$3" out="$4"
+  build_in_wrapper "$name-host" "github.com/pulumi/pulumi/sdk/v3/$pkg" "$out" \
+    "module modelarts.local/build/${name}host
+
+go 1.25
+
+require github.com/pulumi/pulumi/sdk/v3 v$version" \
+    "-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$version"
+  touch "$MODELARTS_ENGINE_BIN/.$name-host-$version"
+}
+
 # The YAML language host (pulumi-yaml's own module); its pulumi requirement is raised to the CLI's version,
 # whose modules the CLI's build already put in the module cache.
 build_yaml_host() {
@@ -159,6 +179,10 @@ for s in $steps; do
     cli) step "engine: building pulumi CLI (step $n of $total)" build_cli ;;
     host) step "engine: building python language host (step $n of $total)" build_host ;;
     yaml) step "engine: building YAML language host (step $n of $total)" build_yaml_host ;;
+    nodejs) step "engine: building Node.js language host (step $n of $total)" \
+      build_sdk_host nodejs "$PULUMI_NODEJS_HOST_SDK_VERSION" nodejs/cmd/pulumi-language-nodejs "$nodejs_host" ;;
+    go) step "engine: building Go language host (step $n of $total)" \
+      build_sdk_host go "$PULUMI_GO_HOST_SDK_VERSION" go/pulumi-language-go "$go_host" ;;
     sdkgen) step "engine: building the SDK generator, TypeScript, Python and Go (step $n of $total)" build_sdkgen ;;
     random) step "engine: building random provider plugin (step $n of $total)" "$scripts/build_random_plugin.sh" ;;
   esac

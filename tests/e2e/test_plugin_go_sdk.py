@@ -1,7 +1,7 @@
 """The provider plugin from Go: a Go SDK generated from the plugin's schema (modelarts-sdkgen --language go: the
 CLI's own Go code generator) compiles, with a program using it, against the pinned Pulumi Go SDK. The schema's
-types reach Go: a program naming a property the schema does not have does not compile. (No Go language host is
-built here, so the program is compiled, not run; the YAML and Python SDK tests run programs under the engine.)
+types reach Go: a program naming a property the schema does not have does not compile. (This test compiles;
+tests/e2e/test_plugin_languages.py runs a Go program under the engine's Go language host.)
 
 The first run fetches and compiles the Pulumi Go SDK's modules (about a minute); later runs take seconds (Go's
 module and build caches)."""

@@ -1,8 +1,8 @@
 """The provider plugin from TypeScript: its schema, read from the running plugin by the engine, generates a Node.js
 SDK (modelarts-sdkgen: the CLI's own code generator) that compiles with tsc, and a program using it type-checks.
 
-Needs node and npm on the machine and the npm registry (@pulumi/pulumi, typescript); the YAML test covers running
-programs under the engine (the Node.js language host is not served by the Go module proxy).
+Needs node and npm on the machine and the npm registry (@pulumi/pulumi, typescript); tests/e2e/test_plugin_languages.py
+runs a TypeScript program under the engine's Node.js language host, with the installed plugin.
 """
 
 from __future__ import annotations
