@@ -130,8 +130,7 @@ def pool_phase(doc: dict, t: int) -> tuple[str, str]:
     latest = orders.latest(doc)
     if latest is not None and orders.phase(doc, latest, t) == "failed":
         return ("CreationFailed" if latest["action"] == orders.CREATE_POOL else "ScalingFailed"), latest["message"]
-    first_ready = min((n["ready_ms"] for n in doc["nodes"]), default=doc["create_ms"])
-    if t < first_ready:
+    if t < running_since_ms(doc):
         return "Creating", "The resource pool is being created."
     return "Running", ""
 
@@ -168,7 +167,9 @@ def available_nodes(doc: dict, t: int) -> int:
 
 
 def running_since_ms(doc: dict) -> int:
-    return min((n["ready_ms"] for n in doc["nodes"]), default=doc["create_ms"])
+    """When the pool's first node that does not fail is up (a pool is Running from then)."""
+    ready = [n["ready_ms"] for n in doc["nodes"] if not n.get("fail")]
+    return min(ready) if ready else 2 ** 62  # every node fails: never Running
 
 
 def _gone(doc: dict, t: int) -> bool:

@@ -8,8 +8,12 @@ its nodes are where the declaration says. check/diff make no API call.
   Otherwise POST, then wait until Running with every node available. A pool that never became usable
   (Abnormal, an abnormal node, the deadline) is deleted at once, since it bills per node-hour whether a
   job can use it or not, and the error says so.
-* update: PATCH of the node counts, then the same wait; a failed scale-up leaves the pool as it is (it
-  is in use) and fails the up naming the status message.
+  The wait also needs every declared job type Enabled (jobs run only then), and it fails at once when the
+  pool cannot get there (CreationFailed, ScalingFailed, Abnormal, nodes failed to create), naming the
+  reason the pool's order gives (wait.py).
+* update: one merge-patch PATCH of node counts (a flavor added too) and job types, on the same pool, then
+  the same wait; a failed scale-up leaves the pool as it is (it is in use) and fails the up naming the
+  order's reason.
 * delete: only a pool carrying our owner token; waits until it is gone.
 """
 
@@ -71,11 +75,27 @@ class ResourcePoolProvider(ModelArtsProvider):
             say(f"pool {label}: created as {pool.name} (billed per node-hour from now on), waiting for "
                 f"{sum(args.counts().values())} nodes")
         try:
-            pool = wait_usable(lambda: api.get_pool(pool.name), label, args.counts(), args.timeout_seconds,
-                               args.poll_interval_seconds, say)
+            pool = self._wait(pool.name, args)
         except PoolNotUsable as err:
             raise ProviderError(f"{err}; {self._remove_unusable(pool.name, args)}") from None
         return CreateResult(pool.name, {**args.model_dump(mode="json"), **self._outputs(pool)})
+
+    def _wait(self, name: str, args: ResourcePoolArgs, counts: dict[str, int] | None = None,
+              scopes: list[str] | None = None) -> Pool:
+        api = self._api()
+        return wait_usable(lambda: api.get_pool(name), args.name, counts or args.counts(), args.timeout_seconds,
+                           args.poll_interval_seconds, say, scopes=args.scope if scopes is None else scopes,
+                           reason=self._order_failure)
+
+    def _order_failure(self, pool: Pool) -> str | None:
+        """Why the pool's latest order (its create or scaling) failed, as the order says; None when it names
+        none or cannot be read (the caller falls back to the pool's status message)."""
+        if pool.metadata.order_name is None:
+            return None
+        try:
+            return self._api().get_order(pool.metadata.order_name).failure()
+        except ModelArtsError:
+            return None
 
     def _take_over(self, pool: Pool, args: ResourcePoolArgs) -> Pool | None:
         """Our earlier pool (a killed or failed `up` created it; no state holds it): taken over as it is when
@@ -86,16 +106,16 @@ class ResourcePoolProvider(ModelArtsProvider):
         if not differs:
             say(f"pool {args.name}: ours already ({pool.name}), taken over")
             return pool
-        if set(differs) == {"node counts"}:
+        if set(differs) <= IN_PLACE:
             live = {r.flavor: r.count for r in pool.spec.resources}
-            say(f"pool {args.name}: ours already ({pool.name}, left by an earlier up), taken over and scaled "
-                f"{differs['node counts']}")
-            try:  # the service scales a Running pool only: its first nodes are waited for
-                wait_usable(lambda: api.get_pool(pool.name), args.name, live, args.timeout_seconds,
-                            args.poll_interval_seconds, say)
+            what = "; ".join(f"{k} {v}" for k, v in differs.items())
+            say(f"pool {args.name}: ours already ({pool.name}, left by an earlier up), taken over and changed "
+                f"in place ({what})")
+            try:  # the service changes a Running pool only: its first nodes are waited for
+                self._wait(pool.name, args, live, sorted(pool.spec.scope))
             except PoolNotUsable as err:
                 raise ProviderError(f"{err}; {self._remove_unusable(pool.name, args)}") from None
-            return api.patch_pool(pool.name, patch_pool_body(sorted(args.counts().items())))
+            return api.patch_pool(pool.name, patch_pool_body(sorted(args.counts().items()), args.scope))
         what = "; ".join(f"{k} {v}" for k, v in differs.items())
         say(f"pool {args.name}: ours already ({pool.name}, left by an earlier up) but it differs ({what}): "
             "deleting it to create the declared one")
@@ -132,18 +152,23 @@ class ResourcePoolProvider(ModelArtsProvider):
         return ReadResult(id_, {**inputs, **self._outputs(pool)})
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        """Node counts, added flavors and job types: one merge-patch PATCH of this same pool (its id stays),
+        then the wait; provider options alone make no call."""
         self._same_place(id_, olds)
         args = ResourcePoolArgs.model_validate(strip_outputs(news))
         old = {r["flavor"]: int(r["count"]) for r in olds.get("resources") or []}
+        old_scope = sorted(set(olds.get("scope") or ["Train"]))
         status = {k: olds.get(k) for k in OUTPUT_KEYS}
-        if old != args.counts():
+        if old != args.counts() or old_scope != args.scope:
             api = self._api()
-            changes = ", ".join(f"{f} {old.get(f)} -> {n}" for f, n in sorted(args.counts().items()) if old.get(f) != n)
-            say(f"pool {args.name}: scaling {changes}")
-            api.patch_pool(id_, patch_pool_body(sorted(args.counts().items())))
+            counts = [f"{f} {old.get(f, 0)} -> {n}" for f, n in sorted(args.counts().items()) if old.get(f) != n]
+            changes = [f"scaling {', '.join(counts)}"] if counts else []
+            if old_scope != args.scope:
+                changes.append(f"job types {', '.join(old_scope)} -> {', '.join(args.scope)}")
+            say(f"pool {args.name}: {'; '.join(changes)} (in place)")
+            api.patch_pool(id_, patch_pool_body(sorted(args.counts().items()), args.scope))
             try:
-                pool = wait_usable(lambda: api.get_pool(id_), args.name, args.counts(), args.timeout_seconds,
-                                   args.poll_interval_seconds, say)
+                pool = self._wait(id_, args)
             except PoolNotUsable as err:
                 raise ProviderError(f"{err}; the pool keeps the nodes it has (jobs may be using it): fix the "
                                     "cause or the count and run up again") from None
@@ -165,21 +190,24 @@ class ResourcePoolProvider(ModelArtsProvider):
         say(f"pool {id_}: deleted")
 
 
+IN_PLACE = {"node counts", "job types"}  # what one merge-patch PATCH changes (diff.py's in-place fields)
+
+
 def _differences(pool: Pool, args: ResourcePoolArgs) -> dict[str, str]:
-    """What an earlier pool of ours has that the declaration does not: {field: "have -> want"}; only the
-    node counts can change in place."""
+    """What an earlier pool of ours has that the declaration does not: {field: "have -> want"}; node counts
+    (a flavor added included) and job types change in place (IN_PLACE), the rest replaces."""
     live = {r.flavor: r.count for r in pool.spec.resources}
     out: dict[str, str] = {}
-    if set(live) != set(args.counts()):
+    if set(live) - set(args.counts()):
         out["flavors"] = f"{sorted(live)} -> {sorted(args.counts())}"
     elif live != args.counts():
-        out["node counts"] = ", ".join(f"{f} {live[f]} -> {n}" for f, n in sorted(args.counts().items())
-                                       if live[f] != n)
+        out["node counts"] = ", ".join(f"{f} {live.get(f, 0)} -> {n}" for f, n in sorted(args.counts().items())
+                                       if live.get(f) != n)
     net = (pool.spec.network or {}).get("name")
     if net != args.network:
         out["network"] = f"{net} -> {args.network}"
-    if sorted(pool.spec.scope) != args.scope:
-        out["scope"] = f"{sorted(pool.spec.scope)} -> {args.scope}"
+    if sorted(set(pool.spec.scope)) != args.scope:
+        out["job types"] = f"{sorted(pool.spec.scope)} -> {args.scope}"
     workspace = pool.metadata.labels.get(WORKSPACE_LABEL)
     if args.workspace_id and workspace != args.workspace_id:
         out["workspace"] = f"{workspace} -> {args.workspace_id}"
