@@ -187,6 +187,15 @@ def test_check_and_diff_make_no_call():
     assert decide(olds, _pool_props("m", resources=two)) == (["network"], [])
 
 
+def test_a_network_name_over_32_characters_is_refused_at_check_naming_the_rule():
+    nets = NetworkProvider()
+    bad = nets.check({}, {"name": "n" * 33, "cidr": "192.168.128.0/17", "owner": owner_of("network-main")})
+    assert [(f.property, f.reason) for f in bad.failures] == [
+        ("name", f"'{'n' * 33}' is not a valid network name: 4-32 characters: lowercase letters, digits and '-'; "
+                 "starts with a letter, ends with a letter or digit")]
+    assert nets.check({}, {"name": "n" * 32, "cidr": "192.168.128.0/17", "owner": owner_of("network-main")}).failures == []
+
+
 def test_a_pool_past_its_deadline_fails_naming_its_counts_and_is_deleted(emu, said):
     _, net, _ = _network(emu)
     pools = _configured(ResourcePoolProvider, emu)
