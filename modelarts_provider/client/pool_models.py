@@ -21,6 +21,7 @@ BUCKETS = ("creating", "available", "abnormal", "creationFailed", "deleting")
 # Phases in which a pool will not become usable by waiting (Terraform's wait stopped on the same ones).
 FAILED_PHASES = ("Abnormal", "Error", "CreationFailed", "ScalingFailed")
 MERGE_PATCH = "application/merge-patch+json"  # what Terraform's resource pool PATCHes with
+DESCRIPTION_ANNOTATION = "os.modelarts/description"  # a pool's description (SDK PoolMetadataUpdateAnnotations)
 
 
 class _Wire(BaseModel):
@@ -205,13 +206,17 @@ def create_pool_body(user_name: str, resources: list[tuple[str, int]], network: 
                      "network": {"name": network}}}
 
 
-def patch_pool_body(resources: list[tuple[str, int]], scope: list[str] | None = None) -> dict[str, Any]:
+def patch_pool_body(resources: list[tuple[str, int]], scope: list[str] | None = None,
+                    annotations: dict[str, str | None] | None = None) -> dict[str, Any]:
     """A PoolUpdateRequest, sent as a merge patch: node counts per flavor (every flavor of the pool; one it
-    lacks is added) and, when given, the job types."""
+    lacks is added) and, when given, the job types and annotations (None removes one: merge-patch's null)."""
     spec: dict[str, Any] = {"resources": [{"flavor": f, "count": n} for f, n in resources]}
     if scope is not None:
         spec["scope"] = list(scope)
-    return {"spec": spec}
+    body: dict[str, Any] = {"spec": spec}
+    if annotations:
+        body["metadata"] = {"annotations": dict(annotations)}
+    return body
 
 
 def create_network_body(user_name: str, cidr: str, *, workspace_id: str | None,

@@ -40,6 +40,9 @@ PATTERN_WORDS = {
 # issue 42): the same rule, written apart so that each has its own words below.
 POOL_NAME_RE = r"^[a-z][a-z0-9-]{2,30}[a-z0-9]$"
 NETWORK_NAME_RE = r"^[a-z](?:[a-z0-9-]{2,30})[a-z0-9]$"
+# A pool's description (annotation os.modelarts/description): the SDK's PoolMetadataUpdateAnnotations says
+# it may not hold !<>=&"' .
+POOL_DESCRIPTION_RE = r"^[^!<>=&\"']*$"
 CIDR_RE = r"^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}/([0-9]|[12]\d|3[0-2])$"
 PATTERN_WORDS.update({
     POOL_NAME_RE: "is not a valid pool name: 4-32 characters: lowercase letters, digits and '-'; starts with a "
@@ -47,6 +50,7 @@ PATTERN_WORDS.update({
     NETWORK_NAME_RE: "is not a valid network name: 4-32 characters: lowercase letters, digits and '-'; starts "
                      "with a letter, ends with a letter or digit",
     CIDR_RE: "is not an IPv4 CIDR block, e.g. 192.168.128.0/17",
+    POOL_DESCRIPTION_RE: "is not a valid pool description: any text without the characters ! < > = & \" '",
 })
 
 _TYPE_WORDS = {

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..core.ownership import OwnerMark
 
-from ..core.messages import POOL_NAME_RE  # the documented name rule
+from ..core.messages import POOL_DESCRIPTION_RE, POOL_NAME_RE  # the documented rules
 
 MAX_NODES = 500  # per flavor; a physical pool's maxCount is its count (documented), so no elastic range
 OUTPUT_KEYS = ("pool_name", "phase", "message", "available", "creating", "abnormal", "location")
@@ -34,6 +34,8 @@ class ResourcePoolArgs(BaseModel):
     scope: Annotated[list[Literal["Train", "Infer", "Notebook"]], Field(
         min_length=1, description="job types the pool serves (changed in place; ready once each is Enabled)")] = ["Train"]
     workspace_id: str | None = Field(None, description="the workspace of the pool (default: the service's)")
+    description: Annotated[str, Field(pattern=POOL_DESCRIPTION_RE, description=(
+        "the pool's description (annotation os.modelarts/description; changed in place)"))] | None = None
     timeout_seconds: Annotated[float, Field(gt=0, le=6 * 3600, description=(
         "how long create and scaling wait for every node to be available (customTimeouts take precedence)"))] = 3600
     poll_interval_seconds: Annotated[float, Field(gt=0, le=300, description="seconds between polls")] = 5.0

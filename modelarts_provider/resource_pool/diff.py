@@ -1,4 +1,4 @@
-"""diff(): node counts, added flavors and the job types (scope) change in place (one merge-patch PATCH, as
+"""diff(): node counts, added flavors, the job types (scope) and the description change in place (one merge-patch PATCH, as
 Terraform's resource pool updates them); the name, the network, the workspace and a flavor taken away
 replace (CreatePool fields PatchPool cannot change). Resources are compared as a map flavor -> count, so
 re-ordering equivalent declarations is no diff. No API call."""
@@ -28,6 +28,8 @@ def decide(olds: dict[str, Any], news: dict[str, Any]) -> tuple[list[str], list[
     updates = []
     if _scope(olds) != _scope(news):
         updates.append("scope")
+    if (olds.get("description") or None) != (news.get("description") or None):
+        updates.append("description")
     if not set(old) - set(new) and old != new:
         updates.append("resources")
     fields = ResourcePoolArgs.model_fields  # the state holds the defaults, a declaration may leave them out

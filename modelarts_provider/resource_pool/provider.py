@@ -24,7 +24,7 @@ from typing import Any
 from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 
 from ..client.errors import ModelArtsError
-from ..client.pool_models import WORKSPACE_LABEL, Pool, create_pool_body, patch_pool_body
+from ..client.pool_models import DESCRIPTION_ANNOTATION, WORKSPACE_LABEL, Pool, create_pool_body, patch_pool_body
 from ..core.location import check_same_place, location_of
 from ..core.owned_objects import network_token_mark, our_namesake, ours_to_delete, wait_gone
 from ..core.provider_base import ModelArtsProvider, ProviderError, say
@@ -68,7 +68,8 @@ class ResourcePoolProvider(ModelArtsProvider):
         if pool is None:
             net = api.get_network(args.network)
             marks = {**(args.owner.annotations() if args.owner else {}),
-                     **network_token_mark(net.metadata.annotations if net is not None else None)}
+                     **network_token_mark(net.metadata.annotations if net is not None else None),
+                     **({DESCRIPTION_ANNOTATION: args.description} if args.description else {})}
             pool = api.create_pool(create_pool_body(
                 args.name, [(r.flavor, r.count) for r in args.resources], args.network, scope=args.scope,
                 workspace_id=args.workspace_id, annotations=marks))
@@ -115,7 +116,8 @@ class ResourcePoolProvider(ModelArtsProvider):
                 self._wait(pool.name, args, live, sorted(pool.spec.scope))
             except PoolNotUsable as err:
                 raise ProviderError(f"{err}; {self._remove_unusable(pool.name, args)}") from None
-            return api.patch_pool(pool.name, patch_pool_body(sorted(args.counts().items()), args.scope))
+            return api.patch_pool(pool.name, patch_pool_body(sorted(args.counts().items()), args.scope,
+                                                             {DESCRIPTION_ANNOTATION: args.description}))
         what = "; ".join(f"{k} {v}" for k, v in differs.items())
         say(f"pool {args.name}: ours already ({pool.name}, left by an earlier up) but it differs ({what}): "
             "deleting it to create the declared one")
@@ -144,6 +146,10 @@ class ResourcePoolProvider(ModelArtsProvider):
             say(f"pool {id_}: gone, dropping it from the state")
             return ReadResult("", {})
         inputs = strip_outputs(props)
+        # A description edited in the console shows as drift, restored in place by the next up.
+        live_description = pool.metadata.annotations.get(DESCRIPTION_ANNOTATION) or None
+        if live_description != (inputs.get("description") or None):
+            inputs["description"] = live_description
         # Node counts can drift (scaled in the console): show the live ones, so the next up restores ours.
         live = {r.flavor: r.count for r in pool.spec.resources}
         if isinstance(inputs.get("resources"), list):
@@ -158,15 +164,19 @@ class ResourcePoolProvider(ModelArtsProvider):
         args = ResourcePoolArgs.model_validate(strip_outputs(news))
         old = {r["flavor"]: int(r["count"]) for r in olds.get("resources") or []}
         old_scope = sorted(set(olds.get("scope") or ["Train"]))
+        old_description = olds.get("description") or None
         status = {k: olds.get(k) for k in OUTPUT_KEYS}
-        if old != args.counts() or old_scope != args.scope:
+        if old != args.counts() or old_scope != args.scope or old_description != args.description:
             api = self._api()
             counts = [f"{f} {old.get(f, 0)} -> {n}" for f, n in sorted(args.counts().items()) if old.get(f) != n]
             changes = [f"scaling {', '.join(counts)}"] if counts else []
             if old_scope != args.scope:
                 changes.append(f"job types {', '.join(old_scope)} -> {', '.join(args.scope)}")
+            if old_description != args.description:
+                changes.append("description " + ("removed" if args.description is None else "changed"))
             say(f"pool {args.name}: {'; '.join(changes)} (in place)")
-            api.patch_pool(id_, patch_pool_body(sorted(args.counts().items()), args.scope))
+            described = {DESCRIPTION_ANNOTATION: args.description} if old_description != args.description else None
+            api.patch_pool(id_, patch_pool_body(sorted(args.counts().items()), args.scope, described))
             try:
                 pool = self._wait(id_, args)
             except PoolNotUsable as err:
@@ -190,7 +200,7 @@ class ResourcePoolProvider(ModelArtsProvider):
         say(f"pool {id_}: deleted")
 
 
-IN_PLACE = {"node counts", "job types"}  # what one merge-patch PATCH changes (diff.py's in-place fields)
+IN_PLACE = {"node counts", "job types", "description"}  # what one merge-patch PATCH changes (diff.py's in-place fields)
 
 
 def _differences(pool: Pool, args: ResourcePoolArgs) -> dict[str, str]:
@@ -208,6 +218,8 @@ def _differences(pool: Pool, args: ResourcePoolArgs) -> dict[str, str]:
         out["network"] = f"{net} -> {args.network}"
     if sorted(set(pool.spec.scope)) != args.scope:
         out["job types"] = f"{sorted(pool.spec.scope)} -> {args.scope}"
+    if (pool.metadata.annotations.get(DESCRIPTION_ANNOTATION) or None) != args.description:
+        out["description"] = "changed"
     workspace = pool.metadata.labels.get(WORKSPACE_LABEL)
     if args.workspace_id and workspace != args.workspace_id:
         out["workspace"] = f"{workspace} -> {args.workspace_id}"

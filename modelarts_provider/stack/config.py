@@ -92,7 +92,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic.alias_generators import to_camel
 
 from ..core.linear_regex import check_objective
-from ..core.messages import BUCKET_RE, CIDR_RE, KEY_RE, NETWORK_NAME_RE, PARAM_NAME_RE, POOL_NAME_RE, did_you_mean, explain
+from ..core.messages import (BUCKET_RE, CIDR_RE, KEY_RE, NETWORK_NAME_RE, PARAM_NAME_RE, POOL_DESCRIPTION_RE, POOL_NAME_RE,
+                             did_you_mean, explain)
 from ..core.rules import FILE_URL_RE, OBS_URL_RE, rule
 from .job_fields import Maps
 from .search_config import SEARCH_MODEL_NAMES, SearchConfig
@@ -160,6 +161,7 @@ class PoolCreate(_Cfg):
     nodes: Annotated[int, Field(ge=1, le=500)]
     network: Key  # a key of networks
     name: Annotated[str, Field(pattern=POOL_NAME_RE)] | None = None  # default: <key>-<random>
+    description: Annotated[str, Field(pattern=POOL_DESCRIPTION_RE)] | None = None  # changed in place
     timeout_seconds: Annotated[float, Field(gt=0, le=6 * 3600)] = 3600
     poll_interval_seconds: Annotated[float, Field(gt=0, le=300)] = 5.0
 

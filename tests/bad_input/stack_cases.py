@@ -422,6 +422,9 @@ STACK_CASES += [
                                                    {"flavor": "modelarts.vm.gpu.tnt004", "nodes": 2, "network": "main"}),
          cfg("pools.gpu.create: a pool the stack creates takes no flavor or poolId (its jobs run on its nodes)"),
          covers=((POOLS_KEY, "gpu", "create"),)),
+    Case("pool-create-description-bad", own_pool(description="GPUs <for> vision"),
+         cfg("pools.own.create.description: 'GPUs <for> vision' is not a valid pool description: any text without "
+             "the characters ! < > = & \" '"), covers=((*OWN_POOL, "create", "description"),)),
     Case("pool-create-nodes-zero", own_pool(nodes=0), cfg("pools.own.create.nodes: must be at least 1, not 0"), covers=((*OWN_POOL, "create", "nodes"),)),
     Case("pool-create-flavor-missing", own_pool() + put((*OWN_POOL, "create", "flavor"), DELETE), cfg("pools.own.create.flavor: is required"), covers=((*OWN_POOL, "create", "flavor"),)),
     Case("pool-create-network-unknown", own_pool(network="other"),

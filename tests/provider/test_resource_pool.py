@@ -136,9 +136,9 @@ def test_job_types_and_an_added_flavor_change_in_place_and_ready_waits_for_enabl
     (before,) = [p for p in emu.pools()["items"] if p["kind"] == "Pool"]
     assert before["status"]["scope"] == [{"scopeType": "Train", "state": "Enabled"}]
     other = "modelarts.vm.cpu.8u32g"
-    news = _pool_props(net, scope=["Train", "Infer"],
+    news = _pool_props(net, scope=["Train", "Infer"], description="shared by the vision team",
                        resources=[{"flavor": FLAVOR, "count": 2}, {"flavor": other, "count": 1}])
-    assert decide(created.outs, news) == ([], ["scope", "resources"])
+    assert decide(created.outs, news) == ([], ["scope", "description", "resources"])
     said.clear()
     sent: list[tuple[str, str | None]] = []
     pools._api().transport.session.hooks["response"].append(
@@ -152,6 +152,14 @@ def test_job_types_and_an_added_flavor_change_in_place_and_ready_waits_for_enabl
     assert {s["scopeType"]: s["state"] for s in pool["status"]["scope"]} == {"Train": "Enabled", "Infer": "Enabled"}
     assert {r["flavor"]: r["count"] for r in pool["spec"]["resources"]} == {FLAVOR: 2, other: 1}
     assert updated.outs["available"] == 3
+    assert pool["metadata"]["annotations"]["os.modelarts/description"] == "shared by the vision team"
+    assert pool["metadata"]["annotations"]["modelarts-pulumi/token"] == news["owner"]["token"]  # the mark kept
+    # the description alone: a PATCH of the annotation, no order, no wait for nodes
+    plain = {**news, "description": None}
+    assert decide(updated.outs, plain) == ([], ["description"])
+    pools.update(created.id, updated.outs, plain)
+    (pool,) = [p for p in emu.pools()["items"] if p["kind"] == "Pool"]
+    assert "os.modelarts/description" not in pool["metadata"]["annotations"]  # merge-patch null removed it
     assert [(e["kind"], e["action"]) for e in emu.pools()["events"] if e["kind"] == "pool"] == [
         ("pool", "create"), ("pool", "scale")]
 
