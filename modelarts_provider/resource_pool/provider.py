@@ -109,9 +109,9 @@ class ResourcePoolProvider(ModelArtsProvider):
             return pool
         if set(differs) <= IN_PLACE:
             live = {r.flavor: r.count for r in pool.spec.resources}
-            what = "; ".join(f"{k} {v}" for k, v in differs.items())
-            say(f"pool {args.name}: ours already ({pool.name}, left by an earlier up), taken over and changed "
-                f"in place ({what})")
+            what = (f"scaled {differs['node counts']}" if set(differs) == {"node counts"} else
+                    "changed in place (" + "; ".join(f"{k} {v}" for k, v in differs.items()) + ")")
+            say(f"pool {args.name}: ours already ({pool.name}, left by an earlier up), taken over and {what}")
             try:  # the service changes a Running pool only: its first nodes are waited for
                 self._wait(pool.name, args, live, sorted(pool.spec.scope))
             except PoolNotUsable as err:

@@ -230,7 +230,7 @@ def test_our_earlier_pool_with_other_counts_is_taken_over_and_scaled(emu, said):
     said.clear()
     again = pools.create(_pool_props(net, count=3))  # the next up, with another node count
     assert again.id == first.id and (again.outs["available"], again.outs["creating"]) == (3, 0)
-    assert any("taken over and changed in place" in line and "2 -> 3" in line for line in said), said
+    assert any("taken over and scaled" in line and "2 -> 3" in line for line in said), said
     (pool,) = _kinds(emu, "Pool")
     assert pool["spec"]["resources"][0]["count"] == 3
     assert [(e["kind"], e["action"]) for e in emu.pools()["events"] if e["kind"] == "pool"] == [
