@@ -12,15 +12,15 @@
     modelarts-jobs:networks:       # networks the stack creates for its dedicated pools
       main:
         cidr: 192.168.128.0/17                 # default
-        name: dev-main                         # optional: default <key>-<random suffix>
+        name: dev-main                         # optional (4-32 characters): default <key>-<random suffix>
     modelarts-jobs:pools:          # named resource pools
       gpu:
         flavor: modelarts.p3.large.public      # flavor id (public pool), or with poolId for dedicated
         poolId: poolfaf38d76                   # optional: dedicated pool
         maxNodes: 4                            # node limit for jobs on this pool (default 1)
       own:                                     # or: a dedicated pool the stack creates (and destroys)
-        create: {flavor: modelarts.vm.gpu.tnt004, nodes: 2, network: main}   # + name, timeoutSeconds,
-                                               #   pollIntervalSeconds; jobs' nodes <= create.nodes
+        create: {flavor: modelarts.vm.gpu.tnt004, nodes: 2, network: main}   # + name, description,
+                                               #   timeoutSeconds, pollIntervalSeconds; jobs' nodes <= create.nodes
     modelarts-jobs:jobs:           # the jobs; the key is the Pulumi resource name
       mnist:
         pool: gpu                  # required: a key of pools
