@@ -2,18 +2,17 @@
 its nodes are where the declaration says. check/diff make no API call.
 
 * create: a pool of the same user name that carries this resource's owner token is ours (an interrupted
-  create, e.g. a killed `up`) and is taken over when it matches field by field, scaled (PATCH) when only
-  its node counts differ, deleted and created anew when anything else does; any other stops the create
-  naming its owner. A new pool also carries its network's token (owned_objects.py).
-  Otherwise POST, then wait until Running with every node available. A pool that never became usable
-  (Abnormal, an abnormal node, the deadline) is deleted at once, since it bills per node-hour whether a
-  job can use it or not, and the error says so.
-  The wait also needs every declared job type Enabled (jobs run only then), and it fails at once when the
-  pool cannot get there (CreationFailed, ScalingFailed, Abnormal, nodes failed to create), naming the
-  reason the pool's order gives (wait.py).
-* update: one merge-patch PATCH of node counts (a flavor added too) and job types, on the same pool, then
-  the same wait; a failed scale-up leaves the pool as it is (it is in use) and fails the up naming the
-  order's reason.
+  create, e.g. a killed `up`) and is taken over when it matches field by field, changed in place (PATCH)
+  when only what a PATCH changes differs, deleted and created anew when anything else does; any other stops
+  the create naming its owner. A new pool also carries its network's token (owned_objects.py).
+  Otherwise POST, then wait until Running with every node available and every declared job type Enabled
+  (jobs run only then). A pool that cannot get there fails the wait at once (CreationFailed, ScalingFailed,
+  Abnormal, nodes abnormal or failed to create), naming the reason the pool's order gives (wait.py); the
+  deadline too. A pool that never became usable is deleted at once, since it bills per node-hour whether
+  a job can use it or not, and the error says so.
+* update: one merge-patch PATCH of node counts (a flavor added too), job types and the description, on the
+  same pool, then the same wait; a failed scale-up leaves the pool as it is (it is in use) and fails the up
+  naming the order's reason.
 * delete: only a pool carrying our owner token; waits until it is gone.
 """
 
@@ -100,7 +99,8 @@ class ResourcePoolProvider(ModelArtsProvider):
 
     def _take_over(self, pool: Pool, args: ResourcePoolArgs) -> Pool | None:
         """Our earlier pool (a killed or failed `up` created it; no state holds it): taken over as it is when
-        it fits, scaled when only its node counts differ, deleted (None: create anew) when anything else does.
+        it fits, changed in place when only what a PATCH changes differs (IN_PLACE), deleted (None: create
+        anew) when anything else does.
         It bills per node-hour: it is never left standing outside the state."""
         api = self._api()
         differs = _differences(pool, args)
@@ -158,8 +158,8 @@ class ResourcePoolProvider(ModelArtsProvider):
         return ReadResult(id_, {**inputs, **self._outputs(pool)})
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
-        """Node counts, added flavors and job types: one merge-patch PATCH of this same pool (its id stays),
-        then the wait; provider options alone make no call."""
+        """Node counts, added flavors, job types and the description: one merge-patch PATCH of this same pool
+        (its id stays), then the wait; provider options alone make no call."""
         self._same_place(id_, olds)
         args = ResourcePoolArgs.model_validate(strip_outputs(news))
         old = {r["flavor"]: int(r["count"]) for r in olds.get("resources") or []}
@@ -205,7 +205,7 @@ IN_PLACE = {"node counts", "job types", "description"}  # what one merge-patch P
 
 def _differences(pool: Pool, args: ResourcePoolArgs) -> dict[str, str]:
     """What an earlier pool of ours has that the declaration does not: {field: "have -> want"}; node counts
-    (a flavor added included) and job types change in place (IN_PLACE), the rest replaces."""
+    (a flavor added included), job types and the description change in place (IN_PLACE), the rest replaces."""
     live = {r.flavor: r.count for r in pool.spec.resources}
     out: dict[str, str] = {}
     if set(live) - set(args.counts()):
