@@ -63,6 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how long a network stays Creating before it is Active")
     p.add_argument("--pool-seconds", type=float, default=3.0,
                    help="over how long the nodes of a pool create or scale-up become available, one by one")
+    p.add_argument("--scope-seconds", type=float, default=0.5,
+                   help="how long a pool's job types stay Enabling after it runs (or a PATCH adds one)")
     p.add_argument("--verbose", action="store_true", help="log every request to stderr")
     return p
 
@@ -79,7 +81,7 @@ def config_from_args(argv: list[str] | None = None) -> EmulatorConfig:
         search_all_workspaces=a.search_all_workspaces, obs_endpoint=a.obs_endpoint, quiet=not a.verbose,
         execute=a.execute, work_dir=a.work_dir, max_processes=a.max_processes,
         max_run_seconds=a.max_run_seconds,
-        network_seconds=a.network_seconds, pool_seconds=a.pool_seconds)
+        network_seconds=a.network_seconds, pool_seconds=a.pool_seconds, scope_seconds=a.scope_seconds)
 
 
 def main(argv: list[str] | None = None) -> int:

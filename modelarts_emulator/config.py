@@ -59,3 +59,4 @@ class EmulatorConfig(BaseModel):
     # Pools and networks (issue 24): real pools take 18-30 minutes to come up, here seconds.
     network_seconds: float = Field(default=1.0, ge=0)  # Creating -> Active
     pool_seconds: float = Field(default=3.0, ge=0)  # a create's or a scale-up's nodes come up over this
+    scope_seconds: float = Field(default=0.5, ge=0)  # a pool's job types Enabling -> Enabled after it runs

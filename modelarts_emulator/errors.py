@@ -180,6 +180,16 @@ def network_in_use(name: str, pools: list[str]) -> ApiError:
                     "Delete the resource pools of the network first.")
 
 
+def parameter_error(param: str, reason: str) -> ApiError:
+    """The service's generic "Parameter error." (ModelArts.0104, on the API reference's error-code page):
+    what the pool and network APIs answer to a body that breaks a documented rule."""
+    return ApiError(400, "ModelArts.0104", f"Parameter error. {param}: {reason}", f"Check the value of {param}.")
+
+
+def order_not_found(name: str) -> ApiError:
+    return ApiError(404, "ModelArts.50015007", "order not found", f"Check the order name {name}.")
+
+
 def pool_not_scalable(name: str, phase: str) -> ApiError:
     return ApiError(409, "ModelArts.50015006", f"The resource pool {name} in phase {phase} cannot be scaled.",
                     "Scale a resource pool only while it is Running.")

@@ -164,7 +164,7 @@ class EmulatorApp:
         store = self.store
         self.pools.schedule()  # jobs queued on created pools start when the pool has room
         if op in pool_api.OPERATIONS:
-            return Reply(*self.pools.handle(op, params, _json(body) if body else None))
+            return Reply(*self.pools.handle(op, params, _json(body) if body else None, raw_query))
         if op in auto_search.OPERATIONS:
             return Reply(*self.auto_search.handle(op, params, raw_query))
         if op == "create":

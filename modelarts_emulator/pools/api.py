@@ -1,14 +1,21 @@
 """HTTP side of pools and networks: routes (SDK ``create_pool``, ``show_pool``, ``list_pools``, ``patch_pool``,
 ``delete_pool``, ``create_network``, ``show_network``, ``list_networks``, ``delete_network``,
-``list_resource_flavors``), their handlers, and the ``/_emulator/pools`` and ``/_emulator/pool-faults``
-test controls. responses.py routes here; state lives in pools.py, queued jobs in pool_jobs.py.
+``list_resource_flavors``, ``show_order``, and the orders list Terraform reads), their handlers, and the
+``/_emulator/pools`` and ``/_emulator/pool-faults`` test controls. responses.py routes here; state lives in
+state.py, orders in orders.py, queued jobs in jobs.py.
+
+A body breaking a rule is refused with the service's generic ``ModelArts.0104`` "Parameter error." naming
+the field (the training-job API's ``ModelArts.2788`` belongs to that API).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, TypeVar
+from urllib.parse import parse_qs
+
+from pydantic import BaseModel, ValidationError
 
 from .. import errors
 from . import jobs as pool_jobs
@@ -18,7 +25,8 @@ from ..jobs.models import Store
 from .wire import (RESOURCE_FLAVORS, CreateNetworkBody, CreatePoolBody, FLAVORS_BY_NAME, PatchPoolBody,
                         PoolFault, render_flavor)
 from .state import PoolStore, PoolTimings
-from ..wire import parse
+
+M = TypeVar("M", bound=BaseModel)
 
 ROUTES = (
     (re.compile(r"^/v2/(?P<project>[^/]+)/pools$"), {"POST": "pool_create", "GET": "pool_list"}),
@@ -29,6 +37,8 @@ ROUTES = (
     (re.compile(r"^/v1/(?P<project>[^/]+)/networks/(?P<name>[^/]+)$"),
      {"GET": "network_get", "PATCH": "network_update", "DELETE": "network_delete"}),
     (re.compile(r"^/v1/(?P<project>[^/]+)/resourceflavors$"), {"GET": "resource_flavors"}),
+    (re.compile(r"^/v1/(?P<project>[^/]+)/orders$"), {"GET": "order_list"}),
+    (re.compile(r"^/v1/(?P<project>[^/]+)/orders/(?P<name>[^/]+)$"), {"GET": "order_get"}),
 )
 OPERATIONS = frozenset(op for _, ops in ROUTES for op in ops.values())
 CONTROLS = frozenset({"pools", "pool-faults"})
@@ -44,18 +54,22 @@ class PoolApi:
     def timings(self) -> PoolTimings:
         c = self.config
         return PoolTimings(network_ms=int(c.network_seconds * 1000), pool_ms=int(c.pool_seconds * 1000),
-                           delete_ms=int(c.phase_seconds * 1000))
+                           delete_ms=int(c.phase_seconds * 1000), scope_ms=int(c.scope_seconds * 1000))
 
     def schedule(self) -> None:
         pool_jobs.schedule(self.jobs, self.store)
 
-    def handle(self, op: str, params: dict[str, str], body: Any) -> tuple[int, Any]:
+    def handle(self, op: str, params: dict[str, str], body: Any, raw_query: str = "") -> tuple[int, Any]:
         project, name, s, tm = params["project"], params.get("name", ""), self.store, self.timings
+        if op == "order_get":
+            return 200, s.get_order(project, name)
+        if op == "order_list":
+            return 200, _list_orders(s, project, raw_query)
         if op == "pool_create":
             req = parse(CreatePoolBody, body)
             for r in req.spec.resources:
                 if r.flavor not in FLAVORS_BY_NAME:
-                    raise errors.invalid_param("spec.resources.flavor", f"unknown resource flavor {r.flavor}")
+                    raise errors.parameter_error("spec.resources.flavor", f"unknown resource flavor {r.flavor}")
             return 200, s.create_pool(project, req, tm)
         if op == "pool_list":
             return 200, s.list_pools(project)
@@ -108,3 +122,25 @@ class PoolApi:
             self.store.add_fault(parse(PoolFault, body))
             return 200, {"ok": True}
         raise errors.method_not_allowed(method, f"/_emulator/{name}")
+
+
+def parse(model: type[M], body: Any) -> M:
+    """Validate a body; the first broken rule is a ModelArts.0104 naming its parameter."""
+    try:
+        return model.model_validate(body if body is not None else {})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in first["loc"]).replace(".[", "[")
+        raise errors.parameter_error(loc or "body", first["msg"]) from None
+
+
+def _list_orders(store: PoolStore, project: str, raw_query: str) -> dict:
+    q = {k: v[-1] for k, v in parse_qs(raw_query).items()}
+    try:
+        limit, offset = int(q.get("limit", "500")), int(q.get("offset", "0"))
+        since = int(q["since"]) if "since" in q else None
+    except ValueError:
+        raise errors.parameter_error("limit/offset/since", "whole numbers") from None
+    if not (1 <= limit <= 500) or offset < 0:
+        raise errors.parameter_error("limit", "1-500, offset 0 or more")
+    return store.list_orders(project, q.get("involvedName"), since, limit, offset)

@@ -1,6 +1,6 @@
 """Jobs on a created pool (``spec.resource.pool_id`` naming one): queued (Pending) until the pool is
-Running with enough free available nodes for their ``node_count``, then Running; a job whose pool is
-deleted before it ends fails.
+usable with its Train job type Enabled and enough free available nodes for their ``node_count``, then
+Running; a job whose pool is deleted before it ends fails.
 
 ``schedule()`` runs before every API call (cheap when no job names a created pool): for each waiting job,
 in submission order, it finds the first moment since it could start at which the pool had room (nodes
@@ -18,7 +18,7 @@ from typing import Any
 from .. import errors
 from ..catalog.model import Catalog, Pool
 from ..jobs.models import COLUMNS, JobRow, Store
-from .state import PoolStore, available_nodes, running_since_ms
+from .state import PoolStore, available_nodes, scope_enabled_ms
 from .wire import FLAVORS_BY_NAME
 
 BUSY = ("Running", "Terminating")
@@ -87,7 +87,10 @@ def schedule(store: Store, pools: PoolStore) -> None:
 
 def _place(row: JobRow, doc: dict, started: list[JobRow], t: int) -> int | None:
     """The first moment in [could start, now] at which the pool had room for the job, or None."""
-    earliest = max(row.create_ms + row.creating_ms, running_since_ms(doc))
+    enabled = scope_enabled_ms(doc, "Train")  # a job runs once the pool's Train job type is Enabled
+    if enabled is None:
+        return None
+    earliest = max(row.create_ms + row.creating_ms, enabled)
     if earliest > t:
         return None
     moments = {earliest} | {int(_end(r)) for r in started if earliest < _end(r) <= t} \

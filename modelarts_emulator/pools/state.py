@@ -7,13 +7,20 @@ from stored timestamps and the emulated clock (like jobs in models.py), so a res
   come up one after another over ``pool_seconds``. The pool is Creating until its first node is up, then
   Running (while more nodes may still be creating: a caller must wait for the counts, not the phase).
   A scale-down marks the newest nodes deleting, gone after ``delete_seconds``.
+* Every create and every node-count PATCH is an order (orders.py), named by the pool's
+  ``os.modelarts/order.name`` label: its phase and failure reason derive from its nodes.
+* Job types (``status.scope``) are Enabling for ``scope_seconds`` after the pool runs (or a PATCH adds
+  one), then Enabled: jobs on the pool start only then.
 * Faults (test control): ``abnormal`` turns every node abnormal and the pool Abnormal with a message;
-  ``scale_fail`` makes the nodes of the next scale-ups end abnormal (the pool stays Running with a message).
+  ``create_fail`` makes a create's nodes end in the ``creationFailed`` bucket (phase CreationFailed, the
+  order failed with the message); ``scale_fail`` does so to the nodes of later scale-ups (phase
+  ScalingFailed; the pool keeps the nodes it had).
 * Every create and delete is recorded in ``resource_events`` (what a destroy did, in which order).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import threading
@@ -21,7 +28,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import errors
-from .wire import NAME_LABEL, WORKSPACE_LABEL, CreateNetworkBody, CreatePoolBody, PatchPoolBody, PoolFault
+from . import orders
+from .wire import (FLAVORS_BY_NAME, NAME_LABEL, ORDER_LABEL, WORKSPACE_LABEL, CreateNetworkBody, CreatePoolBody,
+                   PatchPoolBody, PoolFault)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS cloud_resources (
@@ -50,10 +59,18 @@ class PoolTimings:
     network_ms: int
     pool_ms: int
     delete_ms: int
+    scope_ms: int = 0  # a job type (scope) is Enabling this long after the pool runs or the scope is added
+
+
+def _failed_kind(n: dict) -> str | None:
+    """How a node ended when it failed: ``creation`` (bucket creationFailed) or ``abnormal``."""
+    if n.get("fail"):
+        return str(n["fail"])
+    return "abnormal" if n.get("failed") else None  # documents stored before orders
 
 
 def _bucket(doc: dict, n: dict, t: int) -> str | None:
-    """creating / available / abnormal / deleting of one node at time t (None: gone)."""
+    """creating / available / abnormal / creationFailed / deleting of one node at time t (None: gone)."""
     fault = doc.get("fault")
     broken_ms = fault["at_ms"] if fault else None
     if n.get("gone_ms") is not None and t >= n["gone_ms"]:
@@ -64,12 +81,16 @@ def _bucket(doc: dict, n: dict, t: int) -> str | None:
         return "abnormal"
     if t < n["ready_ms"]:
         return "creating"
-    return "abnormal" if n.get("failed") else "available"
+    kind = _failed_kind(n)
+    return {"creation": "creationFailed", "abnormal": "abnormal"}.get(kind or "", "available")
+
+
+BUCKETS = ("creating", "available", "abnormal", "creationFailed", "deleting")
 
 
 def _counts(doc: dict, t: int) -> dict[str, dict[str, int]]:
-    """{bucket: {flavor: n}} for creating / available / abnormal / deleting at time t."""
-    out: dict[str, dict[str, int]] = {"creating": {}, "available": {}, "abnormal": {}, "deleting": {}}
+    """{bucket: {flavor: n}} for every bucket of BUCKETS at time t."""
+    out: dict[str, dict[str, int]] = {b: {} for b in BUCKETS}
     for n in doc["nodes"]:
         bucket = _bucket(doc, n, t)
         if bucket is not None:
@@ -77,7 +98,8 @@ def _counts(doc: dict, t: int) -> dict[str, dict[str, int]]:
     return out
 
 
-NODE_PHASES = {"creating": "Creating", "available": "Available", "abnormal": "Abnormal", "deleting": "Deleting"}
+NODE_PHASES = {"creating": "Creating", "available": "Available", "abnormal": "Abnormal",
+               "creationFailed": "CreationFailed", "deleting": "Deleting"}
 
 
 def render_nodes(name: str, doc: dict, t: int) -> dict[str, Any]:
@@ -89,7 +111,7 @@ def render_nodes(name: str, doc: dict, t: int) -> dict[str, Any]:
         if bucket is None:
             continue
         items.append({"apiVersion": "v2", "kind": "Node",
-                      "metadata": {"name": f"{name}-node-{i}",
+                      "metadata": {"name": orders.node_name(name, i),
                                    "creationTimestamp": _ts(n.get("created_ms", doc["create_ms"])),
                                    "labels": {"os.modelarts.node/cluster": name}},
                       "spec": {"flavor": n["flavor"]},
@@ -98,26 +120,56 @@ def render_nodes(name: str, doc: dict, t: int) -> dict[str, Any]:
 
 
 def pool_phase(doc: dict, t: int) -> tuple[str, str]:
-    """(phase, message) of a pool at time t."""
+    """(phase, message) of a pool at time t: Creating, Running, CreationFailed (every node of its create
+    failed), ScalingFailed (nodes of its latest scale-up failed; it keeps the nodes it had), Abnormal, Deleting."""
     if doc.get("delete_ms") is not None:
         return "Deleting", "The resource pool is being deleted."
     fault = doc.get("fault")
     if fault and t >= fault["at_ms"]:
         return "Abnormal", fault["message"]
-    first_ready = min((n["ready_ms"] for n in doc["nodes"]), default=doc["create_ms"])
-    if t < first_ready:
+    latest = orders.latest(doc)
+    if latest is not None and orders.phase(doc, latest, t) == "failed":
+        return ("CreationFailed" if latest["action"] == orders.CREATE_POOL else "ScalingFailed"), latest["message"]
+    if t < running_since_ms(doc):
         return "Creating", "The resource pool is being created."
-    return "Running", doc.get("scale_message") or ""
+    return "Running", ""
+
+
+USABLE = ("Running", "ScalingFailed")  # phases in which the nodes that are up run jobs
+
+
+def scope_state(doc: dict, scope: str, t: int) -> str:
+    """SDK PoolStatusScope.state: Enabling until the job type is enabled (``scope_ms`` after the pool ran, or
+    after the PATCH that added it), Enabled while the pool is usable, Disabling while it is deleted,
+    Disabled in a pool that failed."""
+    phase, _ = pool_phase(doc, t)
+    if phase == "Deleting":
+        return "Disabling"
+    if phase in ("Abnormal", "CreationFailed"):
+        return "Disabled"
+    at = scope_enabled_ms(doc, scope)
+    return "Enabled" if phase in USABLE and at is not None and t >= at else "Enabling"
+
+
+def scope_enabled_ms(doc: dict, scope: str) -> int | None:
+    """When `scope` is (or was) enabled; documents stored before scopes: when the pool first ran."""
+    if "scopes" not in doc:
+        return running_since_ms(doc)
+    at = doc["scopes"].get(scope)
+    return int(at) if at is not None else None
 
 
 def available_nodes(doc: dict, t: int) -> int:
-    if pool_phase(doc, t)[0] != "Running":
+    """Nodes a training job can use at t: the pool usable and its Train job type Enabled."""
+    if scope_state(doc, "Train", t) != "Enabled":
         return 0
     return sum(_counts(doc, t)["available"].values())
 
 
 def running_since_ms(doc: dict) -> int:
-    return min((n["ready_ms"] for n in doc["nodes"]), default=doc["create_ms"])
+    """When the pool's first node that does not fail is up (a pool is Running from then)."""
+    ready = [n["ready_ms"] for n in doc["nodes"] if not n.get("fail")]
+    return min(ready) if ready else 2 ** 62  # every node fails: never Running
 
 
 def _gone(doc: dict, t: int) -> bool:
@@ -139,8 +191,7 @@ def render_pool(name: str, doc: dict, t: int) -> dict[str, Any]:
         meta["deletionTimestamp"] = _ts(doc["delete_ms"])
     return {"apiVersion": "v2", "kind": "Pool", "metadata": meta, "spec": doc["spec"],
             "status": {"phase": phase, "message": message, "resources": resources,
-                       "scope": [{"scopeType": s, "state": "Enabled" if phase == "Running" else phase}
-                                 for s in doc["spec"]["scope"]]}}
+                       "scope": [{"scopeType": s, "state": scope_state(doc, s, t)} for s in doc["spec"]["scope"]]}}
 
 
 def network_phase(doc: dict, t: int) -> str:
@@ -150,10 +201,22 @@ def network_phase(doc: dict, t: int) -> str:
 
 
 def render_network(name: str, doc: dict, t: int) -> dict[str, Any]:
+    phase = network_phase(doc, t)
+    status: dict[str, Any] = {"phase": phase}
+    if phase != "Creating":
+        # The network's subnet, once it exists: Terraform's resource reads status.subnets[0].networkId after
+        # the network is Active (its subnet_id, what SFS Turbo connections need).
+        status["subnets"] = [{"networkId": doc.get("subnet_id") or _subnet_id(name), "cidr": doc["spec"]["cidr"]}]
     return {"apiVersion": "v1", "kind": "Network",
             "metadata": {"name": name, "creationTimestamp": _ts(doc["create_ms"]), "labels": doc["labels"],
                          "annotations": doc["annotations"]},
-            "spec": doc["spec"], "status": {"phase": network_phase(doc, t)}}
+            "spec": doc["spec"], "status": status}
+
+
+def _subnet_id(network: str) -> str:
+    """A subnet id in the VPC's UUID form, derived from the network's name (stable across reads)."""
+    h = hashlib.sha256(network.encode()).hexdigest()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
 
 
 class PoolStore:
@@ -215,6 +278,8 @@ class PoolStore:
             doc = {"labels": labels, "annotations": body.metadata.annotations,
                    "spec": {"cidr": body.spec.cidr}, "create_ms": t, "ready_ms": t + timings.network_ms}
             name = self._insert("network", project, "network-", doc, t)
+            doc["subnet_id"] = _subnet_id(name)
+            self._save(name, doc)
         return render_network(name, doc, t)
 
     def get_network(self, project: str, name: str) -> dict:
@@ -259,11 +324,18 @@ class PoolStore:
                     "resources": [{"flavor": r.flavor, "count": r.count, "maxCount": r.count}
                                   for r in body.spec.resources],
                     "network": {"name": net}}
+            rules = self._faults(body.metadata.labels.name)
+            fail = next((r for r in rules if r.kind == "create_fail"), None)
+            order = orders.new_order(orders.CREATE_POOL, t, _message(fail) if fail else "")
+            labels[ORDER_LABEL] = order["name"]
             doc: dict[str, Any] = {"labels": labels, "annotations": body.metadata.annotations, "spec": spec,
-                                   "create_ms": t, "nodes": []}
+                                   "create_ms": t, "nodes": [], "orders": [order]}
             for r in body.spec.resources:
-                doc["nodes"] += _new_nodes(r.flavor, r.count, t, timings.pool_ms, failed=False)
-            for rule in self._faults(body.metadata.labels.name):
+                doc["nodes"] += _new_nodes(r.flavor, r.count, t, timings.pool_ms, order["name"],
+                                           fail="creation" if fail else None)
+            # Job types are enabled scope_ms after the pool runs (its first node is up).
+            doc["scopes"] = {s: running_since_ms(doc) + timings.scope_ms for s in spec["scope"]}
+            for rule in rules:
                 if rule.kind == "abnormal":  # when the nodes would all have been up
                     doc["fault"] = {"at_ms": t + timings.pool_ms, "message": _message(rule)}
             name = self._insert("pool", project, "pool-", doc, t)
@@ -296,39 +368,97 @@ class PoolStore:
         return {"apiVersion": "v2", "kind": "PoolList", "items": items}
 
     def patch_pool(self, project: str, name: str, body: PatchPoolBody, timings: PoolTimings) -> dict:
+        """PatchPool as a merge patch (Terraform sends ``application/merge-patch+json``): annotations merged
+        (null removes a key; ``os.modelarts/description`` is the description), ``spec.scope`` replaced (a job
+        type added is Enabling for ``scope_ms``), ``spec.resources`` sets node counts per flavor, a flavor the
+        pool lacks being added with its nodes. Counts and job types change only while the pool is usable; a
+        count change is a new order, named in the ``os.modelarts/order.name`` label of the answer."""
         with self._lock:
             t = self.now()
             doc = self._load("pool", project, name, t)
             phase, _ = pool_phase(doc, t)
-            if body.spec is not None and body.spec.resources is not None:
-                if phase not in ("Running",):
+            spec = body.spec
+            if spec is not None and (spec.resources is not None or spec.scope is not None):
+                if phase not in USABLE:
                     raise errors.pool_not_scalable(name, phase)
-                known = {r["flavor"]: r for r in doc["spec"]["resources"]}
-                for r in body.spec.resources:
-                    if r.flavor not in known:
-                        raise errors.invalid_param("spec.resources.flavor",
-                                                   f"the pool has no resources of flavor {r.flavor}")
-                fail = any(f.kind == "scale_fail" for f in self._faults(doc["labels"].get(NAME_LABEL, "")))
-                for r in body.spec.resources:
-                    self._scale(doc, known[r.flavor], r.count, t, timings, fail)
-                    if fail and r.count > known[r.flavor]["count"]:
-                        rule = next(f for f in self._faults(doc["labels"].get(NAME_LABEL, ""))
-                                    if f.kind == "scale_fail")
-                        doc["scale_message"] = _message(rule)
-                    known[r.flavor]["count"] = known[r.flavor]["maxCount"] = r.count
-                self._event(t, "pool", name, "scale")
+            if spec is not None and spec.resources is not None:
+                self._patch_resources(name, doc, spec.resources, t, timings)
+            if spec is not None and spec.scope is not None:
+                scopes = doc.setdefault("scopes", {s: running_since_ms(doc) for s in doc["spec"]["scope"]})
+                for s in spec.scope:
+                    scopes.setdefault(s, t + timings.scope_ms)
+                for s in [s for s in scopes if s not in spec.scope]:
+                    del scopes[s]
+                doc["spec"]["scope"] = list(dict.fromkeys(spec.scope))
             if body.metadata is not None:
-                doc["annotations"].update(body.metadata.annotations)
+                for k, v in body.metadata.annotations.items():
+                    if v is None:
+                        doc["annotations"].pop(k, None)
+                    else:
+                        doc["annotations"][k] = v
             self._save(name, doc)
             return render_pool(name, doc, t)
 
+    def _patch_resources(self, name: str, doc: dict, wanted: list, t: int, timings: PoolTimings) -> None:
+        known = {r["flavor"]: r for r in doc["spec"]["resources"]}
+        for r in wanted:
+            if r.flavor not in known and r.flavor not in FLAVORS_BY_NAME:
+                raise errors.parameter_error("spec.resources.flavor", f"unknown resource flavor {r.flavor}")
+        live = {f: len(self._live(doc, f, t)) for f in known}
+        if all(live.get(r.flavor, 0) == r.count for r in wanted):
+            return  # nothing to change: no order
+        rule = next((f for f in self._faults(doc["labels"].get(NAME_LABEL, "")) if f.kind == "scale_fail"), None)
+        up = any(r.count > live.get(r.flavor, 0) for r in wanted)
+        order = orders.new_order(orders.CREATE_NODE if up else orders.DELETE_NODE, t,
+                                 _message(rule) if rule and up else "")
+        for n in doc["nodes"]:  # the failed nodes of an earlier scale-up go: this order replaces it
+            if n.get("fail") == "creation" and n.get("removed_ms") is None and t >= n["ready_ms"]:
+                n["removed_ms"] = n["gone_ms"] = t
+        for r in wanted:
+            if r.flavor not in known:
+                known[r.flavor] = {"flavor": r.flavor, "count": 0, "maxCount": 0}
+                doc["spec"]["resources"].append(known[r.flavor])
+            self._scale(doc, r.flavor, r.count, t, timings, order["name"], failed=rule is not None)
+            known[r.flavor]["count"] = known[r.flavor]["maxCount"] = r.count
+        doc.setdefault("orders", []).append(order)
+        doc["labels"][ORDER_LABEL] = order["name"]
+        self._event(t, "pool", name, "scale")
+
     @staticmethod
-    def _scale(doc: dict, resource: dict, count: int, t: int, timings: PoolTimings, fail: bool) -> None:
-        live = [n for n in doc["nodes"] if n["flavor"] == resource["flavor"] and n.get("removed_ms") is None]
+    def _live(doc: dict, flavor: str, t: int) -> list[dict]:
+        """The flavor's nodes that are or will be up (not removed, not failed already)."""
+        return [n for n in doc["nodes"] if n["flavor"] == flavor and n.get("removed_ms") is None
+                and not (n.get("fail") == "creation" and t >= n["ready_ms"])]
+
+    def _scale(self, doc: dict, flavor: str, count: int, t: int, timings: PoolTimings, order: str, *,
+               failed: bool) -> None:
+        live = self._live(doc, flavor, t)
         if count > len(live):
-            doc["nodes"] += _new_nodes(resource["flavor"], count - len(live), t, timings.pool_ms, failed=fail)
+            doc["nodes"] += _new_nodes(flavor, count - len(live), t, timings.pool_ms, order,
+                                       fail="creation" if failed else None)
         for n in sorted(live, key=lambda n: n["ready_ms"], reverse=True)[:max(0, len(live) - count)]:
-            n["removed_ms"], n["gone_ms"] = t, t + timings.delete_ms
+            n["removed_ms"], n["gone_ms"], n["removed_order"] = t, t + timings.delete_ms, order
+
+    # --- orders ----------------------------------------------------------------------------------------
+
+    def get_order(self, project: str, order_name: str) -> dict:
+        with self._lock:
+            t = self.now()
+            for name, doc in self._all("pool", project, t):
+                order = orders.find(doc, order_name)
+                if order is not None:
+                    return orders.render_detail(name, doc, order, t)
+        raise errors.order_not_found(order_name)
+
+    def list_orders(self, project: str, involved: str | None, since_ms: int | None, limit: int,
+                    offset: int) -> dict:
+        with self._lock:
+            t = self.now()
+            found = [(o["at_ms"], orders.render_summary(name, doc, o, t)) for name, doc in self._all("pool", project, t)
+                     if involved in (None, name) for o in doc.get("orders") or []
+                     if since_ms is None or o["at_ms"] >= since_ms]
+        items = [x for _, x in sorted(found, key=lambda p: p[0], reverse=True)]
+        return {"count": len(items), "items": items[offset:offset + limit]}
 
     def delete_pool(self, project: str, name: str, timings: PoolTimings) -> dict:
         with self._lock:
@@ -382,15 +512,16 @@ class PoolStore:
             self._db.executescript("DELETE FROM cloud_resources; DELETE FROM resource_events; DELETE FROM pool_faults;")
 
 
-def _new_nodes(flavor: str, count: int, t: int, span_ms: int, *, failed: bool) -> list[dict]:
-    # One after another over span_ms: the counts move node by node, as a real pool's do.
-    return [{"flavor": flavor, "ready_ms": t + (span_ms * (i + 1)) // count, "failed": failed, "created_ms": t}
-            for i in range(count)]
+def _new_nodes(flavor: str, count: int, t: int, span_ms: int, order: str, *, fail: str | None) -> list[dict]:
+    # One after another over span_ms: the counts move node by node, as a real pool's do. `fail`: how the
+    # node ends instead of becoming available (creation: bucket creationFailed).
+    return [{"flavor": flavor, "ready_ms": t + (span_ms * (i + 1)) // count, "fail": fail, "created_ms": t,
+             "order": order} for i in range(count)]
 
 
 def _message(rule: PoolFault) -> str:
     if rule.message:
         return rule.message
-    if rule.kind == "abnormal":
+    if rule.kind in ("abnormal", "create_fail"):
         return "Node creation failed: insufficient resources of the requested flavor in the AZ."
     return "Scale-up failed: insufficient resources of the requested flavor in the AZ."

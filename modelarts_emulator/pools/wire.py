@@ -1,7 +1,8 @@
 """Request bodies of the pool and network APIs (SDK models ``CreatePoolRequestBody``, ``PoolUpdateRequest``,
 ``NetworkCreationRequest``) and the pool flavors the emulator sells (``GET /v1/{project}/resourceflavors``).
 
-A body that breaks a rule is a ModelArts.2788 naming the field (wire.parse), before any state changes.
+A body that breaks a rule is refused naming the field (api.py: 400 ``ModelArts.0104``, the service's
+"Parameter error"), before any state changes.
 """
 
 from __future__ import annotations
@@ -10,13 +11,18 @@ from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-# User names of pools and networks (os.modelarts/name): documented as 4-32 (pool) and 4-64 (network)
-# characters, lower-case letters, digits and hyphens, starting with a letter, not ending with a hyphen.
+# User names of pools and networks (os.modelarts/name): 4-32 characters, lower-case letters, digits and
+# hyphens, starting with a letter, not ending with a hyphen. Networks too: the CreateNetwork reference
+# (NetworkMetadataLabels) and Terraform's huaweicloud_modelarts_network documentation say 4 to 32.
 POOL_NAME = r"^[a-z][a-z0-9-]{2,30}[a-z0-9]$"
-NETWORK_NAME = r"^[a-z][a-z0-9-]{2,62}[a-z0-9]$"
+NETWORK_NAME = POOL_NAME
 CIDR = r"^(\d{1,3}\.){3}\d{1,3}/\d{1,2}$"
 NAME_LABEL = "os.modelarts/name"
 WORKSPACE_LABEL = "os.modelarts/workspace.id"
+ORDER_LABEL = "os.modelarts/order.name"  # the order of a pool's latest create or scale (Terraform waits on it)
+DESCRIPTION_ANNOTATION = "os.modelarts/description"
+SCOPES = ("Train", "Infer", "Notebook")
+Scope = Literal["Train", "Infer", "Notebook"]
 
 
 class _Body(BaseModel):
@@ -65,7 +71,7 @@ class PoolNetworkRef(_Body):
 
 class PoolSpecCreation(_Body):
     type: Literal["Dedicate"] = "Dedicate"  # Logical pools are not emulated
-    scope: list[Literal["Train", "Infer", "Notebook"]] = Field(default_factory=lambda: ["Train"], min_length=1)
+    scope: list[Scope] = Field(default_factory=lambda: ["Train"], min_length=1)
     resources: list[PoolResource] = Field(min_length=1)
     network: PoolNetworkRef
 
@@ -91,11 +97,24 @@ class PoolSpecUpdateResource(_Body):
 
 
 class PoolSpecUpdate(_Body):
+    """What a PATCH changes in place (SDK PoolSpecUpdate): the job types, and node counts per flavor, a
+    flavor the pool does not have yet being added (Terraform's resource updates `scope` and `resources`
+    with one PATCH); a flavor left out keeps its nodes."""
+    scope: list[Scope] | None = Field(default=None, min_length=1)
     resources: list[PoolSpecUpdateResource] | None = None
+
+    @field_validator("resources")
+    @classmethod
+    def _one_entry_per_flavor(cls, v: list[PoolSpecUpdateResource] | None) -> list[PoolSpecUpdateResource] | None:
+        flavors = [r.flavor for r in v or []]
+        if len(set(flavors)) != len(flavors):
+            raise ValueError("each flavor may appear once")
+        return v
 
 
 class PoolMetadataUpdate(_Body):
-    annotations: dict[str, str] = Field(default_factory=dict)
+    # application/merge-patch+json (RFC 7396), as Terraform sends it: a key set to null is removed.
+    annotations: dict[str, str | None] = Field(default_factory=dict)
 
 
 class PatchPoolBody(_Body):
@@ -123,11 +142,13 @@ class CreateNetworkBody(_Body):
 
 class PoolFault(BaseModel):
     """POST /_emulator/pool-faults: ``abnormal`` turns the pool Abnormal (at once if it exists, else when its
-    nodes would have become available); ``scale_fail``: the nodes a later scale-up adds end abnormal."""
+    nodes would have become available); ``create_fail``: a later create's nodes fail when they would have come
+    up (bucket ``creationFailed``, phase CreationFailed, its order failed with the message); ``scale_fail``:
+    the nodes a later scale-up adds fail so (phase ScalingFailed, the pool keeps the nodes it had)."""
 
     model_config = ConfigDict(extra="forbid")
     name: str | None = None  # the user's name (os.modelarts/name); None: every pool
-    kind: Literal["abnormal", "scale_fail"]
+    kind: Literal["abnormal", "create_fail", "scale_fail"]
     message: str = Field(default="", max_length=512)
 
 

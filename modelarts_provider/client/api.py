@@ -133,11 +133,13 @@ class ModelArtsClient(PoolOperations, SearchOperations):
             )
 
     def _request(self, method: str, url: str, *, idempotent: bool, body: Any = None,
-                 params: Optional[dict] = None) -> requests.Response:
-        """One ModelArts call (with the transport's retries); raises requests' error when no response came."""
+                 params: Optional[dict] = None, content_type: Optional[str] = None) -> requests.Response:
+        """One ModelArts call (with the transport's retries); raises requests' error when no response came.
+        `content_type`: the JSON body's media type when not plain application/json (a merge patch)."""
         self._guard()
+        extra = {"content_type": content_type} if content_type else {}  # a transport double needs none
         response = self.transport.request(
-            method, url, auth=self.auth, idempotent=idempotent, json_body=body, params=params
+            method, url, auth=self.auth, idempotent=idempotent, json_body=body, params=params, **extra
         )
         if not _no_api(response):
             self._api_answered = True

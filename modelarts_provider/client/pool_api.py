@@ -1,6 +1,6 @@
 """Pool and network operations of ``ModelArtsClient`` (a mixin: api.py's plumbing, paths of the SDK's
-``create_pool`` / ``show_pool`` / ``list_pools`` / ``patch_pool`` / ``delete_pool`` and the network
-equivalents). Not found is only the service's code for it (404 ``ModelArts.50015001`` for pools, documented;
+``create_pool`` / ``show_pool`` / ``list_pools`` / ``patch_pool`` / ``delete_pool`` / ``show_order`` and the
+network equivalents). Not found is only the service's code for it (404 ``ModelArts.50015001`` for pools, documented;
 ``ModelArts.50015002`` for networks, our assumption in the same family); any other 404 is an error.
 """
 
@@ -12,7 +12,7 @@ import requests
 from pydantic import BaseModel, ValidationError
 
 from .errors import ModelArtsError
-from .pool_models import Network, NetworkList, Pool, PoolList
+from .pool_models import MERGE_PATCH, Network, NetworkList, Order, Pool, PoolList
 
 POOL_NOT_FOUND = "ModelArts.50015001"
 NETWORK_NOT_FOUND = "ModelArts.50015002"
@@ -35,10 +35,12 @@ class PoolOperations:
         return f"{self.endpoint}/{version}/{self.settings.project_id}{path}"
 
     def _pool_call(self, method: str, version: str, path: str, *, body: Any = None,
-                   idempotent: bool = True, params: Optional[dict] = None) -> requests.Response:
+                   idempotent: bool = True, params: Optional[dict] = None,
+                   content_type: Optional[str] = None) -> requests.Response:
         url = self._url(version, path)
         try:
-            return self._request(method, url, idempotent=idempotent, body=body, params=params)  # type: ignore[attr-defined]
+            return self._request(method, url, idempotent=idempotent, body=body, params=params,  # type: ignore[attr-defined]
+                                 content_type=content_type)
         except requests.RequestException as exc:
             raise self._no_response(exc, method, url) from None  # type: ignore[attr-defined]
 
@@ -93,7 +95,15 @@ class PoolOperations:
         return out.items if out else []
 
     def patch_pool(self, name: str, body: dict[str, Any]) -> Pool:
-        out = self._expect(self._pool_call("PATCH", "v2", f"/pools/{_check_name(name, 'pool')}", body=body), Pool)
+        """PATCH as a merge patch (``application/merge-patch+json``, as Terraform's resource pool sends it)."""
+        out = self._expect(self._pool_call("PATCH", "v2", f"/pools/{_check_name(name, 'pool')}", body=body,
+                                           content_type=MERGE_PATCH), Pool)
+        assert out is not None
+        return out
+
+    def get_order(self, name: str) -> Order:
+        """GET /v1/{project}/orders/{order_name} (SDK ``show_order``): how a pool's create or scaling went."""
+        out = self._expect(self._pool_call("GET", "v1", f"/orders/{_check_name(name, 'order')}"), Order)
         assert out is not None
         return out
 

@@ -1,7 +1,11 @@
 """Wire models of dedicated resource pools and networks (SDK ``CreatePoolRequestBody``, ``PoolSpecCreation``,
-``PoolStatus``, ``NetworkCreationRequest``, ``Network``...). Responses keep unknown fields (the service adds
-many); the per-flavor node counts of ``status.resources`` are read from an array or a single object (the
-SDK types each bucket as one ``PoolResourceFlavorCount``, the API's examples show arrays).
+``PoolStatus``, ``NetworkCreationRequest``, ``Network``, ``ShowOrderResponse``...). Responses keep unknown
+fields (the service adds many); the per-flavor node counts of ``status.resources`` are read from an array or a
+single object (the SDK types each bucket as one ``PoolResourceFlavorCount``, the API's examples show arrays).
+
+What Terraform's resource pool reads besides the SDK's fields (docs/assumptions.md): the failure phases
+CreationFailed / ScalingFailed and the ``creationFailed`` bucket, the ``os.modelarts/order.name`` label of a
+create's or a PATCH's answer, and a network's ``status.subnets[].networkId``.
 """
 
 from __future__ import annotations
@@ -12,7 +16,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 NAME_LABEL = "os.modelarts/name"
 WORKSPACE_LABEL = "os.modelarts/workspace.id"
-BUCKETS = ("creating", "available", "abnormal", "deleting")
+ORDER_LABEL = "os.modelarts/order.name"
+BUCKETS = ("creating", "available", "abnormal", "creationFailed", "deleting")
+# Phases in which a pool will not become usable by waiting (Terraform's wait stopped on the same ones).
+FAILED_PHASES = ("Abnormal", "Error", "CreationFailed", "ScalingFailed")
+MERGE_PATCH = "application/merge-patch+json"  # what Terraform's resource pool PATCHes with
+DESCRIPTION_ANNOTATION = "os.modelarts/description"  # a pool's description (SDK PoolMetadataUpdateAnnotations)
 
 
 class _Wire(BaseModel):
@@ -34,6 +43,11 @@ class Metadata(_Wire):
     def user_name(self) -> str:
         return self.labels.get(NAME_LABEL, "")
 
+    @property
+    def order_name(self) -> str | None:
+        """The order of the latest create or node-count change (a pool's answer to POST and PATCH)."""
+        return self.labels.get(ORDER_LABEL) or None
+
 
 class FlavorCount(_Wire):
     flavor: str
@@ -46,10 +60,32 @@ class PoolResourceSpec(_Wire):
     max_count: int | None = Field(default=None, alias="maxCount")
 
 
+class ScopeState(_Wire):
+    """SDK PoolStatusScope: a job type and its state (Enabling, Enabled, Disabling, Disabled)."""
+    scope_type: str = Field(default="", alias="scopeType")
+    state: str = ""
+
+
 class PoolStatus(_Wire):
     phase: str = ""
     message: str | None = None
     resources: dict[str, list[FlavorCount]] = Field(default_factory=dict)
+    scope: list[ScopeState] = Field(default_factory=list)
+
+    @field_validator("scope", mode="before")
+    @classmethod
+    def _scope_list(cls, v: Any) -> Any:
+        return [v] if isinstance(v, dict) else v or []
+
+    def scopes_enabled(self, wanted: list[str]) -> bool:
+        """Every declared job type that the service lists is Enabled (jobs of a type run only then). A pool
+        answer that lists none of them says nothing to wait for (docs/assumptions.md)."""
+        states = {s.scope_type: s.state for s in self.scope}
+        return all(states[w] == "Enabled" for w in wanted if w in states)
+
+    def failed(self) -> bool:
+        """The pool will not reach its nodes by waiting: a failure phase, or nodes abnormal or failed to create."""
+        return self.phase in FAILED_PHASES or bool(self.counts("abnormal")) or bool(self.counts("creationFailed"))
 
     @field_validator("resources", mode="before")
     @classmethod
@@ -90,10 +126,11 @@ class Pool(_Wire):
         """`Running: 1/2 nodes available, 1 creating` (every flavor together)."""
         total = sum(r.count for r in self.spec.resources)
         parts = [f"{sum(self.status.counts('available').values())}/{total} nodes available"]
-        for bucket in ("creating", "abnormal", "deleting"):
+        for bucket, words in (("creating", "creating"), ("abnormal", "abnormal"),
+                              ("creationFailed", "failed to create"), ("deleting", "deleting")):
             n = sum(self.status.counts(bucket).values())
             if n:
-                parts.append(f"{n} {bucket}")
+                parts.append(f"{n} {words}")
         return f"{self.status.phase or 'unknown'}: " + ", ".join(parts)
 
 
@@ -101,8 +138,18 @@ class PoolList(_Wire):
     items: list[Pool] = Field(default_factory=list)
 
 
+class Subnet(_Wire):
+    network_id: str = Field(default="", alias="networkId")
+
+
 class NetworkStatus(_Wire):
     phase: str = ""
+    subnets: list[Subnet] = Field(default_factory=list)
+
+    @field_validator("subnets", mode="before")
+    @classmethod
+    def _subnet_list(cls, v: Any) -> Any:
+        return [v] if isinstance(v, dict) else v or []
 
 
 class Network(_Wire):
@@ -114,9 +161,36 @@ class Network(_Wire):
     def name(self) -> str:
         return self.metadata.name
 
+    @property
+    def subnet_id(self) -> str | None:
+        """The network's subnet (``status.subnets[0].networkId``, what Terraform records as its subnet_id)."""
+        return next((s.network_id for s in self.status.subnets if s.network_id), None)
+
 
 class NetworkList(_Wire):
     items: list[Network] = Field(default_factory=list)
+
+
+class OrderItem(_Wire):
+    """SDK OrderDetailItem: one resource an order changes (the pool, or a node)."""
+    resource_name: str = Field(default="", alias="resourceName")
+    action: str = ""
+    status: str = ""  # processing, succeed, failed
+    message: str | None = None
+
+
+class Order(_Wire):
+    """SDK ShowOrderResponse (``GET /v1/{project_id}/orders/{order_name}``)."""
+    count: int = 0
+    items: list[OrderItem] = Field(default_factory=list)
+
+    def failure(self) -> str | None:
+        """Why the order failed, in one line (None: nothing of it failed)."""
+        failed = [i for i in self.items if i.status == "failed"]
+        if not failed:
+            return None
+        reasons = list(dict.fromkeys(i.message or "no reason given" for i in failed))
+        return f"{len(failed)} of {len(self.items)} resources of the order failed: " + "; ".join(reasons)
 
 
 def create_pool_body(user_name: str, resources: list[tuple[str, int]], network: str, *, scope: list[str],
@@ -132,9 +206,17 @@ def create_pool_body(user_name: str, resources: list[tuple[str, int]], network: 
                      "network": {"name": network}}}
 
 
-def patch_pool_body(resources: list[tuple[str, int]]) -> dict[str, Any]:
-    """A PoolUpdateRequest changing node counts only."""
-    return {"spec": {"resources": [{"flavor": f, "count": n} for f, n in resources]}}
+def patch_pool_body(resources: list[tuple[str, int]], scope: list[str] | None = None,
+                    annotations: dict[str, str | None] | None = None) -> dict[str, Any]:
+    """A PoolUpdateRequest, sent as a merge patch: node counts per flavor (every flavor of the pool; one it
+    lacks is added) and, when given, the job types and annotations (None removes one: merge-patch's null)."""
+    spec: dict[str, Any] = {"resources": [{"flavor": f, "count": n} for f, n in resources]}
+    if scope is not None:
+        spec["scope"] = list(scope)
+    body: dict[str, Any] = {"spec": spec}
+    if annotations:
+        body["metadata"] = {"annotations": dict(annotations)}
+    return body
 
 
 def create_network_body(user_name: str, cidr: str, *, workspace_id: str | None,

@@ -304,8 +304,10 @@ class Transport:
         json_body: Any = None,
         params: Optional[dict] = None,
         timeout: Optional[tuple[float, float]] = None,
+        content_type: Optional[str] = None,
     ) -> requests.Response:
         """Send one logical call (with its retries). Returns any HTTP response, errors included.
+        `content_type` replaces application/json as the JSON body's media type (it is signed as sent).
 
         Raises ``requests.RequestException`` when no response was obtained (callers classify it).
         """
@@ -313,14 +315,15 @@ class Transport:
         retry = (self.idempotent_retry if idempotent else self.create_retry).for_call(
             self.policy.total_s, refused_is_final=final)
         started = time.monotonic()
-        response = self._send(method, url, auth, retry, json_body, params, timeout)
+        headers = {"Content-Type": content_type} if content_type else None
+        response = self._send(method, url, auth, retry, json_body, params, timeout, headers)
         if response.status_code == 401 and hasattr(auth, "invalidate"):
             used = response.request.headers.get("X-Auth-Token") if response.request is not None else None
             auth.invalidate(used)  # type: ignore[union-attr]
             log.info("401 with an IAM token: renewing the token and re-sending %s %s once", method, _path(url))
             retry = (self.idempotent_retry if idempotent else self.create_retry).for_call(
                 self.policy.total_s, refused_is_final=final)
-            response = self._send(method, url, auth, retry, json_body, params, timeout)
+            response = self._send(method, url, auth, retry, json_body, params, timeout, headers)
         log.debug(
             "%s %s -> %s in %.3fs [request %s]", method, _path(url), response.status_code,
             time.monotonic() - started, response.headers.get("X-Request-Id", "-"),
@@ -331,7 +334,7 @@ class Transport:
         """No HTTP response came from this URL's address yet in this process."""
         return origin(url) not in self._answered
 
-    def _send(self, method, url, auth, retry, json_body, params, timeout) -> requests.Response:
+    def _send(self, method, url, auth, retry, json_body, params, timeout, headers=None) -> requests.Response:
         self.adapter.use(retry)
         try:
             response = self.session.request(
@@ -340,6 +343,7 @@ class Transport:
                 auth=auth,
                 json=json_body,
                 params=params,
+                headers=headers,
                 timeout=timeout or self.timeout,
                 allow_redirects=False,
             )

@@ -35,16 +35,22 @@ PATTERN_WORDS = {
     ABS_PATH_RE: "is not an absolute path: starts with '/', no spaces",
 }
 
-# Pools and networks (issue 24): the user's names (os.modelarts/name) as documented, and IPv4 CIDRs.
+# Pools and networks (issue 24): the user's names (os.modelarts/name) as documented, and IPv4 CIDRs. A
+# network's name is 4-32 characters like a pool's (the CreateNetwork reference, Terraform's network resource;
+# issue 42): the same rule, written apart so that each has its own words below.
 POOL_NAME_RE = r"^[a-z][a-z0-9-]{2,30}[a-z0-9]$"
-NETWORK_NAME_RE = r"^[a-z][a-z0-9-]{2,62}[a-z0-9]$"
+NETWORK_NAME_RE = r"^[a-z](?:[a-z0-9-]{2,30})[a-z0-9]$"
+# A pool's description (annotation os.modelarts/description): the SDK's PoolMetadataUpdateAnnotations says
+# it may not hold !<>=&"' .
+POOL_DESCRIPTION_RE = r"^[^!<>=&\"']*$"
 CIDR_RE = r"^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}/([0-9]|[12]\d|3[0-2])$"
 PATTERN_WORDS.update({
     POOL_NAME_RE: "is not a valid pool name: 4-32 characters: lowercase letters, digits and '-'; starts with a "
                   "letter, ends with a letter or digit",
-    NETWORK_NAME_RE: "is not a valid network name: 4-64 characters: lowercase letters, digits and '-'; starts "
+    NETWORK_NAME_RE: "is not a valid network name: 4-32 characters: lowercase letters, digits and '-'; starts "
                      "with a letter, ends with a letter or digit",
     CIDR_RE: "is not an IPv4 CIDR block, e.g. 192.168.128.0/17",
+    POOL_DESCRIPTION_RE: "is not a valid pool description: any text without the characters ! < > = & \" '",
 })
 
 _TYPE_WORDS = {

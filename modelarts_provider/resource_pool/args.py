@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..core.ownership import OwnerMark
 
-from ..core.messages import POOL_NAME_RE  # the documented name rule
+from ..core.messages import POOL_DESCRIPTION_RE, POOL_NAME_RE  # the documented rules
 
 MAX_NODES = 500  # per flavor; a physical pool's maxCount is its count (documented), so no elastic range
 OUTPUT_KEYS = ("pool_name", "phase", "message", "available", "creating", "abnormal", "location")
@@ -28,11 +28,14 @@ class ResourcePoolArgs(BaseModel):
 
     name: Annotated[str, Field(pattern=POOL_NAME_RE, description="the user's name (os.modelarts/name)")]
     resources: Annotated[list[PoolNodes], Field(min_length=1, max_length=16, description=(
-        "nodes per flavor; a count change is a PATCH in place, anything else replaces the pool"))]
+        "nodes per flavor; a count change or a flavor added is a PATCH in place, a flavor taken away replaces "
+        "the pool"))]
     network: Annotated[str, Field(min_length=1, description="the network's service name (Network.network_name)")]
     scope: Annotated[list[Literal["Train", "Infer", "Notebook"]], Field(
-        min_length=1, description="job types the pool serves")] = ["Train"]
+        min_length=1, description="job types the pool serves (changed in place; ready once each is Enabled)")] = ["Train"]
     workspace_id: str | None = Field(None, description="the workspace of the pool (default: the service's)")
+    description: Annotated[str, Field(pattern=POOL_DESCRIPTION_RE, description=(
+        "the pool's description (annotation os.modelarts/description; changed in place)"))] | None = None
     timeout_seconds: Annotated[float, Field(gt=0, le=6 * 3600, description=(
         "how long create and scaling wait for every node to be available (customTimeouts take precedence)"))] = 3600
     poll_interval_seconds: Annotated[float, Field(gt=0, le=300, description="seconds between polls")] = 5.0

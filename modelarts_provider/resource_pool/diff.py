@@ -1,6 +1,7 @@
-"""diff(): node counts change in place (PATCH); the name, the set of flavors, the network, the scope and
-the workspace replace (CreatePool fields PatchPool cannot change). Resources are compared as a map
-flavor -> count, so re-ordering equivalent declarations is no diff. No API call."""
+"""diff(): node counts, added flavors, the job types (scope) and the description change in place (one merge-patch PATCH, as
+Terraform's resource pool updates them); the name, the network, the workspace and a flavor taken away
+replace (CreatePool fields PatchPool cannot change). Resources are compared as a map flavor -> count, so
+re-ordering equivalent declarations is no diff. No API call."""
 
 from __future__ import annotations
 
@@ -21,13 +22,15 @@ def _scope(props: dict[str, Any]) -> list[str]:
 def decide(olds: dict[str, Any], news: dict[str, Any]) -> tuple[list[str], list[str]]:
     """(replaced fields, fields updated in place)."""
     replaces = [k for k in ("name", "network", "workspace_id") if olds.get(k) != news.get(k)]
-    if _scope(olds) != _scope(news):
-        replaces.append("scope")
     old, new = _counts(olds), _counts(news)
-    if set(old) != set(new):
+    if set(old) - set(new):  # a flavor taken away: PatchPool only adds flavors
         replaces.append("resources")
     updates = []
-    if set(old) == set(new) and old != new:
+    if _scope(olds) != _scope(news):
+        updates.append("scope")
+    if (olds.get("description") or None) != (news.get("description") or None):
+        updates.append("description")
+    if not set(old) - set(new) and old != new:
         updates.append("resources")
     fields = ResourcePoolArgs.model_fields  # the state holds the defaults, a declaration may leave them out
     updates += [k for k in ("timeout_seconds", "poll_interval_seconds")

@@ -2,14 +2,17 @@
 its nodes are where the declaration says. check/diff make no API call.
 
 * create: a pool of the same user name that carries this resource's owner token is ours (an interrupted
-  create, e.g. a killed `up`) and is taken over when it matches field by field, scaled (PATCH) when only
-  its node counts differ, deleted and created anew when anything else does; any other stops the create
-  naming its owner. A new pool also carries its network's token (owned_objects.py).
-  Otherwise POST, then wait until Running with every node available. A pool that never became usable
-  (Abnormal, an abnormal node, the deadline) is deleted at once, since it bills per node-hour whether a
-  job can use it or not, and the error says so.
-* update: PATCH of the node counts, then the same wait; a failed scale-up leaves the pool as it is (it
-  is in use) and fails the up naming the status message.
+  create, e.g. a killed `up`) and is taken over when it matches field by field, changed in place (PATCH)
+  when only what a PATCH changes differs, deleted and created anew when anything else does; any other stops
+  the create naming its owner. A new pool also carries its network's token (owned_objects.py).
+  Otherwise POST, then wait until Running with every node available and every declared job type Enabled
+  (jobs run only then). A pool that cannot get there fails the wait at once (CreationFailed, ScalingFailed,
+  Abnormal, nodes abnormal or failed to create), naming the reason the pool's order gives (wait.py); the
+  deadline too. A pool that never became usable is deleted at once, since it bills per node-hour whether
+  a job can use it or not, and the error says so.
+* update: one merge-patch PATCH of node counts (a flavor added too), job types and the description, on the
+  same pool, then the same wait; a failed scale-up leaves the pool as it is (it is in use) and fails the up
+  naming the order's reason.
 * delete: only a pool carrying our owner token; waits until it is gone.
 """
 
@@ -20,7 +23,7 @@ from typing import Any
 from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 
 from ..client.errors import ModelArtsError
-from ..client.pool_models import WORKSPACE_LABEL, Pool, create_pool_body, patch_pool_body
+from ..client.pool_models import DESCRIPTION_ANNOTATION, WORKSPACE_LABEL, Pool, create_pool_body, patch_pool_body
 from ..core.location import check_same_place, location_of
 from ..core.owned_objects import network_token_mark, our_namesake, ours_to_delete, wait_gone
 from ..core.provider_base import ModelArtsProvider, ProviderError, say
@@ -64,38 +67,57 @@ class ResourcePoolProvider(ModelArtsProvider):
         if pool is None:
             net = api.get_network(args.network)
             marks = {**(args.owner.annotations() if args.owner else {}),
-                     **network_token_mark(net.metadata.annotations if net is not None else None)}
+                     **network_token_mark(net.metadata.annotations if net is not None else None),
+                     **({DESCRIPTION_ANNOTATION: args.description} if args.description else {})}
             pool = api.create_pool(create_pool_body(
                 args.name, [(r.flavor, r.count) for r in args.resources], args.network, scope=args.scope,
                 workspace_id=args.workspace_id, annotations=marks))
             say(f"pool {label}: created as {pool.name} (billed per node-hour from now on), waiting for "
                 f"{sum(args.counts().values())} nodes")
         try:
-            pool = wait_usable(lambda: api.get_pool(pool.name), label, args.counts(), args.timeout_seconds,
-                               args.poll_interval_seconds, say)
+            pool = self._wait(pool.name, args)
         except PoolNotUsable as err:
             raise ProviderError(f"{err}; {self._remove_unusable(pool.name, args)}") from None
         return CreateResult(pool.name, {**args.model_dump(mode="json"), **self._outputs(pool)})
 
+    def _wait(self, name: str, args: ResourcePoolArgs, counts: dict[str, int] | None = None,
+              scopes: list[str] | None = None) -> Pool:
+        api = self._api()
+        return wait_usable(lambda: api.get_pool(name), args.name, counts or args.counts(), args.timeout_seconds,
+                           args.poll_interval_seconds, say, scopes=args.scope if scopes is None else scopes,
+                           reason=self._order_failure)
+
+    def _order_failure(self, pool: Pool) -> str | None:
+        """Why the pool's latest order (its create or scaling) failed, as the order says; None when it names
+        none or cannot be read (the caller falls back to the pool's status message)."""
+        if pool.metadata.order_name is None:
+            return None
+        try:
+            return self._api().get_order(pool.metadata.order_name).failure()
+        except ModelArtsError:
+            return None
+
     def _take_over(self, pool: Pool, args: ResourcePoolArgs) -> Pool | None:
         """Our earlier pool (a killed or failed `up` created it; no state holds it): taken over as it is when
-        it fits, scaled when only its node counts differ, deleted (None: create anew) when anything else does.
+        it fits, changed in place when only what a PATCH changes differs (IN_PLACE), deleted (None: create
+        anew) when anything else does.
         It bills per node-hour: it is never left standing outside the state."""
         api = self._api()
         differs = _differences(pool, args)
         if not differs:
             say(f"pool {args.name}: ours already ({pool.name}), taken over")
             return pool
-        if set(differs) == {"node counts"}:
+        if set(differs) <= IN_PLACE:
             live = {r.flavor: r.count for r in pool.spec.resources}
-            say(f"pool {args.name}: ours already ({pool.name}, left by an earlier up), taken over and scaled "
-                f"{differs['node counts']}")
-            try:  # the service scales a Running pool only: its first nodes are waited for
-                wait_usable(lambda: api.get_pool(pool.name), args.name, live, args.timeout_seconds,
-                            args.poll_interval_seconds, say)
+            what = (f"scaled {differs['node counts']}" if set(differs) == {"node counts"} else
+                    "changed in place (" + "; ".join(f"{k} {v}" for k, v in differs.items()) + ")")
+            say(f"pool {args.name}: ours already ({pool.name}, left by an earlier up), taken over and {what}")
+            try:  # the service changes a Running pool only: its first nodes are waited for
+                self._wait(pool.name, args, live, sorted(pool.spec.scope))
             except PoolNotUsable as err:
                 raise ProviderError(f"{err}; {self._remove_unusable(pool.name, args)}") from None
-            return api.patch_pool(pool.name, patch_pool_body(sorted(args.counts().items())))
+            return api.patch_pool(pool.name, patch_pool_body(sorted(args.counts().items()), args.scope,
+                                                             {DESCRIPTION_ANNOTATION: args.description}))
         what = "; ".join(f"{k} {v}" for k, v in differs.items())
         say(f"pool {args.name}: ours already ({pool.name}, left by an earlier up) but it differs ({what}): "
             "deleting it to create the declared one")
@@ -124,6 +146,10 @@ class ResourcePoolProvider(ModelArtsProvider):
             say(f"pool {id_}: gone, dropping it from the state")
             return ReadResult("", {})
         inputs = strip_outputs(props)
+        # A description edited in the console shows as drift, restored in place by the next up.
+        live_description = pool.metadata.annotations.get(DESCRIPTION_ANNOTATION) or None
+        if live_description != (inputs.get("description") or None):
+            inputs["description"] = live_description
         # Node counts can drift (scaled in the console): show the live ones, so the next up restores ours.
         live = {r.flavor: r.count for r in pool.spec.resources}
         if isinstance(inputs.get("resources"), list):
@@ -132,18 +158,27 @@ class ResourcePoolProvider(ModelArtsProvider):
         return ReadResult(id_, {**inputs, **self._outputs(pool)})
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        """Node counts, added flavors, job types and the description: one merge-patch PATCH of this same pool
+        (its id stays), then the wait; provider options alone make no call."""
         self._same_place(id_, olds)
         args = ResourcePoolArgs.model_validate(strip_outputs(news))
         old = {r["flavor"]: int(r["count"]) for r in olds.get("resources") or []}
+        old_scope = sorted(set(olds.get("scope") or ["Train"]))
+        old_description = olds.get("description") or None
         status = {k: olds.get(k) for k in OUTPUT_KEYS}
-        if old != args.counts():
+        if old != args.counts() or old_scope != args.scope or old_description != args.description:
             api = self._api()
-            changes = ", ".join(f"{f} {old.get(f)} -> {n}" for f, n in sorted(args.counts().items()) if old.get(f) != n)
-            say(f"pool {args.name}: scaling {changes}")
-            api.patch_pool(id_, patch_pool_body(sorted(args.counts().items())))
+            counts = [f"{f} {old.get(f, 0)} -> {n}" for f, n in sorted(args.counts().items()) if old.get(f) != n]
+            changes = [f"scaling {', '.join(counts)}"] if counts else []
+            if old_scope != args.scope:
+                changes.append(f"job types {', '.join(old_scope)} -> {', '.join(args.scope)}")
+            if old_description != args.description:
+                changes.append("description " + ("removed" if args.description is None else "changed"))
+            say(f"pool {args.name}: {'; '.join(changes)} (in place)")
+            described = {DESCRIPTION_ANNOTATION: args.description} if old_description != args.description else None
+            api.patch_pool(id_, patch_pool_body(sorted(args.counts().items()), args.scope, described))
             try:
-                pool = wait_usable(lambda: api.get_pool(id_), args.name, args.counts(), args.timeout_seconds,
-                                   args.poll_interval_seconds, say)
+                pool = self._wait(id_, args)
             except PoolNotUsable as err:
                 raise ProviderError(f"{err}; the pool keeps the nodes it has (jobs may be using it): fix the "
                                     "cause or the count and run up again") from None
@@ -165,21 +200,26 @@ class ResourcePoolProvider(ModelArtsProvider):
         say(f"pool {id_}: deleted")
 
 
+IN_PLACE = {"node counts", "job types", "description"}  # what one merge-patch PATCH changes (diff.py's in-place fields)
+
+
 def _differences(pool: Pool, args: ResourcePoolArgs) -> dict[str, str]:
-    """What an earlier pool of ours has that the declaration does not: {field: "have -> want"}; only the
-    node counts can change in place."""
+    """What an earlier pool of ours has that the declaration does not: {field: "have -> want"}; node counts
+    (a flavor added included), job types and the description change in place (IN_PLACE), the rest replaces."""
     live = {r.flavor: r.count for r in pool.spec.resources}
     out: dict[str, str] = {}
-    if set(live) != set(args.counts()):
+    if set(live) - set(args.counts()):
         out["flavors"] = f"{sorted(live)} -> {sorted(args.counts())}"
     elif live != args.counts():
-        out["node counts"] = ", ".join(f"{f} {live[f]} -> {n}" for f, n in sorted(args.counts().items())
-                                       if live[f] != n)
+        out["node counts"] = ", ".join(f"{f} {live.get(f, 0)} -> {n}" for f, n in sorted(args.counts().items())
+                                       if live.get(f) != n)
     net = (pool.spec.network or {}).get("name")
     if net != args.network:
         out["network"] = f"{net} -> {args.network}"
-    if sorted(pool.spec.scope) != args.scope:
-        out["scope"] = f"{sorted(pool.spec.scope)} -> {args.scope}"
+    if sorted(set(pool.spec.scope)) != args.scope:
+        out["job types"] = f"{sorted(pool.spec.scope)} -> {args.scope}"
+    if (pool.metadata.annotations.get(DESCRIPTION_ANNOTATION) or None) != args.description:
+        out["description"] = "changed"
     workspace = pool.metadata.labels.get(WORKSPACE_LABEL)
     if args.workspace_id and workspace != args.workspace_id:
         out["workspace"] = f"{workspace} -> {args.workspace_id}"

@@ -7,8 +7,8 @@ until it is deleted, busy or idle.
     TrainingJob("train", {..., "pool_id": pool.pool_name})      # the job depends on the pool
 
 Outputs: pool_name (the service's name, also the id), phase, message, available / creating / abnormal
-node counts, location. Node counts change in place (PATCH, waited for); the name, flavors, network,
-scope and workspace replace. The pool carries this resource's owner mark and is deleted only with it.
+node counts, location. Node counts, added flavors, the job types (scope) and the description change in
+place (one merge-patch PATCH, waited for); the name, the network, the workspace and a flavor taken away replace. The pool carries this resource's owner mark and is deleted only with it.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ class ResourcePoolInputs(TypedDict, total=False):
     network: pulumi.Input[str]
     scope: pulumi.Input[list[str]]
     workspace_id: pulumi.Input[str]
+    description: pulumi.Input[str]
     timeout_seconds: pulumi.Input[float]
     poll_interval_seconds: pulumi.Input[float]
 

@@ -12,15 +12,15 @@
     modelarts-jobs:networks:       # networks the stack creates for its dedicated pools
       main:
         cidr: 192.168.128.0/17                 # default
-        name: dev-main                         # optional: default <key>-<random suffix>
+        name: dev-main                         # optional (4-32 characters): default <key>-<random suffix>
     modelarts-jobs:pools:          # named resource pools
       gpu:
         flavor: modelarts.p3.large.public      # flavor id (public pool), or with poolId for dedicated
         poolId: poolfaf38d76                   # optional: dedicated pool
         maxNodes: 4                            # node limit for jobs on this pool (default 1)
       own:                                     # or: a dedicated pool the stack creates (and destroys)
-        create: {flavor: modelarts.vm.gpu.tnt004, nodes: 2, network: main}   # + name, timeoutSeconds,
-                                               #   pollIntervalSeconds; jobs' nodes <= create.nodes
+        create: {flavor: modelarts.vm.gpu.tnt004, nodes: 2, network: main}   # + name, description,
+                                               #   timeoutSeconds, pollIntervalSeconds; jobs' nodes <= create.nodes
     modelarts-jobs:jobs:           # the jobs; the key is the Pulumi resource name
       mnist:
         pool: gpu                  # required: a key of pools
@@ -92,7 +92,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic.alias_generators import to_camel
 
 from ..core.linear_regex import check_objective
-from ..core.messages import BUCKET_RE, CIDR_RE, KEY_RE, NETWORK_NAME_RE, PARAM_NAME_RE, POOL_NAME_RE, did_you_mean, explain
+from ..core.messages import (BUCKET_RE, CIDR_RE, KEY_RE, NETWORK_NAME_RE, PARAM_NAME_RE, POOL_DESCRIPTION_RE, POOL_NAME_RE,
+                             did_you_mean, explain)
 from ..core.rules import FILE_URL_RE, OBS_URL_RE, rule
 from .job_fields import Maps
 from .search_config import SEARCH_MODEL_NAMES, SearchConfig
@@ -160,6 +161,7 @@ class PoolCreate(_Cfg):
     nodes: Annotated[int, Field(ge=1, le=500)]
     network: Key  # a key of networks
     name: Annotated[str, Field(pattern=POOL_NAME_RE)] | None = None  # default: <key>-<random>
+    description: Annotated[str, Field(pattern=POOL_DESCRIPTION_RE)] | None = None  # changed in place
     timeout_seconds: Annotated[float, Field(gt=0, le=6 * 3600)] = 3600
     poll_interval_seconds: Annotated[float, Field(gt=0, le=300)] = 5.0
 

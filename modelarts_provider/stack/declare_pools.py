@@ -18,6 +18,7 @@ from ..resource_pool import ResourcePool
 from .config import StackConfig
 
 SUFFIX = 6
+NAME_MAX = 32  # pools' and networks' names alike (core/messages.py's POOL_NAME_RE, NETWORK_NAME_RE)
 
 
 def _derived(resource: str, key: str, max_len: int) -> pulumi.Output[str]:
@@ -35,14 +36,15 @@ def declare_pools(cfg: StackConfig) -> dict[str, ResourcePool]:
     networks: dict[str, Network] = {}
     for key, net in cfg.networks.items():
         res = f"network-{key}"
-        networks[key] = Network(res, {"name": net.name or _derived(res, key, 64), "cidr": net.cidr})
+        networks[key] = Network(res, {"name": net.name or _derived(res, key, NAME_MAX), "cidr": net.cidr})
     pools: dict[str, ResourcePool] = {}
     for key, pool in cfg.pools.items():
         if pool.create is None:
             continue
         c, res = pool.create, f"pool-{key}"
         pools[key] = ResourcePool(res, {
-            "name": c.name or _derived(res, key, 32), "network": networks[c.network].network_name,
+            "name": c.name or _derived(res, key, NAME_MAX), "network": networks[c.network].network_name,
             "resources": [{"flavor": c.flavor, "count": c.nodes}],
+            **({"description": c.description} if c.description is not None else {}),
             "timeout_seconds": c.timeout_seconds, "poll_interval_seconds": c.poll_interval_seconds})
     return pools

@@ -413,12 +413,18 @@ STACK_CASES += [
          cfg("networks.main.cidr: '10.0.0.0' is not an IPv4 CIDR block, e.g. 192.168.128.0/17"),
          covers=((NETWORKS, "main", "cidr"),)),
     Case("network-name-bad", put((NETWORKS, "main"), {"name": "Bad_Name"}),
-         cfg("networks.main.name: 'Bad_Name' is not a valid network name: 4-64 characters: lowercase letters, digits "
+         cfg("networks.main.name: 'Bad_Name' is not a valid network name: 4-32 characters: lowercase letters, digits "
              "and '-'; starts with a letter, ends with a letter or digit"), covers=((NETWORKS, "main", "name"),)),
+    Case("network-name-33-chars", put((NETWORKS, "main"), {"name": "n" * 33}),
+         cfg(f"networks.main.name: '{'n' * 33}' is not a valid network name: 4-32 characters: lowercase letters, "
+             "digits and '-'; starts with a letter, ends with a letter or digit")),
     Case("pool-create-with-flavor", WITH_NET + put((POOLS_KEY, "gpu", "create"),
                                                    {"flavor": "modelarts.vm.gpu.tnt004", "nodes": 2, "network": "main"}),
          cfg("pools.gpu.create: a pool the stack creates takes no flavor or poolId (its jobs run on its nodes)"),
          covers=((POOLS_KEY, "gpu", "create"),)),
+    Case("pool-create-description-bad", own_pool(description="GPUs <for> vision"),
+         cfg("pools.own.create.description: 'GPUs <for> vision' is not a valid pool description: any text without "
+             "the characters ! < > = & \" '"), covers=((*OWN_POOL, "create", "description"),)),
     Case("pool-create-nodes-zero", own_pool(nodes=0), cfg("pools.own.create.nodes: must be at least 1, not 0"), covers=((*OWN_POOL, "create", "nodes"),)),
     Case("pool-create-flavor-missing", own_pool() + put((*OWN_POOL, "create", "flavor"), DELETE), cfg("pools.own.create.flavor: is required"), covers=((*OWN_POOL, "create", "flavor"),)),
     Case("pool-create-network-unknown", own_pool(network="other"),

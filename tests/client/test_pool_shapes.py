@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from modelarts_provider.client.pool_models import (Network, Pool, create_network_body, create_pool_body,
+from modelarts_provider.client.pool_models import (Network, Order, Pool, create_network_body, create_pool_body,
                                                    patch_pool_body)
 
 from .sdk_reference import round_trip, synthetic
@@ -22,6 +22,8 @@ def _scalar(t: str, where: str) -> Any:
     (create_pool_body("gpu-pool", [("modelarts.vm.gpu.tnt004", 2)], "network-1", scope=["Train"], workspace_id="0",
                       annotations={}), "CreatePoolRequestBody"),
     (patch_pool_body([("modelarts.vm.gpu.tnt004", 3)]), "PoolUpdateRequest"),
+    (patch_pool_body([("modelarts.vm.gpu.tnt004", 3), ("modelarts.vm.cpu.8u32g", 1)], ["Infer", "Train"]),
+     "PoolUpdateRequest"),
     (create_network_body("net-main", "192.168.128.0/17", workspace_id="0", annotations={}), "NetworkCreationRequest"),
 ])
 def test_request_bodies_fit_the_sdk(body: dict, sdk_type: str) -> None:
@@ -60,3 +62,35 @@ def test_every_sdk_network_field_parses() -> None:
     body = synthetic("ShowNetworkResponse", _scalar)
     net = Network.model_validate(body)
     assert net.name == body["metadata"]["name"] and net.status.phase == body["status"]["phase"]
+
+
+def test_every_sdk_order_field_parses_and_a_failure_reads_as_one_line() -> None:
+    body = synthetic("ShowOrderResponse", _scalar)
+    order = Order.model_validate(body)
+    assert order.count == body["count"] and order.items[0].resource_name == body["items"][0]["resourceName"]
+    assert order.failure() is None  # status "x": nothing failed
+    order = Order.model_validate({"count": 3, "items": [
+        {"resourceName": "pool-1", "action": "createPool", "status": "failed", "message": "Insufficient ECS quota."},
+        {"resourceName": "pool-1-node-0", "action": "createNode", "status": "failed",
+         "message": "Insufficient ECS quota."},
+        {"resourceName": "pool-1-node-1", "action": "createNode", "status": "succeed", "message": ""}]})
+    assert order.failure() == "2 of 3 resources of the order failed: Insufficient ECS quota."
+
+
+def test_failure_phases_bucket_scopes_order_label_and_subnets_are_read() -> None:
+    pool = Pool.model_validate({
+        "metadata": {"name": "pool-1", "labels": {"os.modelarts/order.name": "order-1"}},
+        "spec": {"resources": [{"flavor": "a", "count": 2}], "scope": ["Train", "Infer"]},
+        "status": {"phase": "Running", "resources": {"available": [{"flavor": "a", "count": 1}],
+                                                     "creationFailed": [{"flavor": "a", "count": 1}]},
+                   "scope": [{"scopeType": "Train", "state": "Enabled"}, {"scopeType": "Infer", "state": "Enabling"}]}})
+    assert pool.metadata.order_name == "order-1"
+    assert pool.status.failed() and pool.summary() == "Running: 1/2 nodes available, 1 failed to create"
+    assert pool.status.scopes_enabled(["Train"]) and not pool.status.scopes_enabled(["Train", "Infer"])
+    for phase in ("CreationFailed", "ScalingFailed", "Abnormal", "Error"):
+        assert Pool.model_validate({"metadata": {"name": "p"}, "status": {"phase": phase}}).status.failed()
+    assert not Pool.model_validate({"metadata": {"name": "p"}, "status": {"phase": "Running"}}).status.failed()
+    net = Network.model_validate({"metadata": {"name": "network-1"}, "status": {
+        "phase": "Active", "subnets": [{"networkId": "2b7e3c3a-1f0e-4c53-9a56-0f4b1e2d3c4b"}]}})
+    assert net.subnet_id == "2b7e3c3a-1f0e-4c53-9a56-0f4b1e2d3c4b"
+    assert Network.model_validate({"metadata": {"name": "n"}, "status": {"phase": "Creating"}}).subnet_id is None

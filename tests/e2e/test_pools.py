@@ -1,8 +1,9 @@
-"""Issue 24 under the real engine and the local ModelArts: a stack with a network, a dedicated pool it creates
-and two jobs on it. Lean on purpose (five pulumi commands): up (the second job queues while the first holds
-the pool's nodes), an unchanged up (no API call), a scale 2 -> 3 in place, destroy (jobs, then pool, then
-network, read from the emulator's records), and an up whose pool turns Abnormal (fails with its message;
-the pool is deleted, not left billing)."""
+"""Issues 24 and 42 under the real engine and the local ModelArts: a stack with a network, a dedicated pool it
+creates and two jobs on it. Lean on purpose (six pulumi commands): up (the second job queues while the first
+holds the pool's nodes), an unchanged up (no API call), a scale 2 -> 3 in place, a scale-up that fails
+(the up fails at once naming the order's reason; the pool keeps its nodes), destroy (jobs, then pool, then
+network, read from the emulator's records), and an up whose pool fails to create (fails at once naming the
+order's reason, not at its deadline; the pool is deleted, not left billing)."""
 
 from __future__ import annotations
 
@@ -48,18 +49,32 @@ def test_network_pool_and_jobs_up_scale_destroy(tmp_path: Path, emu: Any) -> Non
     assert pool["metadata"]["name"] == pool_name and pool["spec"]["resources"][0]["count"] == 3  # in place
     assert sum(x["count"] for x in pool["status"]["resources"]["available"]) == 3
 
+    # A scale-up whose nodes fail: the up fails at once (not at its 600 s deadline) naming the order's reason,
+    # and the pool keeps the nodes it has.
+    emu.pool_fault("scale_fail", message="Scale-up failed: no capacity in cn-north-4a.")
+    update_config(st, {f"{PROJECT}:pools": own_pool(4, timeout_seconds=600)})
+    failed = st.up(check=False)
+    text = output_of(failed)
+    assert failed.returncode != 0, text
+    assert "is ScalingFailed: 1 of 1 resources of the order failed: Scale-up failed: no capacity in cn-north-4a." \
+        in text, text
+    (pool,) = pools_of(emu)
+    assert pool["metadata"]["name"] == pool_name and sum(x["count"] for x in pool["status"]["resources"]["available"]) == 3
+
     st.destroy()
     events = [(e["kind"], e["action"]) for e in emu.pools()["events"] if e["action"] == "delete"]
     assert events == [("job", "delete"), ("job", "delete"), ("pool", "delete"), ("network", "delete")], events
     assert all(item["gone"] for item in emu.pools()["items"]) and emu.jobs() == []
 
-    # The same stack again, with every new pool failing: the up fails naming the pool's message, and the
-    # pool that never became usable is deleted rather than left billing.
-    emu.pool_fault("abnormal", message="Insufficient GPU capacity in cn-north-4a.")
+    # The same stack again, with every new pool failing to create: the up fails at once (not at its 600 s
+    # deadline) naming the reason its order gives, and the pool is deleted rather than left billing.
+    emu.pool_fault("create_fail", message="Insufficient GPU capacity in cn-north-4a.")
+    update_config(st, {f"{PROJECT}:pools": own_pool(2, timeout_seconds=600)})
     failed = st.up(check=False)
     text = output_of(failed)
     assert failed.returncode != 0, text
-    assert "is Abnormal: Insufficient GPU capacity in cn-north-4a." in text, text
+    assert "resources of the order failed: Insufficient GPU capacity in cn-north-4a." in text, text
+    assert "not usable after" not in text, text
     assert "was deleted, not left billing" in text, text
     assert all(p["gone"] or p["metadata"].get("deletionTimestamp") for p in pools_of(emu))
     assert emu.jobs() == [], "no job was submitted to a pool that never became usable"

@@ -1,6 +1,8 @@
-"""Pools and networks of the local ModelArts (issue 24), driven by the official SDK (huaweicloudsdkmodelarts)
-over real HTTP with AK/SK: life cycle from the emulated clock, node counts, scaling, faults, jobs queued on a
-pool, and deletion down to the documented not-found code."""
+"""Pools and networks of the local ModelArts (issues 24 and 42), driven by the official SDK
+(huaweicloudsdkmodelarts) over real HTTP with AK/SK: life cycle from the emulated clock, node counts, job
+types Enabling then Enabled, orders (the pool's order label, ShowOrder, the orders list Terraform reads),
+scaling and in-place merge-patch updates, failure phases and the creationFailed bucket, jobs queued on a pool,
+the network name rule and subnets, and deletion down to the documented not-found code."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from huaweicloudsdkmodelarts.v1 import model as m
 from tests.emulator.helpers import Api, minimal_job
 
 # Held phases: nothing moves unless the test moves the clock.
-TIMES = {"phase_seconds": 30, "run_seconds": 60, "network_seconds": 10, "pool_seconds": 100}
+TIMES = {"phase_seconds": 30, "run_seconds": 60, "network_seconds": 10, "pool_seconds": 100, "scope_seconds": 5}
 FLAVOR = "modelarts.vm.gpu.tnt004"
 
 
@@ -49,7 +51,23 @@ def _pool(sdk: ModelArtsClient, network: str, name: str = "gpu-pool", count: int
 def _counts(sdk: ModelArtsClient, pool: str) -> tuple[str, dict[str, int]]:
     raw = sdk.show_pool(m.ShowPoolRequest(pool_name=pool)).raw_content
     status = json.loads(raw)["status"]
-    return status["phase"], {k: sum(x["count"] for x in v) for k, v in status["resources"].items()}
+    counts = {k: sum(x["count"] for x in v) for k, v in status["resources"].items()}
+    assert counts.pop("creationFailed") == 0  # the failure bucket, empty unless a fault made nodes fail
+    return status["phase"], counts
+
+
+def _scopes(sdk: ModelArtsClient, pool: str) -> dict[str, str]:
+    shown = sdk.show_pool(m.ShowPoolRequest(pool_name=pool))
+    return {s.scope_type: s.state for s in shown.status.scope}
+
+
+def _order(sdk: ModelArtsClient, pool: str) -> tuple[str, list[tuple[str, str, str, str]]]:
+    """The pool's order label and its order as the SDK's ShowOrder reads it: (resource, action, status, message)."""
+    name = json.loads(sdk.show_pool(m.ShowPoolRequest(pool_name=pool)).raw_content)["metadata"]["labels"][
+        "os.modelarts/order.name"]
+    order = sdk.show_order(m.ShowOrderRequest(order_name=name))
+    assert order.count == len(order.items)
+    return name, [(i.resource_name, i.action, i.status, i.message) for i in order.items]
 
 
 def test_network_and_pool_life_cycle_through_the_sdk(emu, sdk):
@@ -62,7 +80,11 @@ def test_network_and_pool_life_cycle_through_the_sdk(emu, sdk):
         _pool(sdk, net)
     assert refused.value.status_code == 400
     emu.advance(10)
-    assert sdk.show_network(m.ShowNetworkRequest(network_name=net)).status.phase == "Active"
+    shown_net = sdk.show_network(m.ShowNetworkRequest(network_name=net))
+    assert shown_net.status.phase == "Active"
+    # Terraform's network resource reads status.subnets[0].networkId once Active (the SDK's model lacks it)
+    subnets = json.loads(shown_net.raw_content)["status"]["subnets"]
+    assert len(subnets) == 1 and len(subnets[0]["networkId"]) == 36 and subnets[0]["cidr"] == "192.168.128.0/17"
     assert [n.metadata.name for n in sdk.list_networks(m.ListNetworksRequest()).items] == [net]
 
     pool = _pool(sdk, net)
@@ -70,10 +92,18 @@ def test_network_and_pool_life_cycle_through_the_sdk(emu, sdk):
     assert shown.metadata.labels.os_modelarts_name == "gpu-pool"
     assert shown.spec.network.name == net
     assert _counts(sdk, pool) == ("Creating", {"creating": 2, "available": 0, "abnormal": 0, "deleting": 0})
+    order, items = _order(sdk, pool)
+    assert items == [(pool, "createPool", "processing", ""), (f"{pool}-node-0", "createNode", "processing", ""),
+                     (f"{pool}-node-1", "createNode", "processing", "")]
     emu.advance(50)  # the first of two nodes is up: Running already, the second still creating
     assert _counts(sdk, pool) == ("Running", {"creating": 1, "available": 1, "abnormal": 0, "deleting": 0})
+    assert _scopes(sdk, pool) == {"Train": "Enabling"}  # jobs wait until the job type is Enabled
     emu.advance(50)
     assert _counts(sdk, pool) == ("Running", {"creating": 0, "available": 2, "abnormal": 0, "deleting": 0})
+    assert _scopes(sdk, pool) == {"Train": "Enabled"}
+    assert _order(sdk, pool) == (order, [(pool, "createPool", "succeed", ""),
+                                         (f"{pool}-node-0", "createNode", "succeed", ""),
+                                         (f"{pool}-node-1", "createNode", "succeed", "")])
     assert [p.metadata.name for p in sdk.list_pools(m.ListPoolsRequest()).items] == [pool]
 
     # scale 2 -> 3 in place, then down to 1
@@ -81,6 +111,8 @@ def test_network_and_pool_life_cycle_through_the_sdk(emu, sdk):
     patched = sdk.patch_pool(m.PatchPoolRequest(pool_name=pool, body=patch))
     assert patched.spec.resources[0].count == 3
     assert _counts(sdk, pool)[1]["creating"] == 1
+    scale_order, items = _order(sdk, pool)
+    assert scale_order != order and items == [(f"{pool}-node-2", "createNode", "processing", "")]
     emu.advance(100)
     assert _counts(sdk, pool)[1] == {"creating": 0, "available": 3, "abnormal": 0, "deleting": 0}
     down = m.PoolUpdateRequest(spec=m.PoolSpecUpdate(resources=[m.PoolSpecUpdateResources(flavor=FLAVOR, count=1)]))
@@ -105,12 +137,14 @@ def test_network_and_pool_life_cycle_through_the_sdk(emu, sdk):
                       ("pool", "delete"), ("network", "delete")]
 
 
-def test_faults_abnormal_pool_and_failed_scale_up(emu, sdk):
+def test_faults_abnormal_pool_failed_create_and_failed_scale_up(emu, sdk):
     emu.advance(0)
     net = _network(sdk)
     emu.advance(10)
     emu.pool_fault("abnormal", name="bad-pool", message="Insufficient GPU capacity in cn-north-4a.")
+    emu.pool_fault("create_fail", name="no-pool", message="Insufficient ECS quota.")
     bad = _pool(sdk, net, name="bad-pool")
+    failed = _pool(sdk, net, name="no-pool")
     good = _pool(sdk, net, name="good-pool")
     emu.advance(100)
     shown = sdk.show_pool(m.ShowPoolRequest(pool_name=bad))
@@ -118,13 +152,67 @@ def test_faults_abnormal_pool_and_failed_scale_up(emu, sdk):
     assert _counts(sdk, bad)[1]["abnormal"] == 2
     assert _counts(sdk, good) == ("Running", {"creating": 0, "available": 2, "abnormal": 0, "deleting": 0})
 
+    # a failed create: phase CreationFailed, its nodes in the creationFailed bucket, its order failed with why
+    raw = json.loads(sdk.show_pool(m.ShowPoolRequest(pool_name=failed)).raw_content)
+    assert (raw["status"]["phase"], raw["status"]["message"]) == ("CreationFailed", "Insufficient ECS quota.")
+    assert raw["status"]["resources"]["creationFailed"] == [{"flavor": FLAVOR, "count": 2}]
+    assert raw["status"]["scope"] == [{"scopeType": "Train", "state": "Disabled"}]
+    order, items = _order(sdk, failed)
+    assert items[0] == (failed, "createPool", "failed", "Insufficient ECS quota.")
+    listed = Api(emu).call("GET", f"/v1/{emu.project_id}/orders", query=[("involvedName", failed), ("limit", "10")])
+    assert listed.status_code == 200, listed.text
+    assert [(o["orderName"], o["phase"], o["failReason"]) for o in listed.json()["items"]] == [
+        (order, "failed", "Insufficient ECS quota.")]
+
     emu.pool_fault("scale_fail", name="good-pool", message="Scale-up failed: no capacity.")
     patch = m.PoolUpdateRequest(spec=m.PoolSpecUpdate(resources=[m.PoolSpecUpdateResources(flavor=FLAVOR, count=3)]))
     sdk.patch_pool(m.PatchPoolRequest(pool_name=good, body=patch))
     emu.advance(100)
-    shown = sdk.show_pool(m.ShowPoolRequest(pool_name=good))
-    assert (shown.status.phase, shown.status.message) == ("Running", "Scale-up failed: no capacity.")
-    assert _counts(sdk, good)[1] == {"creating": 0, "available": 2, "abnormal": 1, "deleting": 0}
+    raw = json.loads(sdk.show_pool(m.ShowPoolRequest(pool_name=good)).raw_content)
+    assert (raw["status"]["phase"], raw["status"]["message"]) == ("ScalingFailed", "Scale-up failed: no capacity.")
+    assert raw["status"]["resources"]["creationFailed"] == [{"flavor": FLAVOR, "count": 1}]
+    assert raw["status"]["resources"]["available"] == [{"flavor": FLAVOR, "count": 2}]  # it keeps its nodes
+    assert raw["status"]["scope"] == [{"scopeType": "Train", "state": "Enabled"}]
+    _, items = _order(sdk, good)
+    assert items == [(f"{good}-node-2", "createNode", "failed", "Scale-up failed: no capacity.")]
+    # the same count again: a new order, the failed node goes, a new one is created
+    sdk.patch_pool(m.PatchPoolRequest(pool_name=good, body=patch))
+    assert _counts(sdk, good) == ("Running", {"creating": 1, "available": 2, "abnormal": 0, "deleting": 0})
+
+
+def test_merge_patch_changes_scope_description_annotations_and_adds_a_flavor_in_place(emu, sdk):
+    api = Api(emu)
+    net = _network(sdk)
+    emu.advance(10)
+    pool = _pool(sdk, net)
+    emu.advance(105)
+    path = f"/v2/{emu.project_id}/pools/{pool}"
+    other = "modelarts.vm.cpu.8u32g"
+    body = {"metadata": {"annotations": {"os.modelarts/description": "shared by the vision team",
+                                         "team": "vision"}},
+            "spec": {"scope": ["Train", "Infer"],
+                     "resources": [{"flavor": FLAVOR, "count": 2}, {"flavor": other, "count": 1}]}}
+    r = api.call("PATCH", path, body, headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+    shown = r.json()
+    assert shown["metadata"]["name"] == pool  # the same pool, changed in place
+    assert shown["metadata"]["annotations"]["os.modelarts/description"] == "shared by the vision team"
+    assert shown["spec"]["scope"] == ["Train", "Infer"]
+    assert {x["flavor"]: x["count"] for x in shown["spec"]["resources"]} == {FLAVOR: 2, other: 1}
+    assert {s["scopeType"]: s["state"] for s in shown["status"]["scope"]} == {"Train": "Enabled", "Infer": "Enabling"}
+    _, items = _order(sdk, pool)
+    assert items == [(f"{pool}-node-2", "createNode", "processing", "")]  # the added flavor's node
+    emu.advance(100)
+    assert _scopes(sdk, pool) == {"Train": "Enabled", "Infer": "Enabled"}
+    assert _counts(sdk, pool)[1] == {"creating": 0, "available": 3, "abnormal": 0, "deleting": 0}
+    # merge-patch: null removes an annotation; a scope left out is no longer served
+    r = api.call("PATCH", path, {"metadata": {"annotations": {"team": None}}, "spec": {"scope": ["Train"]}},
+                 headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+    assert "team" not in r.json()["metadata"]["annotations"] and r.json()["spec"]["scope"] == ["Train"]
+    unknown = api.call("PATCH", path, {"spec": {"resources": [{"flavor": "modelarts.vm.none", "count": 1}]}})
+    assert unknown.status_code == 400 and unknown.json()["error_code"] == "ModelArts.0104"
+    assert [e["action"] for e in emu.pools()["events"] if e["kind"] == "pool"] == ["create", "scale"]
 
 
 def test_bad_bodies_are_refused_naming_the_field(emu):
@@ -133,7 +221,7 @@ def test_bad_bodies_are_refused_naming_the_field(emu):
     body = {"apiVersion": "v2", "kind": "Pool", "metadata": {"labels": {"os.modelarts/name": "Bad_Name"}},
             "spec": {"resources": [{"flavor": FLAVOR, "count": 1}], "network": {"name": "network-x"}}}
     r = api.call("POST", base, body)
-    assert r.status_code == 400 and r.json()["error_code"] == "ModelArts.2788"
+    assert r.status_code == 400 and r.json()["error_code"] == "ModelArts.0104"
     assert "os.modelarts/name" in r.json()["error_msg"]
     body["metadata"]["labels"]["os.modelarts/name"] = "okname"
     body["spec"]["resources"][0].update(count=2, maxCount=3)
@@ -143,6 +231,15 @@ def test_bad_bodies_are_refused_naming_the_field(emu):
     r = api.call("GET", "/v2/0123456789abcdef0123456789abcdef/pools")
     assert r.status_code == 403
     assert api.call("GET", f"{base}/pool-unknown").json()["error_code"] == "ModelArts.50015001"
+    # network names: 4-32 characters (the CreateNetwork reference, Terraform's network resource)
+    net = {"apiVersion": "v1", "kind": "Network", "metadata": {"labels": {"os.modelarts/name": "n" * 33}},
+           "spec": {"cidr": "192.168.128.0/17"}}
+    r = api.call("POST", f"/v1/{emu.project_id}/networks", net)
+    assert r.status_code == 400 and r.json()["error_code"] == "ModelArts.0104", r.text
+    assert "os.modelarts/name" in r.json()["error_msg"]
+    net["metadata"]["labels"]["os.modelarts/name"] = "n" * 32
+    assert api.call("POST", f"/v1/{emu.project_id}/networks", net).status_code == 200
+    assert emu.pools()["items"][-1]["metadata"]["labels"]["os.modelarts/name"] == "n" * 32
 
 
 def test_jobs_queue_until_the_pool_has_room_and_fail_when_it_is_deleted(emu, sdk):
@@ -163,11 +260,13 @@ def test_jobs_queue_until_the_pool_has_room_and_fail_when_it_is_deleted(emu, sdk
     a, b = job("job-a", 2), job("job-b", 1)
     emu.advance(30)  # past Creating: both wait for the pool
     assert (api.phase(a), api.phase(b)) == ("Pending", "Pending")
-    emu.advance(20)  # 50 s: one node up, job-a needs two; job-b fits (not strictly first come first served)
+    emu.advance(20)  # 50 s: one node up, but the pool's Train job type is still Enabling
+    assert (api.phase(a), api.phase(b)) == ("Pending", "Pending")
+    emu.advance(5)  # 55 s: Enabled; job-a needs two nodes, job-b fits (not strictly first come first served)
     assert (api.phase(a), api.phase(b)) == ("Pending", "Running")
-    emu.advance(50)  # both nodes up, but job-b holds one
+    emu.advance(45)  # both nodes up, but job-b holds one
     assert api.phase(a) == "Pending"
-    emu.advance(60)  # job-b completed at 110 s: job-a runs from then
+    emu.advance(60)  # job-b completed at 115 s: job-a runs from then
     assert (api.phase(a), api.phase(b)) == ("Running", "Completed")
     sdk.delete_pool(m.DeletePoolRequest(pool_name=pool))
     assert api.phase(a) == "Failed"

@@ -97,16 +97,71 @@ def test_a_pool_that_turns_abnormal_fails_the_create_and_is_deleted(emu, said):
     assert pool["metadata"].get("deletionTimestamp"), "the unusable pool was deleted"
 
 
-def test_a_failed_scale_up_fails_the_update_and_keeps_the_pool(emu, said):
+def test_a_failed_scale_up_fails_the_update_at_once_naming_the_order_and_keeps_the_pool(emu, said):
     _, net, _ = _network(emu)
     pools = _configured(ResourcePoolProvider, emu)
     created = pools.create(_pool_props(net))
     emu.pool_fault("scale_fail", name="gpu-pool", message="Scale-up failed: no capacity.")
     with pytest.raises(ProviderError) as failed:
-        pools.update(created.id, created.outs, _pool_props(net, count=3))
-    assert "abnormal nodes" in str(failed.value) and "Scale-up failed: no capacity." in str(failed.value)
+        pools.update(created.id, created.outs, _pool_props(net, count=3, timeout_seconds=3600))
+    msg = str(failed.value)
+    assert "is ScalingFailed: 1 of 1 resources of the order failed: Scale-up failed: no capacity." in msg, msg
+    assert "the pool keeps the nodes it has" in msg
     (pool,) = [p for p in emu.pools()["items"] if p["kind"] == "Pool"]
     assert not pool["gone"] and "deletionTimestamp" not in pool["metadata"]
+    assert pool["status"]["resources"]["available"] == [{"flavor": FLAVOR, "count": 2}]
+
+
+def test_a_failed_create_fails_at_once_naming_the_order_and_the_pool_is_deleted(emu, said):
+    """Not at the deadline (an hour here): the first answer in CreationFailed ends the wait."""
+    _, net, _ = _network(emu)
+    emu.pool_fault("create_fail", name="gpu-pool", message="Insufficient ECS quota.")
+    pools = _configured(ResourcePoolProvider, emu)
+    with pytest.raises(ProviderError) as failed:
+        pools.create(_pool_props(net, timeout_seconds=3600))
+    msg = str(failed.value)
+    # at the first node that failed to create (or the order failed as a whole), whichever is seen first
+    assert msg.startswith(("pool gpu-pool has nodes that failed to create", "pool gpu-pool is CreationFailed")), msg
+    assert "resources of the order failed: Insufficient ECS quota." in msg, msg
+    assert "was deleted, not left billing" in msg
+    (pool,) = [p for p in emu.pools()["items"] if p["kind"] == "Pool"]
+    assert pool["metadata"].get("deletionTimestamp"), "the pool that failed to create was deleted"
+
+
+def test_job_types_and_an_added_flavor_change_in_place_and_ready_waits_for_enabled(emu, said):
+    _, net, _ = _network(emu)
+    pools = _configured(ResourcePoolProvider, emu)
+    created = pools.create(_pool_props(net))
+    assert any("job types Train Enabling" in line for line in said), said  # Running alone is not ready
+    (before,) = [p for p in emu.pools()["items"] if p["kind"] == "Pool"]
+    assert before["status"]["scope"] == [{"scopeType": "Train", "state": "Enabled"}]
+    other = "modelarts.vm.cpu.8u32g"
+    news = _pool_props(net, scope=["Train", "Infer"], description="shared by the vision team",
+                       resources=[{"flavor": FLAVOR, "count": 2}, {"flavor": other, "count": 1}])
+    assert decide(created.outs, news) == ([], ["scope", "description", "resources"])
+    said.clear()
+    sent: list[tuple[str, str | None]] = []
+    pools._api().transport.session.hooks["response"].append(
+        lambda r, *_, **__: sent.append((r.request.method, r.request.headers.get("Content-Type"))))
+    updated = pools.update(created.id, created.outs, news)
+    assert [c for m, c in sent if m == "PATCH"] == ["application/merge-patch+json"]  # as Terraform sends it
+    assert any("scaling" in line and f"{other} 0 -> 1" in line and "job types Train -> Infer, Train" in line
+               for line in said), said
+    (pool,) = [p for p in emu.pools()["items"] if p["kind"] == "Pool"]
+    assert pool["metadata"]["name"] == created.id  # the same pool
+    assert {s["scopeType"]: s["state"] for s in pool["status"]["scope"]} == {"Train": "Enabled", "Infer": "Enabled"}
+    assert {r["flavor"]: r["count"] for r in pool["spec"]["resources"]} == {FLAVOR: 2, other: 1}
+    assert updated.outs["available"] == 3
+    assert pool["metadata"]["annotations"]["os.modelarts/description"] == "shared by the vision team"
+    assert pool["metadata"]["annotations"]["modelarts-pulumi/token"] == news["owner"]["token"]  # the mark kept
+    # the description alone: a PATCH of the annotation, no order, no wait for nodes
+    plain = {**news, "description": None}
+    assert decide(updated.outs, plain) == ([], ["description"])
+    pools.update(created.id, updated.outs, plain)
+    (pool,) = [p for p in emu.pools()["items"] if p["kind"] == "Pool"]
+    assert "os.modelarts/description" not in pool["metadata"]["annotations"]  # merge-patch null removed it
+    assert [(e["kind"], e["action"]) for e in emu.pools()["events"] if e["kind"] == "pool"] == [
+        ("pool", "create"), ("pool", "scale")]
 
 
 def test_only_our_pool_is_deleted_or_taken_over(emu, said):
@@ -134,8 +189,19 @@ def test_check_and_diff_make_no_call():
     assert decide(olds, _pool_props("n", resources=[{"flavor": "b", "count": 2}, {"flavor": "a", "count": 3}])) \
         == ([], ["resources"])
     assert decide(olds, _pool_props("n", resources=[{"flavor": "c", "count": 1}, {"flavor": "b", "count": 2}])) \
-        == (["resources"], [])
+        == (["resources"], [])  # a flavor taken away replaces
+    assert decide(olds, _pool_props("n", resources=[*two, {"flavor": "c", "count": 1}])) == ([], ["resources"])
+    assert decide(olds, _pool_props("n", resources=two, scope=["Infer", "Train"])) == ([], ["scope"])
     assert decide(olds, _pool_props("m", resources=two)) == (["network"], [])
+
+
+def test_a_network_name_over_32_characters_is_refused_at_check_naming_the_rule():
+    nets = NetworkProvider()
+    bad = nets.check({}, {"name": "n" * 33, "cidr": "192.168.128.0/17", "owner": owner_of("network-main")})
+    assert [(f.property, f.reason) for f in bad.failures] == [
+        ("name", f"'{'n' * 33}' is not a valid network name: 4-32 characters: lowercase letters, digits and '-'; "
+                 "starts with a letter, ends with a letter or digit")]
+    assert nets.check({}, {"name": "n" * 32, "cidr": "192.168.128.0/17", "owner": owner_of("network-main")}).failures == []
 
 
 def test_a_pool_past_its_deadline_fails_naming_its_counts_and_is_deleted(emu, said):
