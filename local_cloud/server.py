@@ -140,7 +140,12 @@ class LocalServerProcess:
         for key, value in self.flags.items():
             if value is None or value is False:
                 continue
-            argv.append("--" + key.replace("_", "-"))
+            flag = "--" + key.replace("_", "-")
+            if isinstance(value, (list, tuple)):  # a repeatable flag: once per value
+                for item in value:
+                    argv += [flag, str(item)]
+                continue
+            argv.append(flag)
             if value is not True:
                 argv.append(str(value))
         return argv

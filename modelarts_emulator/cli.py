@@ -59,6 +59,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="execution mode: at most this many task processes at once (others wait in Pending)")
     p.add_argument("--max-run-seconds", type=float, default=600.0,
                    help="execution mode: a task process running longer is killed (its job fails)")
+    p.add_argument("--gpus", default="auto",
+                   help="execution mode: the GPUs GPU-flavor tasks get, as many per task as the flavor has: auto "
+                        "(nvidia-smi), none, or indices such as 0,1; CPU flavors never see one")
+    p.add_argument("--engine-python", action="append", default=[], metavar="NAME[:VERSION]=PYTHON",
+                   help="execution mode: run jobs of this engine with this interpreter (repeatable), e.g. "
+                        "PyTorch=/opt/torch/bin/python; unmapped engines use the emulator's own Python")
+    p.add_argument("--engine-pythons", type=Path, default=None, metavar="FILE",
+                   help="execution mode: a JSON object of NAME[:VERSION] -> interpreter (as --engine-python)")
     p.add_argument("--network-seconds", type=float, default=1.0,
                    help="how long a network stays Creating before it is Active")
     p.add_argument("--pool-seconds", type=float, default=3.0,
@@ -80,7 +88,8 @@ def config_from_args(argv: list[str] | None = None) -> EmulatorConfig:
         allow_duplicate_names=a.allow_duplicate_names, search_offset=a.search_offset,
         search_all_workspaces=a.search_all_workspaces, obs_endpoint=a.obs_endpoint, quiet=not a.verbose,
         execute=a.execute, work_dir=a.work_dir, max_processes=a.max_processes,
-        max_run_seconds=a.max_run_seconds,
+        max_run_seconds=a.max_run_seconds, gpus=a.gpus, engine_python=a.engine_python,
+        engine_pythons=a.engine_pythons,
         network_seconds=a.network_seconds, pool_seconds=a.pool_seconds, scope_seconds=a.scope_seconds)
 
 

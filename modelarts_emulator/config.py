@@ -56,6 +56,11 @@ class EmulatorConfig(BaseModel):
     work_dir: Path | None = None  # per-job directories; default: "runs" beside the database
     max_processes: int = Field(default=4, ge=1)
     max_run_seconds: float = Field(default=600.0, gt=0)
+    # GPUs handed to GPU-flavor tasks (execution/gpus.py): auto (nvidia-smi), none, or indices "0,1"
+    gpus: str = "auto"
+    # NAME[:VERSION]=PYTHON: the interpreter that runs a job of that engine (execution/engines.py)
+    engine_python: list[str] = Field(default_factory=list)
+    engine_pythons: Path | None = None  # a JSON file of the same mapping
     # Pools and networks (issue 24): real pools take 18-30 minutes to come up, here seconds.
     network_seconds: float = Field(default=1.0, ge=0)  # Creating -> Active
     pool_seconds: float = Field(default=3.0, ge=0)  # a create's or a scale-up's nodes come up over this

@@ -31,6 +31,9 @@ from .controls import Counters, Faults
 from .errors import ApiError
 from .execution import obs_check, plan as execution_plan
 from .execution.obs_transfer import ObsTransfer
+from .execution.engines import EnginePythons
+from .execution.gpus import GpuPool
+from .execution.gpus import inventory as gpus_inventory
 from .execution.runner import Executor
 from .jobs import list_filters, validation
 from .jobs.logs import preview as log_preview
@@ -84,7 +87,9 @@ class EmulatorApp:
                    if config.obs_endpoint else None)
             self.executor = Executor(self.store, obs, max_processes=config.max_processes,
                                      max_run_seconds=config.max_run_seconds,
-                                     phase_seconds=config.phase_seconds)
+                                     phase_seconds=config.phase_seconds,
+                                     gpus=GpuPool(gpus_inventory(config.gpus)),
+                                     engines=EnginePythons.parse(config.engine_python, config.engine_pythons))
         self.pools = pool_api.PoolApi(config, self.store)
         self.searches = auto_search.runner(self.store, self.executor) if self.executor is not None else None
         self.auto_search = auto_search.AutoSearchApi(self.store)
@@ -173,7 +178,8 @@ class EmulatorApp:
             c = self.config
             run_here = self.executor is not None and execution_plan.executable(draft)
             if run_here:  # what a local process cannot do is refused before anything is stored
-                execution_plan.refuse_unrunnable(draft, c.max_processes)
+                execution_plan.refuse_unrunnable(draft, c.max_processes,
+                                                 self.executor.gpus.total if self.executor else 0)
             if c.obs_endpoint:
                 draft = obs_check.check_boot_file(draft, c.obs_endpoint, c.access_key, c.secret_key)
             run_here = run_here and draft.outcome == "complete"  # a missing boot file fails as before

@@ -21,6 +21,7 @@ from typing import Any
 from .. import errors
 from ..jobs.models import JobRow
 from ..jobs.validation import JobDraft
+from .gpus import gpus_per_node
 
 DEFAULT_LOCAL_CODE_DIR = "/home/ma-user/modelarts/user-job-dir"
 # Passed through from the emulator's own environment: what a Python process needs to start. Nothing
@@ -33,6 +34,16 @@ class Channel:
     name: str
     obs_url: str
     local_dir: Path
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a job's tasks run on this machine, decided when it leaves Pending (runner.py): the GPUs of each
+    task (none: CUDA hidden), the rendezvous port of a distributed job, and the Python its engine maps to."""
+
+    gpus: tuple[tuple[int, ...], ...] = ()
+    master_port: int = 0
+    python: str = sys.executable
 
 
 @dataclass(frozen=True)
@@ -63,7 +74,7 @@ def executable(draft: JobDraft) -> bool:
     return True
 
 
-def refuse_unrunnable(draft: JobDraft, max_processes: int) -> None:
+def refuse_unrunnable(draft: JobDraft, max_processes: int, gpu_total: int = 0) -> None:
     """Raise the ModelArts error of what a local process cannot do (before anything is stored).
 
     Custom images, heterogeneous tasks, NFS volumes and dataset inputs are refused, each naming the
@@ -85,6 +96,12 @@ def refuse_unrunnable(draft: JobDraft, max_processes: int) -> None:
                                        f"{why} and has no datasets; use an OBS input (remote.obs.obs_url)")
     if draft.spec.get("volumes"):
         raise errors.invalid_param("spec.volumes", f"{why} and cannot mount NFS volumes")
+    need = gpus_per_node({"spec": draft.spec}) * draft.node_count
+    if gpu_total and need > gpu_total:
+        raise errors.invalid_param(
+            "spec.resource.flavor_id",
+            f"{draft.node_count} node(s) of {(draft.spec.get('resource') or {}).get('flavor_id')} need {need} GPUs; "
+            f"this machine gives the local ModelArts {gpu_total} (--gpus): choose a smaller flavor or fewer nodes")
     if draft.node_count > max_processes:
         raise errors.invalid_param(
             "spec.resource.node_count",
@@ -116,8 +133,18 @@ def environments(alg: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-def plan_tasks(row: JobRow, job_root: Path) -> list[TaskPlan]:
-    """One plan per task (``worker-0`` .. ``worker-{n-1}``) of a stored job."""
+def distributed_env(index: int, node_count: int, master_port: int) -> dict[str, str]:
+    """What ``torch.distributed`` (``init_method="env://"``) and the service's PyTorch engine give each node's one
+    process: rank = node index, world size = node count, the first node as the rendezvous (all on this host)."""
+    if master_port <= 0:
+        return {}
+    return {"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(master_port), "RANK": str(index),
+            "WORLD_SIZE": str(node_count), "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "1", "NODE_RANK": str(index),
+            "GROUP_RANK": str(index), "MA_MASTER_ADDR": "127.0.0.1", "MA_MASTER_PORT": str(master_port)}
+
+
+def plan_tasks(row: JobRow, job_root: Path, placement: Placement = Placement()) -> list[TaskPlan]:
+    """One plan per task (``worker-0`` .. ``worker-{n-1}``) of a stored job, placed as ``placement`` says."""
     alg = row.doc.get("algorithm") or {}
     node_count = row.node_count
     code_obs = str(alg["code_dir"])
@@ -128,6 +155,7 @@ def plan_tasks(row: JobRow, job_root: Path) -> list[TaskPlan]:
     plans = []
     for index in range(node_count):
         task = f"worker-{index}"
+        gpus = placement.gpus[index] if index < len(placement.gpus) else ()
         root = job_root / task
         code_parent = _local(root, alg.get("local_code_dir") or DEFAULT_LOCAL_CODE_DIR)
         code_dir = code_parent / _code_name(code_obs)
@@ -138,7 +166,7 @@ def plan_tasks(row: JobRow, job_root: Path) -> list[TaskPlan]:
                                 _local(root, str(c["local_dir"]))) for c in alg.get("outputs") or [])
         boot = code_dir / boot_rel
         # The service's documented order: hyperparameters, then one --<channel name>=<local dir> each.
-        argv = [sys.executable, str(boot)] + [f"--{k}={v}" for k, v in params]
+        argv = [placement.python, str(boot)] + [f"--{k}={v}" for k, v in params]
         argv += [f"--{c.name}={c.local_dir}" for c in inputs + outputs]
         env = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
         env.update({
@@ -146,8 +174,11 @@ def plan_tasks(row: JobRow, job_root: Path) -> list[TaskPlan]:
             "PYTHONUNBUFFERED": "1",  # the log grows line by line, as the service's does
             "MA_JOB_NAME": row.name, "MA_JOB_ID": row.id,
             "MA_JOB_DIR": str(code_parent), "MA_TASK_NAME": task, "MA_NUM_HOSTS": str(node_count),
-            "MA_NUM_GPUS": "0", "MA_CURRENT_IP": "127.0.0.1",
+            "MA_NUM_GPUS": str(len(gpus)), "MA_CURRENT_IP": "127.0.0.1",
             "VC_TASK_INDEX": str(index), "VC_WORKER_NUM": str(node_count), "VC_WORKER_HOSTS": hosts,
+            # exactly the task's own GPUs; "" hides every GPU (a CPU flavor, or a machine without them)
+            "CUDA_VISIBLE_DEVICES": ",".join(str(g) for g in gpus),
+            **distributed_env(index, node_count, placement.master_port),
         })
         env.update(environments(alg))
         plans.append(TaskPlan(task=task, index=index, root=root, log=task_log(job_root, task),

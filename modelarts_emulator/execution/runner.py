@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -28,7 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import errors
-from .plan import TaskPlan, plan_tasks
+from .engines import EnginePythons
+from .gpus import GpuPool, gpus_per_node
+from .plan import Placement, TaskPlan, plan_tasks
 from ..jobs.logs import MASK, secret_looking
 from ..jobs.models import QUEUED_PENDING_MS, JobRow, Store
 from .obs_transfer import ObsTransfer, TransferError
@@ -96,6 +99,7 @@ class Running:
     started: float
     exit_code: int | None = None
     message: str | None = None
+    stopped_by_peer: bool = False  # killed because another task of the job failed
 
 
 @dataclass
@@ -109,10 +113,13 @@ class JobRun:
 
 class Executor:
     def __init__(self, store: Store, obs: ObsTransfer | None, *, max_processes: int,
-                 max_run_seconds: float, phase_seconds: float) -> None:
+                 max_run_seconds: float, phase_seconds: float, gpus: GpuPool | None = None,
+                 engines: EnginePythons | None = None) -> None:
         self.store = store
         self.obs = obs
         self.slots = Slots(max_processes)
+        self.gpus = gpus or GpuPool([])
+        self.engines = engines or EnginePythons()
         self.max_run_seconds = max_run_seconds
         self.phase_seconds = phase_seconds
         self._runs: dict[str, JobRun] = {}
@@ -216,18 +223,44 @@ class Executor:
                                     f"(--max-processes) are busy; this job waits in Pending for {n}")
             if not self.slots.take(n, lambda: self._gone_or_stopped(run)):
                 return
+        gpus: list[int] = []
         try:
-            if self._gone_or_stopped(run):
+            got = self._take_gpus(run, row, plans)
+            if got is None or self._gone_or_stopped(run):
                 return
+            gpus = got
+            plans = plan_tasks(row, run.root, self._placement(row, gpus, n))
             self.store.start_run(run.job_id)
             self._start_tasks(run, plans, row)
             self._watch(run)
         finally:
+            self.gpus.give(gpus)
             self.slots.give(n)
         if run.deleted or self._closing.is_set():
             return
+        # the task that failed first leads (the service names it), then the ones stopped because of it
+        ordered = sorted(run.procs, key=lambda r: r.stopped_by_peer)
         self.store.finish_run(run.job_id, {r.plan.task: {"exit_code": r.exit_code, "message": r.message}
-                                           for r in run.procs})
+                                           for r in ordered})
+
+    def _take_gpus(self, run: JobRun, row: JobRow, plans: list[TaskPlan]) -> list[int] | None:
+        """The job's GPUs (flavor's per node x nodes) when the machine has any; a job waits in Pending while
+        too few are free, as the service's scheduler queues it. None: it was stopped while it waited."""
+        need = gpus_per_node(row.doc) * len(plans) if self.gpus.total else 0
+        got = self.gpus.try_take(need)
+        if got is not None:
+            return got
+        for plan in plans:
+            write_log(plan.log, f"queued: this job needs {need} GPUs ({need // len(plans)} per node); "
+                                f"{self.gpus.free} of the machine's {self.gpus.total} are free; it waits in Pending")
+        return self.gpus.take(need, lambda: self._gone_or_stopped(run))
+
+    def _placement(self, row: JobRow, gpus: list[int], n: int) -> Placement:
+        per = len(gpus) // n if n else 0
+        engine = (row.doc.get("algorithm") or {}).get("engine") or {}
+        return Placement(gpus=tuple(tuple(gpus[i * per:(i + 1) * per]) for i in range(n)),
+                         master_port=free_port(),
+                         python=self.engines.resolve(engine.get("engine_name"), engine.get("engine_version")).python)
 
     def _start_tasks(self, run: JobRun, plans: list[TaskPlan], row: JobRow) -> None:
         resource = (row.doc.get("spec") or {}).get("resource") or {}
@@ -236,11 +269,16 @@ class Executor:
             write_log(plan.log, f"training job {row.name} ({row.id}): task {plan.task} started on node "
                                 f"{plan.index + 1} of {len(plans)}: a local process in {plan.root} "
                                 f"(TASK_DIR below)")
-            if str(kind).upper() != "CPU":
+            given = plan.env.get("CUDA_VISIBLE_DEVICES", "")
+            if str(kind).upper() != "CPU" and not given:
                 write_log(plan.log, f"flavor {resource.get('flavor_id')} has {kind} accelerators; this local "
-                                    "process has none (MA_NUM_GPUS=0)")
+                                    "process has none (MA_NUM_GPUS=0): it runs on the CPU")
+            elif given:
+                write_log(plan.log, f"GPUs {given} of this machine given to this task (CUDA_VISIBLE_DEVICES)")
+            engine = (row.doc.get("algorithm") or {}).get("engine") or {}
+            write_log(plan.log, self.engines.resolve(engine.get("engine_name"), engine.get("engine_version")).note)
             for name, value in plan.env.items():
-                if name.startswith(("MA_", "VC_")):
+                if name.startswith(("MA_", "VC_")) or name in DISTRIBUTED_ENV:
                     write_log(plan.log, f"env {name}={value}", task_dir=plan.root)
             try:
                 self._download(plan)
@@ -280,20 +318,26 @@ class Executor:
         terminate, a delete or the run-time limit."""
         while any(r.exit_code is None for r in run.procs):
             stopped = self._gone_or_stopped(run)
+            # a rank that failed fails the job: its peers would wait for it forever, so they are stopped
+            failed = next((r for r in run.procs if r.exit_code not in (None, 0) and not r.stopped_by_peer), None)
             for r in run.procs:
                 if r.exit_code is not None or r.proc is None:
                     continue
                 code = r.proc.poll()
                 over = time.monotonic() - r.started > self.max_run_seconds
-                if code is None and (stopped or over):
+                if code is None and (stopped or over or failed is not None):
                     why = ("SIGTERM received: the training job is being terminated" if stopped else
                            f"the task ran longer than the local run-time limit of {self.max_run_seconds:g} s "
-                           "(--max-run-seconds): killed")
+                           "(--max-run-seconds): killed" if over else
+                           f"SIGTERM: task {failed.plan.task if failed else ''} failed, so the job's other tasks "
+                           "are stopped")
                     write_log(r.plan.log, why)
                     _kill_group(r.proc)
                     r.message = ("The training job was terminated." if stopped else
                                  f"Killed after the local run-time limit of {self.max_run_seconds:g} s "
-                                 "(--max-run-seconds).")
+                                 "(--max-run-seconds)." if over else
+                                 f"Stopped because task {failed.plan.task if failed else ''} failed.")
+                    r.stopped_by_peer = not stopped and not over
                     code = KILLED_EXIT_CODE
                 if code is not None:
                     r.exit_code = code if code >= 0 else 128 - code  # killed by a signal: 128 + signal
@@ -335,6 +379,16 @@ class Executor:
                 write_log(plan.log, "ERROR the local ModelArts stopped while this task ran")
             self.store.finish_run(row.id, _lost(plans, "The local ModelArts stopped while this task ran."),
                                   outcome="abnormal")
+
+
+DISTRIBUTED_ENV = ("MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK", "CUDA_VISIBLE_DEVICES")
+
+
+def free_port() -> int:
+    """A free local TCP port for a job's rendezvous (the first task listens on it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def _shown_arg(arg: str) -> str:
