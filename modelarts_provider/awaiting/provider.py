@@ -72,7 +72,8 @@ class JobsAwaitProvider(ModelArtsProvider):
                     or new.get("job_id") != old.get("job_id") or new.get("wait_for") != old.get("wait_for"):
                 out.append(key)
             elif (old_jobs.get(key) or {}).get("objective") != new.get("objective") \
-                    or (old_jobs.get(key) or {}).get("search") != new.get("search"):
+                    or (old_jobs.get(key) or {}).get("search") != new.get("search") \
+                    or ((old_jobs.get(key) or {}).get("metrics") or []) != (new.get("metrics") or []):
                 out.append(key)  # scored differently: its log (its trials) read again
             elif old.get("tolerated") and (new_bounds or {}).get(new.get("group")) != old_bounds.get(new.get("group")):
                 out.append(key)  # its sweep's bound changed: judged again
