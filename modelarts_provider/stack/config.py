@@ -343,7 +343,7 @@ class JobEntry(_Cfg):
         names = [m.name for m in self.metrics]
         dup = next((i for i, n in enumerate(names) if names.index(n) != i), None)
         if dup is not None:
-            raise rule(f"metrics.{dup}.name", f"{names[dup]!r} is declared twice: each metric has its own name")
+            raise rule(f"metrics[{dup}].name", f"{names[dup]!r} is declared twice: each metric has its own name")
         if self.retries is not None and RETRY_ANNOTATION in self.annotations:
             raise rule("retries", f"sets the annotation {RETRY_ANNOTATION}: set retries or that annotation, "
                                   "not both")
