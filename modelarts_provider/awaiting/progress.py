@@ -5,6 +5,9 @@ it reads the log now and then and says one line per job when its latest values c
 
     lr-sweep-lr0p1-3f2a1c: Running, step 4: loss 0.4123, accuracy 0.8801
 
+(the step where the metric's regex captures one, a group named step or epoch; the latest match is found from
+the log's end, so a long log costs little).
+
 Bounded, so that a 1,000-job sweep stays readable and cheap:
 - a job's log is read at most once every READ_EVERY_S (and never before its poll found it Running);
 - at most READS_PER_POLL logs per poll (those read longest ago first), CONCURRENCY at a time: 1,000 running
@@ -25,7 +28,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..client.models import task_ids
-from ..results.curves import better, curve
+from ..core.linear_regex import last_captures
+from ..results.curves import better, number
 from .args import AwaitedJob, Metric, Objective
 
 READ_EVERY_S = 10.0
@@ -34,7 +38,7 @@ LINES_PER_POLL = 8
 SUMMARY_EVERY_S = 30.0
 CONCURRENCY = 4
 
-Latest = dict[str, tuple[float, float]]  # metric name -> (step, value) of its last match
+Latest = dict[str, tuple[float | None, float]]  # metric name -> (step or None, value) of its last match
 
 
 def short(value: float) -> str:
@@ -46,9 +50,10 @@ def latest(text: str, series: list[Objective | Metric]) -> Latest:
     """Each series' last point in `text` (a series without a match is left out)."""
     out: Latest = {}
     for s in series:
-        c = curve(text, s.regex, s.goal)
-        if c.points and c.last is not None:
-            out[s.name] = (c.points[-1][0], c.last)
+        found = last_captures(s.regex, text)
+        value = number(found[1]) if found is not None else None
+        if found is not None and value is not None:
+            out[s.name] = (number(found[0]), value)
     return out
 
 
@@ -57,12 +62,14 @@ def _step(step: float) -> str:
 
 
 def line(name: str, phase: str, values: Latest) -> str:
-    """`name: Running, step 4: loss 0.4123, accuracy 0.8801` (the step per value when they differ)."""
-    steps = {step for step, _ in values.values()}
-    if len(steps) == 1:
-        return f"{name}: {phase}, step {_step(steps.pop())}: " + ", ".join(
-            f"{n} {short(v)}" for n, (_, v) in values.items())
-    return f"{name}: {phase}, " + ", ".join(f"{n} {short(v)} (step {_step(s)})" for n, (s, v) in values.items())
+    """`name: Running, step 4: loss 0.4123, accuracy 0.8801`: the step the regexes that capture one agree on
+    (values without one are the latest all the same); the step per value when they differ."""
+    steps = {step for step, _ in values.values() if step is not None}
+    plain = ", ".join(f"{n} {short(v)}" for n, (_, v) in values.items())
+    if len(steps) <= 1:
+        return f"{name}: {phase}, " + (f"step {_step(steps.pop())}: " if steps else "") + plain
+    return f"{name}: {phase}, " + ", ".join(
+        f"{n} {short(v)}" + (f" (step {_step(s)})" if s is not None else "") for n, (s, v) in values.items())
 
 
 class LiveMetrics:

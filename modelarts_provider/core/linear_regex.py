@@ -65,6 +65,11 @@ def last_capture(pattern: str, text: str) -> str | None:
 # --- metrics: every match is a point ---------------------------------------------------------------------
 
 STEP_GROUPS = ("step", "epoch")  # a named group of one of these names gives the point's step
+# Whole-log matching with no match across lines, `^`/`$` at each line's ends (as line by line, but one pass:
+# the binding's per-call cost made line-by-line matching ~3x slower on a 5 MB log).
+_METRIC_OPTIONS = re2.Options()
+_METRIC_OPTIONS.log_errors = False
+_METRIC_OPTIONS.never_nl = True
 
 
 def compile_metric(pattern: str) -> tuple[Any, int, int | None]:
@@ -74,7 +79,7 @@ def compile_metric(pattern: str) -> tuple[Any, int, int | None]:
     group `step` or `epoch` (e.g. `epoch (?P<epoch>[0-9]+)/[0-9]+ loss=([0-9.]+)`): its capture is the
     point's step; without it the step is the match's number (1, 2, ...). ValueError (one line) otherwise."""
     try:
-        compiled = re2.compile(pattern, _OPTIONS)
+        compiled = re2.compile("(?m)" + pattern, _METRIC_OPTIONS)
     except re2.error as err:
         why = err.args[0].decode(errors="replace") if err.args and isinstance(err.args[0], bytes) else str(err)
         raise ValueError(f"is not a regular expression RE2 matches in linear time ({why.split(':')[0]}); use "
@@ -103,11 +108,20 @@ def check_metric(pattern: str) -> str:
 
 
 def all_captures(pattern: str, text: str) -> list[tuple[str | None, str]]:
-    """(step capture or None, value capture) of every match in `text`, in order, line by line (no match spans
-    two lines, as for objectives)."""
+    """(step capture or None, value capture) of every match in `text`, in order (no match spans two lines, as
+    for objectives)."""
     compiled, value, step = compile_metric(pattern)
-    out: list[tuple[str | None, str]] = []
-    for line in text.splitlines():
-        for m in compiled.finditer(line):
-            out.append((m.group(step) if step is not None else None, m.group(value)))
-    return out
+    return [(m.group(step) if step is not None else None, m.group(value)) for m in compiled.finditer(text)]
+
+
+def last_captures(pattern: str, text: str) -> tuple[str | None, str] | None:
+    """(step capture or None, value capture) of the last match in `text`, found from the end: progress lines
+    read only the latest value of a log that may be long. None: no match."""
+    compiled, value, step = compile_metric(pattern)
+    for line in lines_from_end(text):
+        last = None
+        for last in compiled.finditer(line):
+            pass
+        if last is not None:
+            return (last.group(step) if step is not None else None), last.group(value)
+    return None

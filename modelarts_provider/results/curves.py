@@ -35,7 +35,8 @@ class Curve(BaseModel):
     note: str | None = Field(default=None, description="Why there is no value (no match, log unavailable).")
 
 
-def _number(text: str | None) -> float | None:
+def number(text: str | None) -> float | None:
+    """A captured number; None for NaN, infinities and non-numbers."""
     try:
         value = float(text) if text is not None else None
     except (TypeError, ValueError):
@@ -68,10 +69,10 @@ def curve(text: str, regex: str, goal: Goal) -> Curve:
     """The curve of one metric in `text`."""
     points: list[tuple[float, float]] = []
     for n, (step_text, value_text) in enumerate(all_captures(regex, text), start=1):
-        value = _number(value_text)
+        value = number(value_text)
         if value is None:
             continue
-        step = _number(step_text)
+        step = number(step_text)
         points.append((step if step is not None else float(n), value))
     if not points:
         return Curve(note=f"no match for {regex!r} in the log")

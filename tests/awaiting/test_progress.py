@@ -58,10 +58,12 @@ def watched(key: str) -> Watched:
 def test_latest_values_and_the_line() -> None:
     job = spec("j", objective={"name": "acc", "regex": "accuracy=([0-9.]+)"}, metrics=[LOSS])
     values = latest(log(3), job.series())
-    assert values == {"acc": (3.0, 0.575), "loss": (3.0, 0.6667)}
+    assert values == {"acc": (None, 0.575), "loss": (3.0, 0.6667)}  # the step where the regex captures one
     assert line("a", "Running", values) == "a: Running, step 3: acc 0.575, loss 0.6667"
     assert line("a", "Running", {"loss": (3.0, 0.5), "acc": (7.0, 0.9)}) == \
         "a: Running, loss 0.5 (step 3), acc 0.9 (step 7)"
+    assert line("a", "Running", {"acc": (None, 0.9)}) == "a: Running, acc 0.9"
+    assert latest("loss=1\nloss=nan\n", [job.metrics[0].model_copy(update={"regex": "loss=([a-z0-9.]+)"})]) == {}
 
 
 def test_a_line_when_the_values_change_and_reads_at_most_every_interval() -> None:

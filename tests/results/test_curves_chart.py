@@ -24,6 +24,10 @@ def test_every_match_is_a_point_with_the_captured_step_or_the_match_number() -> 
     acc = curve(text, "accuracy=([0-9.]+)", "max")
     assert acc.points == [(1.0, 0.7), (2.0, 0.9), (3.0, 0.8)] and acc.last == 0.8 and acc.best == 0.9
     assert curve(text, "f1=([0-9.]+)", "max").note == "no match for 'f1=([0-9.]+)' in the log"
+    # no match across lines, ^ and $ at each line's ends: as if matched line by line
+    assert curve("epoch 1/2\nloss=5\nepoch 2/2 loss=3\n", r"epoch (?P<epoch>\d+)/\d+\s*loss=([0-9.]+)",
+                 "min").points == [(2.0, 3.0)]
+    assert curve("x loss=1\nloss=2\nloss=3 y\nloss=4", r"^loss=([0-9.]+)$", "min").points == [(1.0, 2.0), (2.0, 4.0)]
 
 
 def test_a_long_curve_is_thinned_keeping_first_best_and_last() -> None:
