@@ -186,8 +186,6 @@ class Watcher:
             due = [s for s in pending.values() if s.next_poll <= now or s.deadline <= now]
             if due:
                 fresh = self.fetch([(s.watched.job_id, s.watched.workspace_id) for s in due])
-                if self.on_poll is not None:
-                    self.on_poll([(s.watched, fresh.get(s.watched.job_id, _TRANSIENT)) for s in due])
                 now = self.clock()
                 for s in due:
                     outcome = self._judge(s, fresh.get(s.watched.job_id, _TRANSIENT), now)
@@ -197,6 +195,8 @@ class Watcher:
                     else:
                         s.next_poll = now + s.watched.poll_s
                 self._flush()
+                if self.on_poll is not None:  # after the phase lines: a job's `Running` line comes first
+                    self.on_poll([(s.watched, fresh.get(s.watched.job_id, _TRANSIENT)) for s in due])
             if len(states) >= self.summary_from and (now - last_summary >= self.summary_every_s or not pending):
                 self.say(self.summary(states.values(), results))
                 last_summary = now
