@@ -80,8 +80,10 @@ def draw(name: str, results: SweepResults) -> Any:
     matplotlib.use("Agg")
     from matplotlib import pyplot as plt  # noqa: PLC0415
 
-    runs = [p for p in results.points if ranked(p)]  # best first (results.points are ranked)
-    apart = [p for p in results.points if not ranked(p)]
+    # best first (results.points are ranked); without an objective, every completed point, unranked
+    drawn = ranked if results.objective is not None else (lambda p: p.phase == "Completed")
+    runs = [p for p in results.points if drawn(p)]
+    apart = [p for p in results.points if not drawn(p)]
     best = results.best.key if results.best is not None else None
     params = sorted({k for p in results.points for k in p.parameters})
     curves = series_names(results)
@@ -108,7 +110,7 @@ def draw(name: str, results: SweepResults) -> Any:
     if not rows:
         axes[0][0].text(0.5, 0.5, "no ranked point to draw", ha="center", va="center")
         axes[0][0].set_axis_off()
-    title = f"{name}: {len(runs)} ranked point{'s' if len(runs) != 1 else ''}"
+    title = f"{name}: {len(runs)} {'ranked ' if obj is not None else ''}point{'s' if len(runs) != 1 else ''}"
     if obj is not None:
         title += f" by {obj.name} ({obj.goal})"
         if results.best is not None and results.best.objective is not None:
@@ -118,7 +120,7 @@ def draw(name: str, results: SweepResults) -> Any:
         _apart(fig, apart)
     fig.tight_layout(rect=(0, _footer(apart) / height, 1 - side / (4.4 * cols + side), 0.95))
     slot = next((ax for row in axes for ax in row if not ax.axison), None) if free else None
-    _legend(fig, slot, runs, best, colors)
+    _legend(fig, slot, runs, best, colors, "ranked runs, best first" if obj is not None else "completed runs")
     return fig
 
 
@@ -195,7 +197,7 @@ def _curves(ax: Any, metric: str, goal: str, runs: list[Point], best: str | None
     ax.grid(True, alpha=0.3)
 
 
-def _legend(fig: Any, slot: Any, runs: list[Point], best: str | None, colors: dict[str, Any]) -> None:
+def _legend(fig: Any, slot: Any, runs: list[Point], best: str | None, colors: dict[str, Any], title: str) -> None:
     """One legend for every panel, in an empty panel slot or beside the panels: each run named once, best first
     (labels never overlap)."""
     from matplotlib.lines import Line2D  # noqa: PLC0415
@@ -209,11 +211,10 @@ def _legend(fig: Any, slot: Any, runs: list[Point], best: str | None, colors: di
     if not handles:
         return
     if slot is not None:
-        slot.legend(handles=handles, loc="upper left", fontsize=8, frameon=False, title="ranked runs, best first",
-                    title_fontsize=8)
+        slot.legend(handles=handles, loc="upper left", fontsize=8, frameon=False, title=title, title_fontsize=8)
     else:
-        fig.legend(handles=handles, loc="upper right", fontsize=7, frameon=False, title="ranked runs, best first",
-                   title_fontsize=8, bbox_to_anchor=(1.0, 0.93))
+        fig.legend(handles=handles, loc="upper right", fontsize=7, frameon=False, title=title, title_fontsize=8,
+                   bbox_to_anchor=(1.0, 0.93))
 
 
 def _apart(fig: Any, apart: list[Point]) -> None:

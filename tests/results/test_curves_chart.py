@@ -98,3 +98,11 @@ def test_the_chart_of_a_sweep_with_three_metrics_is_readable(tmp_path: Path) -> 
     assert all(len(t.split(": ")[-1]) <= 6 for t in legend)  # values at 4 significant digits
     path = write_chart("grid", results, tmp_path / "grid.png")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_sweep_with_metrics_and_no_objective_draws_every_completed_point(tmp_path: Path) -> None:
+    results = sweep()
+    results = results.model_copy(update={"objective": None, "best": None})
+    fig = draw("grid", results)
+    (loss,) = [ax for ax in fig.axes if ax.get_title() == "loss (min)"]
+    assert len(loss.get_lines()) == 5 and all(ln.get_color() != "tab:red" for ln in loss.get_lines())
