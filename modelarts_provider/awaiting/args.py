@@ -7,7 +7,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..core.rules import WaitFor
-from ..core.linear_regex import check_objective
+from ..core.linear_regex import check_metric, check_objective
+from ..results.curves import Curve
 from .searches import SearchStatus
 
 
@@ -26,6 +27,22 @@ class Objective(_AwaitModel):
     _regex = field_validator("regex")(classmethod(lambda cls, v: check_objective(v)))
 
 
+class Metric(_AwaitModel):
+    """A metric whose every match in the log is a point (results/curves.py): one group around the number, and
+    optionally a group named step or epoch."""
+
+    name: Annotated[str, Field(min_length=1, max_length=64, description="The metric's name, e.g. loss.")]
+    regex: Annotated[str, Field(min_length=1, max_length=500, description=(
+        "RE2 regex over the log: one group around the number, optionally a group named step or epoch (the "
+        "point's step; else the match's number), e.g. 'epoch (?P<epoch>[0-9]+)/[0-9]+ loss=([0-9.]+)'."))]
+    goal: Literal["max", "min"] = Field(default="max", description="max or min: which way is better.")
+
+    _regex = field_validator("regex")(classmethod(lambda cls, v: check_metric(v)))
+
+
+MAX_METRICS = 16
+
+
 class AwaitedJob(_AwaitModel):
     job_id: Annotated[str, Field(min_length=1)]
     job_name: str | None = None
@@ -39,6 +56,23 @@ class AwaitedJob(_AwaitModel):
     parameters: dict[str, str] = Field(default_factory=dict)
     # The service's own search (stack/search_config.py): its trials are read after the wait (searches.py).
     search: Objective | None = None
+    # Metric curves (issue 41): every match in the log a point; read while it runs (progress lines) and after.
+    metrics: Annotated[list[Metric], Field(max_length=MAX_METRICS)] = Field(default_factory=list)
+
+    @field_validator("metrics")
+    @classmethod
+    def _unique(cls, v: list[Metric]) -> list[Metric]:
+        names = [m.name for m in v]
+        dup = next((n for n in names if names.count(n) > 1), None)
+        if dup is not None:
+            raise ValueError(f"names the metric {dup!r} twice: each metric has its own name")
+        return v
+
+    def series(self) -> list[Objective | Metric]:
+        """What the log is read for: the objective first, then each metric (one named like it: the metric)."""
+        named = {m.name for m in self.metrics}
+        own = [self.objective] if self.objective is not None and self.objective.name not in named else []
+        return [*own, *self.metrics]
 
 
 class JobsAwaitArgs(_AwaitModel):
@@ -64,6 +98,7 @@ class AwaitedStatus(_AwaitModel):
     duration_s: float | None = None
     retries: int | None = None  # how often the service restarted it (running records beyond the first)
     search: SearchStatus | None = None  # a search job's trials (searches.py)
+    metrics: dict[str, Curve] | None = None  # the objective's and each metric's curve, by name (metrics.py)
 
 
 class JobsAwaitOutputs(_AwaitModel):
@@ -83,7 +118,8 @@ class JobsAwaitOutputs(_AwaitModel):
         return out
 
 
-RESULT_FIELDS = ("tolerated", "failure", "objective", "objective_note", "duration_s", "retries", "search")
+RESULT_FIELDS = ("tolerated", "failure", "objective", "objective_note", "duration_s", "retries", "search",
+                 "metrics")
 
 
 OUTPUT_KEYS = frozenset(JobsAwaitOutputs.model_fields)

@@ -1,4 +1,7 @@
-"""Objectives read from the logs of completed jobs: the last match of a regex, one log per job.
+"""Objectives and metric curves read from the logs of completed jobs: one log per job.
+
+The objective is the last match of its regex; each declared metric (and the objective) also becomes a curve,
+every match a point (results/curves.py), from the same one read.
 
 The service's metrics API carries machine usage only (cpuUsage, gpuUtil, ...); ModelArts' own
 hyperparameter search reads its objective from the training log with a regex, and so do we. The
@@ -10,13 +13,14 @@ from __future__ import annotations
 
 import math
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..client.models import TrainingJob, task_ids
 from ..core.job_logs import client_secrets, one_line_error
-from .args import Objective
+from .args import Metric, Objective
 from ..core.linear_regex import last_capture
+from ..results.curves import Curve, curve
 
 CONCURRENCY = 8
 
@@ -25,13 +29,15 @@ CONCURRENCY = 8
 class Reading:
     value: float | None
     note: str | None = None  # why there is no value
+    curves: dict[str, Curve] = field(default_factory=dict)  # by metric name (the objective's too)
 
 
 @dataclass(frozen=True)
 class ToRead:
     key: str
     job: TrainingJob
-    objective: Objective
+    objective: Objective | None
+    metrics: tuple[Objective | Metric, ...] = ()  # curves to draw from the same log (AwaitedJob.series())
 
 
 def last_value(text: str, objective: Objective) -> Reading:
@@ -55,8 +61,11 @@ def _read(client: Any, item: ToRead, secrets: list[str]) -> Reading:
     try:
         text = client.get_task_log_preview(job_id, task).text
     except Exception as exc:  # noqa: BLE001 - a log that cannot be read leaves the point without a value
-        return Reading(None, f"log of {task} unavailable: {one_line_error(exc, secrets)}")
-    return last_value(text, item.objective)
+        why = f"log of {task} unavailable: {one_line_error(exc, secrets)}"
+        return Reading(None, why if item.objective is not None else None,
+                       {m.name: Curve(note=why) for m in item.metrics})
+    reading = last_value(text, item.objective) if item.objective is not None else Reading(None)
+    return Reading(reading.value, reading.note, {m.name: curve(text, m.regex, m.goal) for m in item.metrics})
 
 
 def read_objectives(client: Any, items: list[ToRead], concurrency: int = CONCURRENCY) -> dict[str, Reading]:

@@ -9,9 +9,10 @@
 - delete: nothing remote (the jobs are TrainingJob resources of their own).
 A wait that does not end well raises, so nothing is recorded and the next `up` waits again; except
 failed points of a sweep within its maxFailures (`max_failures`): recorded as tolerated, not waited for
-again. After the wait, the objective of each newly completed job that has one is read from its log
-(objectives.py), and each sweep's table is printed (results/table.py); jobs not waited for this time
-keep what was recorded, so an unchanged stack reads no log.
+again. While it waits, running jobs with an objective or metrics get progress lines of their latest values
+(progress.py: bounded log reads, rate-limited lines). After the wait, the objective and metric curves of each
+newly completed job that has them are read from its log (objectives.py), and each sweep's table is printed
+(results/table.py); jobs not waited for this time keep what was recorded, so an unchanged stack reads no log.
 - runs (history.py): every run of each key stays on record, newest last, after it is replaced or removed;
   carried from the previous outputs at each update.
 """
@@ -32,6 +33,7 @@ from .conditions import Verdict, reached
 from . import history
 from .report import failure_report
 from .results import enrich, over_bound, report_tables, tolerated_note
+from .progress import LiveMetrics
 from .searches import SearchProgress
 from .watcher import Result, Watched, Watcher, WaitAborted, WaitCancelled
 
@@ -72,7 +74,8 @@ class JobsAwaitProvider(ModelArtsProvider):
                     or new.get("job_id") != old.get("job_id") or new.get("wait_for") != old.get("wait_for"):
                 out.append(key)
             elif (old_jobs.get(key) or {}).get("objective") != new.get("objective") \
-                    or (old_jobs.get(key) or {}).get("search") != new.get("search"):
+                    or (old_jobs.get(key) or {}).get("search") != new.get("search") \
+                    or ((old_jobs.get(key) or {}).get("metrics") or []) != (new.get("metrics") or []):
                 out.append(key)  # scored differently: its log (its trials) read again
             elif old.get("tolerated") and (new_bounds or {}).get(new.get("group")) != old_bounds.get(new.get("group")):
                 out.append(key)  # its sweep's bound changed: judged again
@@ -88,9 +91,16 @@ class JobsAwaitProvider(ModelArtsProvider):
         say(f"waiting for {len(watched)} training job{'s' if len(watched) != 1 else ''}: "
             + ", ".join(f"{w.name} ({w.target})" for w in watched[:8]) + (" ..." if len(watched) > 8 else ""))
         try:
-            progress = SearchProgress(client, say, {k: j.search for k, j in jobs.items() if j.search is not None})
+            searches = SearchProgress(client, say, {k: j.search for k, j in jobs.items() if j.search is not None})
+            live = LiveMetrics(client, say, jobs)  # running jobs' latest metric values (progress.py)
+            hooks = [h for h in (searches if searches.searches else None, live if live else None) if h is not None]
+
+            def on_poll(polled: list[tuple[Watched, Any]]) -> None:
+                for hook in hooks:
+                    hook(polled)
+
             results = Watcher(client, say, alive=engine_alive, cancelled=cancelled,
-                              on_poll=progress if progress.searches else None).run(watched)
+                              on_poll=on_poll if hooks else None).run(watched)
         except WaitCancelled as err:
             raise ProviderError(f"{err}; they stay in the state, and the next `pulumi up` waits for them again") from None
         except WaitAborted as err:

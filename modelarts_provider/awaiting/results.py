@@ -2,7 +2,8 @@
 
 - over_bound / tolerated_note: failed points against their sweep's maxFailures (kept statuses count too).
 - enrich: duration, retries and failure cause from the job views the wait ended with; the objective
-  of each newly completed job that has one, read from its log (objectives.py, concurrently).
+  and the metric curves of each newly completed job that has them, from one read of its log (objectives.py,
+  concurrently).
 - report_tables: each sweep's compact table, best first, for the end of the `up`.
 Jobs neither scored nor in a sweep keep the statuses they always had.
 """
@@ -13,7 +14,7 @@ from typing import Any
 
 from ..client.models import as_list
 from ..results.show import printable
-from ..results.table import Point, SweepObjective, collect, table_lines
+from ..results.table import Point, SweepObjective, SweepResults, collect, metric_text, number, table_lines
 from .args import AwaitedStatus, JobsAwaitArgs
 from .conditions import Verdict
 from .objectives import ToRead, read_objectives
@@ -75,7 +76,8 @@ def enrich(client: Any, args: JobsAwaitArgs, statuses: dict[str, AwaitedStatus],
         if spec is not None and status is not None and spec.search is not None:
             # one trials request per search job (searches.py), whatever the number of trials
             status.search = read_search(client, r.watched.job_id, spec.search.name, r.job)
-        if spec is None or status is None or (spec.objective is None and spec.group is None) or r.job is None:
+        if spec is None or status is None or r.job is None or \
+                (spec.objective is None and spec.group is None and not spec.metrics):
             continue
         duration_ms = _number(r.job.status.duration)
         status.duration_s = duration_ms / 1000 if duration_ms is not None else None
@@ -83,11 +85,12 @@ def enrich(client: Any, args: JobsAwaitArgs, statuses: dict[str, AwaitedStatus],
         status.retries = records - 1 if records > 1 else None
         if r.outcome.verdict is not Verdict.REACHED:
             status.failure = cause(r, r.job)
-        elif spec.objective is not None and r.job.phase == "Completed":
-            to_read.append(ToRead(key, r.job, spec.objective))
+        elif (spec.objective is not None or spec.metrics) and r.job.phase == "Completed":
+            to_read.append(ToRead(key, r.job, spec.objective, tuple(spec.series())))
     for key, reading in read_objectives(client, to_read).items():
         statuses[key].objective = reading.value
         statuses[key].objective_note = reading.note
+        statuses[key].metrics = reading.curves or None
 
 
 def points(args: JobsAwaitArgs, statuses: dict[str, AwaitedStatus], keys: list[str]) -> list[Point]:
@@ -98,8 +101,18 @@ def points(args: JobsAwaitArgs, statuses: dict[str, AwaitedStatus], keys: list[s
             continue
         out.append(Point(key=key, job_id=s.job_id, parameters=dict(args.jobs[key].parameters), phase=s.phase,
                          objective=s.objective, note=s.failure or s.objective_note, duration_seconds=s.duration_s,
-                         retries=s.retries))
+                         retries=s.retries, metrics=dict(s.metrics or {})))
     return out
+
+
+def sweep_results(args: JobsAwaitArgs, statuses: dict[str, AwaitedStatus], keys: list[str]) -> SweepResults:
+    """A group's points as a sweep's results (objective and declared metrics from its first job)."""
+    first = args.jobs[keys[0]]
+    objective = SweepObjective(name=first.objective.name, goal=first.objective.goal) if first.objective else None
+    metrics = [SweepObjective(name=m.name, goal=m.goal) for m in first.metrics]
+    results = collect(objective, points(args, statuses, keys))
+    results.metrics = metrics
+    return results
 
 
 def report_tables(args: JobsAwaitArgs, statuses: dict[str, AwaitedStatus]) -> list[str]:
@@ -109,15 +122,19 @@ def report_tables(args: JobsAwaitArgs, statuses: dict[str, AwaitedStatus]) -> li
     for key, spec in args.jobs.items():
         if spec.group is not None:
             groups.setdefault(spec.group, []).append(key)
-        elif spec.objective is not None and key in statuses:
+        elif (spec.objective is not None or spec.metrics) and key in statuses:
             s = statuses[key]
-            value = f"{s.objective:g}" if s.objective is not None else f"none ({s.objective_note})"
-            lines.append(f"{key}: {spec.objective.name} {value}")
+            parts = []
+            if spec.objective is not None:
+                value = number(s.objective) if s.objective is not None else f"none ({s.objective_note})"
+                parts.append(f"{spec.objective.name} {value}")
+            point = Point(key=key, phase=s.phase, metrics=dict(s.metrics or {}))
+            parts += [f"{m.name} {metric_text(point.metrics.get(m.name), point)}" for m in spec.metrics
+                      if spec.objective is None or m.name != spec.objective.name]
+            lines.append(f"{key}: {', '.join(parts)}")
     for key, spec in args.jobs.items():
         if spec.search is not None and key in statuses:
             lines += search_lines(key, spec.search, statuses[key].search)
     for group, keys in groups.items():
-        spec = args.jobs[keys[0]].objective
-        objective = SweepObjective(name=spec.name, goal=spec.goal) if spec is not None else None
-        lines += table_lines(group, collect(objective, points(args, statuses, keys)), limit=TABLE_ROWS)
+        lines += table_lines(group, sweep_results(args, statuses, keys), limit=TABLE_ROWS)
     return [printable(line) for line in lines]

@@ -30,6 +30,7 @@ class TrialStatus(BaseModel):
     reward: float | None = None
     early_stopped: bool = False
     note: str | None = None  # a failed trial's log tail
+    duration_s: float | None = None  # how long it ran (the service's time_total_s)
 
 
 class SearchStatus(BaseModel):
@@ -70,7 +71,7 @@ def read_search(client: Any, job_id: str, reward_name: str, job: TrainingJob | N
     except Exception as exc:  # noqa: BLE001 - the job's own result stands; its trials are a note
         return SearchStatus(note=f"trials unavailable: {one_line_error(exc, client_secrets(client))}")
     out = [TrialStatus(trial_id=t.trial_id, phase=t.phase, parameters=dict(t.parameters), reward=t.reward,
-                       early_stopped=t.early_stopped) for t in trials]
+                       early_stopped=t.early_stopped, duration_s=t.duration_s) for t in trials]
     failed = [t for t in out if t.phase == "Failed"]
     job_log: tuple[str, str | None] | None = None
     for i, t in enumerate(failed):
@@ -104,6 +105,7 @@ def _scalar(text: str) -> str | int | float:
 def results_of(objective: SweepObjective, search: SearchStatus) -> SweepResults:
     """The trials as a sweep's points (table and chart as for a grid sweep), best first."""
     points = [Point(key=t.trial_id, parameters={k: _scalar(v) for k, v in t.parameters.items()}, phase=t.phase, objective=t.reward,
+                    duration_seconds=t.duration_s,
                     note="; ".join(n for n in ("early stopped" if t.early_stopped else "", t.note or "") if n) or None)
               for t in search.trials]
     return collect(objective, points, ties_in_order=True)  # the trials as the service lists them: start order
@@ -118,7 +120,7 @@ def export(objective: SweepObjective, search: SearchStatus | None, job_id: str |
     def trial(p: Point) -> dict[str, Any]:
         t = by_id[p.key]
         return {"trialId": t.trial_id, "parameters": t.parameters, "phase": t.phase, "reward": t.reward,
-                "earlyStopped": t.early_stopped, "note": t.note}
+                "earlyStopped": t.early_stopped, "note": t.note, "durationSeconds": t.duration_s}
 
     return {"jobId": job_id, "objective": objective.model_dump(), "trials": [trial(p) for p in ranked.points],
             "best": trial(ranked.best) if ranked.best is not None else None, "failures": ranked.failures,
@@ -130,7 +132,9 @@ def as_sweep_results(exported: dict[str, Any]) -> SweepResults:
     objective = SweepObjective.model_validate(exported.get("objective") or {})
     trials = [TrialStatus(trial_id=str(t.get("trialId")), phase=str(t.get("phase") or ""),
                           parameters={str(k): str(v) for k, v in (t.get("parameters") or {}).items()},
-                          reward=t.get("reward"), early_stopped=bool(t.get("earlyStopped")), note=t.get("note"))
+                          reward=t.get("reward"), early_stopped=bool(t.get("earlyStopped")), note=t.get("note"),
+                          duration_s=t.get("durationSeconds") if isinstance(t.get("durationSeconds"), (int, float))
+                          else None)
               for t in exported.get("trials") or [] if isinstance(t, dict)]
     return results_of(objective, SearchStatus(trials=trials))
 

@@ -12,6 +12,11 @@ and `auto` (the default) lists when more than `LIST_FROM` jobs are due at once. 
 both (calls per job and wall time, B4): it forces one with the environment variable
 MODELARTS_AWAIT_STRATEGY=list|get (read when a Watcher is made without a strategy; other values: auto).
 
+Progress lines: a job's phase change (`a: Pending -> Running`) and its reaching the target, one line each;
+when more than LINES_PER_ROUND jobs change in one round (the first poll of a 1,000-job sweep), one line
+per kind of change instead (`120 jobs changed phase: 100 Pending -> Running, 20 Running -> Completed`), so
+a big sweep stays readable; with `summary_from` jobs or more, a count per phase every 30 s.
+
 A job past its deadline is terminated (cost safety) and reported; a failed job is reported with its
 phase, each task's exit code and message, and the tail of its failing tasks' logs. Transient poll
 errors (429, 5xx, network) are tolerated until the job's deadline; any other error ends the wait.
@@ -37,6 +42,8 @@ Strategy = Literal["auto", "list", "get"]
 STRATEGY_ENV = "MODELARTS_AWAIT_STRATEGY"  # measurement hook (benchmarks B4)
 LIST_FROM = 2
 PAGE = 50
+LINES_PER_ROUND = 20  # more phase changes (or reached targets) in one round: one line for them all
+_GROUPED = {"phase": "changed phase", "reached": "reached their target", "timeout": "timed out"}
 _TRANSIENT = object()  # a poll that failed transiently: no news about the job
 
 
@@ -111,6 +118,7 @@ class Watcher:
         self.alive = alive
         self.cancelled = cancelled  # checked at least once a second: a Ctrl-C stops the wait within seconds
         self.on_poll = on_poll  # after each poll: the polled jobs and their views (a search's progress)
+        self._round: list[tuple[str, str, str]] = []  # this round's (kind, line, what changed) progress lines
 
     # --- polling --------------------------------------------------------------------------------
 
@@ -178,8 +186,6 @@ class Watcher:
             due = [s for s in pending.values() if s.next_poll <= now or s.deadline <= now]
             if due:
                 fresh = self.fetch([(s.watched.job_id, s.watched.workspace_id) for s in due])
-                if self.on_poll is not None:
-                    self.on_poll([(s.watched, fresh.get(s.watched.job_id, _TRANSIENT)) for s in due])
                 now = self.clock()
                 for s in due:
                     outcome = self._judge(s, fresh.get(s.watched.job_id, _TRANSIENT), now)
@@ -188,6 +194,9 @@ class Watcher:
                         del pending[s.watched.key]
                     else:
                         s.next_poll = now + s.watched.poll_s
+                self._flush()
+                if self.on_poll is not None:  # after the phase lines: a job's `Running` line comes first
+                    self.on_poll([(s.watched, fresh.get(s.watched.job_id, _TRANSIENT)) for s in due])
             if len(states) >= self.summary_from and (now - last_summary >= self.summary_every_s or not pending):
                 self.say(self.summary(states.values(), results))
                 last_summary = now
@@ -209,7 +218,8 @@ class Watcher:
         s.job = fresh
         phase = fresh.phase if fresh is not None else None
         if fresh is not None and phase != s.phase:
-            self.say(f"{s.watched.name}: {s.phase} -> {phase}" if s.phase else f"{s.watched.name}: {phase}")
+            change = f"{s.phase} -> {phase}" if s.phase else f"{phase}"
+            self._round.append(("phase", f"{s.watched.name}: {change}", change))
             s.phase = phase
         return s.condition(fresh, now)
 
@@ -220,12 +230,26 @@ class Watcher:
             try:
                 self.client.terminate_job(s.watched.job_id)
                 result.note = "it was terminated"
-                self.say(f"{s.watched.name}: timed out, terminated")
+                self._round.append(("timeout", f"{s.watched.name}: timed out, terminated", "terminated"))
             except ModelArtsError as err:
                 result.note = f"terminating it failed: {err}"
         elif outcome.verdict is Verdict.REACHED:
-            self.say(f"{s.watched.name}: reached {s.watched.target} ({s.phase})")
+            self._round.append(("reached", f"{s.watched.name}: reached {s.watched.target} ({s.phase})",
+                                str(s.watched.target)))
         return result
+
+    def _flush(self) -> None:
+        """Say this round's progress lines: each as it came, or one line per kind when there are too many."""
+        events, self._round = self._round, []
+        counts = Counter(kind for kind, _, _ in events)
+        grouped = {kind for kind, n in counts.items() if n > LINES_PER_ROUND}
+        for kind, text, _ in events:
+            if kind not in grouped:
+                self.say(text)
+        for kind in sorted(grouped, key=list(_GROUPED).index):
+            changes = Counter(change for k, _, change in events if k == kind)
+            parts = ", ".join(f"{n} {change}" for change, n in changes.most_common())
+            self.say(f"{counts[kind]} jobs {_GROUPED[kind]}: {parts}")
 
     @staticmethod
     def summary(states: Iterable[_State], results: dict[str, Result]) -> str:

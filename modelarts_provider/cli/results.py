@@ -20,11 +20,11 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 from ..awaiting.args import AwaitedStatus, JobsAwaitArgs
-from ..awaiting.results import points
+from ..awaiting.results import sweep_results as sweep_results_of
 from ..core.extras import require
 from .output import guarded, print_line
 from .stack_reader import PLUGIN_JOB_TYPE, LogsError, PulumiCli, StackExport, job_in_state
-from ..results.table import SweepObjective, SweepResults, collect, table_lines
+from ..results.table import SweepResults, table_lines
 
 # --- results -------------------------------------------------------------------------------------------
 
@@ -60,11 +60,12 @@ def state_sweep(exported: StackExport, sweep: str) -> SweepResults | None:
         keys = [k for k, j in args.jobs.items() if j.group == sweep]
         if not keys:
             continue
-        spec = args.jobs[keys[0]].objective
-        found = points(args, statuses, keys)
-        for point in found:
+        found = sweep_results_of(args, statuses, keys)
+        for point in found.points:
             point.output_path = paths.get(point.job_id)
-        return collect(SweepObjective(name=spec.name, goal=spec.goal) if spec else None, found)
+        if found.best is not None:
+            found.best.output_path = paths.get(found.best.job_id)
+        return found
     return None
 
 

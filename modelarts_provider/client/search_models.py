@@ -6,7 +6,7 @@ The SDK types a row as strings; the service's documented example sends the ``con
 (the trial's parameters, each also as ``param/<name>``). Both are read. Columns we use: ``trial_id``,
 ``status`` (Ray Tune's: PENDING, RUNNING, TERMINATED, ERROR), ``done`` (a TERMINATED trial that is not
 done and not stopped early was stopped with its job: Terminated), ``config``, ``reward_attr`` (the trial's
-reward), and an early-stop marker where the service sends one (``early_stopped`` / ``earlystop``, or the
+reward), ``time_total_s`` (how long it ran), and an early-stop marker where the service sends one (``early_stopped`` / ``earlystop``, or the
 status EARLY_STOPPED).
 """
 
@@ -74,6 +74,7 @@ class Trial:
     parameters: dict[str, str] = field(default_factory=dict)
     reward: float | None = None
     early_stopped: bool = False
+    duration_s: float | None = None  # Ray Tune's time_total_s: how long the trial ran
 
 
 def _number(value: Any) -> float | None:
@@ -130,5 +131,5 @@ def trials_of(page: AutoSearchTrials, reward_name: str | None = None) -> list[Tr
             phase = "Terminated"  # neither ran to its end nor stopped early: the job was stopped under it
         out.append(Trial(trial_id=str(trial_id), phase=phase,
                          status=status, parameters={k: _text(v) for k, v in _config(cells.get("config")).items()},
-                         reward=reward, early_stopped=early))
+                         reward=reward, early_stopped=early, duration_s=_number(cells.get("time_total_s"))))
     return out

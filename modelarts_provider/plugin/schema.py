@@ -102,6 +102,14 @@ DESCRIPTIONS = {
     "AlgoConfigParamArg.type": "Integer, Float, String or List.",
     "AwaitedJob.search": "The job runs the service's own search scored by this objective {name, regex, goal}: "
                          "its trials are read once after the wait (one request for all of them).",
+    "AwaitedJob.metrics": "Metrics [{name, regex, goal}] read from the job's log: every match a point (step, value) "
+                          "(the step from a group named step or epoch, else the match's number); progress lines "
+                          "of their latest values while the job runs, a curve each once it completed.",
+    "AwaitedJob.objective": "What the job is scored by {name, regex, goal}: the last match in its completed log.",
+    "AwaitedJob.group": "The sweep the job is a point of (its table, best point and maxFailures).",
+    "AwaitedJob.parameters": "The job's grid values, for its sweep's table and chart.",
+    "AwaitedStatus.metrics": "The objective's and each metric's curve by name: {points: [[step, value]], last, best, "
+                             "matches, note}.",
     "AwaitedStatus.search": "A search job's trials: {trials: [{trial_id, phase, parameters, reward, early_stopped, "
                             "note}], note}.",
     "SearchStatus.trials": "Every trial the service lists.",

@@ -2,10 +2,13 @@
 
 The stack program exports, per sweep, `{objective, points: [Point], best: Point | None, failures}`
 (camelCase keys, as the other exports); the provider prints the same table at the end of a wait, and
-`python -m modelarts_provider results` prints it from the exports. Ranking: points with a value, best
-first (by the objective's goal); then completed points without one; then the rest (failed, not done).
-NaN and infinities are no value (a point that printed `loss=nan` is never best): such a point reads
-"no value" and is counted apart in the head line.
+`python -m modelarts_provider results` prints it from the exports. Ranking: completed points with a value,
+best first (by the objective's goal), numbered 1, 2, 3, ...; then, listed apart under `not ranked` and never
+numbered, completed points without one, the rest (not done), and the failed ones (a failed point's value is
+never shown: a search's failed trial may carry a stale reward). NaN and infinities are no value (a point that
+printed `loss=nan` is never best): such a point reads "no value" and is counted apart in the head line.
+Declared metrics (curves.py) add a column each: the last value, and the best where it differs (`last/best`).
+Numbers print with at most 6 significant digits (a search's parameter 0.03333333333333333 reads 0.0333333).
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
+
+from .curves import Curve
 
 Goal = Literal["max", "min"]
 Scalar = str | int | float | bool
@@ -34,6 +39,7 @@ class Point(BaseModel):
     duration_seconds: float | None = None
     output_path: str | None = None
     retries: int | None = None
+    metrics: dict[str, Curve] = Field(default_factory=dict)  # the objective's and each metric's curve, by name
 
     @field_validator("objective", mode="before")
     @classmethod
@@ -65,6 +71,7 @@ class SweepResults(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
 
     objective: SweepObjective | None = None
+    metrics: list[SweepObjective] = Field(default_factory=list)  # declared metrics (name, goal), in order
     points: list[Point] = Field(default_factory=list)
     best: Point | None = None
     failures: int = 0
@@ -76,6 +83,11 @@ class SweepResults(BaseModel):
 FAILED = frozenset({"Failed", "Abnormal", "Terminated", "Terminating"})
 
 
+def ranked(p: Point) -> bool:
+    """A point that takes a rank: completed, with a value."""
+    return p.objective is not None and p.phase == "Completed"
+
+
 def rank(points: list[Point], goal: Goal = "max", *, ties_in_order: bool = False) -> list[Point]:
     """Best first. Equal values: by key (a grid's points), or as given (a search's trials, in the order they
     started: the earliest of equal trials wins, as the service's own best does)."""
@@ -83,8 +95,8 @@ def rank(points: list[Point], goal: Goal = "max", *, ties_in_order: bool = False
 
     def order(p: Point) -> tuple[int, float, str]:
         tie = "" if ties_in_order else p.key
-        if p.objective is not None and p.phase == "Completed":
-            return 0, sign * p.objective, tie
+        if ranked(p):
+            return 0, sign * (p.objective or 0.0), tie
         return (1 if p.phase == "Completed" else 2 if p.phase not in FAILED else 3), 0.0, tie
     return sorted(points, key=order)
 
@@ -114,8 +126,35 @@ def duration_text(seconds: float | None) -> str:
     return f"{s // 3600}h{s % 3600 // 60:02d}m"
 
 
+def number(value: float) -> str:
+    """A measured value: at most 6 significant digits."""
+    return f"{value:.6g}"
+
+
 def _value_text(value: Scalar) -> str:
-    return str(value).lower() if isinstance(value, bool) else str(value)
+    """A parameter's value: a long float (0.03333333333333333, as a search's service may send it) at 6
+    significant digits; anything else as written."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return number(value)
+    if isinstance(value, str) and len(value) > 8:
+        try:
+            as_float = float(value)
+        except ValueError:
+            return value
+        return number(as_float) if math.isfinite(as_float) else value
+    return str(value)
+
+
+def metric_text(c: Curve | None, p: Point) -> str:
+    if c is None or c.last is None:
+        return "-" if p.phase != "Completed" else "no value"
+    return number(c.last) if c.best is None or c.best == c.last else f"{number(c.last)}/{number(c.best)}"
+
+
+def _differs(c: Curve | None) -> bool:
+    return c is not None and c.best is not None and c.last is not None and c.best != c.last
 
 
 def table_lines(name: str, results: SweepResults, limit: int | None = None, unit: str = "point") -> list[str]:
@@ -130,26 +169,34 @@ def table_lines(name: str, results: SweepResults, limit: int | None = None, unit
         head += f", {no_value} completed with no value"
     if obj is not None:
         win = results.best
-        head += (f"; best {win.key} ({obj.name} {win.objective:g}, {obj.goal})" if win is not None
-                 else f"; no point has a value of {obj.name}")
+        head += (f"; best {win.key} ({obj.name} {number(win.objective)}, {obj.goal})"
+                 if win is not None and win.objective is not None else f"; no point has a value of {obj.name}")
     params = sorted({k for p in points for k in p.parameters})  # the same order whichever way it was read
-    columns = ["#", *params, "phase", *([obj.name] if obj else []), "duration", "key", "note"]
+    metrics = [m.name for m in results.metrics if obj is None or m.name != obj.name]
+    curve_head = [f"{m} last/best" if any(_differs(p.metrics.get(m)) for p in points) else m for m in metrics]
+    columns = ["#", *params, "phase", *([obj.name] if obj else []), *curve_head, "duration", "key", "note"]
     rows = []
-    for i, p in enumerate(points, start=1):
-        rank_text = str(i) if p.objective is not None else "-"
-        value = [f"{p.objective:g}" if p.objective is not None
+    place = 0
+    for p in points:
+        place += ranked(p)
+        rank_text = str(place) if ranked(p) else "-"
+        value = [number(p.objective) if ranked(p) and p.objective is not None
                  else "no value" if p.phase == "Completed" else "-"] if obj else []
         note = p.note or ""
         if p.retries:
             note = f"retried {p.retries}x" + (f"; {note}" if note else "")
         rows.append([rank_text, *(_value_text(p.parameters[k]) if k in p.parameters else "-" for k in params),
-                     p.phase or "-", *value, duration_text(p.duration_seconds), p.key, note])
+                     p.phase or "-", *value, *(metric_text(p.metrics.get(m), p) for m in metrics),
+                     duration_text(p.duration_seconds), p.key, note])
     if not any(r[-1] for r in rows):  # no notes: no note column
         columns, rows = columns[:-1], [r[:-1] for r in rows]
     shown = rows if limit is None else rows[:limit]
     widths = [max(len(r[c]) for r in [columns, *shown]) for c in range(len(columns))]
     lines = [head]
-    for row in [columns, *shown]:
+    apart = obj is not None and 0 < place < len(points)  # unranked points listed apart, under their own line
+    for i, row in enumerate([columns, *shown]):
+        if apart and i == place + 1:
+            lines.append(f"  not ranked ({len(points) - place}: failed, no value or not done):")
         lines.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
     if len(shown) < len(rows):
         lines.append(f"  ... {len(rows) - len(shown)} more (python -m modelarts_provider results --stack STACK {name})")

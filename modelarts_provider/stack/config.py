@@ -91,7 +91,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from ..core.linear_regex import check_objective
+from ..core.linear_regex import check_metric, check_objective
 from ..core.messages import (BUCKET_RE, CIDR_RE, KEY_RE, NETWORK_NAME_RE, PARAM_NAME_RE, POOL_DESCRIPTION_RE, POOL_NAME_RE,
                              did_you_mean, explain)
 from ..core.rules import FILE_URL_RE, OBS_URL_RE, rule
@@ -246,6 +246,20 @@ class ObjectiveConfig(_Cfg):
         return check_objective(v)  # RE2: linear time whatever the pattern; one group (core/linear_regex.py)
 
 
+class MetricConfig(_Cfg):
+    """A metric whose every match in the log is a point (step, value): one group around the number, and
+    optionally a group named step or epoch (the point's step; else the match's number)."""
+
+    name: Annotated[str, Field(min_length=1, max_length=64)]
+    regex: Annotated[str, Field(min_length=1, max_length=500)]
+    goal: Literal["max", "min"] = "max"
+
+    @field_validator("regex")
+    @classmethod
+    def _groups(cls, v: str) -> str:
+        return check_metric(v)  # RE2, linear time (core/linear_regex.py)
+
+
 class JobEntry(_Cfg):
     # One row per field (stack/job_fields.py): where it goes and what it may carry, declared once here.
     pool: Annotated[str, Maps(("flavor_id", "pool_id"), secret=True, sends=True)]  # a key of pools: an
@@ -300,6 +314,8 @@ class JobEntry(_Cfg):
     # Keys this job was declared under before: it keeps its job, outputs and code (Pulumi aliases).
     moved_from: Annotated[list[Key], Field(max_length=16), Maps(name="a former key")] = Field(default_factory=list)
     objective: Annotated[ObjectiveConfig | None, Maps()] = None  # read by the JobsAwait from the log
+    # Curves (results/curves.py): read while the job runs (progress lines) and once it completed.
+    metrics: Annotated[list[MetricConfig], Field(max_length=16), Maps()] = Field(default_factory=list)
     retries: Annotated[Annotated[int, Field(ge=1, le=MAX_RETRIES)] | None, Maps(carries=("annotations",),
                                                                                  sends=True)] = None
     # The service's own hyperparameter search (stack/search_config.py): one job runs every trial.
@@ -323,6 +339,13 @@ class JobEntry(_Cfg):
         if self.objective is not None and self.wait_for != "completed":
             raise rule("objective", f"needs waitFor: completed (it is read from the log of a completed job), "
                                     f"not waitFor: {self.wait_for}")
+        if self.metrics and self.wait_for != "completed":
+            raise rule("metrics", f"needs waitFor: completed (they are read from the log while the job runs and "
+                                  f"once it completed), not waitFor: {self.wait_for}")
+        names = [m.name for m in self.metrics]
+        dup = next((i for i, n in enumerate(names) if names.index(n) != i), None)
+        if dup is not None:
+            raise rule(f"metrics[{dup}].name", f"{names[dup]!r} is declared twice: each metric has its own name")
         if self.retries is not None and RETRY_ANNOTATION in self.annotations:
             raise rule("retries", f"sets the annotation {RETRY_ANNOTATION}: set retries or that annotation, "
                                   "not both")

@@ -86,6 +86,8 @@ def scoring(plans: list[JobPlan]) -> dict[str, dict[str, Any]]:
             entry["objective"] = p.objective.model_dump()
         if p.search is not None:
             entry["search"] = p.search.objective.model_dump()
+        if p.metrics:
+            entry["metrics"] = [m.model_dump() for m in p.metrics]
         if p.sweep is not None:
             entry["group"] = p.sweep
             entry["parameters"] = {k: as_param(v) for k, v in (p.point or {}).items()}

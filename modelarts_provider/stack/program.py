@@ -14,7 +14,7 @@ from ..code_upload.manifest import Limits, source_of
 from ..training_job.args import TrainingJobArgs
 from ..training_job.check import failures_from
 from .search_config import SearchConfig
-from .config import (PROJECT, RETRY_ANNOTATION, JobEntry, ObjectiveConfig, ObsConfig, StackConfig,
+from .config import (PROJECT, RETRY_ANNOTATION, JobEntry, MetricConfig, ObjectiveConfig, ObsConfig, StackConfig,
                      StackConfigError, is_absolute_path)
 from .job_fields import maps_of
 from .sweep import as_param, point_names
@@ -46,6 +46,7 @@ class JobPlan:
     point: dict[str, Any] | None = None
     objective: ObjectiveConfig | None = None
     search: SearchConfig | None = None  # the service's own search: one job runs every trial
+    metrics: tuple[MetricConfig, ...] = ()  # curves read from the log (results/curves.py)
 
 
 # Stands in for the id of a pool the stack creates until the pool exists (declare passes its output).
@@ -228,7 +229,7 @@ def plan(cfg: StackConfig) -> list[JobPlan]:
         raw = {**job_args(cfg, job, home, name=job.name), "config_keys": config_keys(path, job)}
         plans.append(JobPlan(key, path, _validate(path, raw),
                              upload_of(cfg, job, home), tuple(job.moved_from), _created_pool(cfg, job),
-                             objective=job.objective, search=job.search))
+                             objective=job.objective, search=job.search, metrics=tuple(job.metrics)))
     for sweep_key, sweep in cfg.sweeps.items():
         path = f"{PROJECT}:sweeps.{sweep_key}"
         for point_key, point in point_names(sweep_key, sweep.grid):
@@ -239,7 +240,8 @@ def plan(cfg: StackConfig) -> list[JobPlan]:
             raw["config_keys"] = config_keys(path, sweep)
             plans.append(JobPlan(point_key, path, _validate(path, raw), upload_of(cfg, sweep, sweep_key),
                                  created_pool=_created_pool(cfg, sweep),
-                                 sweep=sweep_key, point=dict(point), objective=sweep.objective))
+                                 sweep=sweep_key, point=dict(point), objective=sweep.objective,
+                                 metrics=tuple(sweep.metrics)))
     # Counted once (Counter), not `list.count` per job: a 1,000-point sweep would make that a million steps.
     dup = sorted(k for k, c in Counter(p.key for p in plans).items() if c > 1)
     if dup:

@@ -1,8 +1,11 @@
 """The stack's results exports (issue 23): per sweep its points and best point; per scored job its value.
 
     sweeps:     {<sweep>: {objective: {name, goal} | null, failures: n,
+                           metrics: [{name, goal}],               # declared metrics
                            points: [{key, jobId, parameters, phase, objective, note, durationSeconds,
-                                     outputPath, retries}],            # best first
+                                     outputPath, retries,
+                                     metrics: {<name>: {points: [[step, value]], last, best, matches, note}}}],
+                                                                       # best first
                            best: {key, jobId, parameters, objective, outputPath, ...} | null}}
     objectives: {<job key>: {name, goal, value, note}}                  # jobs (not sweeps) with an objective
     runs:       {<job key>: [{jobId, name, parameters, phase, objective, outputPath, createTime, startTime,
@@ -37,11 +40,14 @@ def build(cfg: StackConfig, plans: list[JobPlan], statuses: dict[str, Any] | Non
         points[p.sweep].append(Point(
             key=p.key, job_id=ids.get(p.key), parameters=dict(p.point or {}), phase=s.get("phase"),
             objective=s.get("objective"), note=s.get("failure") or s.get("objective_note"),
-            duration_seconds=s.get("duration_s"), output_path=paths.get(p.key), retries=s.get("retries")))
+            duration_seconds=s.get("duration_s"), output_path=paths.get(p.key), retries=s.get("retries"),
+            metrics=s.get("metrics") or {}))
     out = {}
     for name, sweep in cfg.sweeps.items():
         objective = SweepObjective(name=sweep.objective.name, goal=sweep.objective.goal) if sweep.objective else None
-        out[name] = collect(objective, points[name]).export()
+        results = collect(objective, points[name])
+        results.metrics = [SweepObjective(name=m.name, goal=m.goal) for m in sweep.metrics]
+        out[name] = results.export()
     return out
 
 

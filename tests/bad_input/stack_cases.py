@@ -163,7 +163,7 @@ STACK_CASES: list[Case] = [
              'codeDir, bootFile, code, engine, image, command, parameters, inputs, outputs, environments, logs, '
              'autoStopHours, volumes, annotations, workingDir, localCodeDir, waitFor, waitTimeoutSeconds, '
              'pollIntervalSeconds, deleteTimeoutSeconds, deleteBeforeReplace, keepFinishedRuns, outputPerRun, '
-             'replaceFailed, adoptJobId, movedFrom, objective, retries, search)'),
+             'replaceFailed, adoptJobId, movedFrom, objective, metrics, retries, search)'),
          covers=()),
     Case("moved-from-a-declared-key", both(a("movedFrom", ["b"]), put((JOBS, "b"), job(name="bad-input-b"))),
          cfg("jobs.a.movedFrom: b is still declared: a job moves from a key that is no longer in jobs or sweeps"),
@@ -387,6 +387,28 @@ STACK_CASES: list[Case] = [
     Case("objective-without-waiting-for-completion", a("objective", {"name": "acc", "regex": "acc=([0-9.]+)"}),
          cfg("jobs.a.objective: needs waitFor: completed (it is read from the log of a completed job), "
              "not waitFor: created"), covers=((JOBS, "a", "objective"),)),
+    # --- metrics (issue 41) ---
+    Case("metric-regex-with-two-number-groups",
+         a("waitFor", "completed") + a("metrics", [{"name": "loss", "regex": r"epoch ([0-9]+) loss=([0-9.]+)"}]),
+         cfg("jobs.a.metrics[0].regex: needs exactly one group around the number (besides a step or epoch group), "
+             "e.g. loss=([0-9.]+); it has 2"), covers=((JOBS, "a", "metrics", 0, "regex"),)),
+    Case("metric-regex-names-another-group",
+         a("waitFor", "completed") + a("metrics", [{"name": "loss", "regex": r"(?P<batch>[0-9]+) loss=([0-9.]+)"}]),
+         cfg("jobs.a.metrics[0].regex: names a group 'batch': a metric's groups are the number (unnamed, or named "
+             "value) and optionally a step, named step or epoch"), covers=((JOBS, "a", "metrics", 0, "regex"),)),
+    Case("metric-name-missing", a("waitFor", "completed") + a("metrics", [{"regex": "loss=([0-9.]+)"}]),
+         cfg("jobs.a.metrics[0].name: is required"), covers=((JOBS, "a", "metrics", 0, "name"),)),
+    Case("metric-goal-unknown",
+         a("waitFor", "completed") + a("metrics", [{"name": "loss", "regex": "loss=([0-9.]+)", "goal": "down"}]),
+         cfg("jobs.a.metrics[0].goal: must be max or min, not 'down'"), covers=((JOBS, "a", "metrics", 0, "goal"),)),
+    Case("metrics-without-waiting-for-completion", a("metrics", [{"name": "loss", "regex": "loss=([0-9.]+)"}]),
+         cfg("jobs.a.metrics: needs waitFor: completed (they are read from the log while the job runs and once it "
+             "completed), not waitFor: created"), covers=((JOBS, "a", "metrics"),)),
+    Case("metric-declared-twice",
+         a("waitFor", "completed") + a("metrics", [{"name": "loss", "regex": "loss=([0-9.]+)"},
+                                                   {"name": "loss", "regex": "val_loss=([0-9.]+)"}]),
+         cfg("jobs.a.metrics[1].name: 'loss' is declared twice: each metric has its own name"),
+         covers=((JOBS, "a", "metrics", 1, "name"),)),
     Case("retries-above-documented-bound", a("retries", 129),
          cfg("jobs.a.retries: must be at most 128, not 129")),
     Case("retries-and-its-annotation", a("retries", 2) + a("annotations", {"fault-tolerance/job-retry-num": "3"}),

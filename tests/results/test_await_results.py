@@ -56,7 +56,8 @@ def test_objectives_are_read_once_per_completed_point_and_the_table_is_said(env)
     head = next(line for line in env.said if line.startswith("s: "))
     assert head == "s: 3 points, 1 completed with no value; best s-2 (acc 0.95, max)"
     rows = env.said[env.said.index(head) + 2:]
-    order = [next(k for k in ("s-1", "s-2", "s-3") if f" {k} " in row + " ") for row in rows]
+    assert rows[2] == "  not ranked (1: failed, no value or not done):", rows
+    order = [next(k for k in ("s-1", "s-2", "s-3") if f" {k} " in row + " ") for row in rows if "not ranked" not in row]
     assert order == ["s-2", "s-1", "s-3"], rows
 
 
@@ -134,3 +135,38 @@ def test_a_retried_point_is_shown_as_such(env):  # noqa: F811
     assert res.outs["statuses"]["s-1"]["retries"] == 1 and res.outs["statuses"]["s-1"]["duration_s"] == 42
     row = env.said[env.said.index("s: 1 point; best s-1 (acc 0.5, max)") + 2]
     assert row.split()[-2:] == ["retried", "1x"] and "42s" in row.split()
+
+
+LOSS = {"name": "loss", "regex": r"epoch (?P<epoch>[0-9]+) loss=([0-9.]+)", "goal": "min"}
+
+
+def test_metric_curves_come_from_the_same_one_read_and_show_in_the_table(env):  # noqa: F811
+    client = sweep_client({"j1": "Completed", "j2": "Completed"}, {"j1": 0.8, "j2": 0.9})
+    client.logs = {j: "".join(f"epoch {k} loss={v / k:.4g}\n" for k in (1, 2, 3)) + f"validation: val_accuracy={a}\n"
+                   for j, v, a in (("j1", 1.2, 0.8), ("j2", 0.9, 0.9))}
+    res = provider(client).create({"jobs": {"s-1": point("j1", "0.1", metrics=[LOSS]),
+                                            "s-2": point("j2", "0.01", metrics=[LOSS])}})
+    st = res.outs["statuses"]
+    assert client.calls("log") == {"j1": 1, "j2": 1}  # objective and curves: one read per job
+    assert st["s-1"]["metrics"]["loss"]["points"] == [[1.0, 1.2], [2.0, 0.6], [3.0, 0.4]]
+    assert st["s-2"]["metrics"]["loss"]["last"] == 0.3 and st["s-2"]["metrics"]["acc"]["points"] == [[1.0, 0.9]]
+    head = next(line for line in env.said if line.startswith("s: "))
+    table = env.said[env.said.index(head) + 1:]
+    assert table[0].split() == ["#", "lr", "phase", "acc", "loss", "duration", "key"]
+    assert table[1].split()[:5] == ["1", "0.01", "Completed", "0.9", "0.3"]
+
+
+def test_changed_metrics_read_the_logs_again_and_unchanged_ones_nothing() -> None:
+    olds = {"jobs": {"a": point("j1", "0.1", metrics=[LOSS])},
+            "statuses": {"a": {"job_id": "j1", "wait_for": "completed", "phase": "Completed", "reached": True}}}
+    assert JobsAwaitProvider._changed(olds, {"a": point("j1", "0.1", metrics=[LOSS])}) == []
+    assert JobsAwaitProvider._changed(olds, {"a": point("j1", "0.1", metrics=[{**LOSS, "goal": "max"}])}) == ["a"]
+    assert JobsAwaitProvider._changed(olds, {"a": point("j1", "0.1")}) == ["a"]
+
+
+def test_a_bad_metric_is_refused_at_check_naming_the_field() -> None:
+    bad = point("j1", "0.1", metrics=[{"name": "loss", "regex": r"(\d+) loss=([0-9.]+)"}])
+    result = JobsAwaitProvider().check({}, {"jobs": {"a": bad}})
+    assert [(f.property, f.reason) for f in result.failures] == [
+        ("jobs.a.metrics[0].regex", "needs exactly one group around the number (besides a step or epoch group), "
+                                    "e.g. loss=([0-9.]+); it has 2")], result.failures

@@ -29,7 +29,7 @@ def test_chart_is_a_decodable_png_with_one_panel_per_parameter(tmp_path: Path) -
     path = write_chart("s", collect(SweepObjective(name="acc"), points), tmp_path / "out" / "s.png")
     data = path.read_bytes()
     width, height = png_size(data)
-    assert (width, height) == (840, 360)  # 2 panels of 4.2 x 3.6 inches at 100 dpi
+    assert width > 2 * 400 and height > 300  # 2 panels of 4.4 x 3.4 inches at 100 dpi, a legend beside
     from matplotlib import image  # noqa: PLC0415 - decodes the whole file, not just its header
 
     assert image.imread(str(path)).shape[:2] == (height, width)
@@ -39,7 +39,7 @@ def test_chart_of_categorical_values(tmp_path: Path) -> None:
     points = [Point(key=f"s-{o}", parameters={"optimizer": o}, phase="Completed", objective=i)
               for i, o in enumerate(["adam", "sgd"])]
     data = write_chart("s", collect(SweepObjective(name="loss", goal="min"), points), tmp_path / "c.png").read_bytes()
-    assert png_size(data) == (420, 360)
+    assert png_size(data)[0] > 400
 
 
 class Listing:

@@ -187,6 +187,22 @@ def test_trials_read_from_the_documented_table() -> None:
     assert [(t.trial_id, t.phase, t.reward) for t in trials] == [("t000", "Completed", 0.0625),
                                                                 ("t001", "Running", None), ("t002", "Failed", None)]
     assert trials[0].parameters == {"lr": "0.05", "batch_size": "32"}
+    assert trials[0].duration_s == 19.4  # time_total_s: the tables' duration column (it read `-` before)
+
+
+def test_a_search_table_shows_durations_and_never_ranks_a_failed_trial() -> None:
+    from modelarts_provider.awaiting.searches import SearchStatus, TrialStatus, search_lines
+
+    search = SearchStatus(trials=[
+        TrialStatus(trial_id="t0", phase="Completed", parameters={"lr": "0.03333333333333333"}, reward=0.8,
+                    duration_s=19.4),
+        TrialStatus(trial_id="t1", phase="Failed", parameters={"lr": "0.1"}, reward=0.95, duration_s=3.0),
+        TrialStatus(trial_id="t2", phase="Completed", parameters={"lr": "0.01"}, reward=0.9, duration_s=75)])
+    lines = search_lines("tune", SweepObjective(name="accuracy"), search)
+    assert lines[0] == "tune (search): 3 trials, 1 failed; best t2 (accuracy 0.9, max)"
+    assert lines[2].split() == ["1", "0.01", "Completed", "0.9", "1m15s", "t2"]
+    assert lines[3].split() == ["2", "0.0333333", "Completed", "0.8", "19s", "t0"]
+    assert lines[4].startswith("  not ranked") and lines[5].split() == ["-", "0.1", "Failed", "-", "3s", "t1"]
 
 
 def test_a_trial_stopped_with_its_job_is_terminated() -> None:
@@ -286,7 +302,7 @@ def test_the_export_has_every_trial_and_the_best() -> None:
     out = export(SweepObjective(name="accuracy", goal="max"), search, "job-1")
     assert out["best"]["trialId"] == "t001" and out["best"]["reward"] == 0.9
     assert [t["trialId"] for t in out["trials"]] == ["t001", "t000", "t002"] and out["failures"] == 1
-    assert set(out["trials"][0]) == {"trialId", "parameters", "phase", "reward", "earlyStopped", "note"}
+    assert set(out["trials"][0]) == {"trialId", "parameters", "phase", "reward", "earlyStopped", "note", "durationSeconds"}
     back = as_sweep_results(out)
     assert back.best is not None and back.best.key == "t001" and back.best.parameters["lr"] == 0.01
 
