@@ -41,8 +41,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-duplicate-names", action="store_true",
                    help="accept a job whose name an existing job already has (undocumented behaviour "
                         "of the real service); default: refuse with ModelArts.2751")
-    p.add_argument("--search-offset", choices=("items", "pages"), default="items",
-                   help="what the list API's offset counts: jobs to skip, or pages (the documents disagree)")
+    p.add_argument("--search-offset", choices=("items", "pages"), default="pages",
+                   help="what the list API's offset counts: pages (the API reference, the SDK, Terraform's "
+                        "provider; default) or jobs to skip (ModelArts' older Python SDK)")
+    p.add_argument("--environments-shape", choices=("map", "array"), default="map",
+                   help="algorithm.environments in responses: one map (what Terraform's provider reads; "
+                        "default) or an array of key:value maps (the response table, the SDK's model)")
     p.add_argument("--search-all-workspaces", action="store_true",
                    help="a search without workspace_id lists every workspace (default: workspace 0, "
                         "the SDK's documented default)")
@@ -76,6 +80,7 @@ def config_from_args(argv: list[str] | None = None) -> EmulatorConfig:
         token_ttl_seconds=a.token_ttl_seconds, run_seconds=a.run_seconds,
         phase_seconds=a.phase_seconds, latency_ms=a.latency_ms, catalog=a.catalog,
         allow_duplicate_names=a.allow_duplicate_names, search_offset=a.search_offset,
+        environments_shape=a.environments_shape,
         search_all_workspaces=a.search_all_workspaces, obs_endpoint=a.obs_endpoint, quiet=not a.verbose,
         execute=a.execute, work_dir=a.work_dir, max_processes=a.max_processes,
         max_run_seconds=a.max_run_seconds,

@@ -43,9 +43,13 @@ class EmulatorConfig(BaseModel):
     # Whether the service refuses a second job with an existing name is not documented: refuse
     # (ModelArts.2751) by default, accept with --allow-duplicate-names.
     allow_duplicate_names: bool = False
-    # The list API's offset: jobs to skip (ModelArts' Python SDK) or a page number (the API reference,
-    # the SDK's JobSearches). Undecided by the documents: both are emulated.
-    search_offset: Literal["items", "pages"] = "items"
+    # The list API's offset: a page number (the API reference, the SDK's JobSearches, and Terraform's provider,
+    # which adds 1 per page of 50: data_source_huaweicloud_modelarts_training_jobs.go) or jobs to skip
+    # (ModelArts' older Python SDK): both are emulated, pages by default.
+    search_offset: Literal["items", "pages"] = "pages"
+    # algorithm.environments in responses: one map (what Terraform's provider reads from the service) or an
+    # array of key:value maps (the response table, the SDK's JobAlgorithmResponse).
+    environments_shape: Literal["map", "array"] = "map"
     # A search without workspace_id lists workspace "0" (SDK JobSearches default); True: every workspace.
     search_all_workspaces: bool = False
     # Where the local OBS is (http://127.0.0.1:8781): a job whose boot file is not there fails.
