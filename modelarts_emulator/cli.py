@@ -33,6 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "(per job: annotation emulator/run-seconds)")
     p.add_argument("--phase-seconds", type=float, default=1.0,
                    help="how long Creating, Pending and Terminating each last")
+    p.add_argument("--delete-seconds", type=float, default=None,
+                   help="how long a deleted job is still answered before it is gone (ModelArts.2775): "
+                        "deletes are asynchronous, as the service's; default: --phase-seconds, 0: at once")
     p.add_argument("--latency-ms", type=float, default=0.0,
                    help="latency added to every API request")
     p.add_argument("--catalog", type=Path, default=None,
@@ -78,7 +81,8 @@ def config_from_args(argv: list[str] | None = None) -> EmulatorConfig:
         access_key=a.access_key, secret_key=a.secret_key, security_token=a.security_token,
         iam_user=a.iam_user, iam_password=a.iam_password, iam_domain=a.iam_domain,
         token_ttl_seconds=a.token_ttl_seconds, run_seconds=a.run_seconds,
-        phase_seconds=a.phase_seconds, latency_ms=a.latency_ms, catalog=a.catalog,
+        phase_seconds=a.phase_seconds, delete_seconds=a.delete_seconds, latency_ms=a.latency_ms,
+        catalog=a.catalog,
         allow_duplicate_names=a.allow_duplicate_names, search_offset=a.search_offset,
         environments_shape=a.environments_shape,
         search_all_workspaces=a.search_all_workspaces, obs_endpoint=a.obs_endpoint, quiet=not a.verbose,

@@ -37,6 +37,9 @@ class EmulatorConfig(BaseModel):
     token_ttl_seconds: float = Field(default=24 * 3600, gt=0)
     run_seconds: float = Field(default=10.0, ge=0)
     phase_seconds: float = Field(default=1.0, ge=0)  # Creating, Pending and Terminating each
+    # How long a deleted job is still answered before GET says ModelArts.2775 (deletes are asynchronous);
+    # None: phase_seconds. 0: gone at once (the emulator's behaviour before).
+    delete_seconds: float | None = Field(default=None, ge=0)
     latency_ms: float = Field(default=0.0, ge=0)
     catalog: Path | None = None
     max_clock_skew_seconds: float = 15 * 60  # X-Sdk-Date window, as the real gateway

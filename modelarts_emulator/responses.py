@@ -202,7 +202,9 @@ class EmulatorApp:
             return Reply(202, store.terminate(params["job"]))
         if op == "delete":
             row = store.row(params["job"]) if self.executor is not None else None
-            store.delete(params["job"])
+            c = self.config
+            delete_s = c.phase_seconds if c.delete_seconds is None else c.delete_seconds
+            store.delete(params["job"], round(delete_s * 1000))
             if self.executor is not None:
                 self.executor.deleted(params["job"], row)
             self.pools.store.record_job_delete(params["job"])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from . import errors
 
@@ -47,6 +47,12 @@ class ClockAdvance(BaseModel):
     model_config = ConfigDict(extra="forbid")
     advance_seconds: float = Field(default=0, ge=0, allow_inf_nan=False)
     gateway_at: str | None = None
+
+    @model_validator(mode="after")
+    def _something(self) -> "ClockAdvance":
+        if not self.model_fields_set:
+            raise ValueError("set advance_seconds or gateway_at")
+        return self
 
 
 class UpdateRequest(BaseModel):
