@@ -36,7 +36,8 @@ def _request(name: str, **envs: str) -> CreateTrainingJobRequest:
 
 @pytest.fixture(scope="module")
 def emu(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningEmulator]:
-    with running_emulator(tmp_path_factory.mktemp("shapes"), **HELD) as e:
+    # a deleted job stays until the test moves the clock
+    with running_emulator(tmp_path_factory.mktemp("shapes"), **{**HELD, "delete_seconds": 30}) as e:
         yield e
 
 
@@ -93,6 +94,6 @@ def test_a_deleted_job_is_answered_until_it_is_gone(client: ModelArtsClient, emu
     assert client.delete_job(job.id) is True
     still = client.get_job(job.id)
     assert still is not None and still.id == job.id  # the service deletes asynchronously
-    emu.advance(HELD["phase_seconds"])
+    emu.advance(30)
     assert client.get_job(job.id) is None  # ModelArts.2775: gone
     assert client.delete_job(job.id) is False

@@ -10,6 +10,11 @@ from modelarts_emulator.testing import running_emulator
 from tests.emulator.helpers import HELD, Api, minimal_job
 
 
+@pytest.fixture(scope="module")
+def emulator_times() -> dict[str, float]:
+    return {**HELD, "delete_seconds": 30}  # a deleted job stays until the test moves the clock
+
+
 def test_delete_is_asynchronous(api):
     """As the service's (Terraform's provider polls GET until ModelArts.2775 after its DELETE): the job is
     answered for a while (--delete-seconds, here the phase time), and holds its name, then it is gone."""
@@ -20,7 +25,7 @@ def test_delete_is_asynchronous(api):
     assert api.delete(job_id).status_code == 202  # again while it is being deleted: accepted
     r = api.create(minimal_job("to-delete"))
     assert r.status_code == 400 and r.json()["error_code"] == "ModelArts.2751"  # its name is still held
-    api.advance(HELD["phase_seconds"])
+    api.advance(30)
     r = api.get(job_id)
     assert r.status_code == 400 and r.json()["error_code"] == "ModelArts.2775"
     assert job_id not in [j["metadata"]["id"] for j in api.search({}).json()["items"]]
@@ -31,7 +36,7 @@ def test_delete_is_asynchronous(api):
 
 
 def test_delete_at_once_with_delete_seconds_zero(tmp_path):
-    with running_emulator(tmp_path, delete_seconds=0, **HELD) as emu:
+    with running_emulator(tmp_path, **{**HELD, "delete_seconds": 0}) as emu:
         api = Api(emu)
         job_id = api.create(minimal_job("gone-at-once")).json()["metadata"]["id"]
         assert api.delete(job_id).status_code == 202
