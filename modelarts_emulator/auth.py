@@ -2,14 +2,22 @@
 
 * AK/SK: ``Authorization: SDK-HMAC-SHA256 Access=.., SignedHeaders=.., Signature=..`` verified with
   the shared implementation in ``modelarts_provider.client.signer`` (canonical request from the
-  SignedHeaders named in the header, payload hash, X-Sdk-Date within 15 minutes). ``host`` and
-  ``x-sdk-date`` must be signed. ``X-Security-Token`` (temporary credentials) must be signed and
-  equal the configured ``--security-token``.
+  SignedHeaders named in the header, payload hash, X-Sdk-Date within 15 minutes of the gateway's
+  clock). Only ``x-sdk-date`` must be signed (the signing guide, "Are Request Header Parameters
+  Required for Signing Requests?"); headers outside SignedHeaders are not looked at, so golangsdk's
+  unsigned ``Host``, ``X-Project-Id``, ``X-Domain-Id`` and ``X-Security-Token`` pass. A body may be
+  left unsigned with ``X-Sdk-Content-Sha256: UNSIGNED-PAYLOAD`` ("Must the Request Body Be
+  Signed? No"); any other declared hash must be the body's. Temporary credentials: when the emulator
+  is given ``--security-token`` its access key is a temporary one, and every AK/SK request must carry
+  that ``X-Security-Token``, signed or not ("How Do I Use a Temporary AK/SK to Sign Requests?").
 * Tokens: ``POST /v3/auth/tokens`` (password method) returns ``X-Subject-Token``; API calls send it
   back as ``X-Auth-Token``. Tokens persist in the database, so a restart keeps them valid.
 
-Any failure is a 401 ``APIGW.0301``; valid credentials used on another project are a 403
-``APIGW.0302``.
+Every refusal is the gateway's 401 ``APIGW.0301`` "Incorrect IAM authentication information: ..."
+(the signing guide's error-code FAQ: "verify aksk signature fail", "Get secretKey failed", "decrypt
+token fail"), with the gateway's body ``{error_msg, error_code, request_id}``; valid credentials used
+on another project are a 403 ``APIGW.0302``. The gateway's clock is the wall clock, or the time a test
+pins with ``POST /_emulator/clock {"gateway_at": "<X-Sdk-Date>"}`` to replay recorded requests.
 """
 
 from __future__ import annotations
@@ -26,9 +34,6 @@ from modelarts_provider.client import signer
 from . import errors
 from .config import EmulatorConfig
 from .jobs.models import Store
-
-JSON_TYPES = ("application/json", "application/bson")
-
 
 @dataclass(frozen=True)
 class Principal:
@@ -49,6 +54,7 @@ class Authenticator:
         self.store = store
         self._tokens: dict[str, tuple[int, str, str]] = {}  # cache of the tokens table
         self._lock = threading.Lock()
+        self._gateway_at: datetime | None = None  # pinned gateway clock; None: the wall clock
 
     # --- API requests ---------------------------------------------------------------------------
 
@@ -73,30 +79,41 @@ class Authenticator:
                          body: bytes) -> Principal:
         cfg = self.config
         try:
-            parsed = signer.verify_request(
+            signer.verify_request(
                 method, raw_path, raw_query, headers, body,
                 lambda ak: cfg.secret_key if ak == cfg.access_key else None,
-                max_skew_s=cfg.max_clock_skew_seconds)
+                now=self.gateway_now(), max_skew_s=cfg.max_clock_skew_seconds)
         except signer.SignatureError as exc:
-            raise errors.unauthorized(str(exc)) from None
-        if "host" not in parsed.signed_headers:
-            raise errors.unauthorized("the host header must be signed")
+            raise errors.unauthorized(_gateway_reason(str(exc), lower.get("authorization", ""))) from None
         declared = lower.get("x-sdk-content-sha256")
-        if body and declared:
+        if body and declared and declared != signer.UNSIGNED_PAYLOAD \
+                and declared != hashlib.sha256(body).hexdigest():
             # The signature covers the declared hash, not the body: make the declaration honest.
-            content_type = lower.get("content-type", "")
-            if declared == signer.UNSIGNED_PAYLOAD:
-                if content_type.startswith(JSON_TYPES):
-                    raise errors.unauthorized("UNSIGNED-PAYLOAD is not allowed for JSON bodies")
-            elif declared != hashlib.sha256(body).hexdigest():
-                raise errors.unauthorized("X-Sdk-Content-Sha256 does not match the body")
+            raise errors.unauthorized("verify aksk signature fail: X-Sdk-Content-Sha256 is not the body's hash")
         token = lower.get("x-security-token")
-        if token is not None:
-            if "x-security-token" not in parsed.signed_headers:
-                raise errors.unauthorized("X-Security-Token must be signed")
-            if not cfg.security_token or not secrets.compare_digest(token, cfg.security_token):
-                raise errors.unauthorized("invalid or expired security token")
+        if cfg.security_token and token is None:
+            raise errors.unauthorized("verify aksk signature fail: a temporary access key needs its X-Security-Token")
+        if token is not None and (not cfg.security_token or not secrets.compare_digest(token, cfg.security_token)):
+            raise errors.unauthorized("verify aksk signature fail: invalid or expired security token")
         return Principal(cfg.iam_user, cfg.project_id, "aksk")
+
+    def gateway_now(self) -> datetime:
+        """The gateway's clock: the wall clock, or the moment a test pinned (pin_gateway_clock)."""
+        pinned = self._gateway_at
+        return pinned if pinned is not None else datetime.now(timezone.utc)
+
+    def pin_gateway_clock(self, sdk_date: str | None) -> str | None:
+        """Pin the gateway's clock at an X-Sdk-Date (a recorded request's), or back to the wall clock
+        (None). The job clock (Store.now) is not touched: phases never move back."""
+        try:
+            self._gateway_at = None if sdk_date is None else signer.parse_sdk_date(sdk_date)
+        except signer.SignatureError:
+            raise errors.invalid_param("gateway_at", "must be an X-Sdk-Date (YYYYMMDDTHHMMSSZ) or null") from None
+        return sdk_date
+
+    @property
+    def gateway_at(self) -> str | None:
+        return None if self._gateway_at is None else signer.format_sdk_date(self._gateway_at)
 
     def _check_token(self, token: str) -> Principal:
         with self._lock:
@@ -107,10 +124,10 @@ class Authenticator:
                 with self._lock:
                     self._tokens[token] = found
         if found is None:
-            raise errors.unauthorized("the token is invalid")
+            raise errors.unauthorized("decrypt token fail")
         expires_ms, project_id, user = found
         if expires_ms <= self.store.now():
-            raise errors.unauthorized("the token has expired")
+            raise errors.unauthorized("decrypt token fail: the token has expired")
         return Principal(user, project_id, "token")
 
     # --- emulated IAM: POST /v3/auth/tokens -------------------------------------------------------
@@ -165,3 +182,12 @@ class Authenticator:
     def forget_cache(self) -> None:
         with self._lock:
             self._tokens.clear()
+
+
+def _gateway_reason(detail: str, authorization: str) -> str:
+    """The signing guide's wording of a refused signature, with what was wrong (never a secret)."""
+    if detail == "unknown access key":
+        access = authorization.partition("Access=")[2].partition(",")[0].strip()
+        shown = access[:4] + "******" if len(access) > 4 else "******"
+        return f"Get secretKey failed,ak:{shown},err:ak not exist"
+    return f"verify aksk signature fail: {detail}"

@@ -33,6 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "(per job: annotation emulator/run-seconds)")
     p.add_argument("--phase-seconds", type=float, default=1.0,
                    help="how long Creating, Pending and Terminating each last")
+    p.add_argument("--delete-seconds", type=float, default=None,
+                   help="how long a deleted job is still answered before it is gone (ModelArts.2775): "
+                        "deletes are asynchronous, as the service's; default: --phase-seconds, 0: at once")
     p.add_argument("--latency-ms", type=float, default=0.0,
                    help="latency added to every API request")
     p.add_argument("--catalog", type=Path, default=None,
@@ -41,8 +44,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-duplicate-names", action="store_true",
                    help="accept a job whose name an existing job already has (undocumented behaviour "
                         "of the real service); default: refuse with ModelArts.2751")
-    p.add_argument("--search-offset", choices=("items", "pages"), default="items",
-                   help="what the list API's offset counts: jobs to skip, or pages (the documents disagree)")
+    p.add_argument("--search-offset", choices=("items", "pages"), default="pages",
+                   help="what the list API's offset counts: pages (the API reference, the SDK, Terraform's "
+                        "provider; default) or jobs to skip (ModelArts' older Python SDK)")
+    p.add_argument("--environments-shape", choices=("map", "array"), default="map",
+                   help="algorithm.environments in responses: one map (what Terraform's provider reads; "
+                        "default) or an array of key:value maps (the response table, the SDK's model)")
     p.add_argument("--search-all-workspaces", action="store_true",
                    help="a search without workspace_id lists every workspace (default: workspace 0, "
                         "the SDK's documented default)")
@@ -84,8 +91,10 @@ def config_from_args(argv: list[str] | None = None) -> EmulatorConfig:
         access_key=a.access_key, secret_key=a.secret_key, security_token=a.security_token,
         iam_user=a.iam_user, iam_password=a.iam_password, iam_domain=a.iam_domain,
         token_ttl_seconds=a.token_ttl_seconds, run_seconds=a.run_seconds,
-        phase_seconds=a.phase_seconds, latency_ms=a.latency_ms, catalog=a.catalog,
+        phase_seconds=a.phase_seconds, delete_seconds=a.delete_seconds, latency_ms=a.latency_ms,
+        catalog=a.catalog,
         allow_duplicate_names=a.allow_duplicate_names, search_offset=a.search_offset,
+        environments_shape=a.environments_shape,
         search_all_workspaces=a.search_all_workspaces, obs_endpoint=a.obs_endpoint, quiet=not a.verbose,
         execute=a.execute, work_dir=a.work_dir, max_processes=a.max_processes,
         max_run_seconds=a.max_run_seconds, gpus=a.gpus, engine_python=a.engine_python,

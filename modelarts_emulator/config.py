@@ -37,15 +37,22 @@ class EmulatorConfig(BaseModel):
     token_ttl_seconds: float = Field(default=24 * 3600, gt=0)
     run_seconds: float = Field(default=10.0, ge=0)
     phase_seconds: float = Field(default=1.0, ge=0)  # Creating, Pending and Terminating each
+    # How long a deleted job is still answered before GET says ModelArts.2775 (deletes are asynchronous);
+    # None: phase_seconds. 0: gone at once (the emulator's behaviour before).
+    delete_seconds: float | None = Field(default=None, ge=0)
     latency_ms: float = Field(default=0.0, ge=0)
     catalog: Path | None = None
     max_clock_skew_seconds: float = 15 * 60  # X-Sdk-Date window, as the real gateway
     # Whether the service refuses a second job with an existing name is not documented: refuse
     # (ModelArts.2751) by default, accept with --allow-duplicate-names.
     allow_duplicate_names: bool = False
-    # The list API's offset: jobs to skip (ModelArts' Python SDK) or a page number (the API reference,
-    # the SDK's JobSearches). Undecided by the documents: both are emulated.
-    search_offset: Literal["items", "pages"] = "items"
+    # The list API's offset: a page number (the API reference, the SDK's JobSearches, and Terraform's provider,
+    # which adds 1 per page of 50: data_source_huaweicloud_modelarts_training_jobs.go) or jobs to skip
+    # (ModelArts' older Python SDK): both are emulated, pages by default.
+    search_offset: Literal["items", "pages"] = "pages"
+    # algorithm.environments in responses: one map (what Terraform's provider reads from the service) or an
+    # array of key:value maps (the response table, the SDK's JobAlgorithmResponse).
+    environments_shape: Literal["map", "array"] = "map"
     # A search without workspace_id lists workspace "0" (SDK JobSearches default); True: every workspace.
     search_all_workspaces: bool = False
     # Where the local OBS is (http://127.0.0.1:8781): a job whose boot file is not there fails.

@@ -90,18 +90,23 @@ def bad_action(action: object) -> ApiError:
 
 # --- API gateway codes ----------------------------------------------------------------------------
 
+def _gateway(status: int, code: str, msg: str) -> ApiError:
+    """An answer of the API gateway itself: ``{error_msg, error_code, request_id}`` (the signing guide's
+    error examples), the request id also in X-Request-Id."""
+    request_id = uuid.uuid4().hex
+    return ApiError(status, code, msg, headers={"X-Request-Id": request_id}, request_id=request_id)
+
+
 def unauthorized(reason: str) -> ApiError:
-    return ApiError(401, "APIGW.0301", f"Incorrect IAM authentication information: {reason}",
-                    "Check the AK/SK signature or the X-Auth-Token of the request.")
+    return _gateway(401, "APIGW.0301", f"Incorrect IAM authentication information: {reason}")
 
 
 def forbidden_project(project_id: str) -> ApiError:
     # The gateway's "not authorized to access the API" code: the credentials are valid but scoped to
     # another project.
-    return ApiError(403, "APIGW.0302",
+    return _gateway(403, "APIGW.0302",
                     f"The IAM user is not authorized to access the API: project {project_id} is not "
-                    "owned by the credentials.",
-                    "Use the project ID the credentials belong to.")
+                    "owned by the credentials.")
 
 
 def throttled(retry_after: float) -> ApiError:

@@ -174,7 +174,8 @@ class EmulatorApp:
             return Reply(*self.auto_search.handle(op, params, raw_query))
         if op == "create":
             catalog = self.pools.catalog_for(self.catalog, params["project"], body)
-            draft = validation.validate_create(_json(body), catalog)
+            draft = validation.validate_create(_json(body), catalog,
+                                               environments_as_array=self.config.environments_shape == "array")
             c = self.config
             run_here = self.executor is not None and execution_plan.executable(draft)
             if run_here:  # what a local process cannot do is refused before anything is stored
@@ -207,7 +208,9 @@ class EmulatorApp:
             return Reply(202, store.terminate(params["job"]))
         if op == "delete":
             row = store.row(params["job"]) if self.executor is not None else None
-            store.delete(params["job"])
+            c = self.config
+            delete_s = c.phase_seconds if c.delete_seconds is None else c.delete_seconds
+            store.delete(params["job"], round(delete_s * 1000))
             if self.executor is not None:
                 self.executor.deleted(params["job"], row)
             self.pools.store.record_job_delete(params["job"])
@@ -253,6 +256,7 @@ class EmulatorApp:
             self.search_offset = self.config.search_offset
             self.search_all_workspaces = self.config.search_all_workspaces
             self.pools.store.reset()
+            self.auth.pin_gateway_clock(None)
             return Reply(200, {"reset": True})
         if name == "settings":
             if method == "POST":
@@ -279,8 +283,12 @@ class EmulatorApp:
                 return Reply(200, {"rules": self.faults.remaining()})
         if name == "clock" and method in ("GET", "POST"):
             if method == "POST":
-                self.store.advance(round(parse(ClockAdvance, _json(body)).advance_seconds * 1000))
-            return Reply(200, {"offset_seconds": self.store.offset_ms / 1000, "now_ms": self.store.now()})
+                change = parse(ClockAdvance, _json(body))
+                if "gateway_at" in change.model_fields_set:
+                    self.auth.pin_gateway_clock(change.gateway_at)
+                self.store.advance(round(change.advance_seconds * 1000))
+            return Reply(200, {"offset_seconds": self.store.offset_ms / 1000, "now_ms": self.store.now(),
+                               "gateway_at": self.auth.gateway_at})
         if name == "jobs" and method == "GET":
             self.pools.schedule()  # queued jobs shown as the API would show them now
             jobs = self.store.all_jobs()

@@ -9,6 +9,7 @@
         emu.clear_faults(); emu.reset(); emu.jobs()
         emu.settings(allow_duplicate_names=True)  # runtime switches; reset() restores the flags
         emu.advance(3600)         # move the emulated clock 1 h forward: jobs finish without waiting
+        emu.pin_gateway_clock("20261126T220150Z")  # the gateway's X-Sdk-Date check at a recorded time
         emu.restart()             # same port and database: jobs, tokens and the clock survive
         emu.session()             # requests.Session signing with the local AK/SK
 
@@ -72,6 +73,11 @@ class RunningEmulator(LocalServerProcess):
         test holds a job in a phase (a long run time) and lets it go when it wants.
         ``{"offset_seconds", "now_ms"}``."""
         return self._control("POST", "clock", {"advance_seconds": seconds})
+
+    def pin_gateway_clock(self, sdk_date: str | None) -> dict[str, Any]:
+        """Pin the gateway's clock (the X-Sdk-Date check) at ``sdk_date`` (``YYYYMMDDTHHMMSSZ``, e.g. a
+        recorded request's), or back to the wall clock with None; jobs keep their own clock."""
+        return self._control("POST", "clock", {"gateway_at": sdk_date})
 
     def clock(self) -> dict[str, Any]:
         """``{"offset_seconds", "now_ms"}``: how far the emulated clock is ahead, and its time."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from . import errors
 
@@ -41,10 +41,18 @@ class Settings(BaseModel):
 
 
 class ClockAdvance(BaseModel):
-    """POST /_emulator/clock: move the emulated time forward (never back)."""
+    """POST /_emulator/clock: move the emulated time forward (never back), and/or pin the gateway's clock
+    at an X-Sdk-Date (``gateway_at``; null: back to the wall clock) to replay recorded signed requests."""
 
     model_config = ConfigDict(extra="forbid")
-    advance_seconds: float = Field(ge=0, allow_inf_nan=False)
+    advance_seconds: float = Field(default=0, ge=0, allow_inf_nan=False)
+    gateway_at: str | None = None
+
+    @model_validator(mode="after")
+    def _something(self) -> "ClockAdvance":
+        if not self.model_fields_set:
+            raise ValueError("set advance_seconds or gateway_at")
+        return self
 
 
 class UpdateRequest(BaseModel):

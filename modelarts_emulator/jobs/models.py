@@ -47,9 +47,11 @@ CREATE TABLE IF NOT EXISTS jobs (
     auto_stop_ms INTEGER,                 -- spec.auto_stop, NULL when not set
     exit_code INTEGER NOT NULL,
     message TEXT,
-    terminate_ms INTEGER                  -- when terminate was accepted, NULL otherwise
+    terminate_ms INTEGER,                 -- when terminate was accepted, NULL otherwise
+    gone_ms INTEGER                       -- deleted: answered until then, gone from then on (NULL: not deleted)
 );
 CREATE INDEX IF NOT EXISTS jobs_by_name ON jobs (name);
+CREATE INDEX IF NOT EXISTS jobs_being_deleted ON jobs (gone_ms) WHERE gone_ms IS NOT NULL;
 CREATE TABLE IF NOT EXISTS clock (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     offset_ms INTEGER NOT NULL            -- added to the wall clock: /_emulator/clock moves it forward
@@ -215,11 +217,22 @@ class Store:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA busy_timeout=5000")
+        self._add_gone_column()
         self._db.executescript(SCHEMA)
         self._drop_unique_names()
         # Stored, so a restart keeps an advanced clock: no job goes back to an earlier phase.
         found = self._db.execute("SELECT offset_ms FROM clock WHERE id = 1").fetchone()
         self._offset_ms = int(found[0]) if found else 0
+
+    def _add_gone_column(self) -> None:
+        """A database made before deletes were asynchronous has no gone_ms column: add it."""
+        columns = [r[1] for r in self._db.execute("PRAGMA table_info(jobs)").fetchall()]
+        if columns and "gone_ms" not in columns:
+            self._db.execute("ALTER TABLE jobs ADD COLUMN gone_ms INTEGER")
+
+    def _purge(self) -> None:
+        """Deleted jobs whose time has come leave (under the lock): from now on they are ModelArts.2775."""
+        self._db.execute("DELETE FROM jobs WHERE gone_ms IS NOT NULL AND gone_ms <= ?", (self.now(),))
 
     def _drop_unique_names(self) -> None:
         """A database made before --allow-duplicate-names has ``name ... UNIQUE``: rebuild its table."""
@@ -289,6 +302,7 @@ class Store:
             auto_stop_ms=auto["duration"] * 3_600_000 if auto else None,
             exit_code=draft.exit_code, message=draft.message, terminate_ms=None)
         with self._lock:  # one connection, one lock: the check and the insert are atomic
+            self._purge()  # a job being deleted still holds its name
             taken = self._db.execute("SELECT 1 FROM jobs WHERE name = ?", (draft.name,)).fetchone()
             if taken and not allow_duplicate_names:
                 raise errors.duplicate_name(draft.name)
@@ -300,6 +314,7 @@ class Store:
         return row.render(t)
 
     def _row(self, job_id: str) -> JobRow:
+        self._purge()
         cur = self._db.execute(f"SELECT {COLUMNS} FROM jobs WHERE id = ?", (job_id,))
         found = cur.fetchone()
         if found is None:
@@ -367,14 +382,21 @@ class Store:
             self._db.execute("UPDATE jobs SET doc = ? WHERE id = ?", (json.dumps(row.doc), job_id))
             return row
 
-    def delete(self, job_id: str) -> None:
+    def delete(self, job_id: str, after_ms: int = 0) -> None:
+        """Delete asynchronously, as the service does (Terraform's provider polls GET until ModelArts.2775
+        after its DELETE): the job is answered as it is for ``after_ms`` more, then gone. A second DELETE
+        meanwhile is accepted again and changes nothing."""
         with self._lock:
-            cur = self._db.execute("DELETE FROM jobs WHERE id = ?", (job_id,))
-        if cur.rowcount == 0:
-            raise errors.job_not_found(job_id)
+            self._row(job_id)  # unknown or gone: ModelArts.2775
+            if after_ms <= 0:
+                self._db.execute("DELETE FROM jobs WHERE id = ?", (job_id,))
+            else:
+                self._db.execute("UPDATE jobs SET gone_ms = ? WHERE id = ? AND gone_ms IS NULL",
+                                 (self.now() + after_ms, job_id))
 
     def update_description(self, job_id: str, description: str) -> dict[str, Any]:
         with self._lock:
+            self._purge()
             cur = self._db.execute("UPDATE jobs SET description = ? WHERE id = ?",
                                    (description, job_id))
             if cur.rowcount == 0:
@@ -384,6 +406,7 @@ class Store:
 
     def all_rows(self) -> list[JobRow]:
         with self._lock:
+            self._purge()
             rows = self._db.execute(f"SELECT {COLUMNS} FROM jobs ORDER BY seq").fetchall()
         return [JobRow.from_db(r) for r in rows]
 

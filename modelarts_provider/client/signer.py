@@ -202,8 +202,10 @@ def canonical_request(
     headers: Mapping[str, str],
     signed_headers: Sequence[str],
     body: Optional[bytes],
+    payload: Optional[str] = None,
 ) -> str:
-    """The SDK-HMAC-SHA256 canonical request (six newline-separated parts)."""
+    """The SDK-HMAC-SHA256 canonical request (six newline-separated parts); ``payload`` overrides the
+    payload hash part (see :func:`verify_request`)."""
     signed = [h.lower() for h in signed_headers]
     return "\n".join(
         [
@@ -212,7 +214,7 @@ def canonical_request(
             canonical_query_string(query),
             canonical_headers(headers, signed),
             ";".join(signed),
-            payload_hash(headers, body),
+            payload if payload is not None else payload_hash(headers, body),
         ]
     )
 
@@ -303,12 +305,13 @@ def signature_for(
     headers: Mapping[str, str],
     signed_headers: Sequence[str],
     body: Optional[bytes],
+    payload: Optional[str] = None,
 ) -> str:
     """Convenience: the hex signature of a request whose headers include ``X-Sdk-Date``."""
     sdk_date = _header_lookup(headers).get(HEADER_DATE.lower())
     if not sdk_date:
         raise SignatureError("X-Sdk-Date header is missing")
-    cr = canonical_request(method, path, query, headers, signed_headers, body)
+    cr = canonical_request(method, path, query, headers, signed_headers, body, payload)
     return sign(secret_key, string_to_sign(cr, sdk_date))
 
 
@@ -328,6 +331,12 @@ def verify_request(
     ``path`` and ``query`` are the raw request target parts as received; ``headers`` every request
     header (any case). ``secret_for_access_key`` returns the secret key of an access key or None.
     Returns the parsed Authorization header; raises :class:`SignatureError` (message safe to show).
+
+    Only ``X-Sdk-Date`` must be among the signed headers (the signing guide: "only X-Sdk-Date is
+    required"); any header outside ``SignedHeaders`` is not looked at, so headers a client adds after
+    signing (golangsdk: ``X-Project-Id``, ``X-Domain-Id``, ``X-Security-Token``; Go's ``Host``) pass.
+    An empty body with a declared ``X-Sdk-Content-Sha256`` is hashed both ways the official signers do:
+    the declared value (golangsdk, the API Gateway signing SDKs) or the empty-body hash (huaweicloudsdkcore).
     """
     lookup = _header_lookup(headers)
     auth = lookup.get("authorization")
@@ -346,10 +355,15 @@ def verify_request(
     secret = secret_for_access_key(parsed.access_key)
     if not secret:
         raise SignatureError("unknown access key")
-    expected = signature_for(secret, method, path, query, headers, parsed.signed_headers, body)
-    if not hmac.compare_digest(expected, parsed.signature):
-        raise SignatureError("signature does not match")
-    return parsed
+    payloads: list[Optional[str]] = [None]
+    declared = lookup.get(HEADER_CONTENT_SHA256.lower())
+    if not body and declared:
+        payloads.append(declared)
+    for payload in payloads:
+        expected = signature_for(secret, method, path, query, headers, parsed.signed_headers, body, payload)
+        if hmac.compare_digest(expected, parsed.signature):
+            return parsed
+    raise SignatureError("signature does not match")
 
 
 def _default_port(scheme: str) -> Optional[int]:

@@ -86,9 +86,23 @@ def stop(client: JobClient, job: TrainingJob, timeout_s: float, poll_s: float, s
         sleep(poll_s)
 
 
+def wait_deleted(client: JobClient, job: TrainingJob, timeout_s: float, poll_s: float,
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
+    """Wait until a deleted job is gone (GET answers ModelArts.2775). The service deletes asynchronously:
+    the job is still answered, and still holds its name, for a while after the DELETE (Terraform's provider
+    polls for ModelArts.2775 the same way), so a same-named successor can be created only after this."""
+    deadline = clock() + timeout_s
+    while client.get_job(job.id or "") is not None:
+        if clock() >= deadline:
+            raise TrainingJobError(f"training job {job.name} ({job.id}) was deleted but is still there after "
+                                   f"{timeout_s:g}s; run the command again to wait for it")
+        sleep(poll_s)
+
+
 def stop_and_delete(client: JobClient, job_id: str, timeout_s: float, poll_s: float, say: Printer,
                     owner: OwnerMark | None = None, keep_finished: bool = False) -> None:
-    """Delete: terminate if running, wait until stopped, delete the record. Already gone = success.
+    """Delete: terminate if running, wait until stopped, delete the record and wait until the service no
+    longer has it (deletes are asynchronous: wait_deleted). Already gone = success.
 
     A job that carries another resource's owner token is left alone (an error). One that carries none
     is deleted: its id in this resource's state is the record (a job created before owners were
@@ -107,7 +121,8 @@ def stop_and_delete(client: JobClient, job_id: str, timeout_s: float, poll_s: fl
         return
     if stop(client, job, timeout_s, poll_s, say) is None:
         return
-    client.delete_job(job_id)
+    if client.delete_job(job_id):
+        wait_deleted(client, job, timeout_s, poll_s)
     say(f"{job.name}: deleted")
 
 

@@ -107,6 +107,7 @@ def test_every_operation(emu, auth, example):
         # terminating an ended job returns it unchanged
         assert client.terminate_job(job.id).phase == "Completed"
         assert client.delete_job(job.id) is True
+        emu.advance(PHASE_SECONDS)  # deletes are asynchronous: the job is answered for a while
         assert client.delete_job(job.id) is False
         assert client.get_job(job.id) is None
     c = emu.counters()
@@ -311,6 +312,7 @@ def test_connection_reset_on_idempotent_calls_is_retried(emu):
         assert client.get_job(job.id).id == job.id
         emu.set_faults([{"operation": "delete", "kind": "reset", "times": 1}])
         assert client.delete_job(job.id) in (True, False)
+        emu.advance(PHASE_SECONDS)  # deletes are asynchronous: the job is answered for a while
         assert client.get_job(job.id) is None
     assert emu.counters()["get"] == 4
 

@@ -87,6 +87,7 @@ def test_gateway_404_is_an_error_not_a_missing_job(client, emu):
     assert client.get_job(job.id).phase in {"Creating", "Pending", "Running"}
     # only the documented ModelArts.2775 means gone
     assert client.delete_job(job.id) is True
+    emu.advance(1)  # deletes are asynchronous: the job is answered for a while (the phase time)
     assert client.get_job(job.id) is None and client.delete_job(job.id) is False
 
 

@@ -121,6 +121,30 @@ def test_a_killed_up_then_an_edit_leaves_nothing_of_ours_running_untracked(tmp_p
     assert json.dumps(emu.jobs()).count(orphan or "-") == 0  # stopped and deleted
 
 
+def test_our_same_named_orphan_is_gone_before_its_successor_is_created(tmp_path: Path, pulumi_engine: Path) -> None:
+    """Deletes are asynchronous (as the service's: Terraform's provider polls for ModelArts.2775): the killed
+    `up`'s job of the earlier spec holds the explicit name for a while after its DELETE, so the new job is
+    created only once the old one is gone, not refused as a duplicate name (ModelArts.2751)."""
+    from modelarts_emulator.testing import running_emulator
+
+    # a deleted job holds its name for 1.5 s: longer than the create that follows its delete ever takes
+    with running_emulator(tmp_path / "emulator", phase_seconds=0.2, run_seconds=600, delete_seconds=1.5) as emu:
+        st = job_stack(tmp_path, emu, jobs={"a": job(name="a-named", parameters={"lr": 0.5})})
+        st.run("up", "--yes", "--skip-preview", "--target", SEED_URN.format(stack=st.name, project=PROJECT))
+        mark = OwnerMark(stack=f"organization/{PROJECT}/{st.name}", resource="a", token=owner_token(st, "a"))
+        spec = declared({"a": job(name="a-named", parameters={"lr": 0.5})})["a"].model_copy(update={"owner": mark})
+        with client_of(emu) as c:
+            orphan = c.create_job(CreateTrainingJobRequest.model_validate(spec.to_wire())).id
+
+        update_config(st, {f"{PROJECT}:jobs": {"a": job(name="a-named", parameters={"lr": 0.01})}})
+        text = output_of(st.up())
+        assert f"a-named: ours from an earlier `up` ({orphan}," in text and "stopping and deleting it" in text, text
+        (live,) = assert_converged(emu, st, 1)
+        assert live["metadata"]["name"] == "a-named" and live["metadata"]["id"] != orphan
+        assert [(p["name"], p["value"]) for p in live["algorithm"]["parameters"]] == [("lr", "0.01")]
+        assert emu.counters()["create"] == 2  # the orphan's and its successor's: none refused and retried
+
+
 def test_a_finished_run_is_never_deleted_before_its_successor_is_accepted(tmp_path: Path, emu: Any) -> None:
     # Issue 21: a completed job, then an edit with a flavor typo. The successor is created first (the
     # finished run is not running, so nothing forces the old one out first): the service refuses the typo,

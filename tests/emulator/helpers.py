@@ -19,7 +19,10 @@ from modelarts_emulator.testing import RunningEmulator
 FAST = {"phase_seconds": 0.3, "run_seconds": 1.0}
 # Phases no test outlives on its own: a test moves them on with the clock control (Api.advance), so
 # what it sees never depends on how fast the machine is.
-HELD = {"phase_seconds": 30, "run_seconds": 60}
+HELD = {"phase_seconds": 30, "run_seconds": 60,
+        # deletes are asynchronous (a deleted job is answered a while): short, so that a destroy through the
+        # product, which waits for the job to be gone, is not held too; tests of that wait set their own
+        "delete_seconds": 0.2}
 
 
 class Api:

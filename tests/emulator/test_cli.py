@@ -12,16 +12,19 @@ from modelarts_emulator.testing import REPO_ROOT, running_emulator
 
 FLAGS = ["--host", "--port", "--db", "--project-id", "--access-key", "--secret-key",
          "--security-token", "--run-seconds", "--phase-seconds", "--latency-ms", "--catalog",
-         "--allow-duplicate-names", "--search-offset", "--search-all-workspaces"]
+         "--allow-duplicate-names", "--search-offset", "--search-all-workspaces", "--environments-shape"]
 
 
 def test_switch_flags_reach_the_config():
     from modelarts_emulator.cli import config_from_args
 
-    cfg = config_from_args(["--allow-duplicate-names", "--search-offset", "pages", "--search-all-workspaces"])
-    assert (cfg.allow_duplicate_names, cfg.search_offset, cfg.search_all_workspaces) == (True, "pages", True)
+    cfg = config_from_args(["--allow-duplicate-names", "--search-offset", "items", "--search-all-workspaces",
+                            "--environments-shape", "array"])
+    assert (cfg.allow_duplicate_names, cfg.search_offset, cfg.search_all_workspaces,
+            cfg.environments_shape) == (True, "items", True, "array")
     cfg = config_from_args([])
-    assert (cfg.allow_duplicate_names, cfg.search_offset, cfg.search_all_workspaces) == (False, "items", False)
+    assert (cfg.allow_duplicate_names, cfg.search_offset, cfg.search_all_workspaces,
+            cfg.environments_shape) == (False, "pages", False, "map")
 
 
 def test_help_documents_every_flag():

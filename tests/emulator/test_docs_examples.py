@@ -114,8 +114,9 @@ def test_example_2_custom_image_dedicated_pool_nfs(api, edition):
     alg = job["algorithm"]
     assert alg["engine"] == {"image_url": "xxxxxxxx/fastseq:1.2"}
     assert alg["command"] == "cd /home/ma-user/ddp_demo && sh run_ddp.sh"
-    # environments: accepted as a map, echoed as the response table shows (array of maps)
-    assert alg["environments"] == [{"NCCL_DEBUG": "INFO"}, {"NCCL_IB_DISABLE": "0"}]
+    # environments: accepted as a map, answered as one map, as the service does (Terraform's provider reads a
+    # map); the response table's array of maps is --environments-shape array
+    assert alg["environments"] == {"NCCL_DEBUG": "INFO", "NCCL_IB_DISABLE": "0"}
     spec = job["spec"]
     assert spec["resource"]["pool_id"] == "poolfaf38d76"
     assert spec["resource"]["flavor_id"] == "modelarts.pool.visual.xlarge"

@@ -147,18 +147,19 @@ def test_databases_with_unique_names_are_migrated(tmp_path):
     store.close()
 
 
-def test_search_offset_can_count_pages(api, emu):
-    """The API reference calls offset the page number; ModelArts' Python SDK the jobs to skip."""
+def test_search_offset_counts_pages(api, emu):
+    """The API reference, the SDK and Terraform's provider (offset + 1 per page) count pages; ModelArts'
+    older Python SDK the jobs to skip: --search-offset items."""
     names = [f"job-{i}" for i in range(5)]
     for n in names:
         api.create(minimal_job(n))
     newest_first = names[::-1]
     body = {"offset": 1, "limit": 2}
-    assert [j["metadata"]["name"] for j in api.search(body).json()["items"]] == newest_first[1:3]
-    assert emu.settings(search_offset="pages")["search_offset"] == "pages"
     assert [j["metadata"]["name"] for j in api.search(body).json()["items"]] == newest_first[2:4]
+    assert emu.settings(search_offset="items")["search_offset"] == "items"
+    assert [j["metadata"]["name"] for j in api.search(body).json()["items"]] == newest_first[1:3]
     emu.reset()
-    assert emu.settings()["search_offset"] == "items"
+    assert emu.settings()["search_offset"] == "pages"
 
 
 def test_search_all_workspaces_switch(api, emu):

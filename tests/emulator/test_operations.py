@@ -6,19 +6,41 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.emulator.helpers import Api, minimal_job
+from modelarts_emulator.testing import running_emulator
+from tests.emulator.helpers import HELD, Api, minimal_job
 
 
-def test_delete(api):
+@pytest.fixture(scope="module")
+def emulator_times() -> dict[str, float]:
+    return {**HELD, "delete_seconds": 30}  # a deleted job stays until the test moves the clock
+
+
+def test_delete_is_asynchronous(api):
+    """As the service's (Terraform's provider polls GET until ModelArts.2775 after its DELETE): the job is
+    answered for a while (--delete-seconds, here the phase time), and holds its name, then it is gone."""
     job_id = api.create(minimal_job("to-delete")).json()["metadata"]["id"]
     r = api.delete(job_id)
     assert r.status_code == 202 and r.content == b""
+    assert api.get(job_id).status_code == 200
+    assert api.delete(job_id).status_code == 202  # again while it is being deleted: accepted
+    r = api.create(minimal_job("to-delete"))
+    assert r.status_code == 400 and r.json()["error_code"] == "ModelArts.2751"  # its name is still held
+    api.advance(30)
     r = api.get(job_id)
     assert r.status_code == 400 and r.json()["error_code"] == "ModelArts.2775"
+    assert job_id not in [j["metadata"]["id"] for j in api.search({}).json()["items"]]
     r = api.delete(job_id)
     assert r.status_code == 400 and r.json()["error_code"] == "ModelArts.2775"
     # the name is free again
     assert api.create(minimal_job("to-delete")).status_code == 201
+
+
+def test_delete_at_once_with_delete_seconds_zero(tmp_path):
+    with running_emulator(tmp_path, **{**HELD, "delete_seconds": 0}) as emu:
+        api = Api(emu)
+        job_id = api.create(minimal_job("gone-at-once")).json()["metadata"]["id"]
+        assert api.delete(job_id).status_code == 202
+        assert api.get(job_id).json()["error_code"] == "ModelArts.2775"
 
 
 def test_update_description(api):
@@ -53,7 +75,8 @@ def test_search_filters_sort_and_paging(api):
     r = api.search({"limit": 2, "offset": 1, "sort_by": "name", "order": "desc"})
     page = r.json()
     assert page["total"] == 4 and page["count"] == 2 and page["offset"] == 1
-    assert [j["metadata"]["name"] for j in page["items"]] == ["sweep-b", "sweep-a"]
+    # offset counts pages (of `limit` jobs): the second page
+    assert [j["metadata"]["name"] for j in page["items"]] == ["sweep-a", "other"]
 
 
 @pytest.mark.parametrize("body,param", [

@@ -215,7 +215,7 @@ def test_accepted_forms_and_defaults(api):
     body["spec"]["resource"]["node_count"] = 3
     job = api.create(body).json()
     alg = job["algorithm"]
-    assert alg["environments"] == [{"A": "1"}, {"B": "2"}]
+    assert alg["environments"] == {"A": "1", "B": "2"}  # answered as one map, as the service does
     assert alg["inputs"][1]["local_dir"] == "/home/ma-user/modelarts/inputs/ds_1"
     assert alg["inputs"][1]["remote"]["dataset"]["obs_url"]
     assert job["spec"]["auto_stop"] == {"time_unit": "HOURS", "duration": 2}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -225,6 +226,20 @@ def test_custom_delete_timeout_bounds_the_stop(tmp_path: Any) -> None:
                                                made.properties, 1.0)))
         assert time.monotonic() - started < 15
         assert [j["status"]["phase"] for j in emu.jobs()] == ["Terminating"]
+
+
+def test_delete_returns_once_the_service_no_longer_has_the_job(tmp_path: Path) -> None:
+    """Deletes are asynchronous (a deleted job is answered a while): the plugin's delete waits until GET says
+    ModelArts.2775, as the stack program's does (the same lifecycle.stop_and_delete)."""
+    from modelarts_emulator.testing import running_emulator
+
+    with running_emulator(tmp_path / "async-delete", phase_seconds=0.2, run_seconds=600, delete_seconds=1) as emu:
+        plugin = _configured(emu)
+        made = _create(plugin, "TrainingJob", "train", _plugin_job(name="async-delete", pollIntervalSeconds=0.1))
+        _run(plugin.delete(p.DeleteRequest(URN.format("TrainingJob", "train"), made.resource_id,
+                                           made.properties, 0)))
+        assert emu.jobs() == []  # gone from the service when the delete returned
+        assert emu.counters()["delete"] == 1
 
 
 def test_output_per_run_folders_follow_the_derived_name() -> None:

@@ -61,6 +61,10 @@ class FakeClient:
         self.get_faults: list[Exception] = []      # raised by get_job, one per call, first
         self.list_faults: list[Exception] = []     # raised by list_jobs, one per call, first
         self.terminating_polls = 0  # gets a job is seen Terminating before it is Terminated
+        # deletes are asynchronous, as the service's: gets a deleted job is still answered (its name still
+        # held) before it is gone
+        self.deleting_polls = 0
+        self._deleting: dict[str, int] = {}
         self._seen_terminating: dict[str, int] = {}
         self._clock_ms = 1_700_000_000_000
         self._lock = threading.RLock()  # the provider calls from several threads
@@ -145,6 +149,11 @@ class FakeClient:
             self._record("get", job_id)
             if self.get_faults:
                 raise self.get_faults.pop(0)
+            if job_id in self._deleting:
+                self._deleting[job_id] -= 1
+                if self._deleting[job_id] < 0:
+                    del self._deleting[job_id]
+                    self.jobs.pop(job_id, None)
             if job_id not in self.jobs:
                 return None
             phase = self.jobs[job_id]["status"]["phase"]
@@ -170,7 +179,13 @@ class FakeClient:
     def delete_job(self, job_id: str) -> bool:
         with self._lock:
             self._record("delete", job_id)
-            return self.jobs.pop(job_id, None) is not None
+            if job_id not in self.jobs:
+                return False
+            if self.deleting_polls > 0:
+                self._deleting.setdefault(job_id, self.deleting_polls)
+            else:
+                del self.jobs[job_id]
+            return True
 
     def update_description(self, job_id: str, description: str) -> TrainingJob:
         with self._lock:

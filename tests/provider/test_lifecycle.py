@@ -193,6 +193,28 @@ def test_our_orphan_of_another_spec_is_stopped_and_deleted_then_ours_is_created(
     assert said[-1] == f"job-a: submitted {job.id}"
 
 
+def test_a_same_named_successor_is_created_only_once_the_deleted_orphan_is_gone():
+    """Deletes are asynchronous (the job is still answered, its name held, until GET says ModelArts.2775):
+    the create waits for the orphan to be gone, or the service would refuse the name (ModelArts.2751)."""
+    c = FakeClient(script=["Creating", "Running"])
+    c.deleting_polls = 3
+    orphan = c.add(args(node_count=2).to_wire(), "Completed")
+    job = submit(c, args(node_count=3), NameIndex(c), Said())
+    assert list(c.jobs) == [job.id] and job.id != orphan.id
+    after_delete = c.calls[c.calls.index("delete") + 1:]
+    assert after_delete == ["get"] * 4 + ["create"]  # three answers while deleting, then gone
+
+
+def test_a_deleted_job_that_stays_fails_the_delete_naming_it():
+    c = FakeClient()
+    c.deleting_polls = 1_000_000
+    job = c.add(args().to_wire(), "Completed")
+    with pytest.raises(TrainingJobError) as ei:
+        lifecycle.stop_and_delete(c, job.id, 0.05, 0.01, Said())
+    assert str(ei.value) == (f"training job job-a ({job.id}) was deleted but is still there after 0.05s; "
+                             "run the command again to wait for it")
+
+
 def test_a_job_of_another_key_of_this_stack_suggests_moved_from():
     c = FakeClient()
     other = c.add(args(owner=owner_of("old-key")).to_wire(), "Completed")
@@ -458,7 +480,7 @@ def test_delete_terminates_an_active_job_waits_and_deletes():
     c.terminating_polls = 2
     said = Said()
     lifecycle.stop_and_delete(c, job.id, 5, 0.01, said)
-    assert c.jobs == {} and c.calls == ["get", "terminate", "get", "get", "get", "delete"]
+    assert c.jobs == {} and c.calls == ["get", "terminate", "get", "get", "get", "delete", "get"]
     assert said == ["job-a: terminating (Running)", "job-a: Running -> Terminating",
                     "job-a: Terminating -> Terminated", "job-a: deleted"]
 
