@@ -46,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--search-all-workspaces", action="store_true",
                    help="a search without workspace_id lists every workspace (default: workspace 0, "
                         "the SDK's documented default)")
+    p.add_argument("--drop-annotations", action="store_true",
+                   help="answer jobs, pools and networks without metadata.annotations (as the service may: "
+                        "Terraform's huaweicloud_modelarts_training_job docs)")
     p.add_argument("--obs-endpoint", default=None,
                    help="the local OBS (e.g. http://127.0.0.1:8781): a job whose boot file is not there "
                         "fails, as on the service (same AK/SK)")
@@ -76,7 +79,8 @@ def config_from_args(argv: list[str] | None = None) -> EmulatorConfig:
         token_ttl_seconds=a.token_ttl_seconds, run_seconds=a.run_seconds,
         phase_seconds=a.phase_seconds, latency_ms=a.latency_ms, catalog=a.catalog,
         allow_duplicate_names=a.allow_duplicate_names, search_offset=a.search_offset,
-        search_all_workspaces=a.search_all_workspaces, obs_endpoint=a.obs_endpoint, quiet=not a.verbose,
+        search_all_workspaces=a.search_all_workspaces, drop_annotations=a.drop_annotations,
+        obs_endpoint=a.obs_endpoint, quiet=not a.verbose,
         execute=a.execute, work_dir=a.work_dir, max_processes=a.max_processes,
         max_run_seconds=a.max_run_seconds,
         network_seconds=a.network_seconds, pool_seconds=a.pool_seconds)

@@ -38,6 +38,7 @@ class Settings(BaseModel):
     allow_duplicate_names: bool | None = None
     search_offset: Literal["items", "pages"] | None = None
     search_all_workspaces: bool | None = None
+    drop_annotations: bool | None = None
 
 
 class ClockAdvance(BaseModel):
@@ -60,6 +61,8 @@ class FaultRule(BaseModel):
                        "flavors", "engines", "algorithm",
                        # the search's reads and early stop (auto_search/api.py)
                        "search_algorithms", "autosearch_trials", "autosearch_trial", "autosearch_earlystop",
+                       # a job's tags (jobs/tags.py)
+                       "tags_get", "tags_create", "tags_delete", "tags_project", "tags_filter", "tags_count",
                        "any"] = "any"
     kind: Literal["status", "reset", "latency", "drop_after_commit"] = "status"
     status: Literal[404, 429, 500, 502, 503, 504] = 503  # 404: the gateway's APIGW.0101
