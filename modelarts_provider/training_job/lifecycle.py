@@ -28,7 +28,7 @@ from .args import TrainingJobArgs
 from .compare import mismatches
 from .name_index import NameIndex, job_token, marks, with_tags_read
 from ..client.errors import CLIENT_AMBIGUOUS_CREATE, JOB_NOT_FOUND, ModelArtsError
-from ..core.ownership import OWNER_ANNOTATION, OwnerMark, owner_text
+from ..core.ownership import OWNER_ANNOTATION, TAG_PREFIX as OWNER_TAG_PREFIX, OwnerMark, owner_text
 from ..client.models import ACTIVE_PHASES, TERMINAL_PHASES, CreateTrainingJobRequest, TrainingJob
 
 Printer = Callable[[str], None]
@@ -157,7 +157,7 @@ def _sync_tags(client: JobClient, job: TrainingJob, args: TrainingJobArgs, say: 
     wanted = wanted_tags(args)
     put = {k: v for k, v in wanted.items() if live.get(k) != v}
     gone = [k for k in live if k not in wanted]
-    if put or gone:
+    if any(not k.startswith(OWNER_TAG_PREFIX) for k in (*put, *gone)):  # the owner mark's alone: quietly
         say(f"{job.name}: updating tags")
     client.delete_job_tags(job.id or "", gone)
     client.create_job_tags(job.id or "", put)
