@@ -519,3 +519,72 @@ def test_the_job_a_replacement_replaces_is_not_an_orphan():
     old = c.add(args(name="job-a-old", owner=owner_of("job-a")).to_wire(), "Completed")
     new = submit(c, args(), NameIndex(c), Said(), tracked=frozenset({old.id}))
     assert set(c.jobs) == {old.id, new.id} and c.count("delete") == 0 and c.count("terminate") == 0
+
+
+# --- the service answers without annotations (issue 42): the mark in the tags, a derived name proves itself ---
+
+
+def _dropping(*seeded: tuple[dict, dict[str, str] | None]) -> tuple[FakeClient, list[TrainingJob]]:
+    """A client answering without annotations, seeded with (create body, its tags or None)."""
+    c = FakeClient()
+    jobs = []
+    for body, tags in seeded:
+        job = c.add(body)
+        if tags is not None:
+            c.tags[job.id or ""] = dict(tags)
+        jobs.append(job)
+    c.drop_annotations = True
+    return c, jobs
+
+
+def test_without_annotations_our_tagged_job_is_taken_over_and_a_tagged_foreign_one_refused():
+    mine = args(name="job-a")
+    c, (ours,) = _dropping((mine.to_wire(), mine.owner.tags()))
+    job = submit(c, mine, NameIndex(c), Said())
+    assert job.id == ours.id and c.count("create") == 0 and c.count("tags_filter") == 1
+
+    other = args(owner=owner_of("job-a", COLLEAGUE_STACK))
+    c, (foreign,) = _dropping((other.to_wire(), other.owner.tags()))
+    with pytest.raises(TrainingJobError) as e:
+        submit(c, args(name="job-a"), NameIndex(c), Said())
+    assert f"it belongs to {COLLEAGUE_STACK}::job-a" in str(e.value) and c.touched() == set()
+
+
+def test_without_annotations_an_untagged_job_of_our_derived_name_and_spec_is_ours_and_gets_tagged():
+    # A killed `up`: POSTed, killed before the tag request. The derived name is an HMAC of the stack's seed.
+    mine = args(name="job-a-k3x9q2", derived_name=True, owner=owner_of("job-a"))
+    c, (left,) = _dropping((mine.to_wire(), None))
+    job = submit(c, mine, NameIndex(c), Said())
+    assert job.id == left.id and c.count("create") == 0
+    assert c.tags[left.id or ""] == mine.owner.tags()  # tagged now: found by its token from here on
+
+    # Another spec under that name is not proved ours: refused, untouched.
+    c, _ = _dropping((args(name="job-a-k3x9q2", description="other", derived_name=True,
+                           algorithm={"id": "other-algorithm"}).to_wire(), None))
+    with pytest.raises(TrainingJobError, match="carries no owner mark"):
+        submit(c, mine, NameIndex(c), Said())
+    assert c.touched() == set()
+
+
+def test_without_annotations_an_untagged_job_of_an_explicit_name_is_refused():
+    mine = args(name="job-a")
+    c, _ = _dropping((mine.to_wire(), None))
+    with pytest.raises(TrainingJobError, match="carries no owner mark"):
+        submit(c, mine, NameIndex(c), Said())
+    assert c.touched() == set()
+
+
+def test_without_annotations_a_delete_reads_the_tags_and_spares_another_owners_job():
+    other = args(owner=owner_of("job-a", COLLEAGUE_STACK))
+    c, (foreign,) = _dropping((other.to_wire(), other.owner.tags()))
+    mark = args(name="job-a").owner
+    with pytest.raises(TrainingJobError, match="is not this resource's"):
+        lifecycle.stop_and_delete(c, foreign.id or "", 5, 0.01, Said(), mark)
+    assert c.touched() == set() and c.count("tags_get") == 1
+
+
+def test_a_created_job_carries_the_declared_tags_and_the_owner_marks():
+    c = FakeClient()
+    mine = args(name="job-a", tags={"team": "vision"})
+    job = submit(c, mine, NameIndex(c), Said())
+    assert c.tags[job.id or ""] == {"team": "vision", **mine.owner.tags()}
