@@ -120,7 +120,7 @@ def run_status(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
 
 
 def register(subparsers: Any) -> None:
-    s = subparsers.add_parser("status", help="print the live phase of every job of a stack (one list call)",
+    s = subparsers.add_parser("status", help="print the live phase and tags of every job of a stack (one list call, one tag call)",
                               description="Print the live phase of every training job of a stack.")
     s.add_argument("--stack", required=True, help="Pulumi stack (e.g. local)")
     s.add_argument("--cwd", default=".", help="the Pulumi project directory (default: .)")
