@@ -133,3 +133,29 @@ def test_yaml_tags_update_in_place_and_import_and_destroy_go_by_the_tags(tmp_pat
     st.destroy()
     left = [j["metadata"]["id"] for j in emu.jobs()]
     assert left == [theirs]  # ours (created and imported) gone, the other stack's job untouched
+
+
+def test_jobs_left_untagged_are_ours_by_their_derived_name_an_explicit_name_is_refused(
+        tmp_path: Path, dropping_emu: Any) -> None:
+    # The window a killed `up` can leave, made certain: every tag request refused (the gateway's 404, as the
+    # tag API answered Terraform before it was emulated), so each job is POSTed and left without its tags,
+    # and the service answers without annotations: no mark can be read anywhere.
+    emu = dropping_emu
+    grid = {"lr": [0.1, 0.2]}
+    st = job_stack(tmp_path, emu, sweeps={"s": sweep(grid)}, jobs={"named": job(name="explicit-name")})
+    emu.set_faults([{"operation": "tags_create", "kind": "status", "status": 404, "times": 1000}])
+    first = st.up(check=False)
+    text = first.stdout + first.stderr
+    assert first.returncode != 0 and "was created but its tags were not set" in text, text
+    assert len(emu.jobs()) == 3 and state_job_ids(st) == {}  # POSTed, in no state, untagged
+    emu.clear_faults()
+
+    again = st.up(check=False)
+    text = again.stdout + again.stderr
+    # the sweep's points prove themselves (their names are HMACs of the stack's seed): taken over and tagged
+    points = {n: i for n, i in state_job_ids(st).items() if n != "explicit-name"}
+    assert len(points) == 2 and emu.counters()["create"] == 3, text
+    declared_tags(emu, points)  # each carries the owner mark's tags now
+    # an explicit name proves nothing: refused, untouched
+    assert again.returncode != 0 and "a training job named explicit-name already exists" in text, text
+    assert "carries no owner mark" in text and len(emu.jobs()) == 3 and emu.counters()["delete"] == 0
