@@ -283,7 +283,7 @@ class JobEntry(_Cfg):
     volumes: Annotated[list[NfsConfig], Maps("volumes", secret=True, sends=True)] = Field(default_factory=list)
     annotations: Annotated[dict[str, str], Maps("annotations", secret=True, sends=True,
                                                 keyed=True)] = Field(default_factory=dict)
-    tags: Annotated[dict[str, str], Maps("tags", sends=True, keyed=True)] = Field(default_factory=dict)
+    tags: Annotated[dict[str, str], Maps("tags", secret=True, sends=True, keyed=True)] = Field(default_factory=dict)
     working_dir: Annotated[str | None, Maps("algorithm.working_dir", secret=True, sends=True, words=True,
                                             direct=True)] = None
     local_code_dir: Annotated[str | None, Maps("algorithm.local_code_dir", secret=True, sends=True,
