@@ -83,3 +83,20 @@ def test_the_drop_annotations_switch_answers_without_them_and_keeps_them(emu, ap
     finally:
         emu.settings(drop_annotations=False)
     assert api.get(job_id).json()["metadata"]["annotations"]["team"] == "x"
+
+
+def test_the_job_list_filtered_by_tags_through_the_sdk(emu, api, sdk):
+    a, b, c = _job(api, "list-a"), _job(api, "list-b"), _job(api, "list-c")
+    _create(sdk, a, team="vision", stage="dev")
+    _create(sdk, b, team="speech")
+
+    def listed(*tags: m.ListTagFilter) -> set[str]:
+        found = sdk.list_training_jobs(m.ListTrainingJobsRequest(body=m.JobSearches(limit=50, tags=list(tags))))
+        return {j.metadata.id for j in found.items}
+
+    assert listed(m.ListTagFilter(key="team", values=["vision", "speech"])) == {a, b}  # values OR
+    assert listed(m.ListTagFilter(key="team", values=["vision"]), m.ListTagFilter(key="stage", values=[])) == {a}
+    assert listed(m.ListTagFilter(key="team", values=[""])) == {a, b}  # only "": the key alone
+    assert listed() == {a, b, c}
+    emu.advance(32 * 24 * 3600)  # with tags, only jobs of the last 31 days
+    assert listed(m.ListTagFilter(key="team", values=[])) == set() and listed() == {a, b, c}
