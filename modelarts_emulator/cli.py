@@ -53,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--search-all-workspaces", action="store_true",
                    help="a search without workspace_id lists every workspace (default: workspace 0, "
                         "the SDK's documented default)")
+    p.add_argument("--drop-annotations", action="store_true",
+                   help="answer jobs, pools and networks without metadata.annotations (as the service may: "
+                        "Terraform's huaweicloud_modelarts_training_job docs)")
     p.add_argument("--obs-endpoint", default=None,
                    help="the local OBS (e.g. http://127.0.0.1:8781): a job whose boot file is not there "
                         "fails, as on the service (same AK/SK)")
@@ -95,7 +98,8 @@ def config_from_args(argv: list[str] | None = None) -> EmulatorConfig:
         catalog=a.catalog,
         allow_duplicate_names=a.allow_duplicate_names, search_offset=a.search_offset,
         environments_shape=a.environments_shape,
-        search_all_workspaces=a.search_all_workspaces, obs_endpoint=a.obs_endpoint, quiet=not a.verbose,
+        search_all_workspaces=a.search_all_workspaces, drop_annotations=a.drop_annotations,
+        obs_endpoint=a.obs_endpoint, quiet=not a.verbose,
         execute=a.execute, work_dir=a.work_dir, max_processes=a.max_processes,
         max_run_seconds=a.max_run_seconds, gpus=a.gpus, engine_python=a.engine_python,
         engine_pythons=a.engine_pythons,

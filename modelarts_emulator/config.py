@@ -55,6 +55,9 @@ class EmulatorConfig(BaseModel):
     environments_shape: Literal["map", "array"] = "map"
     # A search without workspace_id lists workspace "0" (SDK JobSearches default); True: every workspace.
     search_all_workspaces: bool = False
+    # Terraform's huaweicloud_modelarts_training_job docs: `metadata.annotations` is missing from the API
+    # response. True: job, pool and network responses carry none (they are still stored and acted on).
+    drop_annotations: bool = False
     # Where the local OBS is (http://127.0.0.1:8781): a job whose boot file is not there fails.
     obs_endpoint: str | None = None
     quiet: bool = True  # no per-request access log

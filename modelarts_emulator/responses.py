@@ -15,6 +15,7 @@ import tempfile
 import time
 import traceback
 import uuid
+from urllib.parse import parse_qs
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -38,6 +39,7 @@ from .execution.runner import Executor
 from .jobs import list_filters, validation
 from .jobs.logs import preview as log_preview
 from .jobs.models import Store, Timings
+from .jobs import tags as job_tags  # a job's tags (TMS): their own routes and handlers
 from .pools import api as pool_api  # pools and networks: their own routes and handlers
 from .wire import ClockAdvance, FaultRules, SearchRequest, Settings, UpdateRequest, parse
 from .auto_search import api as auto_search  # the service's own hyperparameter search: its routes and handlers
@@ -78,6 +80,7 @@ class EmulatorApp:
         self.allow_duplicate_names = config.allow_duplicate_names  # runtime: /_emulator/settings
         self.search_offset = config.search_offset
         self.search_all_workspaces = config.search_all_workspaces
+        self.drop_annotations = config.drop_annotations
         self.executor: Executor | None = None  # execution mode (--execute): jobs run as processes
         if config.execute:
             self.work_dir = config.work_dir or (
@@ -93,6 +96,7 @@ class EmulatorApp:
         self.pools = pool_api.PoolApi(config, self.store)
         self.searches = auto_search.runner(self.store, self.executor) if self.executor is not None else None
         self.auto_search = auto_search.AutoSearchApi(self.store)
+        self.tags = job_tags.TagApi(self.store)
 
     def close(self) -> None:
         if self.searches is not None:
@@ -107,7 +111,7 @@ class EmulatorApp:
         """(operation, path params) of an API request, or None for an unknown route."""
         if path == IAM_TOKENS:
             return ("iam_token", {}) if method == "POST" else None
-        for regex, ops in (*pool_api.ROUTES, *auto_search.ROUTES,
+        for regex, ops in (*pool_api.ROUTES, *auto_search.ROUTES, *job_tags.ROUTES,
                            (JOBS_RE, {"POST": "create"}),
                            (JOB_RE, {"GET": "get", "DELETE": "delete", "PUT": "update"}),
                            (ACTIONS_RE, {"POST": "terminate"}),
@@ -148,6 +152,8 @@ class EmulatorApp:
             return _error(exc)
         try:
             reply = self.api(op, method, raw_path, raw_query, headers, body, params)
+            if self.drop_annotations and op in ANSWERS_WITH_ANNOTATIONS:
+                reply.body = _without_annotations(reply.body)
         except ApiError as exc:
             reply = _error(exc)
         except Exception:  # a bug in the emulator: answer like the service would, log it
@@ -170,6 +176,9 @@ class EmulatorApp:
         self.pools.schedule()  # jobs queued on created pools start when the pool has room
         if op in pool_api.OPERATIONS:
             return Reply(*self.pools.handle(op, params, _json(body) if body else None, raw_query))
+        if op in job_tags.OPERATIONS:
+            query = {k: v[-1] for k, v in parse_qs(raw_query).items()}
+            return Reply(*self.tags.handle(op, params, query, _json(body) if body else None))
         if op in auto_search.OPERATIONS:
             return Reply(*self.auto_search.handle(op, params, raw_query))
         if op == "create":
@@ -255,6 +264,7 @@ class EmulatorApp:
             self.allow_duplicate_names = self.config.allow_duplicate_names
             self.search_offset = self.config.search_offset
             self.search_all_workspaces = self.config.search_all_workspaces
+            self.drop_annotations = self.config.drop_annotations
             self.pools.store.reset()
             self.auth.pin_gateway_clock(None)
             return Reply(200, {"reset": True})
@@ -267,10 +277,13 @@ class EmulatorApp:
                     self.search_offset = changed.search_offset
                 if changed.search_all_workspaces is not None:
                     self.search_all_workspaces = changed.search_all_workspaces
+                if changed.drop_annotations is not None:
+                    self.drop_annotations = changed.drop_annotations
             if method in ("GET", "POST"):
                 return Reply(200, {"allow_duplicate_names": self.allow_duplicate_names,
                                    "search_offset": self.search_offset,
-                                   "search_all_workspaces": self.search_all_workspaces})
+                                   "search_all_workspaces": self.search_all_workspaces,
+                                   "drop_annotations": self.drop_annotations})
         if name == "faults":
             if method == "POST":
                 rules = parse(FaultRules, _json(body))
@@ -301,6 +314,23 @@ class EmulatorApp:
                                "phase_seconds": c.phase_seconds, "latency_ms": c.latency_ms,
                                "db": str(c.db), "execute": c.execute})
         raise errors.not_found_route(path)
+
+
+# The answers that carry jobs, pools or networks: --drop-annotations takes their annotations out.
+ANSWERS_WITH_ANNOTATIONS = frozenset({"create", "get", "terminate", "update", "search"}) | pool_api.OPERATIONS
+
+
+def _without_annotations(body: Any) -> Any:
+    """`body` with every `metadata.annotations` removed (a job, a list of jobs, a pool, a list of pools...)."""
+    if isinstance(body, list):
+        return [_without_annotations(x) for x in body]
+    if not isinstance(body, dict):
+        return body
+    out = {k: _without_annotations(v) for k, v in body.items()}
+    meta = out.get("metadata")
+    if isinstance(meta, dict):
+        out["metadata"] = {k: v for k, v in meta.items() if k != "annotations"}
+    return out
 
 
 def _json(body: bytes) -> Any:

@@ -7,9 +7,9 @@ first offending parameter.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from . import errors
 
@@ -18,6 +18,12 @@ class SearchFilter(BaseModel):
     key: Literal["name", "phase", "id"]
     operator: Literal["like", "in"]
     value: list[str] = Field(min_length=1)
+
+
+class SearchTag(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    key: str = Field(min_length=1, max_length=128)
+    values: list[Annotated[str, Field(max_length=255)]] = Field(default_factory=list, max_length=10)
 
 
 class SearchRequest(BaseModel):
@@ -29,6 +35,16 @@ class SearchRequest(BaseModel):
     # SDK JobSearches: a top-level key (not a filter), default "0" (the default workspace)
     workspace_id: str | None = Field(default=None, min_length=1, max_length=64)
     filters: list[SearchFilter] = Field(default_factory=list)
+    # SDK JobSearches.tags (ListTagFilter): a key's values OR, keys AND, no values (or only "") = the key alone;
+    # at most 10, keys distinct; with tags only jobs created in the last 31 days are listed (the SDK's rule)
+    tags: list[SearchTag] = Field(default_factory=list, max_length=10)
+
+    @field_validator("tags")
+    @classmethod
+    def _distinct_keys(cls, v: list[SearchTag]) -> list[SearchTag]:
+        if len({t.key for t in v}) != len(v):
+            raise ValueError("a tag key may appear once")
+        return v
 
 
 class Settings(BaseModel):
@@ -38,6 +54,7 @@ class Settings(BaseModel):
     allow_duplicate_names: bool | None = None
     search_offset: Literal["items", "pages"] | None = None
     search_all_workspaces: bool | None = None
+    drop_annotations: bool | None = None
 
 
 class ClockAdvance(BaseModel):
@@ -68,6 +85,8 @@ class FaultRule(BaseModel):
                        "flavors", "engines", "algorithm",
                        # the search's reads and early stop (auto_search/api.py)
                        "search_algorithms", "autosearch_trials", "autosearch_trial", "autosearch_earlystop",
+                       # a job's tags (jobs/tags.py)
+                       "tags_get", "tags_create", "tags_delete", "tags_project", "tags_filter", "tags_count",
                        "any"] = "any"
     kind: Literal["status", "reset", "latency", "drop_after_commit"] = "status"
     status: Literal[404, 429, 500, 502, 503, 504] = 503  # 404: the gateway's APIGW.0101

@@ -68,12 +68,13 @@ POOL_FLAVOR = "modelarts.vm.gpu.tnt004"
 
 
 @contextlib.contextmanager
-def pool_emulator(base: Path, pool_seconds: float) -> Iterator[Any]:
-    """An emulator whose networks turn Active in 0.3 s and whose pool nodes take `pool_seconds` (of its clock)."""
+def pool_emulator(base: Path, pool_seconds: float, *, drop_annotations: bool = False) -> Iterator[Any]:
+    """An emulator whose networks turn Active in 0.3 s and whose pool nodes take `pool_seconds` (of its clock);
+    `drop_annotations`: it answers without metadata.annotations (as the service may)."""
     from modelarts_emulator.testing import running_emulator
 
     with running_emulator(base, phase_seconds=0.2, run_seconds=2, network_seconds=0.3,
-                          pool_seconds=pool_seconds) as emu:
+                          pool_seconds=pool_seconds, drop_annotations=drop_annotations) as emu:
         yield emu
 
 

@@ -25,12 +25,25 @@ def _matches(job: dict[str, Any], f: SearchFilter) -> bool:
     return any(v.lower() in actual.lower() for v in f.value)  # like: fuzzy, case-insensitive
 
 
+TAGS_WINDOW_MS = 31 * 24 * 3600 * 1000  # with tags: jobs created in the last 31 days (SDK JobSearches.tags)
+
+
+def _tagged(row: Any, tags: list[Any], now: int) -> bool:
+    if not tags:
+        return True
+    if row.create_ms < now - TAGS_WINDOW_MS:
+        return False
+    have = {t["key"]: t["value"] for t in row.doc.get("tags") or []}
+    return all(f.key in have and (not [v for v in f.values if v] or have[f.key] in f.values) for f in tags)
+
+
 def search(store: Store, req: SearchRequest, offset_counts: str = "items",
            all_workspaces: bool = False) -> dict[str, Any]:
     """``offset_counts``: ``items`` (jobs to skip) or ``pages`` (page number, 0 = first page)."""
     workspace = None if (req.workspace_id is None and all_workspaces) else (req.workspace_id or "0")
     t = store.now()
-    jobs = [r.render(t) for r in store.all_rows()]
+    rows = [r for r in store.all_rows() if _tagged(r, req.tags, t)]
+    jobs = [r.render(t) for r in rows]
     jobs = [j for j in jobs if workspace in (None, j["metadata"]["workspace_id"])
             and all(_matches(j, f) for f in req.filters)]
     key = (lambda j: j["metadata"]["create_time"]) if req.sort_by == "create_time" else (

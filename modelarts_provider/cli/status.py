@@ -4,7 +4,9 @@
 
 Lists the jobs of the stack's state (either front door) with their live phase from ONE list-API call (a page
 holds 50 jobs; a stack whose jobs are not all on the newest page costs a page more each), so nobody needs
-`pulumi refresh` to see where a sweep stands. The table on stdout, errors on stderr, one line each.
+`pulumi refresh` to see where a sweep stands, and their tags as the service holds them (one call of the tag
+filter per workspace: every job carrying the owner mark's tag, with its tags; the owner mark's own tags are not
+shown). The table on stdout, errors on stderr, one line each.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
+from ..core.ownership import TAG_PREFIX, TOKEN_TAG
 from ..results.table import duration_text
 from .output import guarded, print_line
 from .stack_reader import LogsError, PulumiCli, StackExport, job_in_state, stack_settings
@@ -57,8 +60,24 @@ def live_views(client: Any, jobs: list[tuple[str, str, str | None, str | None]])
     return views
 
 
-def status_lines(jobs: list[tuple[str, str, str | None, str | None]], views: dict[str, Any]) -> list[str]:
-    rows = [["key", "name", "phase", "duration"]]
+def live_tags(client: Any, jobs: list[tuple[str, str, str | None, str | None]]) -> dict[str, dict[str, str]]:
+    """{job id: its tags} as the service holds them, for the stack's jobs (the owner mark's tag finds them)."""
+    wanted = {job_id for _, job_id, _, _ in jobs}
+    out: dict[str, dict[str, str]] = {}
+    for workspace in {w for _, _, _, w in jobs}:
+        for found in client.iter_jobs_tagged(TOKEN_TAG, workspace_id=workspace):
+            if found.resource_id in wanted:
+                out[found.resource_id] = {t.key: t.value for t in found.tags if not t.key.startswith(TAG_PREFIX)}
+    return out
+
+
+def tags_text(tags: dict[str, str] | None) -> str:
+    return ",".join(f"{k}={v}" for k, v in sorted(tags.items())) if tags else "-"
+
+
+def status_lines(jobs: list[tuple[str, str, str | None, str | None]], views: dict[str, Any],
+                 tags: dict[str, dict[str, str]] | None = None) -> list[str]:
+    rows = [["key", "name", "phase", "duration", "tags"]]
     phases: Counter[str] = Counter()
     for key, job_id, name, _ in sorted(jobs):
         view = views.get(job_id)
@@ -70,8 +89,8 @@ def status_lines(jobs: list[tuple[str, str, str | None, str | None]], views: dic
                 duration = float(str(view.status.duration)) / 1000
             except (TypeError, ValueError):
                 duration = None
-        rows.append([key, name or "-", phase, duration_text(duration)])
-    widths = [max(len(r[c]) for r in rows) for c in range(4)]
+        rows.append([key, name or "-", phase, duration_text(duration), tags_text((tags or {}).get(job_id))])
+    widths = [max(len(r[c]) for r in rows) for c in range(5)]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     summary = ", ".join(f"{n} {p}" for p, n in sorted(phases.items()))
     lines.append(f"{len(jobs)} job{'s' if len(jobs) != 1 else ''}: {summary or 'none'}")
@@ -87,19 +106,21 @@ def run_status(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     pulumi = PulumiCli(Path(args.cwd).resolve(), args.stack)
     jobs = stack_jobs(pulumi)
     views: dict[str, Any] = {}
+    tags: dict[str, dict[str, str]] = {}
     if jobs:
         with ModelArtsClient(stack_settings(pulumi, dict(os.environ))) as client:
             try:
                 views = live_views(client, jobs)
+                tags = live_tags(client, jobs)
             except ModelArtsError as err:
                 raise LogsError(one_line_error(err, client_secrets(client))) from None
-    for line in status_lines(jobs, views):
+    for line in status_lines(jobs, views, tags):
         print_line(out, line)
     return 0
 
 
 def register(subparsers: Any) -> None:
-    s = subparsers.add_parser("status", help="print the live phase of every job of a stack (one list call)",
+    s = subparsers.add_parser("status", help="print the live phase and tags of every job of a stack (one list call, one tag call)",
                               description="Print the live phase of every training job of a stack.")
     s.add_argument("--stack", required=True, help="Pulumi stack (e.g. local)")
     s.add_argument("--cwd", default=".", help="the Pulumi project directory (default: .)")

@@ -39,6 +39,7 @@ from .models import (
 from .settings import ClientSettings
 from .pool_api import PoolOperations  # pools and networks (issue 24)
 from .search_api import SearchOperations  # the service's own hyperparameter search
+from .tag_api import TagOperations  # a job's tags (TMS)
 from ..core.ownership import token_on
 from .transport import RetryPolicy, Transport, is_unsent_error
 
@@ -49,7 +50,7 @@ log = logging.getLogger("modelarts_provider.client")
 SEARCH_PAGE_MAX = 50  # the list API's maximum page size
 
 
-class ModelArtsClient(PoolOperations, SearchOperations):
+class ModelArtsClient(PoolOperations, SearchOperations, TagOperations):
     """Thread-safe client of the ModelArts v2 training-job API.
 
     Every method raises :class:`~.errors.ModelArtsError` (or a subclass) and nothing else for

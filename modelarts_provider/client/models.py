@@ -51,6 +51,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     StrictFloat,
     StrictInt,
     StrictStr,
@@ -736,6 +737,18 @@ class TrainingJob(WireModel):
     algorithm: Optional[JobAlgorithm] = None
     tasks: Optional[Many[Task]] = None
     spec: Optional[JobSpec] = None
+    # The job's tags where they were read (their own API, not part of this response): None = not read.
+    _tags: Optional[dict[str, str]] = PrivateAttr(default=None)
+
+    @property
+    def tags(self) -> Optional[dict[str, str]]:
+        return self._tags
+
+    def with_tags(self, tags: dict[str, str]) -> "TrainingJob":
+        """This job with the tags read for it (a copy)."""
+        out = self.model_copy()
+        out._tags = dict(tags)
+        return out
 
     # typed accessors (the fields keep what the service sent; see the tolerance rule)
     @property

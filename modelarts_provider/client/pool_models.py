@@ -14,6 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..core.ownership import LABEL_MARKS
+
 NAME_LABEL = "os.modelarts/name"
 WORKSPACE_LABEL = "os.modelarts/workspace.id"
 ORDER_LABEL = "os.modelarts/order.name"
@@ -193,10 +195,16 @@ class Order(_Wire):
         return f"{len(failed)} of {len(self.items)} resources of the order failed: " + "; ".join(reasons)
 
 
+def _label_marks(annotations: dict[str, str]) -> dict[str, str]:
+    """The owner mark's tokens, also as labels: the service returns labels (its user-name label), while it may
+    answer without annotations (core/ownership.py)."""
+    return {k: v for k, v in annotations.items() if k in LABEL_MARKS}
+
+
 def create_pool_body(user_name: str, resources: list[tuple[str, int]], network: str, *, scope: list[str],
                      workspace_id: str | None, annotations: dict[str, str]) -> dict[str, Any]:
     """A CreatePoolRequestBody: a physical (Dedicate) pool, maxCount equal to count as documented."""
-    labels = {NAME_LABEL: user_name}
+    labels = {NAME_LABEL: user_name, **_label_marks(annotations)}
     if workspace_id:
         labels[WORKSPACE_LABEL] = workspace_id
     return {"apiVersion": "v2", "kind": "Pool",
@@ -221,7 +229,7 @@ def patch_pool_body(resources: list[tuple[str, int]], scope: list[str] | None = 
 
 def create_network_body(user_name: str, cidr: str, *, workspace_id: str | None,
                         annotations: dict[str, str]) -> dict[str, Any]:
-    labels = {NAME_LABEL: user_name}
+    labels = {NAME_LABEL: user_name, **_label_marks(annotations)}
     if workspace_id:
         labels[WORKSPACE_LABEL] = workspace_id
     # The SDK's NetworkMetadataCreation has labels only; our owner mark goes in annotations all the same (as

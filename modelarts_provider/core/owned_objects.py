@@ -18,15 +18,20 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol, TypeVar
 
-from .ownership import PREFIX, OwnerMark, owner_text, token_on
+from .ownership import NETWORK_TOKEN_ANNOTATION, OwnerMark, marks_from, owner_text, token_on
 from .provider_base import ProviderError, say
 
-NETWORK_TOKEN_ANNOTATION = PREFIX + "network-token"
+
+def marks_of(o: NamedObject) -> dict[str, str]:
+    """The owner mark a pool or network carries: its annotations, else its labels (the service may answer
+    without annotations; ownership.py)."""
+    return marks_from(o.metadata.annotations, labels=o.metadata.labels)
 
 
 class _Metadata(Protocol):
     user_name: str | None
     annotations: Mapping[str, str] | None
+    labels: Mapping[str, str] | None
 
 
 class NamedObject(Protocol):
@@ -41,18 +46,18 @@ def our_namesake(kind: str, name: str, listed: Iterable[T], owner: OwnerMark | N
     """The object of the user's `name` this resource created earlier, if any; another of that name is refused."""
     token = owner.token if owner else None
     same = [o for o in listed if o.metadata.user_name == name]
-    ours = [o for o in same if token and token_on(o.metadata.annotations) == token]
+    ours = [o for o in same if token and token_on(marks_of(o)) == token]
     if same and not ours:
         raise ProviderError(f"{kind} {name}: a {kind} of that name exists ({same[0].name}) and "
-                            f"{owner_text(same[0].metadata.annotations)}; choose another name")
+                            f"{owner_text(marks_of(same[0]))}; choose another name")
     return ours[0] if ours else None
 
 
 def require_ours(kind: str, id_: str, live: NamedObject, props: Mapping[str, Any]) -> None:
     """Refuses to delete a live object that does not carry the owner token in the resource's state."""
     owner = OwnerMark.model_validate(props["owner"]) if props.get("owner") else None
-    if owner is None or token_on(live.metadata.annotations) != owner.token:
-        raise ProviderError(f"{kind} {id_}: not deleted, {owner_text(live.metadata.annotations)} (only a {kind} "
+    if owner is None or token_on(marks_of(live)) != owner.token:
+        raise ProviderError(f"{kind} {id_}: not deleted, {owner_text(marks_of(live))} (only a {kind} "
                             "this resource created is deleted); `pulumi state delete` it to stop managing it")
 
 
@@ -86,4 +91,4 @@ def our_pools_on(network: str, network_token: str | None, pools: Iterable[Any]) 
     if not network_token:
         return []
     return [p for p in pools if ((p.spec.network or {}).get("name") == network
-                                 and (p.metadata.annotations or {}).get(NETWORK_TOKEN_ANNOTATION) == network_token)]
+                                 and marks_of(p).get(NETWORK_TOKEN_ANNOTATION) == network_token)]

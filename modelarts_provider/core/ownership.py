@@ -10,6 +10,18 @@ Like Helm 3's `meta.helm.sh/release-name`, every job this product creates carrie
 
 A job is this resource's only when it carries this resource's token. That decides takeover (a lost
 create response, a killed `up`), stopping and deleting; the name and the spec never do.
+
+The service may leave `metadata.annotations` out of its responses (Terraform's huaweicloud_modelarts_training_job
+documentation says it does), so the mark is written where the service keeps and returns it too:
+
+- jobs: two tags (TMS, set right after the create; a tag key allows no '/', hence `modelarts-pulumi.token`);
+- pools and networks: the token as a label (`metadata.labels`, returned: the service's own user-name label is);
+- a derived job name proves itself: it is an HMAC of the stack's secret seed (lifecycle.py uses it for a job
+  created by a killed `up` before its tags were set).
+
+`marks_from` reads them in this order, and the first carrier holding a token decides, whatever the others say:
+the annotations (written in the create request itself, and never changed after), then the tags or labels
+(written after the create, and editable by anyone allowed to tag). docs/assumptions.md says so.
 """
 
 from __future__ import annotations
@@ -23,6 +35,15 @@ PREFIX = "modelarts-pulumi/"
 OWNER_ANNOTATION = PREFIX + "owner"
 TOKEN_ANNOTATION = PREFIX + "token"
 TOKEN_RE = re.compile(r"[0-9a-f]{16,64}\Z")
+NETWORK_TOKEN_ANNOTATION = PREFIX + "network-token"  # a pool's: its network's token (owned_objects.py)
+# The marks a pool or network also carries as labels (hex tokens: valid label values; the owner text is not).
+LABEL_MARKS = (TOKEN_ANNOTATION, NETWORK_TOKEN_ANNOTATION)
+TAG_PREFIX = "modelarts-pulumi."  # a tag key allows letters, digits, spaces and _ . : = + - @ only
+OWNER_TAG = TAG_PREFIX + "owner"
+TOKEN_TAG = TAG_PREFIX + "token"
+TAG_VALUE_RE = re.compile(r"[\w .:/=+\-@]{0,255}\Z")  # the SDK's TmsTag value rule
+# tag key -> the annotation it stands for
+_TAG_MARKS = {OWNER_TAG: OWNER_ANNOTATION, TOKEN_TAG: TOKEN_ANNOTATION}
 
 
 class OwnerMark(BaseModel):
@@ -47,6 +68,28 @@ class OwnerMark(BaseModel):
 
     def annotations(self) -> dict[str, str]:
         return {OWNER_ANNOTATION: self.label, TOKEN_ANNOTATION: self.token}
+
+    def tags(self) -> dict[str, str]:
+        """The mark as job tags: the token always, the owner text where a tag value may hold it."""
+        return {TOKEN_TAG: self.token, **({OWNER_TAG: self.label} if TAG_VALUE_RE.match(self.label) else {})}
+
+    def labels(self) -> dict[str, str]:
+        """The mark as a pool's or network's labels: the token (hex, a valid label value)."""
+        return {TOKEN_ANNOTATION: self.token}
+
+
+def marks_from(annotations: Mapping[str, str] | None, tags: Mapping[str, str] | None = None,
+               labels: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The owner mark a live object carries, in the annotations' keys, from the first carrier holding a token:
+    annotations, then tags, then labels (module docstring)."""
+    if token_on(annotations):
+        return dict(annotations or {})
+    from_tags = {_TAG_MARKS[k]: v for k, v in (tags or {}).items() if k in _TAG_MARKS}
+    if token_on(from_tags):
+        return from_tags
+    if token_on(labels):
+        return {k: (labels or {})[k] for k in LABEL_MARKS if k in (labels or {})}
+    return dict(annotations or {})
 
 
 def token_on(annotations: Mapping[str, str] | None) -> str | None:

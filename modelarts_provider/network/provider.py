@@ -17,7 +17,7 @@ from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, Up
 
 from ..client.pool_models import WORKSPACE_LABEL, Network, create_network_body
 from ..core.location import check_same_place, location_of
-from ..core.owned_objects import our_namesake, our_pools_on, ours_to_delete, wait_gone
+from ..core.owned_objects import marks_of, our_namesake, our_pools_on, ours_to_delete, wait_gone
 from ..core.ownership import token_on
 from ..core.provider_base import ModelArtsProvider, ProviderError, cancelled, say
 from .args import OUTPUT_KEYS, NetworkArgs
@@ -102,7 +102,7 @@ class NetworkProvider(ModelArtsProvider):
         """Deletes our network (its token checked by the caller) after the pools this stack made on it (a pool
         a killed `up` left outside the state bills per node-hour and blocks the network's delete)."""
         api = self._api()
-        for pool in our_pools_on(net.name, token_on(net.metadata.annotations), api.list_pools()):
+        for pool in our_pools_on(net.name, token_on(marks_of(net)), api.list_pools()):
             say(f"pool {pool.name}: made by this stack on network {net.name} ({pool.summary()}), deleting it "
                 "first; billing ends when it is gone")
             api.delete_pool(pool.name)

@@ -26,7 +26,8 @@ from ..network.args import NetworkArgs, NetworkOutputs
 from ..network.provider import NetworkProvider
 from ..resource_pool.args import ResourcePoolArgs, ResourcePoolOutputs
 from ..resource_pool.provider import ResourcePoolProvider
-from ..core.ownership import OwnerMark, owner_text, token_on
+from ..core.ownership import OwnerMark, owner_text
+from ..training_job.name_index import job_token, marks, with_tags_read
 from ..core.provider_base import ProviderError, SettingsProvider, say
 from ..training_job.from_live import declaration_of
 from ..core.identity import is_seed, token_for
@@ -172,12 +173,13 @@ def import_training_job(provider: TrainingJobProvider, id_: str, ctx: Context) -
     if job is None:
         raise ImportRefused(f"training job {id_}: no such job in this project (import takes the job id, e.g. from "
                             "the console or `python -m modelarts_provider logs`)")
-    token = token_on(job.metadata.annotations)
+    (job,) = with_tags_read(provider._api(), [job])  # the mark in its tags where annotations are dropped
+    token = job_token(job)
     owner = OwnerMark(stack=ctx.stack_label, resource=ctx.name, token=ctx.new_token())
     if token is not None:
         if token != owner.token:
             raise ImportRefused(f"training job {job.name} ({id_}) is not this resource's to import: "
-                                f"{owner_text(job.metadata.annotations)}, not this stack's token for {ctx.name}; "
+                                f"{owner_text(marks(job))}, not this stack's token for {ctx.name}; "
                                 "import it into the stack that owns it, or declare it with adopt_job_id (used, "
                                 "never stopped or deleted by this stack)")
         say(f"{job.name}: carries this resource's owner token: imported as its own again")

@@ -40,7 +40,7 @@ API_PATHS = {
 
 DESCRIPTIONS = {
     # TrainingJob inputs
-    "TrainingJobArgs.description": "Job description, at most 256 characters; the one field updated in place.",
+    "TrainingJobArgs.description": "Job description, at most 256 characters; updated in place.",
     "TrainingJobArgs.workspace_id": "Workspace of the job (service default \"0\").",
     "TrainingJobArgs.annotations": "metadata.annotations sent with the job (keys starting modelarts-pulumi/ are "
                                    "the owner mark this provider writes itself).",

@@ -25,7 +25,7 @@ from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, Up
 from ..client.errors import ModelArtsError
 from ..client.pool_models import DESCRIPTION_ANNOTATION, WORKSPACE_LABEL, Pool, create_pool_body, patch_pool_body
 from ..core.location import check_same_place, location_of
-from ..core.owned_objects import network_token_mark, our_namesake, ours_to_delete, wait_gone
+from ..core.owned_objects import marks_of, network_token_mark, our_namesake, ours_to_delete, wait_gone
 from ..core.provider_base import ModelArtsProvider, ProviderError, say
 from .args import OUTPUT_KEYS, ResourcePoolArgs
 from .check import check_inputs, strip_outputs
@@ -67,7 +67,7 @@ class ResourcePoolProvider(ModelArtsProvider):
         if pool is None:
             net = api.get_network(args.network)
             marks = {**(args.owner.annotations() if args.owner else {}),
-                     **network_token_mark(net.metadata.annotations if net is not None else None),
+                     **network_token_mark(marks_of(net) if net is not None else None),
                      **({DESCRIPTION_ANNOTATION: args.description} if args.description else {})}
             pool = api.create_pool(create_pool_body(
                 args.name, [(r.flavor, r.count) for r in args.resources], args.network, scope=args.scope,

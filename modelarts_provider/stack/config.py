@@ -48,6 +48,7 @@
         autoStopHours: 24
         volumes: [{nfsServerPath: "10.0.0.1:/", localPath: /mnt/nfs, readOnly: true}]
         annotations: {...}
+        tags: {team: vision}                    # the job's tags (updated in place); over defaultTags
         workingDir / localCodeDir
         # provider options
         waitFor: created                        # none | created | running | completed
@@ -68,6 +69,8 @@
                                                 #   completed job (last match; needs waitFor: completed)
         retries: 3                              # the service restarts a faulty job up to N times
                                                 #   (annotation fault-tolerance/job-retry-num, 1..128)
+    modelarts-jobs:defaultTags:    # tags of every job and sweep point (as Terraform's default_tags): a
+      costCenter: ml-research      #   job's or sweep's own `tags` win for the same key
     modelarts-jobs:sweeps:         # grids: every job field above (except name, adoptJobId) plus
       lr-sweep:
         pool: gpu
@@ -100,7 +103,7 @@ from .search_config import SEARCH_MODEL_NAMES, SearchConfig
 from .sweep import as_param
 
 PROJECT = "modelarts-jobs"
-SECTIONS = ("obs", "networks", "pools", "jobs", "sweeps")
+SECTIONS = ("obs", "networks", "pools", "jobs", "sweeps", "defaultTags")
 Scalar = Union[str, int, float, bool]
 
 
@@ -296,6 +299,7 @@ class JobEntry(_Cfg):
     volumes: Annotated[list[NfsConfig], Maps("volumes", secret=True, sends=True)] = Field(default_factory=list)
     annotations: Annotated[dict[str, str], Maps("annotations", secret=True, sends=True,
                                                 keyed=True)] = Field(default_factory=dict)
+    tags: Annotated[dict[str, str], Maps("tags", secret=True, sends=True, keyed=True)] = Field(default_factory=dict)
     working_dir: Annotated[str | None, Maps("algorithm.working_dir", secret=True, sends=True, words=True,
                                             direct=True)] = None
     local_code_dir: Annotated[str | None, Maps("algorithm.local_code_dir", secret=True, sends=True,
@@ -446,6 +450,7 @@ class StackConfig(_Cfg):
     pools: dict[Key, PoolConfig] = Field(default_factory=dict)
     jobs: dict[Key, JobEntry] = Field(default_factory=dict)
     sweeps: dict[Key, SweepConfig] = Field(default_factory=dict)
+    default_tags: dict[str, str] = Field(default_factory=dict)  # under every job's and sweep's own tags
 
     @model_validator(mode="after")
     def _references(self) -> StackConfig:

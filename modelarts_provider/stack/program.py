@@ -131,6 +131,7 @@ def job_args(cfg: StackConfig, job: JobEntry, out_dir: str, *, name: str | None,
     args: dict[str, Any] = {
         "name": name,
         "annotations": {**job.annotations, **({RETRY_ANNOTATION: str(job.retries)} if job.retries else {})},
+        "tags": {**cfg.default_tags, **job.tags},  # Terraform's default_tags: the job's own win
         "algorithm": alg, "flavor_id": pool.flavor,
         "pool_id": PENDING_POOL if pool.create is not None else pool.pool_id,
         "volumes": [v.model_dump() for v in job.volumes],

@@ -173,6 +173,8 @@ def job_selectors(secrets: SecretPaths, section: str, key: str, obs: str | None,
         if targets is None:
             continue  # the provider's own options (waitFor, timeouts, ...) or a refused name field
         out += [t + tuple(rel[1:2]) if t in _KEYED else t for t in targets]
+    for rel in secrets.touching("defaultTags"):  # every job's tags lie over the stack's defaults
+        out += [("tags",) + tuple(rel[:1])]
     if obs is not None and secrets.touching("obs", obs):
         out += _OBS_URLS
     if secrets.touching("pools", pool):

@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..core import messages
-from ..core.ownership import PREFIX as OWNERSHIP_PREFIX, OwnerMark
+from ..core.ownership import PREFIX as OWNERSHIP_PREFIX, TAG_PREFIX as OWNER_TAG_PREFIX, TAG_VALUE_RE, OwnerMark
 from ..core.rules import FILE_URL_RE, OBS_URL_RE, WaitFor, rule
 from ..client.models import FAILED_PHASES, TERMINAL_PHASES as STOPPED_PHASES
 
@@ -338,8 +338,13 @@ PROVIDER_ONLY_FIELDS = frozenset({
     "delete_before_replace", "replace_failed", "adopt_job_id", "derived_name", "owner", "keep_finished_runs",
     "output_per_run", "secret_paths",
 })
-# Fields the service can change in place (PUT).
-UPDATABLE_FIELDS = frozenset({"description"})
+# Fields the service can change in place (description: PUT; tags: the tag API).
+UPDATABLE_FIELDS = frozenset({"description", "tags"})
+# A job's tags (TMS), as the SDK's TmsTag says: key 1-128 letters (any language), digits, spaces and
+# _ . : = + - @, no space at either end, not _sys_...; value 0-255 of the same and '/'. A job holds at most
+# MAX_TAGS (TMS's limit per resource, assumed), two of them the owner mark's.
+TAG_KEY_RE = re.compile(r"[\w .:=+\-@]{1,128}\Z")
+MAX_USER_TAGS = 18
 # For messages only (catalog_check.py): never sent, never part of the spec, never a diff.
 MESSAGE_ONLY_FIELDS = frozenset({"config_keys"})
 
@@ -353,6 +358,10 @@ class TrainingJobArgs(_ArgModel):
     description: Annotated[str, Field(max_length=256)] = ""
     workspace_id: str | None = None
     annotations: dict[str, str] = Field(default_factory=dict)
+    tags: dict[str, str] = Field(default_factory=dict, description=(
+        "Tags of the job (the service's tag API: billing and search by tag), set right after the create; a "
+        "change updates them in place, never replaces the job. Keys starting with modelarts-pulumi. are the owner "
+        "mark's."))
     kind: Literal["job"] = "job"
     # body
     algorithm: AlgorithmArg | None = None
@@ -406,6 +415,24 @@ class TrainingJobArgs(_ArgModel):
         if taken:
             raise ValueError(f"{taken[0]}: keys starting with {OWNERSHIP_PREFIX} are the owner mark this tool "
                              "writes itself; use another prefix")
+        return v
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, v: dict[str, str]) -> dict[str, str]:
+        for key, value in v.items():
+            if not TAG_KEY_RE.match(key) or key != key.strip() or key.startswith("_sys_"):
+                raise ValueError(f"{messages.shown(key)} is not a valid tag key: 1-128 letters, digits, spaces and "
+                                 "_ . : = + - @, no space at either end, not starting with _sys_")
+            if key.startswith(OWNER_TAG_PREFIX):
+                raise ValueError(f"{key}: keys starting with {OWNER_TAG_PREFIX} are the owner mark this tool "
+                                 "writes itself; use another prefix")
+            if not TAG_VALUE_RE.match(value):
+                raise ValueError(f"tag {key}: {messages.shown(value)} is not a valid tag value: 0-255 letters, "
+                                 "digits, spaces and _ . : / = + - @")
+        if len(v) > MAX_USER_TAGS:
+            raise ValueError(f"{len(v)} tags: a job holds at most {MAX_USER_TAGS} declared tags (20 with the "
+                             "owner mark's two)")
         return v
 
     @field_validator("name")

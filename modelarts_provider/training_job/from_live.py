@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..client.models import TrainingJob, as_list, as_text, normalize_obs_path
-from ..core.ownership import PREFIX as OWNERSHIP_PREFIX
+from ..core.ownership import PREFIX as OWNERSHIP_PREFIX, TAG_PREFIX as OWNER_TAG_PREFIX
 from .compare import DEFAULT_WORKSPACE
 
 _ALGORITHM_PLAIN = ("id", "subscription_id", "item_version_id", "command", "local_code_dir", "working_dir")
@@ -142,6 +142,9 @@ def declaration_of(job: TrainingJob) -> dict[str, Any]:
                    if not str(k).startswith(OWNERSHIP_PREFIX)}
     if annotations:
         out["annotations"] = annotations
+    tags = {k: v for k, v in (job.tags or {}).items() if not k.startswith(OWNER_TAG_PREFIX)}
+    if tags:  # where they were read (import reads them)
+        out["tags"] = tags
     if isinstance(live.get("algorithm"), dict):
         out["algorithm"] = _algorithm(live["algorithm"])
     for key in ("flavor_id", "pool_id"):

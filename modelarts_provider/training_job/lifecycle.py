@@ -10,6 +10,12 @@ response was lost, or a killed `up`) or stopped and deleted (our orphan: another
 killed `up` and then an edit). A job with the declared name that carries another owner, or none, stops
 the `up` with a message naming it and its owner, and nothing is changed. Deleting checks the mark too:
 a job carrying another resource's token is never stopped or deleted.
+
+The mark is read from the job's annotations, else its tags (name_index.marks; the service may answer without
+annotations). A job is tagged right after its POST (the create API takes no tags): the owner tags and the
+declared `tags`. A job that a killed `up` left between the two carries neither where annotations are dropped;
+its derived name proves it ours (an HMAC of the stack's secret seed and its spec: no one else makes that name),
+so it is taken over and tagged then. An explicit name proves nothing: such a job is refused as unmarked.
 """
 
 from __future__ import annotations
@@ -20,9 +26,9 @@ from typing import Protocol
 
 from .args import TrainingJobArgs
 from .compare import mismatches
-from .name_index import NameIndex
+from .name_index import NameIndex, job_token, marks, with_tags_read
 from ..client.errors import CLIENT_AMBIGUOUS_CREATE, JOB_NOT_FOUND, ModelArtsError
-from ..core.ownership import OWNER_ANNOTATION, OwnerMark, owner_text, token_on
+from ..core.ownership import OWNER_ANNOTATION, TAG_PREFIX as OWNER_TAG_PREFIX, OwnerMark, owner_text
 from ..client.models import ACTIVE_PHASES, TERMINAL_PHASES, CreateTrainingJobRequest, TrainingJob
 
 Printer = Callable[[str], None]
@@ -34,6 +40,9 @@ class JobClient(Protocol):
     def terminate_job(self, job_id: str) -> TrainingJob: ...
     def delete_job(self, job_id: str) -> bool: ...
     def update_description(self, job_id: str, description: str) -> TrainingJob: ...
+    def get_job_tags(self, job_id: str) -> dict[str, str]: ...
+    def create_job_tags(self, job_id: str, tags: dict[str, str]) -> None: ...
+    def delete_job_tags(self, job_id: str, keys: list[str]) -> None: ...
     def list_jobs(self, name_like: str | None = None, phases: object = None, limit: int = 50, *,
                   workspace_id: str | None = None) -> list[TrainingJob]: ...
 
@@ -111,10 +120,12 @@ def stop_and_delete(client: JobClient, job_id: str, timeout_s: float, poll_s: fl
     if job is None:
         say(f"job {job_id}: already gone")
         return
-    token = token_on(job.metadata.annotations)
+    if owner is not None:
+        (job,) = with_tags_read(client, [job])  # only where the annotations carry no token
+    token = job_token(job)
     if owner is not None and token is not None and token != owner.token:
         raise TrainingJobError(
-            f"training job {job.name} ({job_id}) is not this resource's ({owner_text(job.metadata.annotations)}); "
+            f"training job {job.name} ({job_id}) is not this resource's ({owner_text(marks(job))}); "
             "it was not stopped or deleted: if it should leave this stack only, `pulumi state delete` its resource")
     if keep_finished and job.phase in TERMINAL_PHASES:
         say(f"{job.name}: kept in the service ({job.phase}, keepFinishedRuns): it leaves the state only")
@@ -130,15 +141,46 @@ def stop_and_delete(client: JobClient, job_id: str, timeout_s: float, poll_s: fl
 
 
 def _sync_description(client: JobClient, job: TrainingJob, args: TrainingJobArgs, say: Printer) -> TrainingJob:
+    _sync_tags(client, job, args, say)
     if (job.description or "") != args.description:
         say(f"{job.name}: updating description")
         return client.update_description(job.id or "", args.description)
     return job
 
 
+def wanted_tags(args: TrainingJobArgs) -> dict[str, str]:
+    """The tags a job of this declaration carries: the declared ones and the owner mark's."""
+    return {**args.tags, **(args.owner.tags() if args.owner else {})}
+
+
+def set_tags(client: JobClient, job: TrainingJob, args: TrainingJobArgs) -> TrainingJob:
+    """Tags a job just created (the create API takes none); the job with its tags."""
+    tags = wanted_tags(args)
+    try:
+        client.create_job_tags(job.id or "", tags)
+    except ModelArtsError as err:
+        raise TrainingJobError(
+            f"training job {job.name} ({job.id}) was created but its tags were not set: {err.error_code} "
+            f"{err.error_msg}; run `pulumi up` again: it takes the job over and tags it") from None
+    return job.with_tags(tags)
+
+
+def _sync_tags(client: JobClient, job: TrainingJob, args: TrainingJobArgs, say: Printer) -> None:
+    """A job taken over or adopted gets the declared tags and the owner mark's (a killed `up` may have left
+    it untagged); tags it has beyond them are removed, as an update does."""
+    live = job.tags if job.tags is not None else client.get_job_tags(job.id or "")
+    wanted = wanted_tags(args)
+    put = {k: v for k, v in wanted.items() if live.get(k) != v}
+    gone = [k for k in live if k not in wanted]
+    if any(not k.startswith(OWNER_TAG_PREFIX) for k in (*put, *gone)):  # the owner mark's alone: quietly
+        say(f"{job.name}: updating tags")
+    client.delete_job_tags(job.id or "", gone)
+    client.create_job_tags(job.id or "", put)
+
+
 def _not_ours(name: str, job: TrainingJob, args: TrainingJobArgs) -> TrainingJobError:
     diffs = mismatches(args, job)
-    owner = (job.metadata.annotations or {}).get(OWNER_ANNOTATION, "")
+    owner = marks(job).get(OWNER_ANNOTATION, "")
     stack, _, resource = owner.rpartition("::")
     if args.owner is not None and stack == args.owner.stack and resource:
         # This stack's own job, of another key: a move (Pulumi would create the new key before deleting
@@ -149,13 +191,20 @@ def _not_ours(name: str, job: TrainingJob, args: TrainingJobArgs) -> TrainingJob
         todo = "rename the declared job, adopt the existing one with adopt_job_id, or remove it yourself"
     return TrainingJobError(
         f"a training job named {name} already exists ({job.id}, {job.phase}) and is not this resource's: "
-        f"{owner_text(job.metadata.annotations)}"
+        f"{owner_text(marks(job))}"
         + (f" ({'; '.join(diffs)})" if diffs else "")
         + f"; nothing was changed: {todo}")
 
 
 def _is_ours(job: TrainingJob, owner: OwnerMark | None) -> bool:
-    return owner is not None and token_on(job.metadata.annotations) == owner.token
+    return owner is not None and job_token(job) == owner.token
+
+
+def _proves_itself(job: TrainingJob, args: TrainingJobArgs) -> bool:
+    """An unmarked job (no token in annotations or tags) of this declaration's derived name and spec: ours,
+    created by a killed `up` before it was tagged (module docstring)."""
+    return (args.owner is not None and args.derived_name and job.name == args.name and job_token(job) is None
+            and not mismatches(args, job))
 
 
 def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Printer,
@@ -171,7 +220,7 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
         return adopt(client, args, say)
     name = args.name or ""
     same_name = index.lookup(name, args.workspace_id)
-    mine = [j for j in same_name if _is_ours(j, args.owner)]
+    mine = [j for j in same_name if _is_ours(j, args.owner) or _proves_itself(j, args)]
     if args.owner is not None:
         seen = {j.id for j in mine}
         mine += [j for j in index.owned_by(args.owner.token, args.workspace_id) if j.id not in seen]
@@ -184,7 +233,7 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
             if orphan.id != job.id and not (args.keep_finished_runs and orphan.phase in TERMINAL_PHASES):
                 _delete_orphan(client, orphan, args, index, say)
         return _sync_description(client, job, args, say)
-    foreign = [j for j in same_name if not _is_ours(j, args.owner)]
+    foreign = [j for j in same_name if not (_is_ours(j, args.owner) or _proves_itself(j, args))]
     if foreign:
         raise _not_ours(name, foreign[0], args)
     for orphan in mine:
@@ -202,6 +251,7 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
         raise TrainingJobError(
             f"could not tell whether training job {name} was created ({err.error_msg}); run `pulumi up` "
             f"again: it finds the job by its owner mark and takes it over if it was created, or creates it") from None
+    job = set_tags(client, job, args)
     index.add(job, args.workspace_id)
     say(f"{name}: submitted {job.id}")
     return job

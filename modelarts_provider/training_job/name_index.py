@@ -14,6 +14,11 @@ orphan under another name is then not found (README says so).
 
 A project holding more than `max_pages` pages of jobs is not listed whole: lookups then search by
 name (one call each), which costs less than paging through thousands of jobs.
+
+The owner token is read from a job's annotations; where the service answers without them (ownership.py), from
+the job's tags: one call of the tag filter (every job carrying the token tag, with its tags) when the listing
+holds a job whose annotations carry no token, and a job's own tags (one GET each) for a same-named job found
+by a name search. A project whose jobs all answer with their annotations costs no tag call.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from typing import Protocol
 
 from ..client.errors import ModelArtsError
 from ..client.models import TrainingJob
-from ..core.ownership import token_on
+from ..core.ownership import TOKEN_TAG, marks_from, token_on
 
 PAGE = 50
 DEFAULT_WORKSPACE = "0"  # what the list API lists when no workspace is given
@@ -35,6 +40,29 @@ LIST_ATTEMPTS = 3
 class ListingClient(Protocol):
     def list_jobs(self, name_like: str | None = None, phases: object = None, limit: int = 50, *,
                   workspace_id: str | None = None) -> list[TrainingJob]: ...
+
+
+def marks(job: TrainingJob) -> dict[str, str]:
+    """The owner mark a live job carries, from its annotations or else its tags (where read)."""
+    return marks_from(job.metadata.annotations, job.tags)
+
+
+def job_token(job: TrainingJob) -> str | None:
+    return token_on(marks(job))
+
+
+def unmarked(job: TrainingJob) -> bool:
+    """No token in the annotations and the tags not read yet: the tags may hold it."""
+    return job.tags is None and not token_on(job.metadata.annotations)
+
+
+def with_tags_read(client: object, jobs: list[TrainingJob]) -> list[TrainingJob]:
+    """`jobs`, each one whose annotations carry no token with its tags read (one GET each). A client without
+    the tag API (a test's fake) leaves them as they are."""
+    get = getattr(client, "get_job_tags", None)
+    if get is None:
+        return jobs
+    return [j.with_tags(get(j.id or "")) if unmarked(j) and j.id else j for j in jobs]
 
 
 @dataclass
@@ -53,7 +81,7 @@ class _Listing:
 
     def _index(self, job_id: str, job: TrainingJob) -> None:
         self.by_name.setdefault(job.name, set()).add(job_id)
-        self.by_token.setdefault(token_on(job.metadata.annotations), set()).add(job_id)
+        self.by_token.setdefault(job_token(job), set()).add(job_id)
 
     def put(self, job_id: str, job: TrainingJob) -> None:
         self.pop(job_id)
@@ -64,7 +92,7 @@ class _Listing:
         job = self.jobs.pop(job_id, None)
         if job is not None:
             self.by_name.get(job.name, set()).discard(job_id)
-            self.by_token.get(token_on(job.metadata.annotations), set()).discard(job_id)
+            self.by_token.get(job_token(job), set()).discard(job_id)
 
     def named(self, name: str) -> list[TrainingJob]:
         return [self.jobs[i] for i in self.by_name.get(name, ())]
@@ -104,6 +132,8 @@ class NameIndex:
                     self._failures[workspace_id] = (time.monotonic(), err)
                     raise
                 complete = len(jobs) <= self._max_jobs
+                if complete:
+                    jobs = self._tags_filled(jobs, workspace_id)
                 listing = self._listings[workspace_id] = _Listing(
                     {j.id or "": j for j in jobs} if complete else {}, complete)
             return listing
@@ -120,6 +150,15 @@ class NameIndex:
                 time.sleep(2.0 * (attempt + 1))
         raise AssertionError("unreachable")
 
+    def _tags_filled(self, jobs: list[TrainingJob], workspace_id: str | None) -> list[TrainingJob]:
+        """The listed jobs, those answered without a token in their annotations with their tags (module
+        docstring); the listing as it is when every job carries its annotations' token."""
+        tagged = getattr(self._client, "iter_jobs_tagged", None)
+        if tagged is None or not any(unmarked(j) for j in jobs):
+            return jobs
+        found = {t.resource_id: {x.key: x.value for x in t.tags} for t in tagged(TOKEN_TAG, workspace_id=workspace_id)}
+        return [j.with_tags(found.get(j.id or "", {})) if unmarked(j) else j for j in jobs]
+
     def lookup(self, name: str, workspace_id: str | None = None) -> list[TrainingJob]:
         """Every job with exactly this name in the workspace, newest first."""
         listing = self._listing(workspace_id)
@@ -127,8 +166,9 @@ class NameIndex:
             with self._lock:
                 found = listing.named(name)
         else:
-            found = [j for j in self._list(name_like=name, limit=self._max_jobs, workspace_id=workspace_id)
-                     if j.name == name]
+            found = with_tags_read(self._client, [
+                j for j in self._list(name_like=name, limit=self._max_jobs, workspace_id=workspace_id)
+                if j.name == name])
         return self._newest_first(found)
 
     def owned_by(self, token: str, workspace_id: str | None = None) -> list[TrainingJob]:

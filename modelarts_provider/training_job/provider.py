@@ -159,6 +159,12 @@ class TrainingJobProvider(ModelArtsProvider):
             job = self._api().update_description(id_, args.description)
             say(f"{job.name}: description updated")
             status = self._status(job)
+        recorded: dict[str, str] = olds.get("tags") or {}
+        if recorded != args.tags:  # in place, through the tag API: the job stays the same
+            name = olds.get("job_name") or args.name or id_
+            self._api().delete_job_tags(id_, [k for k in recorded if k not in args.tags])
+            self._api().create_job_tags(id_, {k: v for k, v in args.tags.items() if recorded.get(k) != v})
+            say(f"{name}: tags updated")
         return UpdateResult({**stored_args(args), **status})
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:

@@ -100,6 +100,7 @@ class TrainingJobInputs(TypedDict, total=False):
     description: pulumi.Input[str]
     workspace_id: pulumi.Input[str]
     annotations: pulumi.Input[Mapping[str, pulumi.Input[str]]]
+    tags: pulumi.Input[Mapping[str, pulumi.Input[str]]]  # the job's tags: updated in place
     kind: pulumi.Input[str]
     # body
     algorithm: pulumi.Input[AlgorithmInputs]

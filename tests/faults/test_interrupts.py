@@ -169,3 +169,34 @@ def test_ctrl_c_during_the_wait_stops_waiting_and_the_next_up_resumes(tmp_path: 
     up = up_advancing(st, emu, 3600, log=tmp_path / "up2.log")
     assert emu.counters()["create"] == 2 and "waiting for 2 training jobs" in output_of(up)
     assert {phase_of(j) for j in emu.jobs()} == {"Completed"}
+
+
+# --- the service answers without annotations (issue 42) ------------------------------------------
+
+
+def test_sigkill_with_annotations_dropped_converges_and_destroy_removes_only_ours(tmp_path: Path,
+                                                                                  pulumi_engine: Path) -> None:
+    # Terraform's docs: metadata.annotations is missing from the service's responses. The owner mark is then read
+    # from the jobs' tags; a point the killed run POSTed but had not tagged yet proves itself by its derived name.
+    from modelarts_emulator.testing import running_emulator
+    from testkit.faults import FAST_EMULATOR
+    from tests.emulator.helpers import Api, minimal_job
+
+    with running_emulator(tmp_path / "emulator", drop_annotations=True, **FAST_EMULATOR) as emu:
+        st = job_stack(tmp_path, emu, sweeps=SWEEPS)
+        points = {n for n, _ in point_names("s", GRID)}
+        with killed_up(st, emu, tmp_path / "up1.log", SLOW):
+            no_duplicates(emu)
+            st.run("cancel", "--yes")
+            converge(st, emu, points)
+        ours = set(state_job_ids(st).values())
+        tags = {job_id: Api(emu).call("GET", f"{Api(emu).base}/modelarts-training-job/{job_id}/tags").json()["tags"]
+                for job_id in ours}
+        assert all(any(t["key"] == "modelarts-pulumi.token" for t in ts) for ts in tags.values()), tags
+
+        foreign = Api(emu).create(minimal_job("someone-elses")).json()["metadata"]["id"]  # no mark, not ours
+        st.destroy()
+        left = emu.jobs()
+        assert [j["metadata"]["id"] for j in left] == [foreign] and phase_of(left[0]) in ("Creating", "Pending",
+                                                                                        "Running")
+        assert emu.counters()["delete"] == len(ours)

@@ -15,10 +15,11 @@ import pytest
 from testkit.faults import (PROJECT, Background, job_stack, output_of, own_pool, pool_emulator, pools_of, reap,
                             update_config, wait_until)
 
-@pytest.fixture
-def emu(tmp_path: Path, pulumi_engine: Path) -> Any:
-    # nodes take 600 s of the emulator's clock: the up waits on them until the test moves the clock
-    with pool_emulator(tmp_path / "emulator", pool_seconds=600) as e:
+@pytest.fixture(params=[False, True], ids=["annotations", "annotations-dropped"])
+def emu(tmp_path: Path, pulumi_engine: Path, request: pytest.FixtureRequest) -> Any:
+    # nodes take 600 s of the emulator's clock: the up waits on them until the test moves the clock;
+    # annotations-dropped: the service answers without them (issue 42), the owner mark is read from labels
+    with pool_emulator(tmp_path / "emulator", pool_seconds=600, drop_annotations=request.param) as e:
         yield e
 
 

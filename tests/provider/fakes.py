@@ -68,12 +68,19 @@ class FakeClient:
         self._seen_terminating: dict[str, int] = {}
         self._clock_ms = 1_700_000_000_000
         self._lock = threading.RLock()  # the provider calls from several threads
+        self.tags: dict[str, dict[str, str]] = {}  # a job's tags by id (their own API)
+        self.drop_annotations = False  # answer without metadata.annotations, as the service may
 
     # --- bookkeeping -------------------------------------------------------------------------------
 
     def _record(self, op: str, detail: Any = None) -> None:
         self.calls.append(op)
         self.log.append((op, detail))
+
+    @property
+    def job_calls(self) -> list[str]:
+        """The calls on jobs themselves, without the tag API's (a takeover tags a job it finds untagged)."""
+        return [op for op in self.calls if not op.startswith("tags_")]
 
     def count(self, op: str) -> int:
         return self.calls.count(op)
@@ -90,6 +97,8 @@ class FakeClient:
         phase = wire["status"]["phase"]
         if phase in ("Failed", "Abnormal") and self.exit_code is not None:
             wire["status"]["task_statuses"] = [{"task": "worker-0", "exit_code": self.exit_code, "message": "boom"}]
+        if self.drop_annotations:
+            wire["metadata"].pop("annotations", None)
         return TrainingJob.model_validate(wire)
 
     def workspace_of(self, job_id: str) -> str:
@@ -186,6 +195,41 @@ class FakeClient:
             else:
                 del self.jobs[job_id]
             return True
+
+    def get_job_tags(self, job_id: str) -> dict[str, str]:
+        with self._lock:
+            self._record("tags_get", job_id)
+            if job_id not in self.jobs:
+                raise not_found(job_id)
+            return dict(self.tags.get(job_id, {}))
+
+    def create_job_tags(self, job_id: str, tags: dict[str, str]) -> None:
+        if not tags:
+            return
+        with self._lock:
+            self._record("tags_create", (job_id, dict(tags)))
+            if job_id not in self.jobs:
+                raise not_found(job_id)
+            self.tags.setdefault(job_id, {}).update(tags)
+
+    def delete_job_tags(self, job_id: str, keys: list[str]) -> None:
+        if not keys:
+            return
+        with self._lock:
+            self._record("tags_delete", (job_id, list(keys)))
+            for k in keys:
+                self.tags.get(job_id, {}).pop(k, None)
+
+    def iter_jobs_tagged(self, key: str, values: list[str] | None = None, *,
+                         workspace_id: str | None = None) -> Iterator[Any]:
+        from modelarts_provider.client.tag_api import TaggedJob
+        with self._lock:
+            self._record("tags_filter", key)
+            found = [TaggedJob(resource_id=i, resource_name=self.jobs[i]["metadata"]["name"],
+                               tags=[{"key": k, "value": v} for k, v in t.items()])
+                     for i, t in self.tags.items() if i in self.jobs and key in t
+                     and (workspace_id or DEFAULT_WORKSPACE) == self.workspace_of(i)]
+        yield from found
 
     def update_description(self, job_id: str, description: str) -> TrainingJob:
         with self._lock:

@@ -48,6 +48,26 @@ def test_description_is_in_place():
     assert d.changes and d.updates == ["description"] and d.replaces == []
 
 
+@pytest.mark.parametrize("before, after", [({}, {"team": "vision"}), ({"team": "vision"}, {"team": "speech"}),
+                                           ({"team": "vision", "stage": "dev"}, {})])
+def test_tags_are_in_place_never_a_replacement(before, after):
+    d = decide("j1", state(tags=before), news(tags=after))
+    assert d.changes and d.updates == ["tags"] and d.replaces == []
+
+
+@UNKNOWNS
+def test_unknown_tags_at_preview_are_an_update_not_a_replace(unknown):
+    old = state(tags={"team": "vision"})
+    d = decide("j1", old, news(old, tags=unknown))
+    assert d.changes and d.updates == ["tags"] and d.replaces == []
+
+
+def test_a_tag_change_keeps_the_derived_name():
+    # the derived name hashes the spec: tags are not part of it (normalize.NOT_SPEC), so the name stays
+    from modelarts_provider.training_job.normalize import spec_hash
+    assert spec_hash(job_inputs(tags={"a": "1"})) == spec_hash(job_inputs(tags={"a": "2"}))
+
+
 @UNKNOWNS
 def test_an_unknown_description_at_preview_is_an_update_not_a_replace(unknown):
     old = state()

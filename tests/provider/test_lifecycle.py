@@ -77,7 +77,8 @@ def test_n_creates_through_one_index_list_once_and_post_once_each():
         c.add(args(name=f"someone-else-{i}").to_wire())
     index, said = NameIndex(c), Said()
     jobs = [submit(c, args(name=f"job-{i}"), index, said) for i in range(7)]
-    assert c.calls == ["list"] + ["create"] * 7
+    # one POST and one tag request (the owner mark's tags: the create API takes none) per job
+    assert c.calls == ["list"] + ["create", "tags_create"] * 7
     assert c.details("list") == [{"name_like": None, "phases": None, "limit": 501, "workspace_id": None}]
     assert [j.name for j in jobs] == [f"job-{i}" for i in range(7)] and len({j.id for j in jobs}) == 7
     assert said == [f"job-{i}: submitted {j.id}" for i, j in enumerate(jobs)]
@@ -98,7 +99,7 @@ def test_a_submitted_job_is_in_the_listing_for_the_next_create_of_the_process():
     first = submit(c, args(), index, Said())
     said = Said()
     again = submit(c, args(), index, said)
-    assert again.id == first.id and c.calls == ["list", "create"]
+    assert again.id == first.id and c.job_calls == ["list", "create"]
     assert said == [taking_over(first, "Creating")]
 
 
@@ -121,7 +122,7 @@ def test_our_job_is_taken_over_in_any_phase_and_never_touched(phase):
     said = Said()
     job = submit(c, args(), NameIndex(c), said)
     assert job.id == ours.id and job.phase == phase
-    assert c.calls == ["list"]  # no POST, no terminate, no delete, no update
+    assert c.job_calls == ["list"]  # no POST, no terminate, no delete, no update
     assert c.phase_of(ours.id) == phase and list(c.jobs) == [ours.id]
     assert said == [taking_over(ours, phase)]
 
@@ -132,7 +133,8 @@ def test_takeover_updates_a_changed_description_only():
     said = Said()
     job = submit(c, args(description="new"), NameIndex(c), said)
     assert job.id == ours.id and job.description == "new"
-    assert c.log == [("list", c.details("list")[0]), ("update", ours.id)]
+    assert [entry for entry in c.log if not entry[0].startswith("tags_")] == [("list", c.details("list")[0]),
+                                                                             ("update", ours.id)]
     assert said == [taking_over(ours, "Running"), "job-a: updating description"]
 
 
@@ -165,7 +167,7 @@ def test_a_same_named_job_of_another_owner_is_refused_naming_it_and_nothing_is_t
     assert str(e.value) == not_ours_message(
         other, phase, "flavor_id: declared 'modelarts.vm.cpu.2u', live 'modelarts.vm.cpu.8u'; "
                       "node_count: declared 1, live 2")
-    assert c.calls == ["list"] and c.touched() == set()
+    assert c.job_calls == ["list"] and c.touched() == set()
     assert c.phase_of(other.id) == phase and list(c.jobs) == [other.id]
 
 
@@ -177,7 +179,7 @@ def test_same_name_and_spec_is_not_enough_to_be_ours(maker, owner):
     with pytest.raises(TrainingJobError) as e:
         submit(c, args(), NameIndex(c), Said())
     assert str(e.value) == not_ours_message(other, "Running", "", owner)
-    assert c.calls == ["list"] and c.touched() == set()
+    assert c.job_calls == ["list"] and c.touched() == set()
 
 
 def test_our_orphan_of_another_spec_is_stopped_and_deleted_then_ours_is_created():
@@ -187,7 +189,7 @@ def test_our_orphan_of_another_spec_is_stopped_and_deleted_then_ours_is_created(
     said = Said()
     job = submit(c, args(node_count=3), NameIndex(c), said)
     assert job.id != orphan.id and list(c.jobs) == [job.id]
-    assert c.calls[:2] == ["list", "get"] and c.calls[-1] == "create" and "terminate" in c.calls and "delete" in c.calls
+    assert c.job_calls[:2] == ["list", "get"] and c.job_calls[-1] == "create" and "terminate" in c.calls and "delete" in c.calls
     assert said[0] == (f"job-a: ours from an earlier `up` ({orphan.id}, Running) but no longer declared so: "
                        "stopping and deleting it")
     assert said[-1] == f"job-a: submitted {job.id}"
@@ -261,7 +263,7 @@ def test_same_spec_in_another_workspace_is_never_listed_never_touched():
     other = c.add(theirs(), "Running", workspace_id="ws-colleague")
     job = submit(c, args(), NameIndex(c), Said())
     assert job.id != other.id and c.workspace_of(job.id) == "0"
-    assert c.calls == ["list", "create"] and c.details("list")[0]["workspace_id"] is None
+    assert c.job_calls == ["list", "create"] and c.details("list")[0]["workspace_id"] is None
     assert c.phase_of(other.id) == "Running"
 
 
@@ -271,7 +273,7 @@ def test_same_spec_in_another_workspace_refused_by_the_service_is_not_retried():
     with pytest.raises(ModelArtsError) as e:
         submit(c, args(), NameIndex(c), Said())
     assert e.value.error_code == "ModelArts.2751" and "job-a" in str(e.value)
-    assert c.calls == ["list", "create"] and list(c.jobs) == [other.id] and c.phase_of(other.id) == "Running"
+    assert c.job_calls == ["list", "create"] and list(c.jobs) == [other.id] and c.phase_of(other.id) == "Running"
 
 
 def test_same_spec_in_another_workspace_listed_anyway_is_refused_naming_it():
@@ -281,7 +283,7 @@ def test_same_spec_in_another_workspace_listed_anyway_is_refused_naming_it():
     with pytest.raises(TrainingJobError) as e:
         submit(c, args(), NameIndex(c), Said())
     assert str(e.value) == not_ours_message(other, "Running", "workspace_id: declared '0', live 'ws-colleague'")
-    assert c.calls == ["list"] and c.touched() == set()
+    assert c.job_calls == ["list"] and c.touched() == set()
 
 
 def test_our_job_declared_in_a_workspace_is_taken_over_there():
@@ -289,7 +291,7 @@ def test_our_job_declared_in_a_workspace_is_taken_over_there():
     default = c.add(theirs(), "Running")  # same name + spec, default workspace, a colleague's: not ours
     ours = c.add(args(workspace_id="ws-1").to_wire(), "Pending")
     job = submit(c, args(workspace_id="ws-1"), NameIndex(c), Said())
-    assert job.id == ours.id and c.calls == ["list"] and c.phase_of(default.id) == "Running"
+    assert job.id == ours.id and c.job_calls == ["list"] and c.phase_of(default.id) == "Running"
 
 
 @pytest.mark.parametrize("ours_is_newest", [True, False])
@@ -302,7 +304,7 @@ def test_duplicate_names_the_one_that_is_ours_is_taken_over(ours_is_newest):
         ours, colleague = c.add(args().to_wire(), "Running"), c.add(other, "Failed")
     said = Said()
     job = submit(c, args(), NameIndex(c), said)
-    assert job.id == ours.id and c.calls == ["list"]
+    assert job.id == ours.id and c.job_calls == ["list"]
     assert c.phase_of(colleague.id) == "Failed" and set(c.jobs) == {ours.id, colleague.id}
     assert said == [taking_over(ours, "Running")]
 
@@ -330,7 +332,7 @@ def test_a_name_that_only_contains_ours_is_not_a_match():
     c = FakeClient(allow_duplicate_names=True)
     c.add(args(name="job-a-2", flavor_id="other").to_wire(), "Running")
     job = submit(c, args(), NameIndex(c), Said())
-    assert job.name == "job-a" and c.calls == ["list", "create"]
+    assert job.name == "job-a" and c.job_calls == ["list", "create"]
 
 
 # --- deleting and reusing a name in one process ------------------------------------------------
@@ -392,7 +394,7 @@ def test_ambiguous_create_resolved_by_the_client_is_one_job():
     c = FakeClient()
     c.fail_create_after_commit = True
     job = submit(c, args(), NameIndex(c), Said())
-    assert list(c.jobs) == [job.id] and c.calls == ["list", "create", "search"]
+    assert list(c.jobs) == [job.id] and c.job_calls == ["list", "create", "search"]
 
 
 def test_unresolvable_ambiguous_create_says_rerun_and_the_rerun_takes_over():
@@ -404,7 +406,7 @@ def test_unresolvable_ambiguous_create_says_rerun_and_the_rerun_takes_over():
         "could not tell whether training job job-a was created (create of training job job-a had an ambiguous "
         "outcome and the lookup by name failed: Service Unavailable); run `pulumi up` again: it finds the job by "
         "its owner mark and takes it over if it was created, or creates it")
-    assert c.calls == ["list", "create"]  # nothing resent, no guess
+    assert c.job_calls == ["list", "create"]  # nothing resent, no guess
 
     c.ambiguous_create_unresolved = False
     (committed,) = c.jobs
@@ -417,7 +419,7 @@ def test_definitive_create_rejection_propagates_unchanged():
     c.create_error = ModelArtsError("flavor not found", status=400, error_code="ModelArts.2763")
     with pytest.raises(ModelArtsError) as e:
         submit(c, args(), NameIndex(c), Said())
-    assert e.value is c.create_error and c.calls == ["list", "create"] and c.jobs == {}
+    assert e.value is c.create_error and c.job_calls == ["list", "create"] and c.jobs == {}
 
 
 def test_a_failing_listing_stops_the_create_before_any_post():
@@ -436,7 +438,7 @@ def test_adopt_a_matching_job():
     live = c.add(args().to_wire(), "Running")
     said = Said()
     job = submit(c, args(name=None, adopt_job_id=live.id), NameIndex(c), said)
-    assert job.id == live.id and c.calls == ["get"]  # no listing, no POST
+    assert job.id == live.id and c.job_calls == ["get"]  # no listing, no POST
     assert said == [f"job-a: adopted {live.id} (Running)"]
 
 
@@ -444,7 +446,7 @@ def test_adopt_syncs_the_description():
     c = FakeClient()
     live = c.add(args(description="theirs").to_wire(), "Completed")
     job = submit(c, args(name=None, adopt_job_id=live.id, description="mine"), NameIndex(c), Said())
-    assert job.description == "mine" and c.calls == ["get", "update"]
+    assert job.description == "mine" and c.job_calls == ["get", "update"]
 
 
 def test_adopt_mismatch_lists_every_differing_field():
@@ -468,7 +470,7 @@ def test_adopt_missing_job():
     c = FakeClient()
     with pytest.raises(TrainingJobError) as e:
         submit(c, args(adopt_job_id="zzz"), NameIndex(c), Said())
-    assert str(e.value) == "adopt_job_id zzz: no such training job" and c.calls == ["get"]
+    assert str(e.value) == "adopt_job_id zzz: no such training job" and c.job_calls == ["get"]
 
 
 # --- stop and delete ----------------------------------------------------------------------------
@@ -480,7 +482,7 @@ def test_delete_terminates_an_active_job_waits_and_deletes():
     c.terminating_polls = 2
     said = Said()
     lifecycle.stop_and_delete(c, job.id, 5, 0.01, said)
-    assert c.jobs == {} and c.calls == ["get", "terminate", "get", "get", "get", "delete", "get"]
+    assert c.jobs == {} and c.job_calls == ["get", "terminate", "get", "get", "get", "delete", "get"]
     assert said == ["job-a: terminating (Running)", "job-a: Running -> Terminating",
                     "job-a: Terminating -> Terminated", "job-a: deleted"]
 
@@ -497,7 +499,7 @@ def test_delete_of_a_gone_job_succeeds():
     c = FakeClient()
     said = Said()
     lifecycle.stop_and_delete(c, "nope", 5, 0.01, said)
-    assert c.calls == ["get"] and said == ["job nope: already gone"]
+    assert c.job_calls == ["get"] and said == ["job nope: already gone"]
 
 
 def test_stop_that_does_not_take_effect_times_out_naming_the_job():
@@ -539,3 +541,72 @@ def test_the_job_a_replacement_replaces_is_not_an_orphan():
     old = c.add(args(name="job-a-old", owner=owner_of("job-a")).to_wire(), "Completed")
     new = submit(c, args(), NameIndex(c), Said(), tracked=frozenset({old.id}))
     assert set(c.jobs) == {old.id, new.id} and c.count("delete") == 0 and c.count("terminate") == 0
+
+
+# --- the service answers without annotations (issue 42): the mark in the tags, a derived name proves itself ---
+
+
+def _dropping(*seeded: tuple[dict, dict[str, str] | None]) -> tuple[FakeClient, list[TrainingJob]]:
+    """A client answering without annotations, seeded with (create body, its tags or None)."""
+    c = FakeClient()
+    jobs = []
+    for body, tags in seeded:
+        job = c.add(body)
+        if tags is not None:
+            c.tags[job.id or ""] = dict(tags)
+        jobs.append(job)
+    c.drop_annotations = True
+    return c, jobs
+
+
+def test_without_annotations_our_tagged_job_is_taken_over_and_a_tagged_foreign_one_refused():
+    mine = args(name="job-a")
+    c, (ours,) = _dropping((mine.to_wire(), mine.owner.tags()))
+    job = submit(c, mine, NameIndex(c), Said())
+    assert job.id == ours.id and c.count("create") == 0 and c.count("tags_filter") == 1
+
+    other = args(owner=owner_of("job-a", COLLEAGUE_STACK))
+    c, (foreign,) = _dropping((other.to_wire(), other.owner.tags()))
+    with pytest.raises(TrainingJobError) as e:
+        submit(c, args(name="job-a"), NameIndex(c), Said())
+    assert f"it belongs to {COLLEAGUE_STACK}::job-a" in str(e.value) and c.touched() == set()
+
+
+def test_without_annotations_an_untagged_job_of_our_derived_name_and_spec_is_ours_and_gets_tagged():
+    # A killed `up`: POSTed, killed before the tag request. The derived name is an HMAC of the stack's seed.
+    mine = args(name="job-a-k3x9q2", derived_name=True, owner=owner_of("job-a"))
+    c, (left,) = _dropping((mine.to_wire(), None))
+    job = submit(c, mine, NameIndex(c), Said())
+    assert job.id == left.id and c.count("create") == 0
+    assert c.tags[left.id or ""] == mine.owner.tags()  # tagged now: found by its token from here on
+
+    # Another spec under that name is not proved ours: refused, untouched.
+    c, _ = _dropping((args(name="job-a-k3x9q2", description="other", derived_name=True,
+                           algorithm={"id": "other-algorithm"}).to_wire(), None))
+    with pytest.raises(TrainingJobError, match="carries no owner mark"):
+        submit(c, mine, NameIndex(c), Said())
+    assert c.touched() == set()
+
+
+def test_without_annotations_an_untagged_job_of_an_explicit_name_is_refused():
+    mine = args(name="job-a")
+    c, _ = _dropping((mine.to_wire(), None))
+    with pytest.raises(TrainingJobError, match="carries no owner mark"):
+        submit(c, mine, NameIndex(c), Said())
+    assert c.touched() == set()
+
+
+def test_without_annotations_a_delete_reads_the_tags_and_spares_another_owners_job():
+    other = args(owner=owner_of("job-a", COLLEAGUE_STACK))
+    c, (foreign,) = _dropping((other.to_wire(), other.owner.tags()))
+    mark = args(name="job-a").owner
+    with pytest.raises(TrainingJobError, match="is not this resource's"):
+        lifecycle.stop_and_delete(c, foreign.id or "", 5, 0.01, Said(), mark)
+    assert c.touched() == set() and c.count("tags_get") == 1
+
+
+def test_a_created_job_carries_the_declared_tags_and_the_owner_marks():
+    c = FakeClient()
+    mine = args(name="job-a", tags={"team": "vision"})
+    job = submit(c, mine, NameIndex(c), Said())
+    assert c.tags[job.id or ""] == {"team": "vision", **mine.owner.tags()}

@@ -30,7 +30,8 @@ def test_create_submits_and_returns_without_waiting():
     c = FakeClient()
     created = provider(c).create(checked())
     outs = created.outs
-    assert c.calls == ["list", "create"]  # no poll: waiting is the JobsAwait resource's job
+    # no poll: waiting is the JobsAwait resource's job; the tag request sets the owner mark's tags
+    assert c.calls == ["list", "create", "tags_create"]
     assert outs["job_id"] == created.id and outs["phase"] == "Creating" and outs["job_name"] == "job-a"
     assert outs["output_paths"] == {"train_url": "obs://bkt/out/"} and outs["output_path"] == "obs://bkt/out/"
     assert outs["console_url"] == ("https://console-intl.huaweicloud.com/modelarts/?region=cn-north-4"
@@ -53,7 +54,7 @@ def test_create_after_a_killed_up_takes_the_job_over():
     c = FakeClient()
     earlier = c.add(TrainingJobArgs.model_validate(checked()).to_wire(), "Running")  # POSTed, state never written
     created = provider(c).create(checked())
-    assert created.id == earlier.id and c.calls == ["list"] and created.outs["phase"] == "Running"
+    assert created.id == earlier.id and c.job_calls == ["list"] and created.outs["phase"] == "Running"
 
 
 def test_create_refuses_a_job_that_is_not_ours():

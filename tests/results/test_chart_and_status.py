@@ -63,9 +63,10 @@ def test_status_needs_one_list_call_for_the_stacks_jobs() -> None:
     ours = [(f"k{i}", f"id-{i}", f"n{i}", None) for i in range(10)] + [("gone", "id-x", "nx", None)]
     views = live_views(client, ours)
     assert client.pages == 2  # ours are on the first page; "gone" is looked for one page further, no more
-    lines = status_lines(ours, views)
-    assert lines[0].split() == ["key", "name", "phase", "duration"]
-    assert any(line.split() == ["k1", "n1", "Running", "1m01s"] for line in lines)
+    lines = status_lines(ours, views, {"id-1": {"team": "vision", "stage": "dev"}})
+    assert lines[0].split() == ["key", "name", "phase", "duration", "tags"]
+    assert any(line.split() == ["k1", "n1", "Running", "1m01s", "stage=dev,team=vision"] for line in lines)
+    assert any(line.split() == ["k3", "n3", "Running", "1m01s", "-"] for line in lines)  # no tags
     assert any(line.split()[:3] == ["gone", "nx", "not"] for line in lines)
     assert lines[-2] == "11 jobs: 5 Completed, 5 Running, 1 not listed"
 

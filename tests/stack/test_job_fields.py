@@ -60,6 +60,7 @@ def test_what_a_job_sends_is_in_the_create_request() -> None:
     wire = set(CreateTrainingJobRequest.model_fields) | {"flavor_id", "pool_id", "node_count", "log_export_path",
                                                           "auto_stop", "volumes", "name", "description",
                                                           "annotations"}
+    wire |= {"tags"}  # sent by the tag API right after the create (the create request has no tags)
     # The args' top-level names of sent data are the create API's (or its spec/metadata parts').
     assert {p[0] for p in TABLE.sent} <= wire | {"algorithm"}
 

@@ -1,0 +1,161 @@
+"""Issue 42: job tags end to end, under the real engine and the local ModelArts, through both front doors.
+
+A stack's `defaultTags` lie under each job's and sweep's own `tags` (Terraform's default_tags); the service holds
+them (its tag API) beside the owner mark's tags, `status` shows them, and a change is an update in place through
+the tag API: the same job, no create. The YAML program runs on a ModelArts that answers without annotations, as
+the service may: its owner mark is in the tags, import and destroy go by them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from modelarts_provider.stack.sweep import point_names
+from testkit.faults import PROJECT, job, job_stack, state_job_ids, sweep, update_config
+from testkit.plugin_program import write_program, yaml_stack
+from tests.e2e.test_plugin_yaml import ALGORITHM_ID, CPU, _create_outside
+from tests.e2e.test_sweep_results import cli, client_of
+
+pytestmark = pytest.mark.engine
+OWNER_TAGS = ("modelarts-pulumi.token", "modelarts-pulumi.owner")
+
+
+@pytest.fixture
+def emu(tmp_path: Path, pulumi_engine: Path) -> Any:
+    from modelarts_emulator.testing import running_emulator
+
+    with running_emulator(tmp_path / "emulator", phase_seconds=0.2, run_seconds=600) as e:
+        yield e
+
+
+def declared_tags(emu: Any, job_ids: dict[str, str]) -> dict[str, dict[str, str]]:
+    """{job name: its tags in the service, less the owner mark's}"""
+    with client_of(emu) as c:
+        out = {}
+        for name, job_id in job_ids.items():
+            tags = c.get_job_tags(job_id)
+            assert set(OWNER_TAGS) <= set(tags), tags  # every job carries the owner mark's tags
+            out[name] = {k: v for k, v in tags.items() if k not in OWNER_TAGS}
+        return out
+
+
+def test_tags_of_a_job_a_sweep_and_stack_defaults_reach_the_service_and_status_and_update_in_place(
+        tmp_path: Path, emu: Any) -> None:
+    grid = {"lr": [0.1, 0.2]}
+    st = job_stack(tmp_path, emu, jobs={"a": job(name="tagged-a", tags={"team": "vision"})},
+                   sweeps={"s": sweep(grid, tags={"sweep": "lr"})})
+    update_config(st, {f"{PROJECT}:defaultTags": {"costCenter": "ml-42", "team": "research"}})
+    st.up()
+    ids = state_job_ids(st)
+    points = sorted(n for n in ids if n != "tagged-a")  # derived names: <point key>-<suffix>
+    assert [p.rsplit("-", 1)[0] for p in points] == sorted(n for n, _ in point_names("s", grid)), ids
+    assert declared_tags(emu, ids) == {
+        "tagged-a": {"costCenter": "ml-42", "team": "vision"},  # the job's own tag wins over the default
+        **{p: {"costCenter": "ml-42", "team": "research", "sweep": "lr"} for p in points}}
+    status = cli(st, "status")
+    assert status.returncode == 0, status.stderr
+    assert "costCenter=ml-42,team=vision" in status.stdout, status.stdout
+    assert status.stdout.count("costCenter=ml-42,sweep=lr,team=research") == 2, status.stdout
+
+    # A tag change (the job's own, and a default dropped) is an update in place: the same jobs, no create
+    update_config(st, {f"{PROJECT}:jobs": {"a": job(name="tagged-a", tags={"team": "speech"})},
+                       f"{PROJECT}:defaultTags": {"team": "research"}})
+    preview = st.run("preview", "--diff")
+    assert "replace" not in preview.stdout.lower() or "0 to replace" in preview.stdout, preview.stdout
+    before = emu.counters()
+    up = st.up()
+    assert state_job_ids(st) == ids  # every job id unchanged
+    assert emu.counters()["create"] == before["create"] and emu.counters()["delete"] == before["delete"]
+    assert declared_tags(emu, ids) == {"tagged-a": {"team": "speech"},
+                                       **{p: {"team": "research", "sweep": "lr"} for p in points}}
+    assert "tagged-a: tags updated" in up.stdout + up.stderr
+    st.preview("--expect-no-changes")
+    st.destroy()
+    assert emu.jobs() == []
+
+
+def test_bad_tags_are_refused_naming_the_key_before_any_call(tmp_path: Path, emu: Any) -> None:
+    st = job_stack(tmp_path, emu, jobs={"a": job(name="bad-tags", tags={"a/b": "x"})})
+    proc = st.up(check=False)
+    text = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "modelarts-jobs:jobs.a.tags" in text and "is not a valid tag key" in text, text
+    assert emu.counters()["create"] == 0 and emu.jobs() == []
+
+
+# --- the plugin's door, on a ModelArts that answers without annotations ----------------------------------------
+
+
+@pytest.fixture
+def dropping_emu(tmp_path: Path, pulumi_engine: Path) -> Any:
+    from modelarts_emulator.testing import running_emulator
+
+    with running_emulator(tmp_path / "emulator", phase_seconds=0.2, run_seconds=600, drop_annotations=True) as e:
+        yield e
+
+
+def _yaml_job(**extra: Any) -> dict[str, Any]:
+    return {"type": "modelarts:index:TrainingJob",
+            "properties": {"algorithm": {"id": ALGORITHM_ID, "parameters": [{"name": "epochs", "value": "1"}]},
+                           "flavorId": CPU, "pollIntervalSeconds": 0.2, **extra}}
+
+
+def test_yaml_tags_update_in_place_and_import_and_destroy_go_by_the_tags(tmp_path: Path, dropping_emu: Any) -> None:
+    emu = dropping_emu
+    resources = {"tagged": _yaml_job(tags={"team": "vision"})}
+    st = yaml_stack(tmp_path, emu, resources)
+    st.up()
+    (state,) = [r for r in st.resources() if r["type"] == "modelarts:index:TrainingJob"]
+    job_id = state["id"]
+    assert declared_tags(emu, {"tagged": job_id}) == {"tagged": {"team": "vision"}}
+
+    resources["tagged"]["properties"]["tags"] = {"team": "speech", "stage": "dev"}
+    write_program(st.workdir, resources)
+    before = emu.counters()["create"]
+    st.up()
+    (state,) = [r for r in st.resources() if r["type"] == "modelarts:index:TrainingJob"]
+    assert state["id"] == job_id and emu.counters()["create"] == before  # in place
+    assert declared_tags(emu, {"tagged": job_id}) == {"tagged": {"team": "speech", "stage": "dev"}}
+
+    # import: a job made outside (no mark anywhere) is imported; a job tagged with another stack's token is not
+    outside = _create_outside(emu, "outside-job")
+    st.run("import", "modelarts:index:TrainingJob", "adopted", outside, "--yes", "--protect=false")
+    theirs = _create_outside(emu, "their-job")
+    with client_of(emu) as c:
+        c.create_job_tags(theirs, {"modelarts-pulumi.token": "0123456789abcdef",
+                                   "modelarts-pulumi.owner": "organization/other/dev::x"})
+    refused = st.run("import", "modelarts:index:TrainingJob", "theirs", theirs, "--yes", "--protect=false",
+                     check=False)
+    text = refused.stdout + refused.stderr
+    assert refused.returncode != 0 and "it belongs to organization/other/dev::x" in text, text
+
+    st.destroy()
+    left = [j["metadata"]["id"] for j in emu.jobs()]
+    assert left == [theirs]  # ours (created and imported) gone, the other stack's job untouched
+
+
+def test_jobs_left_untagged_are_ours_by_their_derived_name_an_explicit_name_is_refused(
+        tmp_path: Path, dropping_emu: Any) -> None:
+    # The window a killed `up` can leave, made certain: every tag request refused (the gateway's 404, as the
+    # tag API answered Terraform before it was emulated), so each job is POSTed and left without its tags,
+    # and the service answers without annotations: no mark can be read anywhere.
+    emu = dropping_emu
+    grid = {"lr": [0.1, 0.2]}
+    st = job_stack(tmp_path, emu, sweeps={"s": sweep(grid)}, jobs={"named": job(name="explicit-name")})
+    emu.set_faults([{"operation": "tags_create", "kind": "status", "status": 404, "times": 1000}])
+    first = st.up(check=False)
+    text = first.stdout + first.stderr
+    assert first.returncode != 0 and "was created but its tags were not set" in text, text
+    assert len(emu.jobs()) == 3 and state_job_ids(st) == {}  # POSTed, in no state, untagged
+    emu.clear_faults()
+
+    again = st.up(check=False)
+    text = again.stdout + again.stderr
+    # the sweep's points prove themselves (their names are HMACs of the stack's seed): taken over and tagged
+    points = {n: i for n, i in state_job_ids(st).items() if n != "explicit-name"}
+    assert len(points) == 2 and emu.counters()["create"] == 3, text
+    declared_tags(emu, points)  # each carries the owner mark's tags now
+    # an explicit name proves nothing: refused, untouched
+    assert again.returncode != 0 and "a training job named explicit-name already exists" in text, text
+    assert "carries no owner mark" in text and len(emu.jobs()) == 3 and emu.counters()["delete"] == 0
