@@ -452,6 +452,13 @@ class StackConfig(_Cfg):
     sweeps: dict[Key, SweepConfig] = Field(default_factory=dict)
     default_tags: dict[str, str] = Field(default_factory=dict)  # under every job's and sweep's own tags
 
+    @field_validator("default_tags")
+    @classmethod
+    def _default_tags(cls, v: dict[str, str]) -> dict[str, str]:
+        from ..training_job.args import check_tags  # the job's own rule (the stack side reads args lazily)
+
+        return check_tags(v)
+
     @model_validator(mode="after")
     def _references(self) -> StackConfig:
         for key, pool in self.pools.items():

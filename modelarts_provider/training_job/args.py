@@ -349,6 +349,24 @@ MAX_USER_TAGS = 18
 MESSAGE_ONLY_FIELDS = frozenset({"config_keys"})
 
 
+def check_tags(v: dict[str, str]) -> dict[str, str]:
+    """A job's tags as TMS takes them (the rule of ``tags``, also of the stack's ``defaultTags``)."""
+    for key, value in v.items():
+        if not TAG_KEY_RE.match(key) or key != key.strip() or key.startswith("_sys_"):
+            raise ValueError(f"{messages.shown(key)} is not a valid tag key: 1-128 letters, digits, spaces and "
+                             "_ . : = + - @, no space at either end, not starting with _sys_")
+        if key.startswith(OWNER_TAG_PREFIX):
+            raise ValueError(f"{key}: keys starting with {OWNER_TAG_PREFIX} are the owner mark this tool "
+                             "writes itself; use another prefix")
+        if not TAG_VALUE_RE.match(value):
+            raise ValueError(f"tag {key}: {messages.shown(value)} is not a valid tag value: 0-255 letters, "
+                             "digits, spaces and _ . : / = + - @")
+    if len(v) > MAX_USER_TAGS:
+        raise ValueError(f"{len(v)} tags: a job holds at most {MAX_USER_TAGS} declared tags (20 with the "
+                         "owner mark's two)")
+    return v
+
+
 class TrainingJobArgs(_ArgModel):
     """Validated inputs of a TrainingJob. See the module docstring for the layout."""
 
@@ -420,20 +438,7 @@ class TrainingJobArgs(_ArgModel):
     @field_validator("tags")
     @classmethod
     def _tags(cls, v: dict[str, str]) -> dict[str, str]:
-        for key, value in v.items():
-            if not TAG_KEY_RE.match(key) or key != key.strip() or key.startswith("_sys_"):
-                raise ValueError(f"{messages.shown(key)} is not a valid tag key: 1-128 letters, digits, spaces and "
-                                 "_ . : = + - @, no space at either end, not starting with _sys_")
-            if key.startswith(OWNER_TAG_PREFIX):
-                raise ValueError(f"{key}: keys starting with {OWNER_TAG_PREFIX} are the owner mark this tool "
-                                 "writes itself; use another prefix")
-            if not TAG_VALUE_RE.match(value):
-                raise ValueError(f"tag {key}: {messages.shown(value)} is not a valid tag value: 0-255 letters, "
-                                 "digits, spaces and _ . : / = + - @")
-        if len(v) > MAX_USER_TAGS:
-            raise ValueError(f"{len(v)} tags: a job holds at most {MAX_USER_TAGS} declared tags (20 with the "
-                             "owner mark's two)")
-        return v
+        return check_tags(v)
 
     @field_validator("name")
     @classmethod

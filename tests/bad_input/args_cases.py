@@ -81,6 +81,8 @@ ARGS_CASES: list[Case] = [
          'description: must be at most 256 characters (got 257)'),
     Case("args-workspace-id-not-string", top("workspace_id", 5),
          'workspace_id: must be a string, not a number 5'),
+    Case("args-tag-value-bad", top("tags", {"team": "a|b"}),
+         "tags: tag team: 'a|b' is not a valid tag value: 0-255 letters, digits, spaces and _ . : / = + - @"),
     Case("args-annotations-list-value", top("annotations", {"team": ["a", "b"]}),
          'annotations.team: must be a string, not a list'),
     Case("args-annotations-owner-prefix", top("annotations", {"modelarts-pulumi/token": "0123456789abcdef"}),

@@ -74,6 +74,13 @@ STACK_CASES: list[Case] = [
          cfg('jobs.a.volumes: must be a list, not a map')),
     Case("job-entry-is-string", put((JOBS, "a"), "gpu"),
          cfg("jobs.a: must be a map, not a string 'gpu'")),
+    Case("tag-key-with-slash", a("tags", {"team/x": "ml"}),
+         cfg("jobs.a.tags: 'team/x' is not a valid tag key: 1-128 letters, digits, spaces and _ . : = + - @, no "
+             "space at either end, not starting with _sys_")),
+    Case("default-tags-owner-prefix", put((f"{PROJECT}:defaultTags",), {"modelarts-pulumi.token": "x"}),
+         cfg("defaultTags: modelarts-pulumi.token: keys starting with modelarts-pulumi. are the owner mark this "
+             "tool writes itself; use another prefix"),
+         covers=((f"{PROJECT}:defaultTags",),)),
     Case("annotations-non-string", a("annotations", {"team": {"x": 1}}),
          cfg('jobs.a.annotations.team: must be a string, not a map')),
     Case("maxnodes-not-int", pool_field("maxNodes", "many"),
@@ -161,7 +168,7 @@ STACK_CASES: list[Case] = [
     Case("unknown-job-field", a("flavour", "x"),  # nothing close: the allowed keys
          cfg('jobs.a.flavour: unknown key (allowed: pool, obs, nodes, name, description, algorithmId, subscription, '
              'codeDir, bootFile, code, engine, image, command, parameters, inputs, outputs, environments, logs, '
-             'autoStopHours, volumes, annotations, workingDir, localCodeDir, waitFor, waitTimeoutSeconds, '
+             'autoStopHours, volumes, annotations, tags, workingDir, localCodeDir, waitFor, waitTimeoutSeconds, '
              'pollIntervalSeconds, deleteTimeoutSeconds, deleteBeforeReplace, keepFinishedRuns, outputPerRun, '
              'replaceFailed, adoptJobId, movedFrom, objective, metrics, retries, search)'),
          covers=()),
@@ -179,7 +186,7 @@ STACK_CASES: list[Case] = [
          'invalid stack config: unknown key modelarts-jobs:job (did you mean modelarts-jobs:jobs?)', covers=()),
     Case("unknown-section-far", put((f"{PROJECT}:tasks",), {"a": job(name="x")}),
          ('invalid stack config: unknown key modelarts-jobs:tasks (allowed: modelarts-jobs:obs, '
-         'modelarts-jobs:networks, modelarts-jobs:pools, modelarts-jobs:jobs, modelarts-jobs:sweeps)'), covers=()),
+         'modelarts-jobs:networks, modelarts-jobs:pools, modelarts-jobs:jobs, modelarts-jobs:sweeps, modelarts-jobs:defaultTags)'), covers=()),
     Case("wait-for-not-a-choice", a("waitFor", "finished"),
          cfg("jobs.a.waitFor: must be one of none, created, running or completed, not 'finished'")),
     Case("env-name-invalid", a("environments", {"1BAD NAME": "x"}),

@@ -203,7 +203,7 @@ def test_a_same_named_successor_is_created_only_once_the_deleted_orphan_is_gone(
     orphan = c.add(args(node_count=2).to_wire(), "Completed")
     job = submit(c, args(node_count=3), NameIndex(c), Said())
     assert list(c.jobs) == [job.id] and job.id != orphan.id
-    after_delete = c.calls[c.calls.index("delete") + 1:]
+    after_delete = c.job_calls[c.job_calls.index("delete") + 1:]
     assert after_delete == ["get"] * 4 + ["create"]  # three answers while deleting, then gone
 
 
