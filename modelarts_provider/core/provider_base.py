@@ -82,7 +82,9 @@ def say(message: str) -> None:
     message = mask(message)
     output = _OUTPUT
     if output is not None:
-        output(message.rstrip("\n"), "warning" if message.lower().startswith("warning:") else "info")
+        # The engine prints a warning's severity itself ("warning: ..."): the line's own prefix goes.
+        warning = message.lower().startswith("warning:")
+        output((message[len("warning:"):].lstrip() if warning else message).rstrip("\n"), "warning" if warning else "info")
         return
     with _OUTPUT_LOCK:
         sys.stderr.write(message.rstrip("\n") + "\n")

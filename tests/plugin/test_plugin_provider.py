@@ -323,7 +323,7 @@ def test_progress_and_warnings_reach_the_engines_log_attached_to_the_resource(mo
         package.handlers[:], package.propagate = handlers, propagate
         server.stop(0)
     assert [(r.message, r.urn, r.severity) for r in got] == [
-        ("train-abc: submitted with ******", urn, 1), ("warning: catalog check skipped", urn, 2),
+        ("train-abc: submitted with ******", urn, 1), ("catalog check skipped", urn, 2),  # the engine says "warning:"
         ("create of train-abc was ambiguous", "", 2)]
 
 
