@@ -57,7 +57,7 @@ def compile_objective(pattern: str) -> Any:
         why = err.args[0].decode(errors="replace") if err.args and isinstance(err.args[0], bytes) else str(err)
         code, _, part = why.partition(": ")
         # The pattern as written between quotes (not repr: a repr doubles every backslash of it).
-        raise ValueError(f"'{pattern}' is not a valid RE2 pattern: {_problem(code, part)}") from None
+        raise ValueError(f"'{pattern}' is not a regular expression RE2 accepts: {_problem(code, part)}") from None
     if compiled.groups != 1:
         raise ValueError(f"'{pattern}' needs exactly one group around the number, e.g. accuracy=([0-9.]+); "
                          f"it has {compiled.groups}")

@@ -367,12 +367,12 @@ STACK_CASES: list[Case] = [
     # --- objectives, retries, maxFailures (issue 23) ---
     Case("objective-regex-does-not-compile",
          a("waitFor", "completed") + a("objective", {"name": "acc", "regex": "acc=([0-9.]+"}),
-         cfg("jobs.a.objective.regex: 'acc=([0-9.]+' is not a valid RE2 pattern: a '(' is never closed: add its "
+         cfg("jobs.a.objective.regex: 'acc=([0-9.]+' is not a regular expression RE2 accepts: a '(' is never closed: add its "
              "')' or write \\( for a literal parenthesis"),
          covers=((JOBS, "a", "objective", "regex"),)),
     Case("objective-regex-could-backtrack",
          a("waitFor", "completed") + a("objective", {"name": "acc", "regex": r"(acc)=\1([0-9.]+)"}),
-         cfg(r"jobs.a.objective.regex: '(acc)=\1([0-9.]+)' is not a valid RE2 pattern: \1 (a backreference) is not "
+         cfg(r"jobs.a.objective.regex: '(acc)=\1([0-9.]+)' is not a regular expression RE2 accepts: \1 (a backreference) is not "
              "supported: RE2 matches in linear time without them"),
          covers=((JOBS, "a", "objective", "regex"),)),
     Case("objective-regex-without-group",
@@ -466,10 +466,10 @@ STACK_CASES += [
          cfg("jobs.a.search.objective.regex: 'acc=[0-9.]+' needs exactly one group around the number, e.g. "
              "accuracy=([0-9.]+); it has 0")),
     Case("search-regex-does-not-compile", search("objective", "regex", value="acc=([0-9.]+"),
-         cfg("jobs.a.search.objective.regex: 'acc=([0-9.]+' is not a valid RE2 pattern: a '(' is never closed: add "
+         cfg("jobs.a.search.objective.regex: 'acc=([0-9.]+' is not a regular expression RE2 accepts: a '(' is never closed: add "
              "its ')' or write \\( for a literal parenthesis")),
     Case("search-regex-with-lookahead", search("objective", "regex", value="acc=(?=0)([0-9.]+)"),
-         cfg("jobs.a.search.objective.regex: 'acc=(?=0)([0-9.]+)' is not a valid RE2 pattern: (?= (a lookahead or "
+         cfg("jobs.a.search.objective.regex: 'acc=(?=0)([0-9.]+)' is not a regular expression RE2 accepts: (?= (a lookahead or "
              "lookbehind) is not supported: RE2 matches in linear time without them")),
     Case("search-goal-unknown", search("objective", "goal", value="up"),
          cfg("jobs.a.search.objective.goal: must be max or min, not 'up'")),

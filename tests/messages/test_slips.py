@@ -35,17 +35,17 @@ def test_a_namespace_one_slip_from_ours_is_refused_with_the_key_it_meant() -> No
 
 
 @pytest.mark.parametrize("pattern, problem", [
-    (r"acc=(\d+", r"'acc=(\d+' is not a valid RE2 pattern: a '(' is never closed: add its ')' or write \( for a "
+    (r"acc=(\d+", r"'acc=(\d+' is not a regular expression RE2 accepts: a '(' is never closed: add its ')' or write \( for a "
                   "literal parenthesis"),
-    (r"acc=\d+)", r"'acc=\d+)' is not a valid RE2 pattern: a ')' has no '(' before it: remove it or write \) for a "
+    (r"acc=\d+)", r"'acc=\d+)' is not a regular expression RE2 accepts: a ')' has no '(' before it: remove it or write \) for a "
                   "literal parenthesis"),
-    (r"acc=([0-9.+)", r"'acc=([0-9.+)' is not a valid RE2 pattern: a '[' is never closed: add its ']' or write \[ for a "
+    (r"acc=([0-9.+)", r"'acc=([0-9.+)' is not a regular expression RE2 accepts: a '[' is never closed: add its ']' or write \[ for a "
                      "literal bracket"),
-    (r"(a)=\1(\d)", r"'(a)=\1(\d)' is not a valid RE2 pattern: \1 (a backreference) is not supported: RE2 matches in "
+    (r"(a)=\1(\d)", r"'(a)=\1(\d)' is not a regular expression RE2 accepts: \1 (a backreference) is not supported: RE2 matches in "
                     "linear time without them"),
-    (r"acc=(\q)", r"'acc=(\q)' is not a valid RE2 pattern: \q is not an escape RE2 knows (e.g. \d, \w, \s, \.)"),
-    (r"*acc=(\d)", r"'*acc=(\d)' is not a valid RE2 pattern: * repeats nothing: write \* for the character itself"),
-    (r"acc=[9-0](\d)", r"'acc=[9-0](\d)' is not a valid RE2 pattern: the range 9-0 runs backwards"),
+    (r"acc=(\q)", r"'acc=(\q)' is not a regular expression RE2 accepts: \q is not an escape RE2 knows (e.g. \d, \w, \s, \.)"),
+    (r"*acc=(\d)", r"'*acc=(\d)' is not a regular expression RE2 accepts: * repeats nothing: write \* for the character itself"),
+    (r"acc=[9-0](\d)", r"'acc=[9-0](\d)' is not a regular expression RE2 accepts: the range 9-0 runs backwards"),
     (r"acc=\d+", r"'acc=\d+' needs exactly one group around the number, e.g. accuracy=([0-9.]+); it has 0"),
 ])
 def test_a_regex_refusal_names_the_problem_with_the_pattern_as_written(pattern: str, problem: str) -> None:
