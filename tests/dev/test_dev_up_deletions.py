@@ -93,3 +93,16 @@ def test_a_job_removed_by_mistake_is_shown_and_kept_when_the_user_says_no(tmp_pa
     # the preview itself says it too, through the engine's diagnostics (both doors: the JobsAwait's diff)
     preview = st.preview()
     assert "warning: this update deletes 1 job the program no longer declares: forgotten (Completed)" in preview.stdout
+
+
+def test_dev_up_skips_the_question_for_yes() -> None:
+    """`./dev up --yes` / `-y` is not asked (the dev script's has_yes, run on its own)."""
+    from testkit.harness import REPO_ROOT
+
+    text = (REPO_ROOT / "dev").read_text()
+    has_yes = text[text.index("has_yes() {"):text.index("\n}\n", text.index("has_yes() {")) + 3]
+    assert "deletions --stack" in text and "[ -t 0 ] && ! has_yes" in text  # asked on a terminal only
+    for args, said_yes in ((["--stack", "x", "-y"], True), (["--yes=true"], True), (["--yes"], True),
+                           (["--target", "a"], False), ([], False)):
+        run = subprocess.run(["bash", "-c", f"{has_yes}\nhas_yes \"$@\"", "bash", *args], timeout=30)
+        assert (run.returncode == 0) is said_yes, args
