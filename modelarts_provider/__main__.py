@@ -3,7 +3,7 @@
     logs     print (and follow) a training job's task logs (cli/logs.py)
     results  a sweep's or a search's results table, best first, --chart PNG, --history (cli/results.py)
     status   the live phase of every job of a stack, one list call (cli/status.py)
-    template the project template's directory: pulumi new "$(python -m modelarts_provider template)"
+    template a clean copy of the project template (no __pycache__): pulumi new "$(python -m modelarts_provider template)"
 """
 
 from __future__ import annotations
@@ -35,8 +35,23 @@ def main(argv: list[str] | None = None) -> int:
 TEMPLATE = Path(__file__).resolve().parent / "templates" / "modelarts-python"
 
 
+def clean_template(cache: Path | None = None) -> Path:
+    """A copy of the template without what Python generated beside it (an install compiles the template's
+    `__main__.py` into `__pycache__/`, and `pulumi new` copies whatever the directory holds): under the user's
+    cache, made again at each call, so a project gets the template's files and nothing else."""
+    import os
+    import shutil
+
+    cache = cache or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "modelarts-pulumi"
+    dest = cache / "template" / TEMPLATE.name
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(TEMPLATE, dest, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    (dest / "stacks").mkdir(exist_ok=True)  # stackConfigDir: the stack files go there, as the docs say
+    return dest
+
+
 def _template(_args: argparse.Namespace) -> int:
-    print(TEMPLATE)
+    print(clean_template())
     return 0
 
 

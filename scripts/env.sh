@@ -25,6 +25,11 @@ PATH="$MODELARTS_ROOT/.venv/bin:$PATH"
 export PATH
 export PULUMI_RUNTIME_VIRTUALENV="$MODELARTS_ROOT/.venv"
 
+# The Pulumi home of the user's own shell (`./dev env` prints it, never the engine cache: plugin installs of a
+# user's project go there, not into the cache ./dev builds).
+MODELARTS_USER_PULUMI_HOME="${PULUMI_HOME:-$HOME/.pulumi}"
+if [ "$MODELARTS_USER_PULUMI_HOME" = "$MODELARTS_PULUMI_HOME" ]; then MODELARTS_USER_PULUMI_HOME="$HOME/.pulumi"; fi
+export MODELARTS_USER_PULUMI_HOME
 # Offline by default: a file backend inside the project, no update checks, no plugin downloads.
 export PULUMI_HOME="${PULUMI_HOME:-$MODELARTS_PULUMI_HOME}"
 export PULUMI_BACKEND_URL="${PULUMI_BACKEND_URL:-file://$MODELARTS_STATE/backend}"

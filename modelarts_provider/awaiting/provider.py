@@ -31,6 +31,7 @@ from ..core.unknowns import contains_unknown
 from .args import OUTPUT_KEYS, AwaitedJob, AwaitedStatus, JobsAwaitArgs, JobsAwaitOutputs
 from .conditions import Verdict, reached
 from . import history
+from .removals import removal_warning
 from .report import failure_report
 from .results import enrich, over_bound, report_tables, tolerated_note
 from .progress import LiveMetrics
@@ -59,6 +60,10 @@ class JobsAwaitProvider(ModelArtsProvider):
         if contains_unknown(jobs) and not isinstance(jobs, dict):
             return DiffResult(changes=True, replaces=None)  # a whole new set of jobs: known at up
         changed = self._changed(olds, jobs or {}, _inputs(news).get("max_failures"))
+        if isinstance(jobs, dict):
+            warning = removal_warning(olds, jobs)
+            if warning:
+                say(warning)  # shown in the preview: what the update deletes of the jobs waited for
         return DiffResult(changes=bool(changed), replaces=None)
 
     @staticmethod

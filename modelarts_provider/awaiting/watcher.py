@@ -92,7 +92,8 @@ class WaitCancelled(Exception):
 
     def __init__(self, waiting: list[str]) -> None:
         self.waiting = waiting
-        super().__init__(f"stopped waiting; {len(waiting)} job{'s' if len(waiting) != 1 else ''} keep running: "
+        one = len(waiting) == 1
+        super().__init__(f"stopped waiting; {len(waiting)} job{'' if one else 's'} keep{'s' if one else ''} running: "
                          + ", ".join(waiting))
 
 

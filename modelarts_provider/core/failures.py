@@ -8,7 +8,8 @@ named after its classes are merged into one reason per field (messages.explain).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,3 +65,18 @@ def failures_from(error: ValidationError, raw: dict[str, Any], model_names: Iter
         seen.add(prop)
         out.append(Failure(prop, reason))
     return out
+
+
+# A reason that already leads with where the value was declared (`modelarts-jobs:jobs.a.engine.name: ...`).
+_KEY_LEAD = re.compile(r"^[A-Za-z0-9_-]+:[A-Za-z0-9_.\[\]-]+: ")
+
+
+def for_engine(prop: str, reason: str, top_level: Container[str]) -> tuple[str, str]:
+    """A check failure as the engine prints it well. The engine writes `property P value {inputs[P]} has a
+    problem: R`, looking P up among the top-level inputs only: a nested path (`algorithm.engine.engine_name`)
+    or a name that is no input (`modelarts`) printed `value {<nil>}`. Such a failure goes without a property
+    (`resource 'x' has a problem: R`), its path leading the reason unless the reason names its config key."""
+    if prop in top_level or not prop:
+        return prop, reason
+    return "", reason if _KEY_LEAD.match(reason) else f"{prop}: {reason}"
+

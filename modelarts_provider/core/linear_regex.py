@@ -19,17 +19,47 @@ _OPTIONS = re2.Options()
 _OPTIONS.log_errors = False  # the refusal is our one line, not RE2's log on stderr
 
 
+def _problem(code: str, part: str) -> str:
+    """RE2's error (a code and the part of the pattern it is about) in words; the part as the user wrote it."""
+    if code == "missing )":
+        return "a '(' is never closed: add its ')' or write \\( for a literal parenthesis"
+    if code == "unexpected )":
+        return "a ')' has no '(' before it: remove it or write \\) for a literal parenthesis"
+    if code == "missing ]":
+        return "a '[' is never closed: add its ']' or write \\[ for a literal bracket"
+    if code == "invalid perl operator":
+        return f"{part} (a lookahead or lookbehind) is not supported: RE2 matches in linear time without them"
+    if code == "invalid escape sequence":
+        if part[1:2].isdigit():
+            return f"{part} (a backreference) is not supported: RE2 matches in linear time without them"
+        return f"{part} is not an escape RE2 knows (e.g. \\d, \\w, \\s, \\.)"
+    if code == "trailing \\":
+        return "it ends with a lone backslash"
+    if code == "invalid repetition size":
+        return f"{part} is not a repetition RE2 allows (counts up to 1000, the smaller first)"
+    if code == "no argument for repetition operator":
+        return f"{part} repeats nothing: write \\{part[:1]} for the character itself"
+    if code == "bad repetition operator":
+        return f"{part} repeats a repetition"
+    if code == "invalid character class range":
+        return f"the range {part} runs backwards"
+    if code == "invalid named capture group":
+        return f"{part} is not a named group RE2 knows: (?P<name>...)"
+    return f"{code}: {part}" if part else code
+
+
 def compile_objective(pattern: str) -> Any:
-    """The compiled pattern; ValueError (one line, what is allowed) when RE2 refuses it or it does not have
-    exactly one group."""
+    """The compiled pattern; ValueError (one line naming the problem, the pattern as written) when RE2 refuses
+    it or it does not have exactly one group."""
     try:
         compiled = re2.compile(pattern, _OPTIONS)
     except re2.error as err:
         why = err.args[0].decode(errors="replace") if err.args and isinstance(err.args[0], bytes) else str(err)
-        raise ValueError(f"is not a regular expression RE2 matches in linear time ({why.split(':')[0]}); use "
-                         "RE2 syntax: groups, classes, repetitions, no backreferences or lookarounds") from None
+        code, _, part = why.partition(": ")
+        # The pattern as written between quotes (not repr: a repr doubles every backslash of it).
+        raise ValueError(f"'{pattern}' is not a regular expression RE2 accepts: {_problem(code, part)}") from None
     if compiled.groups != 1:
-        raise ValueError(f"needs exactly one group around the number, e.g. accuracy=([0-9.]+); "
+        raise ValueError(f"'{pattern}' needs exactly one group around the number, e.g. accuracy=([0-9.]+); "
                          f"it has {compiled.groups}")
     return compiled
 

@@ -200,3 +200,14 @@ def did_you_mean(key: str, known: Iterable[str], prefix: str = "") -> str:
     if close:
         return f"(did you mean {prefix}{by_fold[close[0]]}?)"
     return f"(allowed: {', '.join(prefix + k for k in known)})"
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance: the fewest one-character insertions, deletions or substitutions from a to b."""
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]

@@ -9,6 +9,7 @@ its settings, credentials included).
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
@@ -18,6 +19,7 @@ from typing import Any, Callable, ClassVar, Generic, Mapping, TypeVar
 
 from pulumi.dynamic import CheckFailure, CheckResult, ConfigureRequest, ResourceProvider
 
+from .failures import for_engine
 from .masking import mask
 from .provider_config import NAMESPACE, ProviderConfigError, ProviderSettings, resolve_settings
 
@@ -82,7 +84,9 @@ def say(message: str) -> None:
     message = mask(message)
     output = _OUTPUT
     if output is not None:
-        output(message.rstrip("\n"), "warning" if message.lower().startswith("warning:") else "info")
+        # The engine prints a warning's severity itself ("warning: ..."): the line's own prefix goes.
+        warning = message.lower().startswith("warning:")
+        output((message[len("warning:"):].lstrip() if warning else message).rstrip("\n"), "warning" if warning else "info")
         return
     with _OUTPUT_LOCK:
         sys.stderr.write(message.rstrip("\n") + "\n")
@@ -169,6 +173,7 @@ def widen_server_threads(workers: int = CALLS_IN_FLIGHT) -> int:
 
 
 _PROVIDER_SERVICE = "/pulumirpc.ResourceProvider/"
+_PROVIDER_KEY = "__provider"  # the SDK's dynamic-provider server hands every call the pickled provider under it
 
 
 def _ours(err: BaseException) -> bool:
@@ -260,6 +265,25 @@ class SettingsProvider(ResourceProvider, Generic[S]):
 
     def __reduce__(self) -> tuple[type, tuple[()]]:
         return (type(self), ())
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Every provider's check(), called by the SDK's dynamic-provider server (the news carry the pickled
+        provider), answers failures the engine prints well (failures.for_engine). The plugin does the same at
+        its edge, in its own naming; a direct call (a library user, a test) gets the failures as found."""
+        super().__init_subclass__(**kwargs)
+        check = cls.__dict__.get("check")
+        if check is not None and not getattr(check, "_for_engine", False):
+            @functools.wraps(check)
+            def checked(self: Any, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+                result = check(self, olds, news)
+                if isinstance(news, dict) and _PROVIDER_KEY in news:
+                    top_level = set(news)
+                    result.failures = [CheckFailure(*for_engine(f.property, f.reason, top_level))
+                                       for f in result.failures or []]
+                return result
+
+            checked._for_engine = True  # type: ignore[attr-defined]
+            cls.check = checked  # type: ignore[method-assign]
 
     def configure(self, req: ConfigureRequest) -> None:
         start_orphan_watchdog()

@@ -26,6 +26,7 @@ from pulumi.dynamic.config import Config as DynamicConfig
 from pulumi.provider.experimental import provider as p
 from pulumi.provider.experimental.property_value import PropertyValue
 
+from ..core.failures import for_engine
 from ..core.identity import is_seed, new_seed
 from ..core.masking import remember
 from ..core.provider_base import CALLS_IN_FLIGHT, SettingsProvider, request_cancel  # blocking calls in flight at once
@@ -164,8 +165,12 @@ class ModelArtsPlugin(p.Provider):
             news["secret_paths"] = sorted(set(news.get("secret_paths") or []) | set(secret))
         result = await self._run(request.urn, provider.check, olds, news)
         return p.CheckResponse(inputs=self._out(request.urn, result.inputs, request.new_inputs),
-                               failures=[p.CheckFailure(self._names.path(f.property), f.reason)
+                               failures=[self._failure(f.property, f.reason, set(request.new_inputs))
                                          for f in result.failures or []])
+
+    def _failure(self, prop: str, reason: str, top_level: set[str]) -> p.CheckFailure:
+        """A provider's check failure in the schema's naming, as the engine prints it well (failures.for_engine)."""
+        return p.CheckFailure(*for_engine(self._names.path(prop) if prop else "", reason, top_level))
 
     async def diff(self, request: p.DiffRequest) -> p.DiffResponse:
         _door, provider = self._door(request.urn)

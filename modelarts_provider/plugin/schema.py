@@ -315,5 +315,8 @@ def snake_schema(version: str) -> dict[str, Any]:
                                     "HW_* / OS_* environment.", "inputProperties": config, "properties": config},
         "resources": resources,
         "types": b.types,
-        "language": {"nodejs": {"packageName": "@modelarts/pulumi"}},
+        # respectSchemaVersion: a generated SDK carries the plugin's version (not a 0.0.0 placeholder) and so asks
+        # the engine for the very plugin it was generated from.
+        "language": {"nodejs": {"packageName": "@modelarts/pulumi", "respectSchemaVersion": True},
+                     "python": {"respectSchemaVersion": True}},
     }

@@ -4,11 +4,13 @@ until it is deleted, busy or idle.
     net = Network("main", {"name": "dev-main", "cidr": "192.168.128.0/17"})
     pool = ResourcePool("gpu", {"name": "dev-gpu", "network": net.network_name,
                                 "resources": [{"flavor": "modelarts.vm.gpu.tnt004", "count": 2}]})
-    TrainingJob("train", {..., "pool_id": pool.pool_name})      # the job depends on the pool
+    TrainingJob("train", {..., "pool_id": pool.id})      # the job depends on the pool
 
-Outputs: pool_name (the service's name, also the id), phase, message, available / creating / abnormal
+Outputs: pool_name (the service's name, also the id: use the id, which a preview of a scale keeps known where an
+output is unknown, so a job on the pool is not previewed as replaced), phase, message, available / creating / abnormal
 node counts, location. Node counts, added flavors, the job types (scope) and the description change in
-place (one merge-patch PATCH, waited for); the name, the network, the workspace and a flavor taken away replace. The pool carries this resource's owner mark and is deleted only with it.
+place (one merge-patch PATCH, waited for); the name, the network, the workspace and a flavor taken away replace.
+The pool carries this resource's owner mark and is deleted only with it.
 """
 
 from __future__ import annotations

@@ -556,13 +556,21 @@ def _loc_text(loc: tuple[Any, ...]) -> str:
 
 def format_errors(error: ValidationError) -> str:
     """One line per error, each a whole `invalid stack config: <key>: <reason>`."""
-    lines = []
-    for loc, reason in explain(error.errors(), MODEL_NAMES):
+    explained = explain(error.errors(), MODEL_NAMES)
+    lines, meant = [], set()
+    for loc, reason in explained:
         if reason == "is not a known field":
             known = known_keys_at(loc[:-1])
-            reason = "unknown key" + (f" {did_you_mean(str(loc[-1]), known)}" if known else "")
-        lines.append(f"invalid stack config: {_loc_text(loc)}: {reason}" if loc else f"invalid stack config: {reason}")
-    return "\n".join(dict.fromkeys(lines))
+            hint = did_you_mean(str(loc[-1]), known) if known else ""
+            if hint.startswith("(did you mean "):
+                meant.add(loc[:-1] + (hint.removeprefix("(did you mean ").removesuffix("?)"),))
+            reason = "unknown key" + (f" {hint}" if hint else "")
+        lines.append((loc, reason))
+    # `bootfile: t.py` for `bootFile`: the did-you-mean says it all; "bootFile: is required" beside it would send
+    # the reader looking for a missing key.
+    return "\n".join(dict.fromkeys(
+        f"invalid stack config: {_loc_text(loc)}: {reason}" if loc else f"invalid stack config: {reason}"
+        for loc, reason in lines if not (reason == "is required" and loc in meant)))
 
 
 def known_keys_at(loc: tuple[Any, ...]) -> list[str]:

@@ -151,9 +151,11 @@ def job_args(cfg: StackConfig, job: JobEntry, out_dir: str, *, name: str | None,
 
 
 def config_keys(path: str, job: JobEntry) -> dict[str, str]:
-    """Where the values the provider checks against the service's catalogs were declared, so that its
-    messages name the config key (training_job/catalog_check.py): a flavor comes from the pool."""
-    out = {"flavor_id": f"{PROJECT}:pools.{job.pool}.flavor", "algorithm.engine": f"{path}.engine"}
+    """Where the values the provider checks against the service's catalogs (training_job/catalog_check.py) or
+    warns about (training_job/plaintext_credentials.py) were declared, so that its messages name the config
+    key: a flavor comes from the pool."""
+    out = {"flavor_id": f"{PROJECT}:pools.{job.pool}.flavor", "algorithm.engine": f"{path}.engine",
+           "algorithm.environments": f"{path}.environments"}
     if job.algorithm_id is not None:
         out["algorithm.id"] = f"{path}.algorithmId"
     if job.search is not None:

@@ -32,6 +32,7 @@ from modelarts_provider.core.provider_config import (NAMESPACE, ProviderConfigEr
                                                      unknown_setting_errors)
 from modelarts_provider.stack.config import PROJECT, SECTIONS, StackConfigError, parse
 from modelarts_provider.stack.declare import declare
+from modelarts_provider.stack.namespaces import misspelled_namespaces
 from modelarts_provider.stack.program import plan
 from modelarts_provider.stack.secrets import name_refusals, read_stack_config, secret_paths
 
@@ -39,7 +40,8 @@ from modelarts_provider.stack.secrets import name_refusals, read_stack_config, s
 def main() -> None:
     keys = sorted(get_config_env())
     try:
-        bad = unknown_setting_errors(keys)
+        # A slip in a namespace first: the program would see nothing there and the up delete it all (issue 41).
+        bad = misspelled_namespaces(keys, (PROJECT, NAMESPACE)) or unknown_setting_errors(keys)
         if bad:
             raise ProviderConfigError("\n".join(bad))  # one error per line
         provider_cfg = pulumi.Config(NAMESPACE)

@@ -21,6 +21,7 @@ from .name_index import NameIndex
 from .naming import SEED_INPUT, with_identity
 from .normalize import stored_args, stored_form
 from .outputs import OUTPUT_KEYS, status_outputs, strip_outputs
+from .plaintext_credentials import warn_once
 from ..core.masking import remember, show
 from ..core.location import check_same_place, location_of
 from ..core.ownership import OwnerMark
@@ -109,6 +110,8 @@ class TrainingJobProvider(ModelArtsProvider):
         learn_secrets(news)
         inputs, failures = check_inputs(news, olds or None)
         out = [CheckFailure(f.property, f.reason) for f in failures]
+        if not out:
+            warn_once(inputs, say)  # a plaintext credential in environments: accepted, with a warning
         if self._config_error is not None:
             out.append(CheckFailure("modelarts", f"provider configuration: {self._config_error}"))
         elif not out and needs_check(olds, inputs):

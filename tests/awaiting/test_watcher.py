@@ -149,6 +149,7 @@ def test_a_cancel_stops_the_wait_naming_the_jobs_left_running():
                 cancelled=lambda: next(asked)).run([watched(j) for j in jobs])
     assert str(e.value) == "stopped waiting; 2 jobs keep running: a, b" and e.value.waiting == ["a", "b"]
     assert client.calls("terminate") == {}  # left running, as the engine's state says
+    assert str(WaitCancelled(["a"])) == "stopped waiting; 1 job keeps running: a"  # issue 44: not "1 job keep"
 
 
 def test_each_job_keeps_its_own_poll_interval():

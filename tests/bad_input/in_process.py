@@ -4,8 +4,8 @@ dynamic resource's inputs put through its provider's real `check`, as a preview 
 What a `pulumi preview` of a bad config shows is made by plain Python: the program's validation (a
 `pulumi.RunError`) or a provider's `check` (a `CheckFailure`). This runs both where they are made, in
 milliseconds instead of an engine start-up, and returns the refusal in the form the real preview suite
-reads it (`refusal()` of tests/bad_input/test_bad_input.py): `error:` texts joined by '; ', a check
-failure as `<property>: <reason>`.
+reads it (`refusal()` of tests/bad_input/test_engine_paths.py): `error:` texts joined by '; ', a check
+failure as `<property>: <reason>` (a nested one's path leads its reason).
 
 Faithful to the engine where it matters for messages: config values reach the program as the engine
 hands them over (strings; maps and lists as JSON; the keys in PULUMI_CONFIG; secret keys marked), and
@@ -64,7 +64,8 @@ class CheckingMocks(pulumi.runtime.Mocks):
             with mock.patch("modelarts_provider.core.provider_base.start_orphan_watchdog", lambda: None):
                 provider.configure(ConfigureRequest(DynamicConfig(self.config, pulumi.get_project())))
             result = provider.check({}, inputs)
-            self.failures += [f"{f.property}: {f.reason}" for f in result.failures or []]
+            # as the engine prints them: a failure without a property is the resource's (failures.for_engine)
+            self.failures += [f"{f.property}: {f.reason}" if f.property else f.reason for f in result.failures or []]
         if args.typ == "random:index/randomPassword:RandomPassword":
             state.setdefault("result", "s" * 48)  # the stack's owner seed (modelarts_provider.core.identity)
         elif args.typ.startswith("random:"):

@@ -374,17 +374,17 @@ STACK_CASES: list[Case] = [
     # --- objectives, retries, maxFailures (issue 23) ---
     Case("objective-regex-does-not-compile",
          a("waitFor", "completed") + a("objective", {"name": "acc", "regex": "acc=([0-9.]+"}),
-         cfg("jobs.a.objective.regex: is not a regular expression RE2 matches in linear time (missing )); use "
-             "RE2 syntax: groups, classes, repetitions, no backreferences or lookarounds"),
+         cfg("jobs.a.objective.regex: 'acc=([0-9.]+' is not a regular expression RE2 accepts: a '(' is never closed: add its "
+             "')' or write \\( for a literal parenthesis"),
          covers=((JOBS, "a", "objective", "regex"),)),
     Case("objective-regex-could-backtrack",
          a("waitFor", "completed") + a("objective", {"name": "acc", "regex": r"(acc)=\1([0-9.]+)"}),
-         cfg("jobs.a.objective.regex: is not a regular expression RE2 matches in linear time (invalid escape "
-             "sequence); use RE2 syntax: groups, classes, repetitions, no backreferences or lookarounds"),
+         cfg(r"jobs.a.objective.regex: '(acc)=\1([0-9.]+)' is not a regular expression RE2 accepts: \1 (a backreference) is not "
+             "supported: RE2 matches in linear time without them"),
          covers=((JOBS, "a", "objective", "regex"),)),
     Case("objective-regex-without-group",
          a("waitFor", "completed") + a("objective", {"name": "acc", "regex": "acc=[0-9.]+"}),
-         cfg("jobs.a.objective.regex: needs exactly one group around the number, e.g. accuracy=([0-9.]+); "
+         cfg("jobs.a.objective.regex: 'acc=[0-9.]+' needs exactly one group around the number, e.g. accuracy=([0-9.]+); "
              "it has 0"), covers=((JOBS, "a", "objective", "regex"),)),
     Case("objective-name-missing", a("waitFor", "completed") + a("objective", {"regex": "acc=([0-9.]+)"}),
          cfg("jobs.a.objective.name: is required"), covers=((JOBS, "a", "objective", "name"),)),
@@ -501,12 +501,11 @@ STACK_CASES += [
          cfg("jobs.a.search.objective.regex: 'acc=[0-9.]+' needs exactly one group around the number, e.g. "
              "accuracy=([0-9.]+); it has 0")),
     Case("search-regex-does-not-compile", search("objective", "regex", value="acc=([0-9.]+"),
-         cfg("jobs.a.search.objective.regex: 'acc=([0-9.]+' is not a regular expression RE2 matches in linear time "
-             "(missing )); use RE2 syntax: groups, classes, repetitions, no backreferences or lookarounds")),
+         cfg("jobs.a.search.objective.regex: 'acc=([0-9.]+' is not a regular expression RE2 accepts: a '(' is never closed: add "
+             "its ')' or write \\( for a literal parenthesis")),
     Case("search-regex-with-lookahead", search("objective", "regex", value="acc=(?=0)([0-9.]+)"),
-         cfg("jobs.a.search.objective.regex: 'acc=(?=0)([0-9.]+)' is not a regular expression RE2 matches in "
-             "linear time (invalid perl operator); use RE2 syntax: groups, classes, repetitions, no backreferences "
-             "or lookarounds")),
+         cfg("jobs.a.search.objective.regex: 'acc=(?=0)([0-9.]+)' is not a regular expression RE2 accepts: (?= (a lookahead or "
+             "lookbehind) is not supported: RE2 matches in linear time without them")),
     Case("search-goal-unknown", search("objective", "goal", value="up"),
          cfg("jobs.a.search.objective.goal: must be max or min, not 'up'")),
     Case("search-space-empty", search("space", value={}),

@@ -29,6 +29,9 @@ from testkit.faults import FAST_EMULATOR, PROJECT, TRACEBACK_RE, output_of, read
 
 # A check failure of a resource: "... resource 'direct': property node_count value {-1} has a problem: <reason>"
 PROPERTY_RE = re.compile(r"resource '[^']*': property (\S+) value .*? has a problem: (.*)$")
+# ... and one whose path is no top-level input, its path leading the reason (core/failures.for_engine):
+# "... resource 'direct' has a problem: <path>: <reason>"
+RESOURCE_RE = re.compile(r"resource '[^']*' has a problem: (.*)$")
 ENGINE_LINES = ("an unhandled error occurred", "preview failed")
 SECRET_TEXT = "mnist-but-kept-secret"
 
@@ -50,8 +53,8 @@ def refusal(output: str) -> str:
         if not text.startswith("error: ") or any(e in text for e in ENGINE_LINES):
             continue
         text = text.removeprefix("error: ")
-        found = PROPERTY_RE.search(text)
-        texts.append(f"{found[1]}: {found[2]}" if found else text)
+        found, whole = PROPERTY_RE.search(text), RESOURCE_RE.search(text)
+        texts.append(f"{found[1]}: {found[2]}" if found else whole[1] if whole else text)
         continued = True
     return "; ".join(dict.fromkeys(texts))
 

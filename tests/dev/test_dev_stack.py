@@ -15,7 +15,7 @@ import pytest
 from modelarts_emulator.config import DEFAULT_ACCESS_KEY, DEFAULT_PROJECT_ID, DEFAULT_SECRET_KEY
 from modelarts_provider.cli import pulumi_cli
 from tests.dev.test_dev import _dev, _fake_pulumi, _isolated_state_env, _require_warm_setup
-from testkit.harness import PULUMI_VERSION, REPO_ROOT
+from testkit.harness import PULUMI_VERSION, REPO_ROOT, engine_dir
 
 
 def _recording_pulumi(tmp_path: Path, missing_stacks: tuple[str, ...] = ()) -> tuple[dict[str, str], Path]:
@@ -55,7 +55,8 @@ def test_a_missing_stack_is_named_not_created(tmp_path: Path) -> None:
 
 def test_env_points_a_shell_at_the_local_clouds(tmp_path: Path) -> None:
     _require_warm_setup()
-    out = _dev("env", env=_isolated_state_env(tmp_path / "state"))
+    env = {k: v for k, v in _isolated_state_env(tmp_path / "state").items() if k != "PULUMI_HOME"}
+    out = _dev("env", env={**env, "HOME": str(tmp_path / "home"), "MODELARTS_ENGINE_CACHE": str(engine_dir().parent)})
     assert out.returncode == 0, out.stderr
     shown = subprocess.run(["bash", "-c", out.stdout + "\nenv -0"], capture_output=True, timeout=30).stdout
     values = dict(item.split("=", 1) for item in shown.decode().split("\0") if "=" in item)
@@ -63,6 +64,15 @@ def test_env_points_a_shell_at_the_local_clouds(tmp_path: Path) -> None:
     assert (values["HW_ACCESS_KEY"], values["HW_SECRET_KEY"]) == (DEFAULT_ACCESS_KEY, DEFAULT_SECRET_KEY)
     assert values["HW_PROJECT_ID"] == DEFAULT_PROJECT_ID and values["HW_REGION_NAME"] == "cn-north-4"
     assert values["PULUMI_BACKEND_URL"] == f"file://{tmp_path / 'state' / 'backend'}"  # the stacks ./dev sees
+    # Issue 44: the shell's own Pulumi home (HOME/.pulumi here), never the engine cache, with the random plugin
+    # the set-up built installed in it: `pulumi plugin install` writes there.
+    home = tmp_path / "home" / ".pulumi"
+    assert values["PULUMI_HOME"] == str(home), values["PULUMI_HOME"]
+    random = [p for p in (home / "plugins").iterdir() if p.name.startswith("resource-random-v")]
+    assert len(random) == 1 and (random[0] / "pulumi-resource-random").exists(), random
+    listed = subprocess.run(["bash", "-c", out.stdout + "\npulumi plugin ls"], capture_output=True, text=True,
+                            timeout=60)
+    assert "random" in listed.stdout, listed.stdout + listed.stderr
     first = values["PATH"].split(os.pathsep)[0]
     assert subprocess.run([str(Path(first) / "pulumi"), "version"], capture_output=True, text=True,
                           timeout=60).stdout.strip() == f"v{PULUMI_VERSION}"

@@ -111,16 +111,22 @@ def test_wheel_and_plugin_installed_outside_the_repository(tmp_path: Path, emu: 
 
     # (a) A Python project from the template shipped in the wheel.
     template = _run([python, "-m", "modelarts_provider", "template"], base, env).stdout.strip()
-    assert Path(template).is_relative_to(venv)
+    # a clean copy of the one in the wheel (whose install compiled its __main__.py): nothing generated shipped
+    assert any((venv / "lib").rglob("templates/modelarts-python/__main__.py"))
     project = base / "my-jobs"
     _run(["pulumi", "new", template, "--dir", str(project), "--name", "my-jobs", "--description", "ours",
           "--generate-only", "--yes", "--non-interactive"], base, env)
+    assert sorted(p.name for p in project.iterdir()) == [
+        ".gitignore", "Pulumi.yaml", "README.md", "__main__.py", "requirements.txt", "stacks"]
     assert yaml.safe_load((project / "Pulumi.yaml").read_text())["name"] == "my-jobs"
     assert len((project / "__main__.py").read_text().strip().splitlines()) == 3  # import, blank, main()
     (project / "venv").symlink_to(venv)  # the template's `virtualenv: venv`, made as the user would
     st = Stack(workdir=project, name="test", env=env)
     st.run("stack", "init", "test", stack_flag=False)
     st.set_all_config(*provider_config(emu))
+    assert (project / "stacks" / "Pulumi.test.yaml").is_file()  # where the docs say (stackConfigDir)
+    (project / "stacks" / "Pulumi.test.yaml").rename(project / "Pulumi.test.yaml")  # the harness writes beside
+    (project / "Pulumi.yaml").write_text((project / "Pulumi.yaml").read_text().replace("stackConfigDir: stacks\n", ""))
     st.write_config({
         "modelarts-jobs:obs": {"main": {"bucket": "emulator-bucket"}},
         "modelarts-jobs:pools": {"cpu": {"flavor": CPU, "maxNodes": 2}},

@@ -17,6 +17,7 @@ import pytest
 
 from testkit.faults import provider_config
 from testkit.harness import REPO_ROOT, Stack, engine_bin_dir, pulumi_env
+from modelarts_provider.plugin.provider import VERSION
 from testkit.plugin_program import PLUGIN_DIR
 
 pytestmark = pytest.mark.engine
@@ -59,8 +60,9 @@ def test_python_sdk_generates_installs_and_runs(tmp_path: Path, emu: Any) -> Non
     (tmp_path / "schema.json").write_text(schema)
     sdk = tmp_path / "sdk"
     _run([str(sdkgen), "--language", "python", str(tmp_path / "schema.json"), str(sdk)], tmp_path)
-    setup = (sdk / "setup.py").read_text()
-    (sdk / "setup.py").write_text(setup.replace('VERSION = "0.0.0"', 'VERSION = "0.1.0"'))  # a release fills it in
+    # The SDK carries the plugin's version (the schema's, respectSchemaVersion): it asks the engine for v0.1.0.
+    assert json.loads((sdk / "pulumi_modelarts" / "pulumi-plugin.json").read_text())["version"] == VERSION
+    assert f'VERSION = "{VERSION}"' in (sdk / "setup.py").read_text()
     venv = tmp_path / "venv"  # with pip: the language host runs `pip list`
     _run([str(UV), "venv", "--quiet", "--seed", "--python", sys._base_executable, str(venv)], tmp_path)
     _run([str(UV), "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"), str(sdk)], tmp_path)

@@ -42,6 +42,10 @@ def test_network_pool_and_jobs_up_scale_destroy(tmp_path: Path, emu: Any) -> Non
     assert emu.counters()["total"] == before, "an unchanged stack makes no API call"
 
     update_config(st, {f"{PROJECT}:pools": own_pool(3, timeout_seconds=60)})
+    # Preview equals the up (issue 44): the pool keeps its id on a scale, so its jobs are not previewed as replaced.
+    planned = output_of(st.preview("--diff"))
+    assert "replace" not in planned and "pool_id" not in planned, planned
+    assert "~ pulumi-python:dynamic/modelarts:ResourcePool: (update)" in planned, planned
     scaled = output_of(st.up())
     assert "scaling modelarts.vm.gpu.tnt004 2 -> 3" in scaled and "Running: 3/3 nodes available" in scaled, scaled
     assert "network-main updat" not in scaled and "replac" not in scaled, scaled  # the pool alone, in place

@@ -294,7 +294,8 @@ def test_jobs_await_takes_every_argument_of_the_python_resource_and_checks_the_o
     checked = _run(plugin.check(p.CheckRequest(URN.format("JobsAwait", "w"), {},
                                                property_map({"jobs": jobs, "maxFailures": {"g": 1.0}}), b"")))
     assert [(f.property, f.reason) for f in checked.failures] == [
-        ("jobs.a.objective.regex", "needs exactly one group around the number, e.g. accuracy=([0-9.]+); it has 0")]
+        ("", "jobs.a.objective.regex: 'acc=[0-9.]+' needs exactly one group around the number, e.g. "
+             "accuracy=([0-9.]+); it has 0")]  # nested: the path leads the reason (core/failures.for_engine)
 
 
 def test_progress_and_warnings_reach_the_engines_log_attached_to_the_resource(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -338,7 +339,7 @@ def test_progress_and_warnings_reach_the_engines_log_attached_to_the_resource(mo
         package.handlers[:], package.propagate = handlers, propagate
         server.stop(0)
     assert [(r.message, r.urn, r.severity) for r in got] == [
-        ("train-abc: submitted with ******", urn, 1), ("warning: catalog check skipped", urn, 2),
+        ("train-abc: submitted with ******", urn, 1), ("catalog check skipped", urn, 2),  # the engine says "warning:"
         ("create of train-abc was ambiguous", "", 2)]
 
 
