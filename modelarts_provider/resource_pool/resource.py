@@ -37,6 +37,7 @@ class ResourcePoolInputs(TypedDict, total=False):
     workspace_id: pulumi.Input[str]
     timeout_seconds: pulumi.Input[float]
     poll_interval_seconds: pulumi.Input[float]
+    force_delete: pulumi.Input[bool]
 
 
 class ResourcePool(OwnedResource, module="modelarts", name="ResourcePool"):

@@ -162,6 +162,8 @@ class PoolCreate(_Cfg):
     name: Annotated[str, Field(pattern=POOL_NAME_RE)] | None = None  # default: <key>-<random>
     timeout_seconds: Annotated[float, Field(gt=0, le=6 * 3600)] = 3600
     poll_interval_seconds: Annotated[float, Field(gt=0, le=300)] = 5.0
+    # Delete the pool even while another owner's jobs run on it (they fail): docs/pools.md.
+    force_delete: bool = False
 
 
 class PoolConfig(_Cfg):

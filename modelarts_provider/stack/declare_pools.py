@@ -44,5 +44,6 @@ def declare_pools(cfg: StackConfig) -> dict[str, ResourcePool]:
         pools[key] = ResourcePool(res, {
             "name": c.name or _derived(res, key, 32), "network": networks[c.network].network_name,
             "resources": [{"flavor": c.flavor, "count": c.nodes}],
-            "timeout_seconds": c.timeout_seconds, "poll_interval_seconds": c.poll_interval_seconds})
+            "timeout_seconds": c.timeout_seconds, "poll_interval_seconds": c.poll_interval_seconds,
+            **({"force_delete": True} if c.force_delete else {})})
     return pools
