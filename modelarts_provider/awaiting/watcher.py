@@ -93,7 +93,8 @@ class WaitCancelled(Exception):
 
     def __init__(self, waiting: list[str]) -> None:
         self.waiting = waiting
-        super().__init__(f"stopped waiting; {len(waiting)} job{'s' if len(waiting) != 1 else ''} keep running: "
+        super().__init__(f"stopped waiting; {len(waiting)} "
+                         f"{'jobs keep' if len(waiting) != 1 else 'job keeps'} running: "
                          + ", ".join(waiting))
 
 

@@ -39,6 +39,7 @@ class Call:
     aborts: tuple[Abort, ...] = ()
     conns: set[Any] = field(default_factory=set)
     cut: str | None = None  # why the watchdog ended it: "deadline" | "aborted"
+    shut: bool = False  # a socket of it was shut: what it read may be cut short (a close-delimited body)
 
     def why_cut(self) -> str | None:
         """Why the call must end now (None: it may go on)."""
@@ -132,26 +133,27 @@ def detach(conn: Any) -> None:
             c.conns.discard(conn)
 
 
-def _shut(conn: Any) -> None:
+def _shut(conn: Any) -> bool:
     """Shut the connection's TCP socket down: a read, write or TLS handshake blocked on it in another thread
     returns at once. By its descriptor (`raw_fd`, transport.py), and only while the connection still holds that
     descriptor (its socket has it, or handed it to the TLS socket of a handshake under way)."""
     sock = getattr(conn, "sock", None)
     fd = getattr(conn, "raw_fd", None)
     if sock is None or fd is None:
-        return
+        return False
     try:
         if sock.fileno() not in (fd, -1):
-            return
+            return False
         raw = socket.socket(fileno=fd)
     except (OSError, ValueError):
-        return
+        return False
     try:
         raw.shutdown(socket.SHUT_RDWR)  # the TLS object's own shutdown would start a close handshake
     except OSError:
         pass
     finally:
         raw.detach()  # the descriptor stays the connection's, closed by it
+    return True
 
 
 def _cut(c: Call) -> None:
@@ -162,7 +164,8 @@ def _cut(c: Call) -> None:
     with _lock:
         conns = list(c.conns)
     for conn in conns:
-        _shut(conn)
+        if _shut(conn):
+            c.shut = True
 
 
 def _watch() -> None:

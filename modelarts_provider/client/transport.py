@@ -396,6 +396,8 @@ class Transport:
                              _path(url))
                     response = self._send(method, url, auth, self._retry(idempotent, final), json_body, params,
                                           timeout)
+                if running.shut:  # an answer read to a shut socket's end: cut short, whatever it looks like
+                    raise requests.exceptions.ConnectionError("the call's connection was shut")
             except requests.RequestException:
                 why = running.why_cut()
                 if why is not None:
