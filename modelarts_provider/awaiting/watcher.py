@@ -44,8 +44,8 @@ STRATEGY_ENV = "MODELARTS_AWAIT_STRATEGY"  # measurement hook (benchmarks B4)
 LIST_FROM = 2
 PAGE = 50
 _TRANSIENT = object()  # a poll that failed transiently: no news about the job
-# A poll started at or after a job's deadline (its last look) may take this long; so may its terminate.
-FINAL_LOOK_S = 5.0
+FINAL_LOOK_S = 2.0  # a poll started at or after a job's deadline (its last look) may take this long
+TERMINATE_S = 5.0  # and the terminate of a job past its deadline this long
 
 
 @dataclass(frozen=True)
@@ -247,7 +247,7 @@ class Watcher:
         # A job never seen (every poll failed) may be running too: cost safety says terminate it.
         if outcome.verdict is Verdict.TIMED_OUT and (s.job is None or still_running(s.job)):
             try:
-                with call_limits.limits(deadline=time.monotonic() + FINAL_LOOK_S):
+                with call_limits.limits(deadline=time.monotonic() + TERMINATE_S):
                     self.client.terminate_job(s.watched.job_id)
                 result.note = "it was terminated"
                 self.say(f"{s.watched.name}: timed out, terminated")
