@@ -68,7 +68,9 @@ def declare(cfg: StackConfig, plans: list[JobPlan], secrets: SecretPaths) -> tup
             up = uploads.get(p.upload.key) or uploads.setdefault(p.upload.key, _upload(cfg, p.upload, buckets))
             props["algorithm"] = {**props["algorithm"], "code_dir": up.code_dir, "boot_file": up.boot_file}
         if p.created_pool is not None:
-            props["pool_id"] = pools[p.created_pool].pool_name
+            # The pool's id (its service name, as pool_name): known at the preview of an in-place scale, unknown
+            # only while the pool is replaced (training_job/diff.py: a Completed run on it is kept).
+            props["pool_id"] = pools[p.created_pool].id
         opts = pulumi.ResourceOptions(
             aliases=[pulumi.Alias(name=k) for k in p.moved_from] if p.moved_from else None,
             additional_secret_outputs=secret_outputs(marked) or None)  # the rule the provider plugin uses too
