@@ -17,6 +17,10 @@ when more than LINES_PER_ROUND jobs change in one round (the first poll of a 1,0
 per kind of change instead (`120 jobs changed phase: 100 Pending -> Running, 20 Running -> Completed`), so
 a big sweep stays readable; with `summary_from` jobs or more, a count per phase every 30 s.
 
+Every poll runs under its jobs' deadline and the engine's Cancel (client/call_limits.py): a server that drips
+its answer or a connection that stalls cannot hold the wait past a job's deadline (plus `FINAL_LOOK_S` for the
+last look) nor past the first Ctrl-C by more than a moment.
+
 A job past its deadline is terminated (cost safety) and reported; a failed job is reported with its
 phase, each task's exit code and message, and the tail of its failing tasks' logs. Transient poll
 errors (429, 5xx, network) are tolerated until the job's deadline; any other error ends the wait.
@@ -30,9 +34,11 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..client import call_limits
 from ..client.errors import ModelArtsError
 from ..client.models import TrainingJob
 from ..core.rules import WaitFor
@@ -45,6 +51,8 @@ PAGE = 50
 LINES_PER_ROUND = 20  # more phase changes (or reached targets) in one round: one line for them all
 _GROUPED = {"phase": "changed phase", "reached": "reached their target", "timeout": "timed out"}
 _TRANSIENT = object()  # a poll that failed transiently: no news about the job
+FINAL_LOOK_S = 2.0  # a poll started at or after a job's deadline (its last look) may take this long
+TERMINATE_S = 5.0  # and the terminate of a job past its deadline this long
 
 
 @dataclass(frozen=True)
@@ -123,21 +131,27 @@ class Watcher:
 
     # --- polling --------------------------------------------------------------------------------
 
-    def _get(self, job_id: str) -> Any:
+    def _limits(self, deadline: float | None) -> Any:
+        """The scope of a poll's calls (this thread's): cut at `deadline` (time.monotonic()) or on Cancel."""
+        return call_limits.limits(deadline=deadline, abort=self.cancelled)
+
+    def _get(self, job_id: str, deadline: float | None = None) -> Any:
         try:
-            return self.client.get_job(job_id)
+            with self._limits(deadline):
+                return self.client.get_job(job_id)
         except ModelArtsError as err:
-            if err.retryable:
+            if err.retryable or self.cancelled():  # a cut poll: no news (the loop then stops or judges)
                 return _TRANSIENT
             raise WaitAborted(str(err)) from None
 
-    def _get_many(self, ids: list[str]) -> dict[str, Any]:
+    def _get_many(self, ids: list[str], deadline: float | None = None) -> dict[str, Any]:
+        get = partial(self._get, deadline=deadline)
         if len(ids) <= 1 or self.concurrency <= 1:
-            return {i: self._get(i) for i in ids}
+            return {i: get(i) for i in ids}
         with ThreadPoolExecutor(max_workers=min(self.concurrency, len(ids))) as pool:
-            return dict(zip(ids, pool.map(self._get, ids)))
+            return dict(zip(ids, pool.map(get, ids)))
 
-    def _list_many(self, jobs: list[tuple[str, str | None]]) -> dict[str, Any]:
+    def _list_many(self, jobs: list[tuple[str, str | None]], deadline: float | None = None) -> dict[str, Any]:
         found: dict[str, Any] = {}
         by_workspace: dict[str | None, set[str]] = {}
         for job_id, workspace in jobs:
@@ -146,23 +160,34 @@ class Watcher:
             # Pages, newest first, until every wanted job was seen or a page more than they fill.
             budget = (math.ceil(len(wanted) / PAGE) + 1) * PAGE
             try:
-                for seen, job in enumerate(self.client.iter_jobs(workspace_id=workspace), start=1):
-                    if job.id in wanted:
-                        found[job.id] = job
-                        wanted.discard(job.id)
-                    if not wanted or seen >= budget:
-                        break
+                with self._limits(deadline):
+                    for seen, job in enumerate(self.client.iter_jobs(workspace_id=workspace), start=1):
+                        if job.id in wanted:
+                            found[job.id] = job
+                            wanted.discard(job.id)
+                        if not wanted or seen >= budget:
+                            break
             except ModelArtsError as err:
+                if self.cancelled():
+                    return found
                 if not err.retryable:
                     raise WaitAborted(str(err)) from None
         missing = [job_id for job_id, _ in jobs if job_id not in found]
-        found.update(self._get_many(missing))  # older jobs, or gone: a GET tells
+        found.update(self._get_many(missing, deadline))  # older jobs, or gone: a GET tells
         return found
 
-    def fetch(self, jobs: list[tuple[str, str | None]]) -> dict[str, Any]:
-        """The latest view of each (job id, workspace): a TrainingJob, None (gone) or a transient miss."""
+    def fetch(self, jobs: list[tuple[str, str | None]], deadline: float | None = None) -> dict[str, Any]:
+        """The latest view of each (job id, workspace): a TrainingJob, None (gone) or a transient miss.
+        `deadline` (time.monotonic()): no call of this fetch goes on past it."""
         use_list = self.strategy == "list" or (self.strategy == "auto" and len(jobs) > LIST_FROM)
-        return self._list_many(jobs) if use_list else self._get_many([job_id for job_id, _ in jobs])
+        return (self._list_many(jobs, deadline) if use_list
+                else self._get_many([job_id for job_id, _ in jobs], deadline))
+
+    def _poll_deadline(self, due: list[_State], now: float) -> float:
+        """When this round's calls must end (time.monotonic()): the earliest deadline of the jobs polled, or,
+        for a last look at a job already at its deadline, `FINAL_LOOK_S` from now."""
+        until = max(min(s.deadline for s in due), now + FINAL_LOOK_S) if due else now + FINAL_LOOK_S
+        return time.monotonic() + (until - now)
 
     # --- the loop ---------------------------------------------------------------------------------
 
@@ -186,7 +211,10 @@ class Watcher:
             now = self.clock()
             due = [s for s in pending.values() if s.next_poll <= now or s.deadline <= now]
             if due:
-                fresh = self.fetch([(s.watched.job_id, s.watched.workspace_id) for s in due])
+                fresh = self.fetch([(s.watched.job_id, s.watched.workspace_id) for s in due],
+                                   self._poll_deadline(due, now))
+                if self.cancelled():
+                    continue  # the loop's top says so
                 now = self.clock()
                 for s in due:
                     outcome = self._judge(s, fresh.get(s.watched.job_id, _TRANSIENT), now)
@@ -229,7 +257,8 @@ class Watcher:
         # A job never seen (every poll failed) may be running too: cost safety says terminate it.
         if outcome.verdict is Verdict.TIMED_OUT and (s.job is None or still_running(s.job)):
             try:
-                self.client.terminate_job(s.watched.job_id)
+                with call_limits.limits(deadline=time.monotonic() + TERMINATE_S):
+                    self.client.terminate_job(s.watched.job_id)
                 result.note = "it was terminated"
                 self._round.append(("timeout", f"{s.watched.name}: timed out, terminated", "terminated"))
             except ModelArtsError as err:

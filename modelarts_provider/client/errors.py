@@ -26,6 +26,7 @@ __all__ = [
     "DUPLICATE_NAME",
     "CLIENT_CONNECTION",
     "CLIENT_TIMEOUT",
+    "CLIENT_CANCELLED",
     "CLIENT_BAD_RESPONSE",
     "CLIENT_AMBIGUOUS_CREATE",
     "GATEWAY_NO_API",
@@ -42,6 +43,7 @@ GATEWAY_NO_API = "APIGW.0101"  # the gateway's "API does not exist or has not be
 # error codes of failures detected by the client itself (no usable HTTP response)
 CLIENT_CONNECTION = "Client.ConnectionError"
 CLIENT_TIMEOUT = "Client.Timeout"
+CLIENT_CANCELLED = "Client.Cancelled"  # a call cut because its caller stopped waiting (the engine's Cancel)
 CLIENT_BAD_RESPONSE = "Client.BadResponse"
 CLIENT_AMBIGUOUS_CREATE = "Client.AmbiguousCreate"
 CLIENT_AUTH = "Client.AuthError"

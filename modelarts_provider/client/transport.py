@@ -15,6 +15,10 @@
   is a wrong endpoint or a service that is not running (``is_refused``), not a blip; once an address
   answered, a refusal (a restart) is retried like any connection error.
 * 401 with an IAM token: the token is invalidated and the request re-sent once with a new token.
+* Every call has an overall deadline (call_limits.py): the retry budget plus one connect and read timeout, or
+  the earlier deadline of the scope it runs in (a wait's); a call past it, or whose scope's abort test says so
+  (the engine's Cancel, in a wait), has its socket shut and fails with ``CallCut``, whatever the server does
+  (a slow drip, a stalled TLS handshake, a half-open connection). A cut call is not retried.
 """
 
 from __future__ import annotations
@@ -32,12 +36,16 @@ from urllib.parse import urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import MaxRetryError, NewConnectionError, ResponseError
 from urllib3.util.retry import Retry
 
-from .errors import CLIENT_CONNECTION, CLIENT_TIMEOUT, ModelArtsError
+from . import call_limits
+from .errors import CLIENT_CANCELLED, CLIENT_CONNECTION, CLIENT_TIMEOUT, ModelArtsError
 
-__all__ = ["RetryPolicy", "BoundedRetry", "CreateRetry", "Transport", "is_refused", "is_unsent_error", "origin"]
+__all__ = ["RetryPolicy", "BoundedRetry", "CallCut", "CreateRetry", "Transport", "is_refused", "is_unsent_error",
+           "origin"]
 
 log = logging.getLogger("modelarts_provider.client.http")
 
@@ -127,6 +135,9 @@ class BoundedRetry(Retry):
                 raise MaxRetryError(_pool, url, ResponseError(f"Retry-After {delay:g}s is too long"))
         if self.refused_is_final and error is not None and is_refused(error):
             raise MaxRetryError(_pool, url, error)
+        running = call_limits.current()
+        if running is not None and running.why_cut() is not None:  # cut (deadline, cancel): no retry
+            raise MaxRetryError(_pool, url, error or ResponseError(f"call {running.why_cut()}"))
         new = super().increment(method, url, response, error, _pool, _stacktrace)
         if self.deadline is not None and time.monotonic() + new._planned_sleep(response) > self.deadline:
             reason = error or ResponseError(
@@ -157,6 +168,61 @@ def _path(url: Optional[str]) -> str:
     return url.split("?", 1)[0]
 
 
+class CallCut(requests.exceptions.Timeout):
+    """A call ended by its overall deadline or its scope's abort test (call_limits.py), not by the server."""
+
+    def __init__(self, why: str, seconds: float) -> None:
+        self.why = why  # "deadline" | "aborted"
+        self.seconds = seconds
+        super().__init__(f"no complete answer within {seconds:.3g} s (the call's deadline)" if why == "deadline"
+                         else "stopped: the caller stopped waiting (cancelled)")
+
+
+class _Watched:
+    """A pool whose connections are attached to the call using them (call_limits.py), so it can be cut."""
+
+    def _get_conn(self, timeout: float | None = None) -> Any:
+        conn = super()._get_conn(timeout)  # type: ignore[misc]
+        call_limits.attach(conn)
+        return conn
+
+    def _put_conn(self, conn: Any) -> None:
+        if conn is not None:
+            call_limits.detach(conn)
+        super()._put_conn(conn)  # type: ignore[misc]
+
+
+class _RawFd:
+    """A connection that remembers its TCP socket's descriptor: during a TLS handshake the socket object it
+    holds has handed its descriptor to the TLS socket being made, which only the descriptor still reaches."""
+
+    raw_fd: int | None = None
+
+    def _new_conn(self) -> Any:
+        sock = super()._new_conn()  # type: ignore[misc]
+        self.raw_fd = sock.fileno()
+        return sock
+
+
+class _WatchedHTTPConnection(_RawFd, HTTPConnection):
+    pass
+
+
+class _WatchedHTTPSConnection(_RawFd, HTTPSConnection):
+    pass
+
+
+class _WatchedHTTPPool(_Watched, HTTPConnectionPool):
+    ConnectionCls = _WatchedHTTPConnection
+
+
+class _WatchedHTTPSPool(_Watched, HTTPSConnectionPool):
+    ConnectionCls = _WatchedHTTPSConnection
+
+
+_WATCHED_POOLS = {"http": _WatchedHTTPPool, "https": _WatchedHTTPSPool}
+
+
 class _SelectableRetryAdapter(HTTPAdapter):
     """HTTPAdapter whose ``max_retries`` can be chosen per call (thread-local), same pool."""
 
@@ -176,6 +242,15 @@ class _SelectableRetryAdapter(HTTPAdapter):
 
     def use(self, retry: Optional[Retry]) -> None:
         self._local.retry = retry
+
+    def init_poolmanager(self, *args: Any, **kw: Any) -> None:
+        super().init_poolmanager(*args, **kw)
+        self.poolmanager.pool_classes_by_scheme = _WATCHED_POOLS
+
+    def proxy_manager_for(self, proxy: str, **kw: Any) -> Any:
+        manager = super().proxy_manager_for(proxy, **kw)
+        manager.pool_classes_by_scheme = _WATCHED_POOLS
+        return manager
 
     def __getstate__(self):  # pragma: no cover - adapters are not pickled in practice
         state = super().__getstate__()
@@ -312,23 +387,41 @@ class Transport:
         Raises ``requests.RequestException`` when no response was obtained (callers classify it).
         """
         final = self.never_answered(url)
-        retry = (self.idempotent_retry if idempotent else self.create_retry).for_call(
-            self.policy.total_s, refused_is_final=final)
         started = time.monotonic()
         headers = {"Content-Type": content_type} if content_type else None
-        response = self._send(method, url, auth, retry, json_body, params, timeout, headers)
-        if response.status_code == 401 and hasattr(auth, "invalidate"):
-            used = response.request.headers.get("X-Auth-Token") if response.request is not None else None
-            auth.invalidate(used)  # type: ignore[union-attr]
-            log.info("401 with an IAM token: renewing the token and re-sending %s %s once", method, _path(url))
-            retry = (self.idempotent_retry if idempotent else self.create_retry).for_call(
-                self.policy.total_s, refused_is_final=final)
-            response = self._send(method, url, auth, retry, json_body, params, timeout, headers)
+        with call_limits.call(self.call_deadline_s(timeout)) as running:
+            try:
+                response = self._send(method, url, auth, self._retry(idempotent, final), json_body, params, timeout,
+                                      headers)
+                if response.status_code == 401 and hasattr(auth, "invalidate"):
+                    used = response.request.headers.get("X-Auth-Token") if response.request is not None else None
+                    auth.invalidate(used)  # type: ignore[union-attr]
+                    log.info("401 with an IAM token: renewing the token and re-sending %s %s once", method,
+                             _path(url))
+                    response = self._send(method, url, auth, self._retry(idempotent, final), json_body, params,
+                                          timeout, headers)
+                if running.shut:  # an answer read to a shut socket's end: cut short, whatever it looks like
+                    raise requests.exceptions.ConnectionError("the call's connection was shut")
+            except requests.RequestException:
+                why = running.why_cut()
+                if why is not None:
+                    raise CallCut(why, running.deadline - started) from None
+                raise
         log.debug(
             "%s %s -> %s in %.3fs [request %s]", method, _path(url), response.status_code,
             time.monotonic() - started, response.headers.get("X-Request-Id", "-"),
         )
         return response
+
+    def call_deadline_s(self, timeout: Optional[tuple[float, float]] = None) -> float:
+        """How long one call may take at most, retries included: the retry budget (no retry starts after it)
+        plus one connect and read timeout for the attempt that started last."""
+        connect, read = timeout or self.timeout
+        return self.policy.total_s + connect + read
+
+    def _retry(self, idempotent: bool, refused_is_final: bool) -> BoundedRetry:
+        return (self.idempotent_retry if idempotent else self.create_retry).for_call(
+            self.policy.total_s, refused_is_final=refused_is_final)
 
     def never_answered(self, url: str) -> bool:
         """No HTTP response came from this URL's address yet in this process."""
@@ -359,6 +452,12 @@ class Transport:
         `setting` names what sets the URL (e.g. `modelarts:endpoint`), for the hint of a refused
         connection to an address that never answered (not retried: see the module docstring)."""
         path = _path(url)
+        if isinstance(exc, CallCut):
+            return ModelArtsError(
+                f"{method} {path} {exc}", error_code=CLIENT_TIMEOUT if exc.why == "deadline" else CLIENT_CANCELLED,
+                error_solution="the server did not finish its answer in time (a slow or stalled connection); "
+                               "the call was cut" if exc.why == "deadline" else None,
+                method=method, path=path, secrets=self.secrets())
         if is_refused(exc) and self.never_answered(url):
             return ModelArtsError(
                 f"{method} {path} failed: connection refused",

@@ -6,8 +6,9 @@ hash names). Problems are ``ScanError``: one line naming the argument and what i
 
 Content hash: sha256 over a version tag, then for each file in sorted relative-path order its POSIX
 path, its size and its bytes (length-prefixed, so no two trees share a hash by concatenation).
-Empty folders are not part of it (OBS has no folders). Symlinked files are read through; symlinked
-folders are not entered.
+Empty folders are not part of it (OBS has no folders). A symlinked file that stays inside the directory is read
+through; one that points outside it is refused (a link to ~/.aws/credentials must not reach OBS: the directory is
+what the user chose to upload, not what its links reach); symlinked folders are not entered.
 """
 
 from __future__ import annotations
@@ -84,6 +85,11 @@ def source_of(local_dir: str) -> Path:
     return Path(local_dir).expanduser().resolve()
 
 
+def _inside(root: Path, path: Path) -> bool:
+    """Whether `path`, its links resolved, lies in `root` (its links resolved)."""
+    return Path(os.path.realpath(path)).is_relative_to(Path(os.path.realpath(root)))
+
+
 def scan(root: Path, shown: str, excludes: Sequence[str] = (), limits: Limits = Limits()) -> Manifest:
     """The files of ``root`` after excludes, within the limits. ``shown``: the directory as the
     user wrote it (messages name it, not an absolute path)."""
@@ -121,6 +127,11 @@ def scan(root: Path, shown: str, excludes: Sequence[str] = (), limits: Limits = 
                 st = entry.stat(follow_symlinks=True)
             except OSError:
                 continue  # a dangling symlink: nothing to upload
+            if entry.is_symlink() and stat.S_ISREG(st.st_mode) and not _inside(root, root / rel):
+                raise ScanError("local_dir", f"{shown}/{rel} is a link to a file outside {shown}: links out of the "
+                                             "code directory are not uploaded (its target could be anything, a key "
+                                             "file too); copy the file into the directory, or exclude the link in "
+                                             ".modelartsignore")
             if not stat.S_ISREG(st.st_mode):
                 continue  # sockets, fifos, symlinked folders
             files.append(FileEntry(path=rel, size=st.st_size))

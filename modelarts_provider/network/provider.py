@@ -15,6 +15,7 @@ from typing import Any
 
 from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 
+from ..client import call_limits
 from ..client.pool_models import WORKSPACE_LABEL, Network, create_network_body
 from ..core.location import check_same_place, location_of
 from ..core.owned_objects import marks_of, our_namesake, our_pools_on, ours_to_delete, wait_gone
@@ -64,7 +65,9 @@ class NetworkProvider(ModelArtsProvider):
     def _wait_active(self, name: str, args: NetworkArgs) -> Network:
         deadline = time.monotonic() + args.timeout_seconds
         while True:
-            net = self._api().get_network(name)
+            # A poll hanging on a slow server ends at the deadline (and a last look) or at the first Ctrl-C.
+            with call_limits.limits(deadline=max(deadline, time.monotonic() + 2.0), abort=cancelled):
+                net = self._api().get_network(name)
             if net is None:
                 raise ProviderError(f"network {args.name} ({name}) disappeared while it was being created")
             if net.status.phase == "Active":

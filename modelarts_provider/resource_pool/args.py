@@ -39,6 +39,9 @@ class ResourcePoolArgs(BaseModel):
     timeout_seconds: Annotated[float, Field(gt=0, le=6 * 3600, description=(
         "how long create and scaling wait for every node to be available (customTimeouts take precedence)"))] = 3600
     poll_interval_seconds: Annotated[float, Field(gt=0, le=300, description="seconds between polls")] = 5.0
+    force_delete: bool = Field(False, description=(
+        "delete the pool even while jobs of another owner run on it (they fail); without it such a delete stops "
+        "naming them"))
     owner: OwnerMark | None = Field(None, description="this resource's owner mark (set by the resource)")
 
     @field_validator("resources")

@@ -33,6 +33,6 @@ def decide(olds: dict[str, Any], news: dict[str, Any]) -> tuple[list[str], list[
     if not set(old) - set(new) and old != new:
         updates.append("resources")
     fields = ResourcePoolArgs.model_fields  # the state holds the defaults, a declaration may leave them out
-    updates += [k for k in ("timeout_seconds", "poll_interval_seconds")
+    updates += [k for k in ("timeout_seconds", "poll_interval_seconds", "force_delete")
                 if olds.get(k, fields[k].default) != news.get(k, fields[k].default)]
     return replaces, updates

@@ -13,7 +13,8 @@ its nodes are where the declaration says. check/diff make no API call.
 * update: one merge-patch PATCH of node counts (a flavor added too), job types and the description, on the
   same pool, then the same wait; a failed scale-up leaves the pool as it is (it is in use) and fails the up
   naming the order's reason.
-* delete: only a pool carrying our owner token; waits until it is gone.
+* delete: only a pool carrying our owner token, after the jobs running on it (jobs_on.py): this stack's stopped,
+  anyone else's stop the delete naming them unless `force_delete`; waits until it is gone.
 """
 
 from __future__ import annotations
@@ -25,11 +26,13 @@ from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, Up
 from ..client.errors import ModelArtsError
 from ..client.pool_models import DESCRIPTION_ANNOTATION, WORKSPACE_LABEL, Pool, create_pool_body, patch_pool_body
 from ..core.location import check_same_place, location_of
+from ..core.ownership import OwnerMark
 from ..core.owned_objects import marks_of, network_token_mark, our_namesake, ours_to_delete, wait_gone
 from ..core.provider_base import ModelArtsProvider, ProviderError, say
 from .args import OUTPUT_KEYS, ResourcePoolArgs
 from .check import check_inputs, strip_outputs
 from .diff import decide
+from .jobs_on import clear_for_delete
 from .wait import PoolNotUsable, wait_usable
 
 GONE_WAIT_S = 1800.0
@@ -193,6 +196,9 @@ class ResourcePoolProvider(ModelArtsProvider):
         pool = ours_to_delete("pool", id_, api.get_pool(id_), props)
         if pool is None:
             return
+        owner = OwnerMark.model_validate(props["owner"]) if props.get("owner") else None
+        clear_for_delete(api, pool, str(props.get("name") or id_), owner, props.get("force_delete") is True,
+                         float(props.get("poll_interval_seconds") or 5.0), say)
         api.delete_pool(id_)
         say(f"pool {id_}: deleting (it was {pool.summary()}); billing ends when it is gone")
         wait_gone(lambda: api.get_pool(id_), GONE_WAIT_S, float(props.get("poll_interval_seconds") or 5.0),

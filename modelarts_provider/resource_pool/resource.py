@@ -40,6 +40,7 @@ class ResourcePoolInputs(TypedDict, total=False):
     description: pulumi.Input[str]
     timeout_seconds: pulumi.Input[float]
     poll_interval_seconds: pulumi.Input[float]
+    force_delete: pulumi.Input[bool]
 
 
 class ResourcePool(OwnedResource, module="modelarts", name="ResourcePool"):

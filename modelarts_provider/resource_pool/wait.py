@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
+from ..client import call_limits
 from ..client.pool_models import Pool
 from ..core.provider_base import cancelled
 
@@ -43,7 +44,9 @@ def wait_usable(get: Callable[[], Pool | None], label: str, want: dict[str, int]
     deadline = time.monotonic() + timeout_s
     shown = ""
     while True:
-        pool = get()
+        # A poll hanging on a slow server ends at the deadline (and a last look) or at the first Ctrl-C.
+        with call_limits.limits(deadline=max(deadline, time.monotonic() + 2.0), abort=cancelled):
+            pool = get()
         if pool is None:
             raise PoolNotUsable(f"pool {label} disappeared while waiting for its nodes")
         line = pool.summary()

@@ -167,6 +167,8 @@ class PoolCreate(_Cfg):
     description: Annotated[str, Field(pattern=POOL_DESCRIPTION_RE)] | None = None  # changed in place
     timeout_seconds: Annotated[float, Field(gt=0, le=6 * 3600)] = 3600
     poll_interval_seconds: Annotated[float, Field(gt=0, le=300)] = 5.0
+    # Delete the pool even while another owner's jobs run on it (they fail): docs/pools.md.
+    force_delete: bool = False
 
 
 class PoolConfig(_Cfg):

@@ -70,6 +70,7 @@ def declare(cfg: StackConfig, plans: list[JobPlan], secrets: SecretPaths) -> tup
         if p.created_pool is not None:
             # The pool's id is its service name (pool_name) and, unlike an output, stays known in a preview of an
             # in-place update (a scale): the job is previewed unchanged, not as `replace [diff: ~pool_id]`.
+            # Unknown only while the pool is replaced (training_job/diff.py: a Completed run on it is kept).
             props["pool_id"] = pools[p.created_pool].id
         opts = pulumi.ResourceOptions(
             aliases=[pulumi.Alias(name=k) for k in p.moved_from] if p.moved_from else None,

@@ -46,5 +46,6 @@ def declare_pools(cfg: StackConfig) -> dict[str, ResourcePool]:
             "name": c.name or _derived(res, key, NAME_MAX), "network": networks[c.network].network_name,
             "resources": [{"flavor": c.flavor, "count": c.nodes}],
             **({"description": c.description} if c.description is not None else {}),
-            "timeout_seconds": c.timeout_seconds, "poll_interval_seconds": c.poll_interval_seconds})
+            "timeout_seconds": c.timeout_seconds, "poll_interval_seconds": c.poll_interval_seconds,
+            **({"force_delete": True} if c.force_delete else {})})
     return pools

@@ -27,7 +27,8 @@ Replacement order (a finished run is never deleted before its successor is accep
 What the job became (provider.diff): the state keeps the phase seen at create (``Creating``); the phase that
 decides the order and ``replace_failed`` is read from the service (one GET) when a replacement is in the diff
 or ``replace_failed`` asks, and the recorded phase is not final. A Completed run whose successor needs the
-same explicit name (the service holds a name once) is refused: ``same_name_refusal`` says how to go on.
+same explicit name (the service holds a name once) is refused: ``same_name_refusal`` says how to go on; so is
+one whose pool is being replaced (the pool and the jobs on it go first): ``pool_replacement_refusal``.
 """
 
 from __future__ import annotations
@@ -101,6 +102,25 @@ def same_name_refusal(decision: DiffDecision, olds: dict[str, Any], news: dict[s
             "the finished run would be deleted before the new one is accepted; nothing was changed: give the "
             "job a new name (or leave name unset for a derived one) to keep the run until its successor is "
             "accepted, or set deleteBeforeReplace: true on the job to delete it first and accept the loss")
+
+
+def pool_replacement_refusal(decision: DiffDecision, olds: dict[str, Any], news: dict[str, Any]) -> str | None:
+    """One line when the pool a Completed run ran on is being replaced: a pool's replacement deletes the old pool
+    first (its name stays), and Pulumi deletes the jobs on it before it, whatever their own diff says, so the
+    finished run would be gone before any new pool, let alone its successor, exists. Its `pool_id` is then
+    unknown (the pool's id, unknown until the new pool exists; the engine also asks this diff with it unknown
+    before such a delete, with the job's recorded inputs). `keep_finished_runs` keeps the run in the service
+    (nothing is lost); `delete_before_replace: true` accepts the loss: either counts once recorded by an `up`."""
+    if ("pool_id" not in decision.replaces or not is_unknown(news.get("pool_id")) or olds.get("phase") != "Completed"
+            or news.get("delete_before_replace") is True or news.get("keep_finished_runs") is True):
+        return None
+    name = olds.get("job_name") or olds.get("name") or ""
+    return (f"training job {name} ({olds.get('job_id') or ''}) has completed and its pool is being replaced: a pool's "
+            "replacement deletes the old pool first and the jobs on it before it, so the finished run would be "
+            "deleted before its successor exists; nothing was changed: set keepFinishedRuns: true on the job to keep "
+            "the run in the service (it leaves the state), or deleteBeforeReplace: true to delete it and accept the "
+            "loss, and run up with the pool unchanged to record that first; or move the job to another pool in an "
+            "up before replacing this one")
 
 
 def decide(job_id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffDecision:

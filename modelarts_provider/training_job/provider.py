@@ -16,7 +16,7 @@ from . import lifecycle
 from .args import TrainingJobArgs
 from .catalog_check import CatalogCache, catalog_failures, needs_check
 from .check import check_inputs
-from .diff import decide, needs_live_phase, same_name_refusal
+from .diff import decide, needs_live_phase, pool_replacement_refusal, same_name_refusal
 from .name_index import NameIndex
 from .naming import SEED_INPUT, with_identity
 from .normalize import stored_args, stored_form
@@ -130,7 +130,7 @@ class TrainingJobProvider(ModelArtsProvider):
             job = self._api().get_job(id_)
             olds = {**olds, "phase": job.phase if job is not None else None}
             d = decide(id_, olds, news)
-        refusal = same_name_refusal(d, olds, news)
+        refusal = same_name_refusal(d, olds, news) or pool_replacement_refusal(d, olds, news)
         if refusal is not None:
             raise ProviderError(refusal)
         return DiffResult(changes=d.changes, replaces=d.replaces or None,

@@ -468,6 +468,9 @@ STACK_CASES += [
     Case("pool-create-poll-zero", own_pool(pollIntervalSeconds=0),
          cfg("pools.own.create.pollIntervalSeconds: must be greater than 0, not 0"),
          covers=((*OWN_POOL, "create", "pollIntervalSeconds"),)),
+    Case("pool-create-force-delete-not-bool", own_pool(forceDelete="always"),
+         cfg("pools.own.create.forceDelete: must be a boolean (true or false), not a string 'always'"),
+         covers=((*OWN_POOL, "create", "forceDelete"),)),
 ]
 
 # --- the service's own hyperparameter search (a job's `search` entry) ---

@@ -38,13 +38,30 @@ def test_default_excludes_and_ignore_files(tmp_path: Path) -> None:
     assert paths(root, ["*.md", "keep.log", "!pkg/"]) == [".gitignore", ".modelartsignore", "pkg/m.py", "train.py"]
 
 
-def test_symlinked_files_are_read_folders_are_not_entered(tmp_path: Path) -> None:
+def test_links_inside_are_read_folders_are_not_entered(tmp_path: Path) -> None:
     outside = code_dir(tmp_path / "outside", {"shared.py": "S = 1\n"})
-    root = code_dir(tmp_path / "c", {"train.py": ""})
-    os.symlink(outside / "shared.py", root / "shared.py")
+    root = code_dir(tmp_path / "c", {"train.py": "", "lib/m.py": ""})
+    os.symlink(root / "lib" / "m.py", root / "alias.py")  # stays inside: read through
     os.symlink(outside, root / "linked_dir")
     os.symlink(tmp_path / "missing", root / "dangling.py")
-    assert paths(root) == ["shared.py", "train.py"]
+    assert paths(root) == ["alias.py", "lib/m.py", "train.py"]
+
+
+def test_a_link_out_of_the_code_directory_is_refused_at_preview(tmp_path: Path) -> None:
+    # Issue 43: a link to a file outside (here a credentials file) reached OBS. Now: one line at check, naming
+    # the link, nothing uploaded; the link excluded (.modelartsignore or excludes) is fine.
+    secret = code_dir(tmp_path / "home", {".aws/credentials": "aws_secret_access_key = x\n"})
+    root = code_dir(tmp_path / "code", {"train.py": ""})
+    os.symlink(secret / ".aws" / "credentials", root / "creds")
+    with pytest.raises(ScanError) as refused:
+        paths(root)
+    assert str(refused.value) == ("local_dir: ./code/creds is a link to a file outside ./code: links out of the code "
+                                  "directory are not uploaded (its target could be anything, a key file too); copy "
+                                  "the file into the directory, or exclude the link in .modelartsignore")
+    args, failures = check_inputs(inputs(root, content_hash=None))  # both doors' check (preview)
+    assert args is None and [f.property for f in failures] == ["local_dir"]
+    assert "./code/creds is a link to a file outside ./code" in failures[0].reason
+    assert paths(root, ["creds"]) == ["train.py"]
 
 
 def test_hash_is_content_only(tmp_path: Path) -> None:

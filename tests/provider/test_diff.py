@@ -262,3 +262,36 @@ def test_dropping_adoption_with_a_derived_name_is_one_update_then_nothing():
     (_, first), (_, second) = two_ups(old_inputs, "live-name", name="res-abc123", derived_name=True)
     assert first.replaces == [] and set(first.updates) == {"adopt_job_id", "derived_name", "name"}
     assert not second.changes  # no update at every later `up`
+
+
+# --- issue 43 finding 3: a Completed run on a pool being replaced ------------------------------------------
+
+
+@UNKNOWNS
+@pytest.mark.parametrize("phase,option,refused", [
+    ("Completed", {}, True),
+    ("Completed", {"keep_finished_runs": True}, False),  # kept in the service: nothing lost
+    ("Completed", {"delete_before_replace": True}, False),  # the loss accepted
+    ("Running", {}, False),  # a run, not a result: replaced as before
+])
+def test_a_completed_run_on_a_pool_being_replaced_is_refused(unknown, phase, option, refused):
+    from modelarts_provider.training_job.diff import pool_replacement_refusal
+
+    old = {**state(phase=phase, pool_id="pool-old", flavor_id=None), **option}  # options as recorded
+    new = {**news(old, pool_id="pool-old", flavor_id=None), **option, "pool_id": unknown}
+    d = decide("j1", old, new)
+    assert "pool_id" in d.replaces
+    line = pool_replacement_refusal(d, old, new)
+    assert (line is not None) is refused
+    if refused:
+        assert line.startswith(f"training job {old['job_name']} (j1) has completed and its pool is being replaced")
+        assert "keepFinishedRuns: true" in line and "\n" not in line
+
+
+def test_a_known_new_pool_is_no_refusal():
+    # Another pool named outright (pool_id known): the successor is created first, as for any replacement.
+    from modelarts_provider.training_job.diff import pool_replacement_refusal
+
+    old = state(phase="Completed", pool_id="pool-old", flavor_id=None)
+    new = news(old, pool_id="pool-other", flavor_id=None)
+    assert pool_replacement_refusal(decide("j1", old, new), old, new) is None

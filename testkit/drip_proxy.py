@@ -1,0 +1,151 @@
+"""A hostile network between the client and a local cloud (issue 43, finding 4): an HTTP proxy that passes every
+request to its upstream as it came (the signature's Host header included) and answers as the upstream did, except
+that answers to the requests a rule picks are dripped, `drip_bytes` every `drip_every_s` (a slow server), or never
+sent at all (`stall`: a half-open connection that still takes bytes). Answers carry `Connection: close`: every
+request comes on a connection of its own, so a rule sees each one.
+
+    with drip_proxy(emu.url, lambda method, path: method == "GET" and JOB_GET.match(path)) as proxy:
+        ...  # point modelarts:endpoint at proxy.url; proxy.dripping counts the answers being dripped
+
+`stalled_tls_server()` is a server that accepts TCP connections and never answers: a TLS handshake to it stalls.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+import urllib.parse
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+Rule = Callable[[str, str], object]  # (method, path) -> drip this answer?
+
+
+@dataclass
+class DripProxy:
+    url: str
+    drip_bytes: int
+    drip_every_s: float
+    stall: bool
+    dripping: int = 0  # answers picked by the rule so far
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _read_request(conn: socket.socket) -> bytes | None:
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return None
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip())
+    while len(body) < length:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return head + b"\r\n\r\n" + body
+
+
+def _with_close(raw: bytes) -> bytes:
+    """The request or answer with `Connection: close` in place of any Connection header."""
+    head, sep, body = raw.partition(b"\r\n\r\n")
+    lines = [ln for ln in head.split(b"\r\n") if not ln.lower().startswith(b"connection:")]
+    return b"\r\n".join(lines + [b"Connection: close"]) + sep + body
+
+
+def _forward(upstream: tuple[str, int], request: bytes) -> bytes:
+    with socket.create_connection(upstream, timeout=60) as up:
+        up.sendall(_with_close(request))
+        answer = b""
+        while True:
+            chunk = up.recv(65536)
+            if not chunk:
+                return answer
+            answer += chunk
+
+
+def _serve(proxy: DripProxy, conn: socket.socket, upstream: tuple[str, int], rule: Rule,
+           stop: threading.Event) -> None:
+    with conn:
+        try:
+            request = _read_request(conn)
+            if request is None:
+                return
+            method, path = request.split(b" ", 2)[:2]
+            path_text = urllib.parse.urlsplit(path.decode()).path
+            picked = bool(rule(method.decode(), path_text))
+            answer = _with_close(_forward(upstream, request))
+            if not picked:
+                conn.sendall(answer)
+                return
+            with proxy._lock:
+                proxy.dripping += 1
+            if proxy.stall:
+                while not stop.wait(0.2):  # takes what comes, sends nothing
+                    pass
+                return
+            for i in range(0, len(answer), proxy.drip_bytes):
+                if stop.is_set():
+                    return
+                conn.sendall(answer[i:i + proxy.drip_bytes])
+                time.sleep(proxy.drip_every_s)
+        except OSError:
+            return  # the client gave up (its call was cut): nothing to tell
+
+
+@contextlib.contextmanager
+def drip_proxy(upstream_url: str, rule: Rule, *, drip_bytes: int = 1, drip_every_s: float = 0.5,
+               stall: bool = False) -> Iterator[DripProxy]:
+    parts = urllib.parse.urlsplit(upstream_url)
+    upstream = (parts.hostname or "127.0.0.1", parts.port or 80)
+    server = socket.create_server(("127.0.0.1", 0))
+    proxy = DripProxy(f"http://127.0.0.1:{server.getsockname()[1]}", drip_bytes, drip_every_s, stall)
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            threading.Thread(target=_serve, args=(proxy, conn, upstream, rule, stop), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield proxy
+    finally:
+        stop.set()
+        server.close()
+
+
+@contextlib.contextmanager
+def stalled_tls_server() -> Iterator[str]:
+    """An https:// URL whose server accepts the TCP connection and never says a word (a stalled handshake)."""
+    server = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            held.append(conn)
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield f"https://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        stop.set()
+        server.close()
+        for conn in held:
+            conn.close()

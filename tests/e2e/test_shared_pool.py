@@ -1,0 +1,94 @@
+"""Issue 43 finding 5 under the real engine: stack A creates a pool, stack B runs a job on it (`poolId`); A's
+`destroy` stops before deleting the pool, with one line naming B's job and its owner, and B's job keeps running.
+With `forceDelete: true` (recorded by an `up`), A's destroy deletes the pool and B's job fails.
+
+Both doors: A as the stack program (`pools.<key>.create.forceDelete`) and as a YAML program (the ResourcePool's
+`forceDelete`); B is the stack program in both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from testkit.faults import PROJECT, job, job_stack, output_of, own_pool, phase_of, pools_of, update_config
+from testkit.harness import Stack
+from testkit.plugin_program import yaml_stack
+
+POOL_FLAVOR = "modelarts.vm.gpu.tnt004"
+
+
+@pytest.fixture
+def emu(tmp_path: Path, pulumi_engine: Path) -> Iterator[Any]:
+    from modelarts_emulator.testing import running_emulator
+
+    with running_emulator(tmp_path / "emulator", phase_seconds=0.2, run_seconds=600, network_seconds=0.3,
+                          pool_seconds=1.0) as e:
+        yield e
+
+
+def _python_owner(tmp_path: Path, emu: Any) -> tuple[Stack, dict[str, Any]]:
+    st = job_stack(tmp_path / "a", emu, jobs={}, pools=own_pool(1, timeout_seconds=60), stack="a")
+    update_config(st, {f"{PROJECT}:networks": {"main": {}}})
+    return st, own_pool(1, timeout_seconds=60)
+
+
+def _force_python(st: Stack, pools: dict[str, Any]) -> None:
+    pools["own"]["create"]["forceDelete"] = True
+    update_config(st, {f"{PROJECT}:pools": pools})
+
+
+def _yaml_resources(force: bool) -> dict[str, Any]:
+    return {"main": {"type": "modelarts:index:Network", "properties": {"name": "yaml-net", "cidr": "192.168.128.0/17",
+                                                                       "pollIntervalSeconds": 0.2}},
+            "own": {"type": "modelarts:index:ResourcePool", "properties": {
+                "name": "yaml-pool", "network": "${main.networkName}",
+                "resources": [{"flavor": POOL_FLAVOR, "count": 1}], "pollIntervalSeconds": 0.2,
+                **({"forceDelete": True} if force else {})}}}
+
+
+def _yaml_owner(tmp_path: Path, emu: Any) -> tuple[Stack, dict[str, Any]]:
+    return yaml_stack(tmp_path / "a", emu, _yaml_resources(False)), {}
+
+
+def _force_yaml(st: Stack, _pools: dict[str, Any]) -> None:
+    from testkit.plugin_program import write_program
+
+    write_program(st.workdir, _yaml_resources(True))
+
+
+OWNERS = {"python": (_python_owner, _force_python), "yaml": (_yaml_owner, _force_yaml)}
+
+
+@pytest.mark.parametrize("door", sorted(OWNERS))
+def test_destroying_a_pool_another_stacks_job_runs_on_is_refused(tmp_path: Path, emu: Any, door: str) -> None:
+    make, force = OWNERS[door]
+    a, pools = make(tmp_path, emu)
+    a.up()
+    (pool,) = pools_of(emu, live=True)
+    pool_name = pool["metadata"]["name"]
+
+    b = job_stack(tmp_path / "b", emu, stack="b", pools={"theirs": {"poolId": pool_name, "maxNodes": 1}},
+                  jobs={"train": job(name="b-train", pool="theirs", waitFor="running")})
+    b.up()
+    (theirs,) = emu.jobs()
+    assert theirs["spec"]["resource"]["pool_id"] == pool_name and phase_of(theirs) == "Running"
+
+    refused = a.destroy(check=False)
+    text = output_of(refused)
+    assert refused.returncode != 0, text
+    assert f"not deleted, 1 job of another owner runs on it and would fail: b-train ({theirs['metadata']['id']}, " \
+           "Running; it belongs to " in text and "/b::" in text, text
+    assert "set forceDelete: true on the pool" in text, text
+    assert [p["metadata"]["name"] for p in pools_of(emu, live=True)] == [pool_name]  # the pool stands
+    assert phase_of(emu.jobs()[0]) == "Running" and emu.counters()["terminate"] == 0  # B's job runs on
+
+    force(a, pools)
+    a.up()  # records forceDelete: no API call beyond the unchanged resources' none
+    forced = output_of(a.destroy())
+    assert "deleted with forceDelete while b-train" in forced, forced
+    assert pools_of(emu, live=True) == []
+    assert phase_of(emu.jobs()[0]) == "Failed"  # B's job failed with the pool, as the user accepted
