@@ -19,9 +19,10 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-PREFIX = "modelarts-pulumi/"
+# The token annotation is the one part of the mark the client reads itself (an ambiguous create): declared there.
+from ..client.owner_token import PREFIX, TOKEN_ANNOTATION, token_on  # noqa: F401 - token_on re-exported
+
 OWNER_ANNOTATION = PREFIX + "owner"
-TOKEN_ANNOTATION = PREFIX + "token"
 TOKEN_RE = re.compile(r"[0-9a-f]{16,64}\Z")
 
 
@@ -47,11 +48,6 @@ class OwnerMark(BaseModel):
 
     def annotations(self) -> dict[str, str]:
         return {OWNER_ANNOTATION: self.label, TOKEN_ANNOTATION: self.token}
-
-
-def token_on(annotations: Mapping[str, str] | None) -> str | None:
-    """The owner token a live job carries, if any."""
-    return (annotations or {}).get(TOKEN_ANNOTATION)
 
 
 def owner_text(annotations: Mapping[str, str] | None) -> str:

@@ -90,6 +90,10 @@ class ProviderSettings(BaseModel):
     def to_client_settings(self) -> Any:
         """The client's ClientSettings (imported lazily: check/diff never need the client)."""
         from ..client import AkSkCredentials, ClientSettings, IamPasswordCredentials
+        from ..client.errors import mask_errors_with
+        from .masking import mask
+
+        mask_errors_with(mask)  # the client's errors pass the one masking step (the client cannot import it)
 
         if self.access_key is not None:
             creds: Any = AkSkCredentials(access_key=self.access_key, secret_key=self.secret_key,
