@@ -40,7 +40,7 @@ from .settings import ClientSettings
 from .pool_api import PoolOperations  # pools and networks (issue 24)
 from .search_api import SearchOperations  # the service's own hyperparameter search
 from .tag_api import TagOperations  # a job's tags (TMS)
-from ..core.ownership import token_on
+from .owner_token import token_on
 from .transport import RetryPolicy, Transport, is_unsent_error
 
 __all__ = ["ModelArtsClient"]
@@ -467,7 +467,7 @@ class ModelArtsClient(PoolOperations, SearchOperations, TagOperations):
     def find_by_name(self, name: str, workspace_id: Optional[str] = None, *,
                      token: Optional[str] = None) -> Optional[TrainingJob]:
         """The newest job with exactly this name (in ``workspace_id``; default: the service's), or None.
-        With ``token``: only a job carrying that owner token (modelarts_provider.core.ownership).
+        With ``token``: only a job carrying that owner token (owner_token.py).
 
         Whether the service refuses a second job with an existing name is not documented, so the
         newest one is returned; list_jobs(name_like=...) shows them all.

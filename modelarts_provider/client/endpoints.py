@@ -1,11 +1,5 @@
-"""ModelArts and IAM endpoint resolution for Huawei Cloud and Open Telekom Cloud.
+"""ModelArts and IAM endpoints of a cloud and region (the hosts are the clouds' table, clouds.py).
 
-* Huawei Cloud: ``https://modelarts.{region}.myhuaweicloud.com``; the exception is ``ap-southeast-1``
-  whose ModelArts endpoint is ``https://modelarts.ap-southeast-1.myhuaweicloud.cn``. IAM:
-  ``https://iam.{region}.myhuaweicloud.com`` (also for ap-southeast-1, as huaweicloudsdkcore's IAM
-  endpoint table).
-* Open Telekom Cloud: ``https://modelarts.{region}.otc.t-systems.com`` (ModelArts runs in ``eu-de``),
-  IAM ``https://iam.{region}.otc.t-systems.com``.
 * An explicit ``endpoint`` overrides ModelArts (e.g. the emulator ``http://127.0.0.1:8780``); the IAM
   endpoint then defaults to the same address (the emulator serves ``/v3/auth/tokens`` too) unless
   ``iam_endpoint`` is given.
@@ -13,17 +7,15 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from typing import Literal, Optional
+from typing import Optional
 from urllib.parse import urlsplit
+
+from .clouds import CLOUDS, CloudName, check_region, cloud_of
 
 __all__ = ["Cloud", "Endpoints", "modelarts_endpoint", "iam_endpoint", "resolve_endpoints"]
 
-Cloud = Literal["huaweicloud", "otc"]
-
-_REGION_RE = re.compile(r"^[a-z]{2,}(-[a-z0-9]+)+\Z")
-_CN_SUFFIX_REGIONS = frozenset({"ap-southeast-1"})
+Cloud = CloudName
 
 
 @dataclass(frozen=True)
@@ -32,36 +24,19 @@ class Endpoints:
     iam: str
 
 
-def _check_region(region: str) -> str:
-    if not region or not _REGION_RE.match(region):
-        raise ValueError(f"invalid region {region!r} (expected e.g. cn-north-4 or eu-de)")
-    return region
-
-
 def _check_cloud(cloud: str) -> str:
-    c = (cloud or "").strip().lower()
-    aliases = {"huaweicloud": "huaweicloud", "huawei": "huaweicloud", "hwc": "huaweicloud",
-               "otc": "otc", "opentelekomcloud": "otc", "open-telekom-cloud": "otc"}
-    if c not in aliases:
-        raise ValueError(f"unknown cloud {cloud!r} (expected 'huaweicloud' or 'otc')")
-    return aliases[c]
+    entry = cloud_of(cloud)
+    if entry is None:
+        raise ValueError(f"unknown cloud {cloud!r} (expected {' or '.join(repr(c) for c in CLOUDS)})")
+    return entry.name
 
 
 def modelarts_endpoint(cloud: str, region: str) -> str:
-    cloud = _check_cloud(cloud)
-    region = _check_region(region)
-    if cloud == "otc":
-        return f"https://modelarts.{region}.otc.t-systems.com"
-    tld = "cn" if region in _CN_SUFFIX_REGIONS else "com"
-    return f"https://modelarts.{region}.myhuaweicloud.{tld}"
+    return CLOUDS[_check_cloud(cloud)].endpoint("modelarts", check_region(region))
 
 
 def iam_endpoint(cloud: str, region: str) -> str:
-    cloud = _check_cloud(cloud)
-    region = _check_region(region)
-    if cloud == "otc":
-        return f"https://iam.{region}.otc.t-systems.com"
-    return f"https://iam.{region}.myhuaweicloud.com"
+    return CLOUDS[_check_cloud(cloud)].endpoint("iam", check_region(region))
 
 
 def _normalize_override(url: str, what: str) -> str:

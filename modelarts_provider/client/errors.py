@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any, Iterable, Optional
-
-from ..core.masking import mask
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional
 
 if TYPE_CHECKING:  # pragma: no cover
     import requests
@@ -51,14 +49,25 @@ CLIENT_AUTH = "Client.AuthError"
 _MAX_PART = 500
 _WS = re.compile(r"\s+")
 
+# The product's one masking step (core/masking.py). The client sits below core and cannot import it: core hands
+# it in when it makes the client's settings (ProviderSettings.to_client_settings); a program that builds its
+# ClientSettings itself (the client alone) replaces the client's own secrets only.
+_mask: Callable[[str], str] = str
+
+
+def mask_errors_with(mask: Callable[[str], str]) -> None:
+    """Every error message made from now on passes `mask` (after the client's own secrets are replaced)."""
+    global _mask
+    _mask = mask
+
 
 def redact(text: str, secrets: Iterable[Optional[str]] = ()) -> str:
     """Replace every occurrence of each (non-trivial) secret value with ``***``, then pass the text through
-    the one masking step (every secret value this process knows, secret-looking shapes)."""
+    the one masking step (every secret value this process knows, secret-looking shapes) handed in by core."""
     for s in secrets:
         if s and len(s) >= 4:
             text = text.replace(s, "***")
-    return mask(text)
+    return _mask(text)
 
 
 def _one_line(value: Any, limit: int = _MAX_PART) -> str:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal, Optional, Union
+from typing import Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .auth import AkSkCredentials, IamPasswordCredentials
+from .clouds import CloudName
 from .endpoints import Endpoints, resolve_endpoints
 
 __all__ = ["ClientSettings"]
@@ -23,7 +24,7 @@ class ClientSettings(BaseModel):
 
     region: str
     project_id: str
-    cloud: Literal["huaweicloud", "otc"] = "huaweicloud"
+    cloud: CloudName = "huaweicloud"
     endpoint: Optional[str] = None
     iam_endpoint: Optional[str] = None
     credentials: Union[AkSkCredentials, IamPasswordCredentials]

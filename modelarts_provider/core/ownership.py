@@ -31,9 +31,10 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-PREFIX = "modelarts-pulumi/"
+# The token annotation is the one part of the mark the client reads itself (an ambiguous create): declared there.
+from ..client.owner_token import PREFIX, TOKEN_ANNOTATION, token_on  # noqa: F401 - token_on re-exported
+
 OWNER_ANNOTATION = PREFIX + "owner"
-TOKEN_ANNOTATION = PREFIX + "token"
 TOKEN_RE = re.compile(r"[0-9a-f]{16,64}\Z")
 NETWORK_TOKEN_ANNOTATION = PREFIX + "network-token"  # a pool's: its network's token (owned_objects.py)
 # The marks a pool or network also carries as labels (hex tokens: valid label values; the owner text is not).
@@ -90,11 +91,6 @@ def marks_from(annotations: Mapping[str, str] | None, tags: Mapping[str, str] | 
     if token_on(labels):
         return {k: (labels or {})[k] for k in LABEL_MARKS if k in (labels or {})}
     return dict(annotations or {})
-
-
-def token_on(annotations: Mapping[str, str] | None) -> str | None:
-    """The owner token a live job carries, if any."""
-    return (annotations or {}).get(TOKEN_ANNOTATION)
 
 
 def owner_text(annotations: Mapping[str, str] | None) -> str:

@@ -27,36 +27,22 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, SecretStr
 
+from ..client.clouds import CLOUDS, CloudName, default_cloud, env_names
 from .messages import did_you_mean
 
 NAMESPACE = "modelarts"
 
-# key -> env vars tried in order (config first).
-ENV_FALLBACKS: dict[str, tuple[str, ...]] = {
-    "region": ("HW_REGION_NAME", "OS_REGION_NAME"),
-    "projectId": ("HW_PROJECT_ID", "OS_PROJECT_ID"),
-    "cloud": (),
-    "endpoint": ("MODELARTS_ENDPOINT",),
-    "obsEndpoint": ("OBS_ENDPOINT",),
-    "iamEndpoint": (),
-    "accessKey": ("HW_ACCESS_KEY", "OS_ACCESS_KEY"),
-    "secretKey": ("HW_SECRET_KEY", "OS_SECRET_KEY"),
-    "securityToken": ("HW_SECURITY_TOKEN", "OS_SECURITY_TOKEN"),
-    "iamUser": ("HW_USER_NAME", "OS_USERNAME"),
-    "iamPassword": ("HW_PASSWORD", "OS_PASSWORD"),
-    "iamDomain": ("HW_DOMAIN_NAME", "OS_DOMAIN_NAME", "OS_USER_DOMAIN_NAME"),
-    "projectName": ("HW_PROJECT_NAME", "OS_PROJECT_NAME"),
-    "verifyTls": (),
-    "caBundle": (),
-    "retryTimeoutSeconds": (),
-}
+# The settings, in order; key -> env vars tried in order (config first), from the clouds' table (client/clouds.py).
+ENV_FALLBACKS: dict[str, tuple[str, ...]] = {key: env_names(key) for key in (
+    "region", "projectId", "cloud", "endpoint", "obsEndpoint", "iamEndpoint", "accessKey", "secretKey",
+    "securityToken", "iamUser", "iamPassword", "iamDomain", "projectName", "verifyTls", "caBundle",
+    "retryTimeoutSeconds")}
 KNOWN_KEYS = frozenset(ENV_FALLBACKS)
 SECRET_KEYS = frozenset({"secretKey", "securityToken", "iamPassword"})
-OTC_REGION_PREFIXES = ("eu-de", "eu-nl", "eu-ch")
 DEFAULT_RETRY_TIMEOUT_S = 60.0
 MAX_RETRY_TIMEOUT_S = 3600.0
 
@@ -72,7 +58,7 @@ class ProviderSettings(BaseModel):
 
     region: str
     project_id: str
-    cloud: Literal["huaweicloud", "otc"]
+    cloud: CloudName
     endpoint: str | None = None
     obs_endpoint: str | None = None  # read by modelarts_provider.obs (code uploads, buckets)
     iam_endpoint: str | None = None
@@ -90,6 +76,10 @@ class ProviderSettings(BaseModel):
     def to_client_settings(self) -> Any:
         """The client's ClientSettings (imported lazily: check/diff never need the client)."""
         from ..client import AkSkCredentials, ClientSettings, IamPasswordCredentials
+        from ..client.errors import mask_errors_with
+        from .masking import mask
+
+        mask_errors_with(mask)  # the client's errors pass the one masking step (the client cannot import it)
 
         if self.access_key is not None:
             creds: Any = AkSkCredentials(access_key=self.access_key, secret_key=self.secret_key,
@@ -114,14 +104,14 @@ def _where(key: str) -> str:
 def resolve_settings(config_get: Callable[[str], Any], env: Mapping[str, str]) -> ProviderSettings:
     """Build settings from `config_get("region")`-style lookups (unnamespaced key) and an environment."""
     raw: dict[str, str | None] = {}
-    used_os_env = False
+    env_used: list[str] = []  # the environment variables read (those of the credentials tell the cloud)
     for key, envs in ENV_FALLBACKS.items():
         value = config_get(key)
         if value is None or value == "":
             for name in envs:
                 if env.get(name):
                     value = env[name]
-                    used_os_env = used_os_env or (name.startswith("OS_") and key in {"accessKey", "iamUser"})
+                    env_used.append(name)
                     break
         raw[key] = None if value in (None, "") else str(value)
 
@@ -131,9 +121,9 @@ def resolve_settings(config_get: Callable[[str], Any], env: Mapping[str, str]) -
 
     cloud = raw["cloud"]
     if cloud is None:
-        cloud = "otc" if used_os_env or raw["region"].startswith(OTC_REGION_PREFIXES) else "huaweicloud"  # type: ignore[union-attr]
-    if cloud not in ("huaweicloud", "otc"):
-        raise ProviderConfigError(f"{NAMESPACE}:cloud must be huaweicloud or otc, not {cloud!r}")
+        cloud = default_cloud(raw["region"], env_used)  # type: ignore[arg-type]
+    if cloud not in CLOUDS:
+        raise ProviderConfigError(f"{NAMESPACE}:cloud must be {' or '.join(CLOUDS)}, not {cloud!r}")
 
     ak, sk = raw["accessKey"], raw["secretKey"]
     user, password, domain = raw["iamUser"], raw["iamPassword"], raw["iamDomain"]

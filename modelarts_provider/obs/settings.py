@@ -1,7 +1,7 @@
 """``ObsSettings`` and where they come from: the same ``modelarts:`` config and environment as
 the ModelArts provider (provider_config.py), so one set of credentials serves both services.
 
-Keys read (config first, then the environment variables of provider_config.ENV_FALLBACKS):
+Keys read (config first, then the environment variables of the clouds' table, client/clouds.py):
 region, cloud, obsEndpoint (env OBS_ENDPOINT), accessKey, secretKey, securityToken, verifyTls,
 caBundle. ``projectId`` is not needed by OBS. OBS's S3-compatible API authenticates AK/SK
 signatures only: an IAM user/password login gets a one-line error saying so.
@@ -14,13 +14,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from ..core.provider_config import ENV_FALLBACKS, NAMESPACE, OTC_REGION_PREFIXES
+from ..client.clouds import CLOUDS, CloudName, default_cloud, env_names
+from ..core.provider_config import NAMESPACE
 from .endpoints import resolve_obs_endpoint
 from .errors import ObsConfigError
 
 __all__ = ["ObsSettings", "resolve_obs_settings"]
-
-_OBS_ENV = {"obsEndpoint": ("OBS_ENDPOINT",)}  # in case provider_config predates the key
 
 
 class ObsSettings(BaseModel):
@@ -28,7 +27,7 @@ class ObsSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    cloud: Literal["huaweicloud", "otc"] = "huaweicloud"
+    cloud: CloudName = "huaweicloud"
     region: str
     endpoint: str  # resolved: the region's OBS or the override
     access_key: str
@@ -47,31 +46,31 @@ class ObsSettings(BaseModel):
 
 
 def _where(key: str) -> str:
-    envs = ENV_FALLBACKS.get(key) or _OBS_ENV.get(key, ())
+    envs = env_names(key)
     return f"{NAMESPACE}:{key}" + (f" (or {' / '.join(envs)})" if envs else "")
 
 
 def resolve_obs_settings(config_get: Callable[[str], Any], env: Mapping[str, str]) -> ObsSettings:
     """Settings from `config_get("region")`-style lookups (unnamespaced keys) and an environment."""
     raw: dict[str, str | None] = {}
-    used_os_env = False
+    env_used: list[str] = []  # the environment variables read (those of the credentials tell the cloud)
     for key in ("region", "cloud", "obsEndpoint", "accessKey", "secretKey", "securityToken",
                 "iamUser", "iamPassword", "verifyTls", "caBundle"):
         value = config_get(key)
         if value is None or value == "":
-            for name in ENV_FALLBACKS.get(key) or _OBS_ENV.get(key, ()):
+            for name in env_names(key):
                 if env.get(name):
                     value = env[name]
-                    used_os_env = used_os_env or (name.startswith("OS_") and key == "accessKey")
+                    env_used.append(name)
                     break
         raw[key] = None if value in (None, "") else str(value)
 
     region = raw["region"]
     if region is None:
         raise ObsConfigError(f"missing provider setting {_where('region')}")
-    cloud = raw["cloud"] or ("otc" if used_os_env or region.startswith(OTC_REGION_PREFIXES) else "huaweicloud")
-    if cloud not in ("huaweicloud", "otc"):
-        raise ObsConfigError(f"{NAMESPACE}:cloud must be huaweicloud or otc")
+    cloud = raw["cloud"] or default_cloud(region, env_used)
+    if cloud not in CLOUDS:
+        raise ObsConfigError(f"{NAMESPACE}:cloud must be {' or '.join(CLOUDS)}")
 
     ak, sk = raw["accessKey"], raw["secretKey"]
     if not (ak and sk):

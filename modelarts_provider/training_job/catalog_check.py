@@ -23,23 +23,19 @@ cn-north-4; did you mean modelarts.p3.large.public?``.
 
 from __future__ import annotations
 
-import difflib
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..client.errors import ModelArtsError
+from .catalog_hints import SECRET_SHOWN
+from .catalog_hints import did_you_mean as _close
 from .check import Failure
 from .normalize import spec_of, try_canonical
 from .outputs import strip_outputs
 from .search_check import search_failures
 from ..core.unknowns import contains_unknown
-
-# How many known values a message lists when none is close.
-LISTED = 8
-# What a message says instead of a secret value (no close matches either: they would tell it).
-SECRET_SHOWN = "(a secret value, not shown)"
 
 
 @dataclass(frozen=True)
@@ -132,27 +128,6 @@ def needs_check(olds: Mapping[str, Any] | None, news: Mapping[str, Any]) -> bool
 
 def _known(value: Any) -> str | None:
     return value if isinstance(value, str) and value and not contains_unknown(value) else None
-
-
-def close_matches(value: str, known: Any, *, cutoff: float = 0.6, margin: float = 0.05) -> list[str]:
-    """The known values closest to `value` (difflib, case-insensitive): the best, and up to two more
-    nearly as close (within `margin` of its score), so a one-letter typo gets one answer, not three."""
-    scored = sorted(((difflib.SequenceMatcher(None, value.lower(), k.lower()).ratio(), k) for k in known),
-                    key=lambda x: (-x[0], x[1]))
-    scored = [(r, k) for r, k in scored if r >= cutoff]
-    return [k for r, k in scored[:3] if r >= scored[0][0] - margin] if scored else []
-
-
-def _close(value: str, known: list[str] | set[str] | frozenset[str], what: str) -> str:
-    """'; did you mean x?' with the close matches, else the known values (some of them)."""
-    close = close_matches(value, known)
-    if close:
-        return "; did you mean " + (close[0] if len(close) == 1 else ", ".join(close[:-1]) + " or " + close[-1]) + "?"
-    if not known:
-        return f"; the catalog lists no {what}"
-    listed = sorted(known)
-    more = f" ({len(listed)} in all)" if len(listed) > LISTED else ""
-    return f"; known {what}: {', '.join(listed[:LISTED])}{more}"
 
 
 class _Namer:

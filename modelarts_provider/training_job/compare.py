@@ -14,6 +14,7 @@ from typing import Any
 
 from .args import TrainingJobArgs
 from ..client.models import TrainingJob, as_list, as_text, normalize_obs_path
+from .search_form import auto_search_of, search_summary
 
 
 def _norm(v: Any) -> Any:
@@ -103,9 +104,7 @@ def _cmp_algorithm(args: TrainingJobArgs, alg: dict[str, Any], cmp: Any) -> None
     for p in a.parameters:
         cmp(f"algorithm.parameters[{p.name}]", p.value, live_params.get(p.name))
     if a.policies is not None and a.policies.auto_search is not None:
-        # the service's own search, in the one shape an import declares it (from_live.py)
-        from .from_live import auto_search_of, search_summary  # noqa: PLC0415 - from_live imports this module
-
+        # the service's own search, in the one shape an import declares it (search_form.py)
         declared = auto_search_of(a.policies.auto_search.model_dump(exclude_none=True))
         live_policies = alg.get("policies") if isinstance(alg.get("policies"), dict) else {}
         live = auto_search_of(live_policies.get("auto_search"))

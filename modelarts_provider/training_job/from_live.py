@@ -14,6 +14,7 @@ from typing import Any
 from ..client.models import TrainingJob, as_list, as_text, normalize_obs_path
 from ..core.ownership import PREFIX as OWNERSHIP_PREFIX, TAG_PREFIX as OWNER_TAG_PREFIX
 from .compare import DEFAULT_WORKSPACE
+from .search_form import auto_search_of
 
 _ALGORITHM_PLAIN = ("id", "subscription_id", "item_version_id", "command", "local_code_dir", "working_dir")
 _ALGORITHM_OBS = ("code_dir", "boot_file", "autosearch_config_path", "autosearch_framework_path")
@@ -83,47 +84,6 @@ def _algorithm(alg: dict[str, Any]) -> dict[str, Any]:
     if search:
         out["policies"] = {"auto_search": search}
     return out
-
-
-def _fields(item: Any, keys: tuple[str, ...]) -> dict[str, Any]:
-    if not isinstance(item, dict):
-        return {}
-    out: dict[str, Any] = {}
-    for key in keys:
-        value = item.get(key)
-        if isinstance(value, list):
-            out[key] = [as_text(v) or "" for v in value]
-        elif value not in (None, ""):
-            out[key] = as_text(value)
-    return out
-
-
-def search_summary(auto: dict[str, Any] | None) -> str | None:
-    """A search in a few words, for the takeover comparison's message."""
-    if not auto:
-        return None
-    algo = ", ".join(str(c.get("name")) for c in auto.get("algo_configs") or []) or "no algorithm"
-    params = ", ".join(str(p.get("name")) for p in auto.get("search_params") or []) or "nothing"
-    rewards = ", ".join(f"{r.get('name')} ({r.get('mode')})" for r in auto.get("reward_attrs") or []) or "nothing"
-    return f"{algo} over {params} scored by {rewards}"
-
-
-def auto_search_of(auto: Any) -> dict[str, Any] | None:
-    """The service's own search of a live job, as the TrainingJob declares it (an imported search job)."""
-    if not isinstance(auto, dict) or not auto:
-        return None
-    out: dict[str, Any] = _fields(auto, ("skip_search_params",))
-    rewards = [_fields(r, ("name", "mode", "regex")) for r in as_list(auto.get("reward_attrs"))]
-    params = [_fields(s, ("name", "param_type", "lower_bound", "upper_bound", "discrete_points_num",
-                          "discrete_values")) for s in as_list(auto.get("search_params"))]
-    configs = [{**_fields(c, ("name",)),
-                **({"params": [_fields(q, ("key", "value", "type")) for q in as_list(c.get("params"))]}
-                   if as_list(c.get("params") if isinstance(c, dict) else None) else {})}
-               for c in as_list(auto.get("algo_configs")) if isinstance(c, dict)]
-    for key, items in (("reward_attrs", rewards), ("search_params", params), ("algo_configs", configs)):
-        if any(items):
-            out[key] = [i for i in items if i]
-    return out or None
 
 
 def declaration_of(job: TrainingJob) -> dict[str, Any]:

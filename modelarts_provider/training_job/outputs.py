@@ -11,13 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..client.clouds import CLOUDS, DEFAULT_CLOUD
 from ..client.models import TrainingJob, as_list, normalize_obs_path
-
-# Console hosts per cloud; the job detail page is the same route on both.
-CONSOLE_HOSTS = {
-    "huaweicloud": "https://console-intl.huaweicloud.com",
-    "otc": "https://console.otc.t-systems.com",
-}
 
 
 class TaskStatusOutput(BaseModel):
@@ -61,7 +56,7 @@ def _iso(ms: int | None) -> str | None:
 
 
 def console_url(cloud: str, region: str, job_id: str) -> str:
-    host = CONSOLE_HOSTS.get(cloud, CONSOLE_HOSTS["huaweicloud"])
+    host = CLOUDS.get(cloud, CLOUDS[DEFAULT_CLOUD]).console  # the job detail page: the same route on every cloud
     return f"{host}/modelarts/?region={region}#/trainingJobs/trainingjobDetail?jobId={job_id}"
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from .catalog_hints import SECRET_SHOWN, did_you_mean
 from .check import Failure
 from ..core.unknowns import contains_unknown
 
@@ -41,8 +42,6 @@ def search_failures(alg: Mapping[str, Any], cache: _Catalog, config_key: str | N
     `secret`: the search is a Pulumi secret: a failure shows neither the value nor close matches."""
     out = _failures(alg, cache, config_key)
     if secret:
-        from .catalog_check import SECRET_SHOWN
-
         return [Failure(f.property, f"{f.reason.split(': ', 1)[0] + ': ' if config_key else ''}the search is not "
                                     f"one the service's catalog in {cache.region} takes {SECRET_SHOWN}")
                 for f in out[:1]]
@@ -53,8 +52,6 @@ def _failures(alg: Mapping[str, Any], cache: _Catalog, config_key: str | None) -
     configs = _algo_configs(alg)
     if not configs:
         return []
-    from .catalog_check import _close  # the did-you-mean shared with the other catalogs
-
     catalog = cache.search_algorithms()
     out = []
     for i, config in enumerate(configs):
@@ -65,8 +62,8 @@ def _failures(alg: Mapping[str, Any], cache: _Catalog, config_key: str | None) -
         where = f"{config_key}.algorithm" if config_key else None
         if name not in catalog:
             lead = f"{where}.name: " if where else ""
-            out.append(Failure(prop + ".name", f"{lead}unknown search algorithm {name!r} in "
-                                               f"{cache.region}" + _close(name, set(catalog), "search algorithms")))
+            hint = did_you_mean(name, set(catalog), "search algorithms")
+            out.append(Failure(prop + ".name", f"{lead}unknown search algorithm {name!r} in {cache.region}{hint}"))
             continue
         takes = catalog[name]
         for j, param in enumerate(p for p in config.get("params") or [] if isinstance(p, Mapping)):
@@ -83,7 +80,7 @@ def _failures(alg: Mapping[str, Any], cache: _Catalog, config_key: str | None) -
             own = _FIELDS.get(key) if config_key else None
             at = f"{config_key}.{own}: " if own else (f"{where}.params.{key}: " if where else "")
             what = f" ({own}: {'trials at once' if own == 'parallel' else 'the number of trials'})" if own else ""
-            hint = f"; leave {own} out" if own else _close(key, set(takes), f"parameters of {name}")
+            hint = f"; leave {own} out" if own else did_you_mean(key, set(takes), f"parameters of {name}")
             out.append(Failure(f"{prop}.params[{j}]", f"{at}the search algorithm {name} in {cache.region} takes "
                                                       f"no parameter {key}{what}" + hint))
     return out

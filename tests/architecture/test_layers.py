@@ -3,6 +3,10 @@
 - Every resource folder of modelarts_provider imports only the shared kernel (core/), the clients (client/,
   obs/) and itself: never another resource folder, so a TrainingJob edit cannot break a Network.
 - core/ and client/ import no resource folder (the kernel sits below them).
+- client/ imports nothing of core/: the client is the lowest layer, core builds on it (what the client needs
+  from above, it is handed).
+- No import circle among modelarts_provider's modules (function-level imports count): a circle hidden in a
+  function is still two modules that cannot be read, tested or moved one without the other.
 - The two local clouds do not import each other; what they share is local_cloud/.
 - Nothing outside tests/ imports tests (test harnesses that benchmarks use live in testkit/).
 """
@@ -58,6 +62,51 @@ def test_the_kernel_and_the_client_import_no_resource_folder(layer: str) -> None
     assert bad == []
 
 
+def test_the_client_imports_nothing_of_core() -> None:
+    bad = sorted(f"{p.relative_to(ROOT)} imports {m}" for p in _files(PKG / "client") for m in _imports(p)
+                 if _in(m, "modelarts_provider.core"))
+    assert bad == []
+
+
+def _module_graph(files: list[Path]) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports (a package is its __init__)."""
+    names = {".".join(p.relative_to(ROOT).with_suffix("").parts[: -1 if p.stem == "__init__" else None]): p
+             for p in files}
+    return {m: {n for n in _imports(p) if n in names and n != m} for m, p in names.items()}
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One circle per group of modules that import each other (Tarjan's strongly connected components)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = stack[stack.index(v):]
+            del stack[stack.index(v):]
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_circle_among_the_providers_modules() -> None:
+    assert _circles(_module_graph(_files(PKG))) == []
+
+
 @pytest.mark.parametrize(("pkg", "other"), [("modelarts_emulator", "obs_emulator"),
                                             ("obs_emulator", "modelarts_emulator"),
                                             ("local_cloud", "modelarts_emulator"), ("local_cloud", "obs_emulator")])
@@ -83,3 +132,15 @@ def test_the_rules_can_fail(tmp_path: Path) -> None:
         assert "modelarts_provider.training_job.resource" in _imports(f)
     finally:
         f.unlink()
+
+
+def test_a_circle_is_seen_through_a_function_level_import(tmp_path: Path) -> None:
+    a, b = PKG / "network" / "_probe_a.py", PKG / "network" / "_probe_b.py"
+    a.write_text("from ._probe_b import x\n")
+    b.write_text("def f():\n    from . import _probe_a\n")
+    try:
+        circles = _circles(_module_graph([a, b, PKG / "network" / "__init__.py"]))
+        assert circles == [["modelarts_provider.network._probe_a", "modelarts_provider.network._probe_b"]]
+    finally:
+        a.unlink()
+        b.unlink()
