@@ -8,6 +8,9 @@ from collections.abc import Mapping
 
 PREFIX = "modelarts-pulumi/"
 TOKEN_ANNOTATION = PREFIX + "token"
+NETWORK_TOKEN_ANNOTATION = PREFIX + "network-token"  # a pool's: its network's token (core/owned_objects.py)
+# The marks a pool or network also carries as labels, which the service returns where it may drop annotations.
+LABEL_MARKS = (TOKEN_ANNOTATION, NETWORK_TOKEN_ANNOTATION)
 
 
 def token_on(annotations: Mapping[str, str] | None) -> str | None:

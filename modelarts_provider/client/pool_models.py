@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..core.ownership import LABEL_MARKS
+from .owner_token import LABEL_MARKS
 
 NAME_LABEL = "os.modelarts/name"
 WORKSPACE_LABEL = "os.modelarts/workspace.id"

@@ -41,7 +41,7 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import MaxRetryError, NewConnectionError, ResponseError
 from urllib3.util.retry import Retry
 
-from . import call_limits
+from .call_limits import attach as attach_call, call as limited_call, current as current_call, detach as detach_call
 from .errors import CLIENT_CANCELLED, CLIENT_CONNECTION, CLIENT_TIMEOUT, ModelArtsError
 
 __all__ = ["RetryPolicy", "BoundedRetry", "CallCut", "CreateRetry", "Transport", "is_refused", "is_unsent_error",
@@ -135,7 +135,7 @@ class BoundedRetry(Retry):
                 raise MaxRetryError(_pool, url, ResponseError(f"Retry-After {delay:g}s is too long"))
         if self.refused_is_final and error is not None and is_refused(error):
             raise MaxRetryError(_pool, url, error)
-        running = call_limits.current()
+        running = current_call()
         if running is not None and running.why_cut() is not None:  # cut (deadline, cancel): no retry
             raise MaxRetryError(_pool, url, error or ResponseError(f"call {running.why_cut()}"))
         new = super().increment(method, url, response, error, _pool, _stacktrace)
@@ -183,12 +183,12 @@ class _Watched:
 
     def _get_conn(self, timeout: float | None = None) -> Any:
         conn = super()._get_conn(timeout)  # type: ignore[misc]
-        call_limits.attach(conn)
+        attach_call(conn)
         return conn
 
     def _put_conn(self, conn: Any) -> None:
         if conn is not None:
-            call_limits.detach(conn)
+            detach_call(conn)
         super()._put_conn(conn)  # type: ignore[misc]
 
 
@@ -389,7 +389,7 @@ class Transport:
         final = self.never_answered(url)
         started = time.monotonic()
         headers = {"Content-Type": content_type} if content_type else None
-        with call_limits.call(self.call_deadline_s(timeout)) as running:
+        with limited_call(self.call_deadline_s(timeout)) as running:
             try:
                 response = self._send(method, url, auth, self._retry(idempotent, final), json_body, params, timeout,
                                       headers)

@@ -32,13 +32,12 @@ from collections.abc import Mapping
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 # The token annotation is the one part of the mark the client reads itself (an ambiguous create): declared there.
-from ..client.owner_token import PREFIX, TOKEN_ANNOTATION, token_on  # noqa: F401 - token_on re-exported
+from ..client.owner_token import (LABEL_MARKS, NETWORK_TOKEN_ANNOTATION, PREFIX, TOKEN_ANNOTATION,  # noqa: F401
+                                  token_on)  # re-exported: the client's part of the mark
 
 OWNER_ANNOTATION = PREFIX + "owner"
 TOKEN_RE = re.compile(r"[0-9a-f]{16,64}\Z")
-NETWORK_TOKEN_ANNOTATION = PREFIX + "network-token"  # a pool's: its network's token (owned_objects.py)
 # The marks a pool or network also carries as labels (hex tokens: valid label values; the owner text is not).
-LABEL_MARKS = (TOKEN_ANNOTATION, NETWORK_TOKEN_ANNOTATION)
 TAG_PREFIX = "modelarts-pulumi."  # a tag key allows letters, digits, spaces and _ . : = + - @ only
 OWNER_TAG = TAG_PREFIX + "owner"
 TOKEN_TAG = TAG_PREFIX + "token"

@@ -16,6 +16,8 @@ asserts the same line, so the two cannot drift apart unnoticed.
 
 from __future__ import annotations
 
+import asyncio
+
 import base64
 import json
 import os
@@ -99,6 +101,15 @@ def no_network() -> Iterator[None]:
 _CLEARED_PREFIXES = ("PULUMI_", "HW_", "OS_")
 
 
+def _ensure_event_loop() -> None:
+    """The SDK registers resources on the main thread's current loop; an earlier test's `asyncio.run` in this
+    worker leaves none (it sets it to None), which would fail this program whatever its config."""
+    try:
+        asyncio.get_event_loop_policy().get_event_loop()
+    except RuntimeError:
+        asyncio.set_event_loop(asyncio.new_event_loop())
+
+
 def run_program(program: Path, config: Mapping[str, Any], secret_keys: set[str], *, cwd: Path,
                 project: str, stack: str = "test") -> tuple[str, CheckingMocks]:
     """Run `program` (a `__main__.py`) at preview under mocks with `config` (YAML-shaped values, secrets in
@@ -115,6 +126,7 @@ def run_program(program: Path, config: Mapping[str, Any], secret_keys: set[str],
         for key in [k for k in os.environ if k.startswith(_CLEARED_PREFIXES) and k not in handed_over]:
             del os.environ[key]  # patch.dict puts them back
         settings.reset_options()
+        _ensure_event_loop()
         mocks.set_mocks(fake, project=project, stack=stack, preview=True)
         pulumi.runtime.set_all_config(engine_config, sorted(secret_keys))
         try:

@@ -36,7 +36,8 @@ def test_bad_tags_name_the_key(bad: dict, said: str) -> None:
         raw["jobs"] = {"a": {**RAW["jobs"]["a"], **bad["jobs"]["a"]}}
     with pytest.raises((StackConfigError, ValueError)) as e:
         plan(parse(raw))
-    assert said in str(e.value) and "tags" in str(e.value)
+    # the message names the field the user wrote: jobs.a.tags or defaultTags
+    assert said in str(e.value) and ("jobs.a.tags" in str(e.value) if "jobs" in bad else "defaultTags" in str(e.value))
 
 
 def test_a_secret_tag_is_marked_where_it_lands() -> None:
