@@ -94,12 +94,13 @@ from pydantic.alias_generators import to_camel
 from ..core.linear_regex import check_objective
 from ..core.messages import BUCKET_RE, CIDR_RE, KEY_RE, NETWORK_NAME_RE, PARAM_NAME_RE, POOL_NAME_RE, did_you_mean, explain
 from ..core.rules import FILE_URL_RE, OBS_URL_RE, rule
+from ..cost.config import COST_MODEL_NAMES, BudgetConfig, FlavorPrice
 from .job_fields import Maps
 from .search_config import SEARCH_MODEL_NAMES, SearchConfig
 from .sweep import as_param
 
 PROJECT = "modelarts-jobs"
-SECTIONS = ("obs", "networks", "pools", "jobs", "sweeps")
+SECTIONS = ("obs", "networks", "pools", "jobs", "sweeps", "prices", "budget")  # the last two: cost/config.py
 Scalar = Union[str, int, float, bool]
 
 
@@ -421,6 +422,8 @@ class StackConfig(_Cfg):
     pools: dict[Key, PoolConfig] = Field(default_factory=dict)
     jobs: dict[Key, JobEntry] = Field(default_factory=dict)
     sweeps: dict[Key, SweepConfig] = Field(default_factory=dict)
+    prices: dict[str, FlavorPrice] = Field(default_factory=dict)  # per flavor, over the billing service's
+    budget: BudgetConfig | None = None
 
     @model_validator(mode="after")
     def _references(self) -> StackConfig:
@@ -562,7 +565,7 @@ def _inside(tp: Any, part: Any) -> list[Any]:
     return []
 
 
-MODEL_NAMES = SEARCH_MODEL_NAMES | frozenset({"ObjectiveConfig", "CodeSource", "ObsConfig", "PoolConfig", "PoolCreate", "NetworkConfig", "EngineConfig", "SubscriptionConfig", "DatasetConfig",
+MODEL_NAMES = SEARCH_MODEL_NAMES | COST_MODEL_NAMES | frozenset({"ObjectiveConfig", "CodeSource", "ObsConfig", "PoolConfig", "PoolCreate", "NetworkConfig", "EngineConfig", "SubscriptionConfig", "DatasetConfig",
                          "InputDataset", "NfsConfig", "JobEntry", "SweepConfig", "StackConfig"})
 
 

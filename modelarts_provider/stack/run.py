@@ -30,6 +30,7 @@ from modelarts_provider.core.masking import mask, remember
 from modelarts_provider.core.messages import shown
 from modelarts_provider.core.provider_config import (NAMESPACE, ProviderConfigError, resolve_settings,
                                                      unknown_setting_errors)
+from modelarts_provider.cost.preview import cost_preview
 from modelarts_provider.stack.config import PROJECT, SECTIONS, StackConfigError, parse
 from modelarts_provider.stack.declare import declare
 from modelarts_provider.stack.program import plan
@@ -43,7 +44,7 @@ def main() -> None:
         if bad:
             raise ProviderConfigError("\n".join(bad))  # one error per line
         provider_cfg = pulumi.Config(NAMESPACE)
-        resolve_settings(provider_cfg.get, os.environ)  # validated here; the provider re-reads it
+        settings = resolve_settings(provider_cfg.get, os.environ)  # validated here; the provider re-reads it
         project_cfg = pulumi.Config(PROJECT)
         raw = {}
         for section in SECTIONS:
@@ -61,6 +62,12 @@ def main() -> None:
         if refused:
             raise StackConfigError("\n".join(refused))
         plans = plan(cfg)
+        # What it can bill (docs/cost.md): shown before anything is declared; a budget it exceeds stops here.
+        cost, over_budget = cost_preview(cfg, plans, settings)
+        for line in cost:
+            pulumi.log.info(mask(line))
+        if over_budget:
+            raise StackConfigError(over_budget)
     except (ProviderConfigError, StackConfigError) as err:
         raise pulumi.RunError(mask(str(err))) from None
 

@@ -1,0 +1,38 @@
+"""The stack's budget: refused, in one line, before anything that bills is created.
+
+- every priced item must be bounded: an unbounded one names the field to set;
+- every item billed by this stack must have a price (or a `prices:` entry), in the budget's currency;
+- the bounds' sum must not exceed `max`: the line names the total and the three largest items.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from .bounds import PROJECT, Item, money
+from .config import BudgetConfig
+
+LARGEST = 3
+
+
+def refusal(budget: BudgetConfig, found: list[Item]) -> str | None:
+    """The one line that fails the preview, or None when the stack fits its budget."""
+    where = f"{PROJECT}:budget"
+    billed = [it for it in found if not it.billed_by]
+    for it in billed:
+        if it.price is None:
+            return (f"{where}: {it.config_path} has no price for {it.flavor} (see above): set "
+                    f"{PROJECT}:prices.{it.flavor}.perNodeHour, or make the billing service reachable")
+        if it.price.currency != budget.currency:
+            return (f"{where}: {it.config_path} is priced in {it.price.currency}, the budget in {budget.currency}: "
+                    f"set {PROJECT}:prices.{it.flavor} in {budget.currency}")
+        if it.bound is None:
+            return f"{where}: {it.config_path} has no upper bound: set {it.bound_field}"
+    total = sum((it.bound or Decimal(0) for it in billed), Decimal(0))
+    maximum = Decimal(str(budget.max))
+    if total <= maximum:
+        return None
+    largest = sorted(billed, key=lambda it: it.bound or Decimal(0), reverse=True)[:LARGEST]
+    items = ", ".join(f"{it.name} {money(it.bound)}" for it in largest)
+    return (f"{where}: the stack can bill up to {money(total)} {budget.currency}, more than its budget of "
+            f"{money(maximum)} {budget.currency}; largest: {items}")
