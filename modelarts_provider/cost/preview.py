@@ -7,12 +7,13 @@ keeps making no API call at preview.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..core.provider_config import ProviderSettings
 from .bounds import items, total_lines
 from .budget import refusal
-from .prices import price_book
+from .prices import PriceBook, price_book
 
 if TYPE_CHECKING:
     from ..stack.config import StackConfig
@@ -23,14 +24,20 @@ def wanted(cfg: StackConfig, settings: ProviderSettings) -> bool:
     return bool(settings.billing_endpoint or cfg.prices or cfg.budget is not None)
 
 
-def cost_preview(cfg: StackConfig, plans: list[JobPlan], settings: ProviderSettings) -> tuple[list[str], str | None]:
-    """(the lines to show: notes on missing prices, one per item, the total; the budget's refusal or None)."""
+@dataclass(frozen=True)
+class CostPreview:
+    lines: list[str] = field(default_factory=list)  # notes on missing prices, one line per item, the total
+    refusal: str | None = None                      # the budget's one line, or None
+    book: PriceBook | None = None                   # the prices read (None: not asked for)
+
+
+def cost_preview(cfg: StackConfig, plans: list[JobPlan], settings: ProviderSettings) -> CostPreview:
     if not wanted(cfg, settings):
-        return [], None
+        return CostPreview()
     training = {cfg.pools[j.pool].flavor for j in (*cfg.jobs.values(), *cfg.sweeps.values())
                 if cfg.pools[j.pool].create is None and cfg.pools[j.pool].pool_id is None}
     pool_flavors = {p.create.flavor for p in cfg.pools.values() if p.create is not None}
     book = price_book(settings, cfg.prices, {f for f in training if f}, pool_flavors)
     found = items(cfg, plans, book)
     lines = book.notes() + [f"cost: {it.line()}" for it in found] + [f"cost: {t}" for t in total_lines(found)]
-    return lines, (refusal(cfg.budget, found) if cfg.budget is not None else None)
+    return CostPreview(lines, refusal(cfg.budget, found) if cfg.budget is not None else None, book)

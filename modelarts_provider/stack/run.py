@@ -31,6 +31,7 @@ from modelarts_provider.core.messages import shown
 from modelarts_provider.core.provider_config import (NAMESPACE, ProviderConfigError, resolve_settings,
                                                      unknown_setting_errors)
 from modelarts_provider.cost.preview import cost_preview
+from modelarts_provider.cost.spent import export_cost
 from modelarts_provider.stack.config import PROJECT, SECTIONS, StackConfigError, parse
 from modelarts_provider.stack.declare import declare
 from modelarts_provider.stack.program import plan
@@ -63,11 +64,11 @@ def main() -> None:
             raise StackConfigError("\n".join(refused))
         plans = plan(cfg)
         # What it can bill (docs/cost.md): shown before anything is declared; a budget it exceeds stops here.
-        cost, over_budget = cost_preview(cfg, plans, settings)
-        for line in cost:
+        cost = cost_preview(cfg, plans, settings)
+        for line in cost.lines:
             pulumi.log.info(mask(line))
-        if over_budget:
-            raise StackConfigError(over_budget)
+        if cost.refusal:
+            raise StackConfigError(cost.refusal)
     except (ProviderConfigError, StackConfigError) as err:
         raise pulumi.RunError(mask(str(err))) from None
 
@@ -84,4 +85,5 @@ def main() -> None:
     from modelarts_provider.stack.results import export_results
 
     export_results(cfg, plans, jobs, waited)
+    export_cost(cfg, plans, waited, cost.book)  # what each run spent (cost/spent.py)
 
