@@ -5,7 +5,6 @@ export and `results` show each run's node-hours and cost = the service's duratio
 
 from __future__ import annotations
 
-import json
 import subprocess
 from decimal import Decimal
 from pathlib import Path
@@ -24,9 +23,12 @@ pytestmark = [pytest.mark.timeout(400), pytest.mark.usefixtures("pulumi_engine")
 def _stack(tmp_path: Path, emu: Any, billing: Any) -> Any:
     plain, secrets = provider_config(emu)
     plain["modelarts:billingEndpoint"] = billing.url
+    # the emulator runs a for 1,800 s and the sweep's points for 900 s of its clock (moved on by the test)
     return job_stack(tmp_path, emu, plain=plain, secrets=secrets,
-                     jobs={"a": job(nodes=2, waitFor="completed", waitTimeoutSeconds=7200)},
-                     sweeps={"lr": sweep({"lr": [0.1, 0.01]}, waitFor="completed", waitTimeoutSeconds=3600)})
+                     jobs={"a": job(nodes=2, waitFor="completed", waitTimeoutSeconds=7200,
+                                    annotations={"emulator/run-seconds": "1800"})},
+                     sweeps={"lr": sweep({"lr": [0.1, 0.01]}, waitFor="completed", waitTimeoutSeconds=3600,
+                                         annotations={"emulator/run-seconds": "900"})})
 
 
 def _output(proc: subprocess.CompletedProcess[str]) -> str:
@@ -75,7 +77,7 @@ def test_after_up_each_run_costs_its_duration_x_nodes_x_price(tmp_path: Path, em
         seconds = Decimal(view["status"]["duration"]) / 1000
         nodes = view["spec"]["resource"]["node_count"]
         expected = seconds / 3600 * nodes * PRICE
-        assert seconds > 0 and entry["nodes"] == nodes and entry["currency"] == "CNY", entry
+        assert seconds == (1800 if key == "a" else 900) and entry["nodes"] == nodes and entry["currency"] == "CNY", entry
         assert abs(Decimal(str(entry["cost"])) - expected) < Decimal("0.01"), (key, entry, expected)
         assert abs(Decimal(str(entry["nodeHours"])) - seconds / 3600 * nodes) < Decimal("0.0001")
         total += expected
@@ -90,3 +92,8 @@ def test_after_up_each_run_costs_its_duration_x_nodes_x_price(tmp_path: Path, em
         if entry["sweep"] == "lr":
             assert f"{key}: {entry['nodeHours']:.4f} node-hours x 12.50 CNY = {entry['cost']:,.2f} CNY" in res.stdout
     assert f"lr: {cost['sweeps']['lr']['cost']:,.2f} CNY in all" in res.stdout
+    status = subprocess.run([str(REPO_ROOT / ".venv/bin/python"), "-m", "modelarts_provider", "status",
+                             "--stack", st.name, "--cwd", str(st.workdir)], env=env, text=True, capture_output=True,
+                            timeout=120)
+    assert status.returncode == 0, status.stderr
+    assert f"spent: {cost['total']:,.2f} CNY" in status.stdout
