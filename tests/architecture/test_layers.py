@@ -3,7 +3,7 @@
 - Every resource folder of modelarts_provider imports only the shared kernel (core/), the clients (client/,
   obs/) and itself: never another resource folder, so a TrainingJob edit cannot break a Network.
 - core/ and client/ import no resource folder (the kernel sits below them).
-- The two local clouds do not import each other; what they share is local_cloud/.
+- The local clouds (ModelArts, OBS, billing) do not import each other; what they share is local_cloud/.
 - Nothing outside tests/ imports tests (test harnesses that benchmarks use live in testkit/).
 """
 
@@ -60,7 +60,11 @@ def test_the_kernel_and_the_client_import_no_resource_folder(layer: str) -> None
 
 @pytest.mark.parametrize(("pkg", "other"), [("modelarts_emulator", "obs_emulator"),
                                             ("obs_emulator", "modelarts_emulator"),
-                                            ("local_cloud", "modelarts_emulator"), ("local_cloud", "obs_emulator")])
+                                            ("local_cloud", "modelarts_emulator"), ("local_cloud", "obs_emulator"),
+                                            ("billing_emulator", "modelarts_emulator"),
+                                            ("billing_emulator", "obs_emulator"),
+                                            ("modelarts_emulator", "billing_emulator"),
+                                            ("local_cloud", "billing_emulator")])
 def test_the_local_clouds_do_not_import_each_other(pkg: str, other: str) -> None:
     bad = sorted(f"{p.relative_to(ROOT)} imports {m}" for p in _files(ROOT / pkg) for m in _imports(p)
                  if _in(m, other))

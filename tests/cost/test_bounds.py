@@ -115,3 +115,20 @@ def test_under_a_budget_an_unpriced_item_or_another_currency_is_refused() -> Non
                                           ".perNodeHour, or make the billing service reachable")
     cfg, found = _stack(budget={"max": 100, "currency": "EUR"}, jobs={"a": _job(autoStopHours=1)})
     assert "is priced in CNY, the budget in EUR" in refusal(cfg.budget, found)
+
+
+def test_the_cost_keys_are_checked_as_the_rest_of_the_stack_config() -> None:
+    import pytest
+
+    from modelarts_provider.stack.config import StackConfigError
+
+    for raw, line in (({"budget": {"max": 0}}, "modelarts-jobs:budget.max: must be greater than 0, not 0"),
+                      ({"budget": {"max": 1, "curency": "EUR"}}, "modelarts-jobs:budget.curency: unknown key "
+                                                                  "(did you mean currency?)"),
+                      ({"budget": {"max": 1, "currency": "yuan"}}, "modelarts-jobs:budget.currency: must be a "
+                                                                    "currency code of three capital letters"),
+                      ({"prices": {GPU: {"perNodeHour": -1}}}, f"modelarts-jobs:prices.{GPU}.perNodeHour: must be "
+                                                               "at least 0, not -1")):
+        with pytest.raises(StackConfigError) as err:
+            parse(raw)
+        assert line in str(err.value) and len(str(err.value).splitlines()) == 1
