@@ -62,7 +62,9 @@ class Item:
     def line(self) -> str:
         if self.billed_by:
             return f"{self.name}: {self._jobs()} on {self.billed_by}: billed by the pool"
-        head = f"{self.name}: {self._jobs()} x {self.nodes} node{'s' if self.nodes != 1 else ''}"
+        plural = "s" if self.nodes != 1 else ""
+        head = (f"{self.name}: a pool of {self.nodes} node{plural}" if self.kind == "pool"
+                else f"{self.name}: {self._jobs()} x {self.nodes} node{plural}")
         if self.detail:
             head += f" ({self.detail})"
         if self.price is None:
@@ -76,8 +78,6 @@ class Item:
         return f"{head} x {hours_text(self.hours)} h max x {rate} = up to {money(self.bound)} {self.price.currency}"
 
     def _jobs(self) -> str:
-        if self.kind == "pool":
-            return "pool"
         return f"{self.count} job{'s' if self.count != 1 else ''}"
 
 

@@ -78,6 +78,10 @@
         maxFailures: 0                          # failed points tolerated: the up succeeds and the best
                                                 #   point is chosen among the rest (default 0: a failure fails it)
 
+    modelarts-jobs:prices:         # per flavor, over the billing service's price (cost/config.py, docs/cost.md)
+      modelarts.p3.large.public: {perNodeHour: 12.5, currency: CNY}
+    modelarts-jobs:budget: {max: 100, currency: CNY, poolHours: 24}   # preview fails above it
+
 Unknown keys are errors, with the closest known key ("did you mean waitFor?") or the allowed ones.
 Errors name the full key (e.g. `modelarts-jobs:jobs.mnist.pool`), one error per line.
 """
