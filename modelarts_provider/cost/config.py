@@ -6,6 +6,8 @@
       max: 100
       currency: CNY                 # default CNY; every price must be in it
       poolHours: 24                 # how long the budget assumes a pool the stack creates exists
+    modelarts-jobs:sweeps:
+      lr: {..., budget: {max: 50, currency: CNY}}   # a sweep's own budget, besides the stack's
 """
 
 from __future__ import annotations
@@ -36,10 +38,15 @@ class FlavorPrice(_Cfg):
     currency: Currency = "CNY"
 
 
-class BudgetConfig(_Cfg):
+class ItemBudget(_Cfg):
+    """A sweep's own budget (sweeps.<key>.budget): its bound must fit, whatever the stack's."""
+
     max: Annotated[float, Field(gt=0, allow_inf_nan=False)]
     currency: Currency = "CNY"
+
+
+class BudgetConfig(ItemBudget):
     pool_hours: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = None
 
 
-COST_MODEL_NAMES = frozenset({"FlavorPrice", "BudgetConfig"})
+COST_MODEL_NAMES = frozenset({"FlavorPrice", "BudgetConfig", "ItemBudget"})

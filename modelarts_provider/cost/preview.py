@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..core.provider_config import ProviderSettings
 from .bounds import items, total_lines
-from .budget import refusal
+from .budget import first_refusal
 from .prices import PriceBook, price_book
 
 if TYPE_CHECKING:
@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 
 
 def wanted(cfg: StackConfig, settings: ProviderSettings) -> bool:
-    return bool(settings.billing_endpoint or cfg.prices or cfg.budget is not None)
+    return bool(settings.billing_endpoint or cfg.prices or cfg.budget is not None
+                or any(s.budget is not None for s in cfg.sweeps.values()))
 
 
 @dataclass(frozen=True)
@@ -40,4 +41,5 @@ def cost_preview(cfg: StackConfig, plans: list[JobPlan], settings: ProviderSetti
     book = price_book(settings, cfg.prices, {f for f in training if f}, pool_flavors)
     found = items(cfg, plans, book)
     lines = book.notes() + [f"cost: {it.line()}" for it in found] + [f"cost: {t}" for t in total_lines(found)]
-    return CostPreview(lines, refusal(cfg.budget, found) if cfg.budget is not None else None, book)
+    sweep_budgets = {k: s.budget for k, s in cfg.sweeps.items() if s.budget is not None}
+    return CostPreview(lines, first_refusal(cfg.budget, sweep_budgets, found), book)

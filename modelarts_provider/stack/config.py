@@ -75,6 +75,7 @@
         ...
         grid: {lr: [0.1, 0.01, 0.001], batch_size: [32, 64, 128]}   # one job per point
         maxJobs: 500                            # guard against accidental huge grids
+        budget: {max: 50, currency: CNY}        # the sweep's own budget (docs/cost.md)
         maxFailures: 0                          # failed points tolerated: the up succeeds and the best
                                                 #   point is chosen among the rest (default 0: a failure fails it)
 
@@ -98,7 +99,7 @@ from pydantic.alias_generators import to_camel
 from ..core.linear_regex import check_objective
 from ..core.messages import BUCKET_RE, CIDR_RE, KEY_RE, NETWORK_NAME_RE, PARAM_NAME_RE, POOL_NAME_RE, did_you_mean, explain
 from ..core.rules import FILE_URL_RE, OBS_URL_RE, rule
-from ..cost.config import COST_MODEL_NAMES, BudgetConfig, FlavorPrice
+from ..cost.config import COST_MODEL_NAMES, BudgetConfig, FlavorPrice, ItemBudget
 from .job_fields import Maps
 from .search_config import SEARCH_MODEL_NAMES, SearchConfig
 from .sweep import as_param
@@ -391,6 +392,7 @@ class SweepConfig(JobEntry):
     grid: dict[Annotated[str, Field(pattern=PARAM_NAME_RE)], Annotated[list[Scalar], Field(min_length=1)]]
     max_jobs: Annotated[int, Field(ge=1, le=10000)] = 500
     max_failures: Annotated[int, Field(ge=0, le=10000)] = 0
+    budget: ItemBudget | None = None  # the sweep's own budget (cost/budget.py)
 
     @model_validator(mode="after")
     def _sweep_rules(self) -> SweepConfig:

@@ -31,6 +31,12 @@ STACK_CASES: list[Case] = [
          covers=((BUDGET, "currency"),)),
     Case("budget-pool-hours-negative", put((BUDGET,), {"max": 1, "poolHours": -1}),
          cfg("budget.poolHours: must be greater than 0, not -1"), covers=((BUDGET, "poolHours"),)),
+    Case("sweep-budget-not-a-map", with_sweep(budget=5), cfg("sweeps.s.budget: must be a map, not a whole number 5")),
+    Case("sweep-budget-max-negative", with_sweep(budget={"max": -5}),
+         cfg("sweeps.s.budget.max: must be greater than 0, not -5"), covers=((SWEEPS, "s", "budget", "max"),)),
+    Case("sweep-budget-currency", with_sweep(budget={"max": 5, "currency": "RMB1"}),
+         cfg("sweeps.s.budget.currency: must be a currency code of three capital letters, e.g. CNY or EUR, not "
+             "'RMB1'"), covers=((SWEEPS, "s", "budget", "currency"),)),
     Case("prices-not-a-map", put((PRICES,), [1]), cfg("prices: must be a map, not a list")),
     Case("price-negative", put((PRICES, PRICED), {"perNodeHour": -1}),
          cfg(f"prices.{PRICED}.perNodeHour: must be at least 0, not -1"), covers=((PRICES, PRICED, "perNodeHour"),)),

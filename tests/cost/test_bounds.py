@@ -132,3 +132,19 @@ def test_the_cost_keys_are_checked_as_the_rest_of_the_stack_config() -> None:
         with pytest.raises(StackConfigError) as err:
             parse(raw)
         assert line in str(err.value) and len(str(err.value).splitlines()) == 1
+
+
+def test_a_sweeps_own_budget_holds_its_bound_alone() -> None:
+    from modelarts_provider.cost.budget import first_refusal
+
+    grid = {"lr": [1, 2, 3, 4]}
+    cfg, found = _stack(sweeps={"lr": {**_job(waitFor="completed", waitTimeoutSeconds=3600), "grid": grid,
+                                       "budget": {"max": 40}}},
+                        jobs={"a": _job(waitFor="completed", waitTimeoutSeconds=3600 * 8)})
+    sweeps = {"lr": cfg.sweeps["lr"].budget}
+    assert first_refusal(None, sweeps, found) == ("modelarts-jobs:sweeps.lr.budget: the sweep can bill up to 50.00 "
+                                                  "CNY, more than its budget of 40.00 CNY; largest: lr 50.00")
+    sweeps["lr"] = sweeps["lr"].model_copy(update={"max": 50})
+    assert first_refusal(None, sweeps, found) is None  # the job a (100 CNY) is not the sweep's
+    assert first_refusal(cfg.sweeps["lr"].budget.model_copy(update={"max": 120}), sweeps, found).startswith(
+        "modelarts-jobs:budget: the stack can bill up to 150.00 CNY")

@@ -56,13 +56,13 @@ def test_preview_prints_the_bounds_and_a_budget_below_them_creates_nothing(tmp_p
         assert "Traceback" not in _output(proc)
     assert emu.jobs() == [] and emu.counters()["create"] == 0
 
-    # an unbounded job under a budget is refused naming the field to set
-    update_config(st, {"modelarts-jobs:budget": {"max": 1000},
-                       "modelarts-jobs:jobs": {"a": job(nodes=2, waitFor="running")}})
-    proc = st.preview(check=False)
-    assert proc.returncode != 0 and ("modelarts-jobs:budget: modelarts-jobs:jobs.a has no upper bound: set "
-                                     "modelarts-jobs:jobs.a.autoStopHours") in _output(proc)
-    assert emu.jobs() == []
+    # a price that cannot be had: one line, and the preview goes on without it (no budget)
+    # (the rules of unbounded items, sweep budgets and currencies: tests/cost/test_bounds.py)
+    update_config(st, {"modelarts-jobs:budget": None, "modelarts:billingEndpoint": "http://127.0.0.1:9"})
+    out = _output(st.preview())
+    assert ("cost: no price for modelarts.p3.large.public: the billing service at http://127.0.0.1:9 did not "
+            "answer") in out
+    assert "cost: a: 1 job x 2 nodes x 2 h max, no price for modelarts.p3.large.public (see above)" in out
 
 
 def test_after_up_each_run_costs_its_duration_x_nodes_x_price(tmp_path: Path, emu: Any, billing: Any) -> None:
