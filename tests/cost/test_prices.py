@@ -74,3 +74,21 @@ def test_the_rating_client_names_the_services_refusal(billing: Any) -> None:
     rates = rate_hourly(billing.url, billing.access_key, SecretStr(billing.secret_key), None, region="cn-north-4",
                         project_id="p", products=[Product("modelarts.vm.cpu.2u", 2)])
     assert rates["modelarts.vm.cpu.2u"].amount == Decimal("0.9")  # 2 billing units per node
+
+
+def test_a_big_stack_is_priced_in_two_reads_not_one_per_job(emu: Any, billing: Any) -> None:
+    from modelarts_provider.cost.preview import cost_preview
+    from modelarts_provider.stack.config import parse
+    from modelarts_provider.stack.program import plan
+
+    billing.reset()
+    engine = {"name": "PyTorch", "version": "pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64"}
+    base = {"codeDir": "c/", "bootFile": "t.py", "engine": engine}
+    cfg = parse({"obs": {"m": {"bucket": "bkt"}}, "pools": {"gpu": {"flavor": GPU, "maxNodes": 2}, "cpu": {"flavor": CPU}},
+                 "sweeps": {"big": {**base, "pool": "gpu", "nodes": 2, "grid": {"lr": list(range(200))},
+                                    "waitFor": "completed", "waitTimeoutSeconds": 6 * 3600}},
+                 "jobs": {f"j{i}": {**base, "pool": "cpu", "autoStopHours": 2} for i in range(20)}})
+    result = cost_preview(cfg, plan(cfg), _settings(emu, billing))
+    assert emu.counters()["flavors"] == 1 and billing.counters()["rate_on_demand"] == 1
+    assert "cost: big: 200 jobs x 2 nodes x 6 h max x 12.50 CNY/node-hour = up to 30,000.00 CNY" in result.lines
+    assert result.lines[-1] == "cost: total: up to 30,018.00 CNY" and result.refusal is None
