@@ -48,9 +48,11 @@ _lock = threading.Lock()
 
 
 def billing_endpoint(settings: ProviderSettings) -> str | None:
+    """The billing service to ask: the one set, else Huawei Cloud's own, unless ModelArts is another endpoint
+    (the local one, a proxy): its prices are not the public cloud's to guess."""
     if settings.billing_endpoint:
         return settings.billing_endpoint
-    return HUAWEICLOUD_BSS if settings.cloud == "huaweicloud" else None
+    return HUAWEICLOUD_BSS if settings.cloud == "huaweicloud" and settings.endpoint is None else None
 
 
 def price_book(settings: ProviderSettings, table: dict[str, FlavorPrice], training: set[str],
@@ -77,8 +79,10 @@ def _lookup(settings: ProviderSettings, table: dict[str, FlavorPrice], training:
         return book
     endpoint = billing_endpoint(settings)
     if endpoint is None:
+        why = (f"{settings.cloud}'s price API is not read by this provider" if settings.cloud != "huaweicloud"
+               else "modelarts:endpoint is set but modelarts:billingEndpoint is not")
         for f in ask_training + ask_pools:
-            book.missing[f] = f"{settings.cloud}'s price API is not read by this provider"
+            book.missing[f] = why
         return book
     if settings.access_key is None or settings.secret_key is None:
         for f in ask_training + ask_pools:

@@ -92,3 +92,10 @@ def test_a_big_stack_is_priced_in_two_reads_not_one_per_job(emu: Any, billing: A
     assert emu.counters()["flavors"] == 1 and billing.counters()["rate_on_demand"] == 1
     assert "cost: big: 200 jobs x 2 nodes x 6 h max x 12.50 CNY/node-hour = up to 30,000.00 CNY" in result.lines
     assert result.lines[-1] == "cost: total: up to 30,018.00 CNY" and result.refusal is None
+
+
+def test_another_modelarts_endpoint_never_falls_back_to_the_public_billing_service(emu: Any) -> None:
+    book = prices.price_book(_settings(emu, None), {}, {GPU}, set())  # a budget's lookup without billingEndpoint
+    assert book.missing == {GPU: "modelarts:endpoint is set but modelarts:billingEndpoint is not"}
+    assert emu.counters()["total"] == 0
+    assert prices.billing_endpoint(_settings(emu, None, endpoint=None)) == prices.HUAWEICLOUD_BSS
