@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from ..stack.config import StackConfig
     from ..stack.program import JobPlan
 
-CENT = Decimal("0.01")
 HOUR_S = Decimal(3600)
 
 
@@ -85,7 +84,3 @@ def export_cost(cfg: StackConfig, plans: list[JobPlan], waited: Any, book: Price
     if book is None or waited is None:
         return
     pulumi.export("cost", waited.runs.apply(lambda runs: build(cfg, plans, runs, book)))
-
-
-def cost_text(cost: Any, places: int = 2) -> str:
-    return "-" if not isinstance(cost, (int, float)) else f"{cost:,.{places}f}"
