@@ -108,12 +108,13 @@ def job_runs(pulumi: PulumiCli, key: str) -> list[dict[str, Any]]:
     return [r for r in runs[key] if isinstance(r, dict)]
 
 
-def _print_cost(pulumi: PulumiCli, name: str, out: TextIO) -> None:
+def _print_cost(pulumi: PulumiCli, name: str, out: TextIO, history: bool = False) -> None:
     """What the sweep's (or job's) runs cost, from the `cost` export (cost/spent.py), when the stack has one."""
-    from ..cost.show import cost_lines  # noqa: PLC0415
+    from ..cost.show import cost_lines, history_cost_lines  # noqa: PLC0415
 
     outputs = pulumi.json("stack", "output", "--json")
-    for line in cost_lines(outputs.get("cost") if isinstance(outputs, dict) else None, name):
+    cost = outputs.get("cost") if isinstance(outputs, dict) else None
+    for line in (history_cost_lines(cost, name) if history else cost_lines(cost, name)):
         print_line(out, line)
 
 
@@ -126,7 +127,7 @@ def run_results(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
 
         for line in history_lines(args.sweep, job_runs(pulumi, args.sweep)):
             print_line(out, line)
-        _print_cost(pulumi, args.sweep, out)
+        _print_cost(pulumi, args.sweep, out, history=True)
         return 0
     results = sweep_results(pulumi, args.sweep)
     for line in table_lines(args.sweep, results):

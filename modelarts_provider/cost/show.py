@@ -37,3 +37,23 @@ def total_line(cost: Any) -> str | None:
         return None
     return (f"spent: {cost['total']:,.2f} {cost.get('currency') or 'CNY'} ({cost.get('nodeHours', 0):.4f} "
             f"node-hours, at the last up's prices; jobs on pools are billed by the pool)")
+
+
+def history_cost_lines(cost: Any, key: str) -> list[str]:
+    """Each recorded run of a job key with its node-hours and cost (results KEY --history), newest last."""
+    if not isinstance(cost, dict) or not isinstance((cost.get("jobs") or {}).get(key), dict):
+        return []
+    entry = cost["jobs"][key]
+    runs = [r for r in entry.get("runs") or [] if isinstance(r, dict)]
+    if not runs:
+        return []
+    cur = entry.get("currency") or ""
+    lines = ["cost per run (the service's running duration x nodes x the price read at the last up):"]
+    for i, r in enumerate(runs, start=1):
+        if not isinstance(r.get("nodeHours"), (int, float)):
+            lines.append(f"#{i} {r.get('jobId')}: no duration recorded")
+        elif isinstance(r.get("cost"), (int, float)):
+            lines.append(f"#{i} {r.get('jobId')}: {r['nodeHours']:.4f} node-hours = {r['cost']:,.2f} {cur}")
+        else:
+            lines.append(f"#{i} {r.get('jobId')}: {r['nodeHours']:.4f} node-hours, {entry.get('note') or 'no price'}")
+    return lines

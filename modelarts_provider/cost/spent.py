@@ -3,12 +3,13 @@ of a node-hour of its flavor (read by this run of the program: prices.py). Expor
 
     cost: {currency, total, nodeHours,
            jobs:     {<job key>: {jobId, nodes, durationSeconds, nodeHours, pricePerNodeHour, currency, cost,
-                                  sweep, note}},
+                                  sweep, note, runs: [{jobId, nodes, durationSeconds, nodeHours, cost}]}},
            sweeps:   {<sweep>: {jobs, nodeHours, cost, currency}},
            searches: {<job key>: {...}}  (a search's job: every trial ran in it)}
 
 A job's duration is the newest run's (the JobsAwait's run history, `runs`); a job not waited for, or still
-running, has none yet: no cost until it has. A job on a pool (the stack's or a dedicated one) is billed by
+running, has none yet: no cost until it has. `runs` prices every recorded run of the key (its own node count and
+duration, this run's price): the total counts the newest run of each key only. A job on a pool (the stack's or a dedicated one) is billed by
 the pool: its node-hours are counted, its cost is not. Pure (build) so it is tested without Pulumi.
 """
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any
 
-from .prices import PriceBook
+from .prices import Price, PriceBook
 
 if TYPE_CHECKING:
     from ..stack.config import StackConfig
@@ -28,6 +29,24 @@ HOUR_S = Decimal(3600)
 
 def _round(v: Decimal, places: str = "0.0001") -> float:
     return float(v.quantize(Decimal(places), ROUND_HALF_UP))
+
+
+def _runs(records: list[Any], nodes: int, price: Price | None) -> list[dict[str, Any]]:
+    """Every recorded run of a key (the run history), newest last, priced at this run's price: its own node count
+    (recorded from the service's view; the newest run's falls back to the declared count), its duration."""
+    out = []
+    for i, r in enumerate(records):
+        if not isinstance(r, dict):
+            continue
+        recorded = r.get("node_count")  # a number through Pulumi's outputs (2.0): whole and positive
+        n = int(recorded) if isinstance(recorded, (int, float)) and recorded >= 1 and recorded == int(recorded) \
+            else (nodes if i == len(records) - 1 else None)
+        d = r.get("duration_s")
+        nh = Decimal(str(d)) / HOUR_S * n if isinstance(d, (int, float)) and n else None
+        out.append({"jobId": r.get("job_id"), "nodes": n, "durationSeconds": d,
+                    "nodeHours": _round(nh) if nh is not None else None,
+                    "cost": _round(nh * price.per_node_hour) if nh is not None and price is not None else None})
+    return out
 
 
 def build(cfg: StackConfig, plans: list[JobPlan], runs: dict[str, Any] | None, book: PriceBook) -> dict[str, Any]:
@@ -68,6 +87,7 @@ def build(cfg: StackConfig, plans: list[JobPlan], runs: dict[str, Any] | None, b
                     s["cost"] += cost
         elif not entry["note"]:
             entry["note"] = "no duration yet (not waited for, or not finished)"
+        entry["runs"] = _runs(records if isinstance(records, list) else [], nodes, price)
         jobs[p.key] = entry
     currency = sorted(totals)[0] if len(totals) == 1 else ("CNY" if not totals else "mixed")
     return {"currency": currency, "total": _round(sum(totals.values(), Decimal(0))) if len(totals) <= 1 else None,

@@ -97,3 +97,18 @@ def test_after_up_each_run_costs_its_duration_x_nodes_x_price(tmp_path: Path, em
                             timeout=120)
     assert status.returncode == 0, status.stderr
     assert f"spent: {cost['total']:,.2f} CNY" in status.stdout
+
+    # an edit replaces a (now on 1 node): the run history keeps both runs, each with its own nodes and cost
+    update_config(st, {"modelarts-jobs:jobs": {"a": job(nodes=1, waitFor="completed", waitTimeoutSeconds=7200,
+                                                        parameters={"lr": 0.5},
+                                                        annotations={"emulator/run-seconds": "1800"})}})
+    up_advancing(st, emu, 3600, log=tmp_path / "up2.log")
+    runs = st.outputs()["cost"]["jobs"]["a"]["runs"]
+    assert [(r["jobId"], r["nodes"], r["cost"]) for r in runs] == [
+        (cost["jobs"]["a"]["jobId"], 2, cost["jobs"]["a"]["cost"]), (runs[1]["jobId"], 1, 6.25)]  # 0.5 h x 1 x 12.5
+    history = subprocess.run([str(REPO_ROOT / ".venv/bin/python"), "-m", "modelarts_provider", "results", "a",
+                              "--history", "--stack", st.name, "--cwd", str(st.workdir)], env=env, text=True,
+                             capture_output=True, timeout=120)
+    assert history.returncode == 0, history.stderr
+    assert f"#1 {runs[0]['jobId']}: 1.0000 node-hours = 12.50 CNY" in history.stdout
+    assert f"#2 {runs[1]['jobId']}: 0.5000 node-hours = 6.25 CNY" in history.stdout

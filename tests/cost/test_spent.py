@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 from modelarts_provider.cost.prices import Price, PriceBook
-from modelarts_provider.cost.show import cost_lines, total_line
+from modelarts_provider.cost.show import cost_lines, history_cost_lines, total_line
 from modelarts_provider.cost.spent import build
 from modelarts_provider.stack.config import parse
 from modelarts_provider.stack.program import plan
@@ -31,7 +31,7 @@ def test_each_run_costs_duration_x_nodes_x_price_and_sweeps_and_the_stack_sum_th
     cfg = _cfg()
     plans = plan(cfg)
     keys = [p.key for p in plans if p.sweep == "s"]
-    runs = {"a": [{"job_id": "old", "duration_s": 99999}, {"job_id": "j-a", "duration_s": 1800}],
+    runs = {"a": [{"job_id": "old", "duration_s": 3600, "node_count": 1.0}, {"job_id": "j-a", "duration_s": 1800}],
             "d": [{"job_id": "j-d", "duration_s": 3600}],
             keys[0]: [{"job_id": "j-s0", "duration_s": 360}], keys[1]: [{"job_id": "j-s1", "duration_s": 720}]}
     cost = build(cfg, plans, runs, BOOK)
@@ -51,3 +51,10 @@ def test_each_run_costs_duration_x_nodes_x_price_and_sweeps_and_the_stack_sum_th
     assert cost_lines(cost, "d")[1:] == ["d: 1.0000 node-hours, billed by the pool"]
     assert total_line(cost).startswith("spent: 16.25 CNY (2.3000 node-hours")
     assert cost_lines(None, "s") == [] and total_line({}) is None
+
+    # the run history: every run priced with its own node count (the newest's falls back to the declared one)
+    assert a["runs"] == [{"jobId": "old", "nodes": 1, "durationSeconds": 3600, "nodeHours": 1.0, "cost": 12.5},
+                         {"jobId": "j-a", "nodes": 2, "durationSeconds": 1800, "nodeHours": 1.0, "cost": 12.5}]
+    assert history_cost_lines(cost, "a")[1:] == ["#1 old: 1.0000 node-hours = 12.50 CNY",
+                                                 "#2 j-a: 1.0000 node-hours = 12.50 CNY"]
+    assert history_cost_lines(cost, "w") == [] and history_cost_lines(None, "a") == []
