@@ -5,22 +5,21 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
+import huaweicloudsdkbss.v2 as bss_v2  # the `test` extra pins it
 import pytest
+from huaweicloudsdkcore.auth.credentials import GlobalCredentials
+from huaweicloudsdkcore.exceptions.exceptions import ClientRequestException
 
 from billing_emulator.testing import RunningBilling, running_billing
 from modelarts_provider.client.billing_models import CLOUD_SERVICE_TYPE, MEASURE_HOUR, RESOURCE_TYPE
 
-import huaweicloudsdkbss.v2 as bss_v2  # the `test` extra pins it
-from huaweicloudsdkcore.auth.credentials import GlobalCredentials
-from huaweicloudsdkcore.exceptions.exceptions import ClientRequestException
 
-
-@pytest.fixture(scope="module")
-def bss(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningBilling]:
-    with running_billing(tmp_path_factory.mktemp("billing")) as b:
-        yield b
+@pytest.fixture
+def bss(billing: RunningBilling) -> RunningBilling:
+    """The module's local billing service (tests/conftest.py)."""
+    return billing
 
 
 def _client(bss: RunningBilling, sk: str | None = None) -> Any:
