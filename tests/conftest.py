@@ -80,6 +80,15 @@ def module_emu(tmp_path_factory: pytest.TempPathFactory, emulator_times: dict[st
         yield emu
 
 
+@pytest.fixture(scope="module")
+def billing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """The local billing service (BSS's rating API, billing_emulator) on a free port, one per module."""
+    from billing_emulator.testing import running_billing
+
+    with running_billing(tmp_path_factory.mktemp("billing")) as bss:
+        yield bss
+
+
 @pytest.fixture
 def emu(module_emu: Any) -> Any:
     """`module_emu` reset before the test (its records and the clock): no test sees another's."""

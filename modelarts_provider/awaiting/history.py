@@ -35,6 +35,7 @@ class RunRecord(BaseModel):
     create_time: str | None = None
     start_time: str | None = None
     duration_s: float | None = None
+    node_count: int | None = None  # the nodes it ran on, as the service reports them: what its cost multiplies
     note: str | None = None  # e.g. gone before it was seen to finish
 
 
@@ -71,7 +72,13 @@ def from_job(job: TrainingJob) -> dict[str, Any]:
             "output_path": (normalize_obs_path(path) or path) if path else None,
             "create_time": _iso((live.get("metadata") or {}).get("create_time")),
             "start_time": _iso(status.get("start_time")),
-            "duration_s": float(duration) / 1000 if isinstance(duration, (int, float)) and duration else None}
+            "duration_s": float(duration) / 1000 if isinstance(duration, (int, float)) and duration else None,
+            "node_count": _node_count(live)}
+
+
+def _node_count(live: dict[str, Any]) -> int | None:
+    nodes = ((live.get("spec") or {}).get("resource") or {}).get("node_count")
+    return nodes if isinstance(nodes, int) and not isinstance(nodes, bool) and nodes > 0 else None
 
 
 def _record(before: RunRecord | None, status: AwaitedStatus | None, job: TrainingJob | None,

@@ -109,6 +109,16 @@ def job_runs(pulumi: PulumiCli, key: str) -> list[dict[str, Any]]:
     return [r for r in runs[key] if isinstance(r, dict)]
 
 
+def _print_cost(pulumi: PulumiCli, name: str, out: TextIO, history: bool = False) -> None:
+    """What the sweep's (or job's) runs cost, from the `cost` export (cost/spent.py), when the stack has one."""
+    from ..cost.show import cost_lines, history_cost_lines  # noqa: PLC0415
+
+    outputs = pulumi.json("stack", "output", "--json")
+    cost = outputs.get("cost") if isinstance(outputs, dict) else None
+    for line in (history_cost_lines(cost, name) if history else cost_lines(cost, name)):
+        print_line(out, line)
+
+
 def run_results(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     if args.chart:
         require("charts", "results --chart", "matplotlib")  # before any work: one line naming the extra
@@ -118,12 +128,14 @@ def run_results(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
 
         for line in history_lines(args.sweep, job_runs(pulumi, args.sweep)):
             print_line(out, line)
+        _print_cost(pulumi, args.sweep, out, history=True)
         return 0
     results = sweep_results(pulumi, args.sweep)
     for line in table_lines(args.sweep, results):
         print_line(out, line)
     if results.best is not None:
         print_line(out, f"best output: {results.best.output_path or '-'}")
+    _print_cost(pulumi, args.sweep, out)
     if args.chart:
         from ..results.chart import write_chart  # noqa: PLC0415 - matplotlib only when a chart is asked for
 

@@ -116,6 +116,15 @@ def run_status(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
                 raise LogsError(one_line_error(err, client_secrets(client))) from None
     for line in status_lines(jobs, views, tags):
         print_line(out, line)
+    from ..cost.show import total_line  # noqa: PLC0415
+
+    try:
+        outputs = pulumi.json("stack", "output", "--json")  # what the runs cost (cost/spent.py), when exported
+    except LogsError:
+        outputs = None  # the table stands without it
+    spent = total_line(outputs.get("cost") if isinstance(outputs, dict) else None)
+    if spent:
+        print_line(out, spent)
     return 0
 
 

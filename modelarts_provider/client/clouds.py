@@ -70,7 +70,8 @@ CLOUDS: dict[str, CloudEntry] = {c.name: c for c in (
 )}
 DEFAULT_CLOUD = "huaweicloud"
 # Environment variables of no one cloud: the overrides pointing at another endpoint (a local cloud).
-COMMON_ENV: dict[str, tuple[str, ...]] = {"endpoint": ("MODELARTS_ENDPOINT",), "obsEndpoint": ("OBS_ENDPOINT",)}
+COMMON_ENV: dict[str, tuple[str, ...]] = {"endpoint": ("MODELARTS_ENDPOINT",), "obsEndpoint": ("OBS_ENDPOINT",),
+                                         "billingEndpoint": ("BSS_ENDPOINT",)}
 # The settings whose environment variable tells the cloud when `modelarts:cloud` is not set (the credentials).
 _TELLING_KEYS = ("accessKey", "iamUser")
 

@@ -8,6 +8,7 @@ Stack config keys (namespace ``modelarts:``; set credentials with ``pulumi confi
     endpoint        ModelArts endpoint override (e.g. the local emulator)       env MODELARTS_ENDPOINT
     obsEndpoint     OBS endpoint override (e.g. the local OBS)                  env OBS_ENDPOINT
     iamEndpoint     IAM endpoint override (password auth)
+    billingEndpoint billing (BSS) endpoint: prices at preview (docs/cost.md)    env BSS_ENDPOINT
     accessKey       AK                                                          env HW_ACCESS_KEY, OS_ACCESS_KEY
     secretKey       SK (secret)                                                 env HW_SECRET_KEY, OS_SECRET_KEY
     securityToken   temporary security token (secret)                           env HW_SECURITY_TOKEN, OS_SECURITY_TOKEN
@@ -38,7 +39,7 @@ NAMESPACE = "modelarts"
 
 # The settings, in order; key -> env vars tried in order (config first), from the clouds' table (client/clouds.py).
 ENV_FALLBACKS: dict[str, tuple[str, ...]] = {key: env_names(key) for key in (
-    "region", "projectId", "cloud", "endpoint", "obsEndpoint", "iamEndpoint", "accessKey", "secretKey",
+    "region", "projectId", "cloud", "endpoint", "obsEndpoint", "iamEndpoint", "billingEndpoint", "accessKey", "secretKey",
     "securityToken", "iamUser", "iamPassword", "iamDomain", "projectName", "verifyTls", "caBundle",
     "retryTimeoutSeconds")}
 KNOWN_KEYS = frozenset(ENV_FALLBACKS)
@@ -62,6 +63,7 @@ class ProviderSettings(BaseModel):
     endpoint: str | None = None
     obs_endpoint: str | None = None  # read by modelarts_provider.obs (code uploads, buckets)
     iam_endpoint: str | None = None
+    billing_endpoint: str | None = None  # read by modelarts_provider.cost (the rating API); None: no price lookup
     access_key: str | None = None
     secret_key: SecretStr | None = None
     security_token: SecretStr | None = None
@@ -146,7 +148,7 @@ def resolve_settings(config_get: Callable[[str], Any], env: Mapping[str, str]) -
     verify = raw["verifyTls"]
     if verify is not None and verify.lower() not in ("true", "false"):
         raise ProviderConfigError(f"{NAMESPACE}:verifyTls must be true or false, not {verify!r}")
-    for key in ("endpoint", "obsEndpoint", "iamEndpoint"):
+    for key in ("endpoint", "obsEndpoint", "iamEndpoint", "billingEndpoint"):
         url = raw[key]
         if url is not None and not url.startswith(("http://", "https://")):
             raise ProviderConfigError(f"{NAMESPACE}:{key} must be an http(s) URL, e.g. https://host:443, not {url!r}")
@@ -159,6 +161,7 @@ def resolve_settings(config_get: Callable[[str], Any], env: Mapping[str, str]) -
         region=raw["region"], project_id=raw["projectId"], cloud=cloud,  # type: ignore[arg-type]
         endpoint=endpoint.rstrip("/") if endpoint else None, iam_endpoint=raw["iamEndpoint"],
         obs_endpoint=obs_endpoint.rstrip("/") if obs_endpoint else None,
+        billing_endpoint=raw["billingEndpoint"].rstrip("/") if raw["billingEndpoint"] else None,
         access_key=ak, secret_key=SecretStr(sk) if sk else None,
         security_token=SecretStr(raw["securityToken"]) if raw["securityToken"] else None,
         iam_user=user, iam_password=SecretStr(password) if password else None, iam_domain=domain,

@@ -30,7 +30,12 @@ from ..core.failures import for_engine
 from ..core.identity import is_seed, new_seed
 from ..core.masking import remember
 from ..core.provider_base import CALLS_IN_FLIGHT, SettingsProvider, request_cancel  # blocking calls in flight at once
+from ..core.provider_base import say
 from ..core.provider_config import NAMESPACE
+from ..cost.job_line import job_cost_line
+from ..training_job.catalog_check import needs_check
+from ..training_job.normalize import try_canonical
+from ..training_job.outputs import strip_outputs
 from ..training_job.provider import TrainingJobProvider
 from .diagnostics import CURRENT_URN
 from .doors import DOORS, PACKAGE, Context, Door
@@ -93,6 +98,21 @@ def _learn(*maps: Any) -> None:
     """Every secret value the engine sends joins this process's masking registry (masking.py)."""
     for values in maps:
         remember(secret_values(values))
+
+
+def _submitted(olds: dict[str, Any], inputs: dict[str, Any]) -> bool:
+    """The job will be submitted (new, or its spec changed): compared in canonical form, as the catalog check."""
+    canonical = try_canonical(strip_outputs(inputs))
+    return needs_check(olds, canonical if canonical is not None else inputs)
+
+
+def _say_cost(provider: Any, urn: str, inputs: dict[str, Any]) -> None:
+    """What a job about to be submitted can bill (cost/job_line.py), under its resource; never fails the check."""
+    try:
+        for line in job_cost_line(urn.rsplit("::", 1)[-1], inputs, getattr(provider, "_settings", None)):
+            say(line)
+    except Exception as err:  # noqa: BLE001 - a price is information, not a precondition, in the plugin
+        say(f"cost: {urn.rsplit('::', 1)[-1]}: no price ({type(err).__name__})")
 
 
 class ModelArtsPlugin(p.Provider):
@@ -164,6 +184,8 @@ class ModelArtsPlugin(p.Provider):
         if secret and door.provider is TrainingJobProvider:  # what the stack program sets on the dynamic path
             news["secret_paths"] = sorted(set(news.get("secret_paths") or []) | set(secret))
         result = await self._run(request.urn, provider.check, olds, news)
+        if door.provider is TrainingJobProvider and not result.failures and _submitted(olds, result.inputs):
+            await self._run(request.urn, _say_cost, provider, request.urn, result.inputs)
         return p.CheckResponse(inputs=self._out(request.urn, result.inputs, request.new_inputs),
                                failures=[self._failure(f.property, f.reason, set(request.new_inputs))
                                          for f in result.failures or []])

@@ -175,6 +175,7 @@ CONFIG_DESCRIPTIONS = {
     "endpoint": "ModelArts endpoint override, e.g. the local emulator.",
     "obsEndpoint": "OBS endpoint override, e.g. the local OBS.",
     "iamEndpoint": "IAM endpoint override (password auth).",
+    "billingEndpoint": "Billing (BSS) endpoint: prices at preview, e.g. the local billing service (docs/cost.md).",
     "accessKey": "Access key (AK).",
     "secretKey": "Secret key (SK).",
     "securityToken": "Temporary security token.",

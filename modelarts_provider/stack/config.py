@@ -78,8 +78,13 @@
         ...
         grid: {lr: [0.1, 0.01, 0.001], batch_size: [32, 64, 128]}   # one job per point
         maxJobs: 500                            # guard against accidental huge grids
+        budget: {max: 50, currency: CNY}        # the sweep's own budget (docs/cost.md)
         maxFailures: 0                          # failed points tolerated: the up succeeds and the best
                                                 #   point is chosen among the rest (default 0: a failure fails it)
+
+    modelarts-jobs:prices:         # per flavor, over the billing service's price (cost/config.py, docs/cost.md)
+      modelarts.p3.large.public: {perNodeHour: 12.5, currency: CNY}
+    modelarts-jobs:budget: {max: 100, currency: CNY, poolHours: 24}   # preview fails above it
 
 Unknown keys are errors, with the closest known key ("did you mean waitFor?") or the allowed ones.
 Errors name the full key (e.g. `modelarts-jobs:jobs.mnist.pool`), one error per line.
@@ -98,12 +103,13 @@ from ..core.linear_regex import check_metric, check_objective
 from ..core.messages import (BUCKET_RE, CIDR_RE, KEY_RE, NETWORK_NAME_RE, PARAM_NAME_RE, POOL_DESCRIPTION_RE, POOL_NAME_RE,
                              did_you_mean, explain)
 from ..core.rules import FILE_URL_RE, OBS_URL_RE, rule
+from ..cost.config import COST_MODEL_NAMES, BudgetConfig, FlavorPrice, ItemBudget
 from .job_fields import Maps
 from .search_config import SEARCH_MODEL_NAMES, SearchConfig
 from .sweep import as_param
 
 PROJECT = "modelarts-jobs"
-SECTIONS = ("obs", "networks", "pools", "jobs", "sweeps", "defaultTags")
+SECTIONS = ("obs", "networks", "pools", "jobs", "sweeps", "defaultTags", "prices", "budget")  # prices, budget: cost/config.py
 Scalar = Union[str, int, float, bool]
 
 
@@ -417,6 +423,7 @@ class SweepConfig(JobEntry):
     grid: dict[Annotated[str, Field(pattern=PARAM_NAME_RE)], Annotated[list[Scalar], Field(min_length=1)]]
     max_jobs: Annotated[int, Field(ge=1, le=10000)] = 500
     max_failures: Annotated[int, Field(ge=0, le=10000)] = 0
+    budget: ItemBudget | None = None  # the sweep's own budget (cost/budget.py)
 
     @model_validator(mode="after")
     def _sweep_rules(self) -> SweepConfig:
@@ -460,6 +467,8 @@ class StackConfig(_Cfg):
         from ..training_job.args import check_tags  # the job's own rule (the stack side reads args lazily)
 
         return check_tags(v)
+    prices: dict[str, FlavorPrice] = Field(default_factory=dict)  # per flavor, over the billing service's
+    budget: BudgetConfig | None = None
 
     @model_validator(mode="after")
     def _references(self) -> StackConfig:
@@ -609,7 +618,7 @@ def _inside(tp: Any, part: Any) -> list[Any]:
     return []
 
 
-MODEL_NAMES = SEARCH_MODEL_NAMES | frozenset({"ObjectiveConfig", "CodeSource", "ObsConfig", "PoolConfig", "PoolCreate", "NetworkConfig", "EngineConfig", "SubscriptionConfig", "DatasetConfig",
+MODEL_NAMES = SEARCH_MODEL_NAMES | COST_MODEL_NAMES | frozenset({"ObjectiveConfig", "CodeSource", "ObsConfig", "PoolConfig", "PoolCreate", "NetworkConfig", "EngineConfig", "SubscriptionConfig", "DatasetConfig",
                          "InputDataset", "NfsConfig", "JobEntry", "SweepConfig", "StackConfig"})
 
 

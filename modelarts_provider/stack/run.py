@@ -30,6 +30,8 @@ from modelarts_provider.core.masking import mask, remember
 from modelarts_provider.core.messages import shown
 from modelarts_provider.core.provider_config import (NAMESPACE, ProviderConfigError, resolve_settings,
                                                      unknown_setting_errors)
+from modelarts_provider.cost.preview import cost_preview
+from modelarts_provider.cost.spent import export_cost
 from modelarts_provider.stack.config import PROJECT, SECTIONS, StackConfigError, parse
 from modelarts_provider.stack.declare import declare
 from modelarts_provider.stack.namespaces import misspelled_namespaces
@@ -45,7 +47,7 @@ def main() -> None:
         if bad:
             raise ProviderConfigError("\n".join(bad))  # one error per line
         provider_cfg = pulumi.Config(NAMESPACE)
-        resolve_settings(provider_cfg.get, os.environ)  # validated here; the provider re-reads it
+        settings = resolve_settings(provider_cfg.get, os.environ)  # validated here; the provider re-reads it
         project_cfg = pulumi.Config(PROJECT)
         raw = {}
         for section in SECTIONS:
@@ -63,6 +65,12 @@ def main() -> None:
         if refused:
             raise StackConfigError("\n".join(refused))
         plans = plan(cfg)
+        # What it can bill (docs/cost.md): shown before anything is declared; a budget it exceeds stops here.
+        cost = cost_preview(cfg, plans, settings)
+        for line in cost.lines:
+            pulumi.log.info(mask(line))
+        if cost.refusal:
+            raise StackConfigError(cost.refusal)
     except (ProviderConfigError, StackConfigError) as err:
         raise pulumi.RunError(mask(str(err))) from None
 
@@ -79,4 +87,5 @@ def main() -> None:
     from modelarts_provider.stack.results import export_results
 
     export_results(cfg, plans, jobs, waited)
+    export_cost(cfg, plans, waited, cost.book)  # what each run spent (cost/spent.py)
 

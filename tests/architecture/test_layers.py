@@ -7,7 +7,7 @@
   from above, it is handed).
 - No import circle among modelarts_provider's modules (function-level imports count): a circle hidden in a
   function is still two modules that cannot be read, tested or moved one without the other.
-- The two local clouds do not import each other; what they share is local_cloud/.
+- The local clouds (ModelArts, OBS, billing) do not import each other; what they share is local_cloud/.
 - Nothing outside tests/ imports tests (test harnesses that benchmarks use live in testkit/).
 """
 
@@ -109,7 +109,11 @@ def test_no_import_circle_among_the_providers_modules() -> None:
 
 @pytest.mark.parametrize(("pkg", "other"), [("modelarts_emulator", "obs_emulator"),
                                             ("obs_emulator", "modelarts_emulator"),
-                                            ("local_cloud", "modelarts_emulator"), ("local_cloud", "obs_emulator")])
+                                            ("local_cloud", "modelarts_emulator"), ("local_cloud", "obs_emulator"),
+                                            ("billing_emulator", "modelarts_emulator"),
+                                            ("billing_emulator", "obs_emulator"),
+                                            ("modelarts_emulator", "billing_emulator"),
+                                            ("local_cloud", "billing_emulator")])
 def test_the_local_clouds_do_not_import_each_other(pkg: str, other: str) -> None:
     bad = sorted(f"{p.relative_to(ROOT)} imports {m}" for p in _files(ROOT / pkg) for m in _imports(p)
                  if _in(m, other))

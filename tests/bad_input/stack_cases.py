@@ -18,7 +18,31 @@ OWN_CODE_OFF = both(a("codeDir", DELETE), a("bootFile", DELETE))
 LOCAL_CODE = OWN_CODE_OFF + a("code", {"localDir": ".", "bootFile": "__main__.py"})
 IAM_ONLY = both(setting("accessKey", DELETE), setting("secretKey", DELETE))
 
+BUDGET = f"{PROJECT}:budget"
+PRICES = f"{PROJECT}:prices"
+PRICED = "modelarts.p3.large.public"
+
 STACK_CASES: list[Case] = [
+    # --- the cost keys (docs/cost.md) ---
+    Case("budget-not-a-map", put((BUDGET,), [100]), cfg("budget: must be a map, not a list")),
+    Case("budget-max-zero", put((BUDGET, "max"), 0), cfg("budget.max: must be greater than 0, not 0")),
+    Case("budget-currency-lowercase", put((BUDGET,), {"max": 1, "currency": "cny"}),
+         cfg("budget.currency: must be a currency code of three capital letters, e.g. CNY or EUR, not 'cny'"),
+         covers=((BUDGET, "currency"),)),
+    Case("budget-pool-hours-negative", put((BUDGET,), {"max": 1, "poolHours": -1}),
+         cfg("budget.poolHours: must be greater than 0, not -1"), covers=((BUDGET, "poolHours"),)),
+    Case("sweep-budget-not-a-map", with_sweep(budget=5), cfg("sweeps.s.budget: must be a map, not a whole number 5")),
+    Case("sweep-budget-max-negative", with_sweep(budget={"max": -5}),
+         cfg("sweeps.s.budget.max: must be greater than 0, not -5"), covers=((SWEEPS, "s", "budget", "max"),)),
+    Case("sweep-budget-currency", with_sweep(budget={"max": 5, "currency": "RMB1"}),
+         cfg("sweeps.s.budget.currency: must be a currency code of three capital letters, e.g. CNY or EUR, not "
+             "'RMB1'"), covers=((SWEEPS, "s", "budget", "currency"),)),
+    Case("prices-not-a-map", put((PRICES,), [1]), cfg("prices: must be a map, not a list")),
+    Case("price-negative", put((PRICES, PRICED), {"perNodeHour": -1}),
+         cfg(f"prices.{PRICED}.perNodeHour: must be at least 0, not -1"), covers=((PRICES, PRICED, "perNodeHour"),)),
+    Case("price-currency-word", put((PRICES, PRICED), {"perNodeHour": 1, "currency": "euro"}),
+         cfg(f"prices.{PRICED}.currency: must be a currency code of three capital letters, e.g. CNY or EUR, not "
+             "'euro'"), covers=((PRICES, PRICED, "currency"),)),
     # --- required fields ---
     Case("job-pool-missing", a("pool", DELETE),
          cfg('jobs.a.pool: is required')),
@@ -186,7 +210,8 @@ STACK_CASES: list[Case] = [
          'invalid stack config: unknown key modelarts-jobs:job (did you mean modelarts-jobs:jobs?)', covers=()),
     Case("unknown-section-far", put((f"{PROJECT}:tasks",), {"a": job(name="x")}),
          ('invalid stack config: unknown key modelarts-jobs:tasks (allowed: modelarts-jobs:obs, '
-         'modelarts-jobs:networks, modelarts-jobs:pools, modelarts-jobs:jobs, modelarts-jobs:sweeps, modelarts-jobs:defaultTags)'), covers=()),
+         'modelarts-jobs:networks, modelarts-jobs:pools, modelarts-jobs:jobs, modelarts-jobs:sweeps, modelarts-jobs:defaultTags, '
+          'modelarts-jobs:prices, modelarts-jobs:budget)'), covers=()),
     Case("wait-for-not-a-choice", a("waitFor", "finished"),
          cfg("jobs.a.waitFor: must be one of none, created, running or completed, not 'finished'")),
     Case("env-name-invalid", a("environments", {"1BAD NAME": "x"}),
@@ -333,7 +358,8 @@ STACK_CASES: list[Case] = [
          'unknown provider setting modelarts:regoin (did you mean modelarts:region?)', covers=()),
     Case("provider-key-unknown", setting("zone", "az1"),
          ('unknown provider setting modelarts:zone (allowed: modelarts:region, modelarts:projectId, modelarts:cloud, '
-          'modelarts:endpoint, modelarts:obsEndpoint, modelarts:iamEndpoint, modelarts:accessKey, '
+          'modelarts:endpoint, modelarts:obsEndpoint, modelarts:iamEndpoint, modelarts:billingEndpoint, '
+          'modelarts:accessKey, '
           'modelarts:secretKey, modelarts:securityToken, modelarts:iamUser, modelarts:iamPassword, '
           'modelarts:iamDomain, modelarts:projectName, modelarts:verifyTls, modelarts:caBundle, '
           'modelarts:retryTimeoutSeconds)'), covers=()),
@@ -341,6 +367,8 @@ STACK_CASES: list[Case] = [
          "modelarts:endpoint must be an http(s) URL, e.g. https://host:443, not 'ftp://127.0.0.1:1'"),
     Case("obs-endpoint-not-http", setting("obsEndpoint", "127.0.0.1:8781"),
          "modelarts:obsEndpoint must be an http(s) URL, e.g. https://host:443, not '127.0.0.1:8781'"),
+    Case("billing-endpoint-not-http", setting("billingEndpoint", "bss.example.com"),
+         "modelarts:billingEndpoint must be an http(s) URL, e.g. https://host:443, not 'bss.example.com'"),
     Case("iam-endpoint-not-http", setting("iamEndpoint", "iam.example.com"),
          "modelarts:iamEndpoint must be an http(s) URL, e.g. https://host:443, not 'iam.example.com'"),
     Case("verify-tls-not-bool", setting("verifyTls", "maybe"),

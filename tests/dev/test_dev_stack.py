@@ -61,6 +61,7 @@ def test_env_points_a_shell_at_the_local_clouds(tmp_path: Path) -> None:
     shown = subprocess.run(["bash", "-c", out.stdout + "\nenv -0"], capture_output=True, timeout=30).stdout
     values = dict(item.split("=", 1) for item in shown.decode().split("\0") if "=" in item)
     assert values["MODELARTS_ENDPOINT"] == "http://127.0.0.1:8780" and values["OBS_ENDPOINT"] == "http://127.0.0.1:8781"
+    assert values["BSS_ENDPOINT"] == "http://127.0.0.1:8782"  # the local billing service: prices at preview
     assert (values["HW_ACCESS_KEY"], values["HW_SECRET_KEY"]) == (DEFAULT_ACCESS_KEY, DEFAULT_SECRET_KEY)
     assert values["HW_PROJECT_ID"] == DEFAULT_PROJECT_ID and values["HW_REGION_NAME"] == "cn-north-4"
     assert values["PULUMI_BACKEND_URL"] == f"file://{tmp_path / 'state' / 'backend'}"  # the stacks ./dev sees

@@ -259,22 +259,24 @@ def test_local_stack_file_runs_against_the_emulator(tmp_path: Path) -> None:
     """stacks/Pulumi.local.yaml as shipped (secure secret key, passphrase `local`), pointed at a test
     emulator and a test local OBS: its code uploads reach the OBS, and the emulator in execution mode (as
     ./dev starts it) runs training/mnist for real: every model is in the local OBS afterwards."""
+    from billing_emulator.testing import running_billing
     from modelarts_emulator.testing import running_emulator
     from obs_emulator.testing import running_obs
 
-    with running_obs(tmp_path / "obs") as obs, \
+    with running_obs(tmp_path / "obs") as obs, running_billing(tmp_path / "billing") as billing, \
             running_emulator(tmp_path / "emulator", run_seconds=2, phase_seconds=0.2, obs_endpoint=obs.url,
                              execute=True) as emu:
-        _run_local_stack(tmp_path, emu, obs)
+        _run_local_stack(tmp_path, emu, obs, billing)
 
 
-def _run_local_stack(tmp_path: Path, emu: Any, obs: Any) -> None:
+def _run_local_stack(tmp_path: Path, emu: Any, obs: Any, billing: Any) -> None:
     st = new_stack(tmp_path, REPO_ROOT, stack="local")
     st.env["PULUMI_CONFIG_PASSPHRASE"] = "local"
     shipped = yaml.safe_load((REPO_ROOT / "stacks" / "Pulumi.local.yaml").read_text())
     (st.workdir / "Pulumi.local.yaml").write_text(yaml.safe_dump(shipped, sort_keys=False))
     st.set_config("modelarts:endpoint", emu.url)
     st.set_config("modelarts:obsEndpoint", obs.url)
+    st.set_config("modelarts:billingEndpoint", billing.url)
     cfg = copy.deepcopy(shipped["config"])
     for section in ("modelarts-jobs:jobs", "modelarts-jobs:sweeps"):
         for spec in cfg.get(section, {}).values():
@@ -284,10 +286,14 @@ def _run_local_stack(tmp_path: Path, emu: Any, obs: Any) -> None:
             else:
                 spec["waitFor"] = "created"  # a generated run lasts run_seconds: not worth waiting for
     st.write_config({k: v for k, v in cfg.items() if k.startswith("modelarts-jobs:")})
-    st.preview()  # first preview: derived names are still unknown, check must accept them
+    preview = st.preview()  # first preview: derived names are still unknown, check must accept them
     c = emu.counters()  # and it reads the service's catalogs once each, nothing else (catalog_check.py)
     assert c["total"] == c["flavors"] + c["engines"] + c["algorithm"] + c.get("search_algorithms", 0)
-    assert c["flavors"] == c["engines"] == 1 and c.get("search_algorithms") == 1  # the tune job's search
+    assert c["engines"] == 1 and c.get("search_algorithms") == 1  # the tune job's search
+    # the flavor list twice: the provider's catalog check and the program's prices (cost/prices.py), which
+    # rates every flavor in one request to the local billing service
+    assert c["flavors"] == 2 and billing.counters()["rate_on_demand"] == 1
+    assert "cost: total: up to " in preview.stdout + preview.stderr
     st.up()
     out = outputs_jobs(st)
     declared = len(cfg["modelarts-jobs:jobs"]) + 4  # 2x2 sweep

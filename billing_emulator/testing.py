@@ -1,0 +1,43 @@
+"""Run the local billing service as a subprocess for tests.
+
+    from billing_emulator.testing import running_billing
+
+    with running_billing(tmp_path) as bss:
+        bss.url, bss.access_key, bss.secret_key
+        bss.counters()   # {"rate_on_demand": n, "total": n}
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any, Iterator
+
+from local_cloud.server import LocalServerProcess, LocalStartError
+
+from . import config as c
+
+
+class BillingStartError(LocalStartError):
+    pass
+
+
+class RunningBilling(LocalServerProcess):
+    module = "billing_emulator"
+    label = "local billing"
+    control_prefix = c.CONTROL_PREFIX
+    log_name = "billing.log"
+    start_timeout = 20.0
+    start_error = BillingStartError
+
+    def __init__(self, workdir: Path | str, **flags: Any) -> None:
+        super().__init__(workdir, flags, c.DEFAULT_ACCESS_KEY, c.DEFAULT_SECRET_KEY)
+
+    def _state_argv(self) -> list[str]:
+        return []  # no state: the price list is read at start
+
+
+@contextlib.contextmanager
+def running_billing(tmp_path: Path | str, **flags: Any) -> Iterator[RunningBilling]:
+    with RunningBilling(tmp_path, **flags).start() as bss:
+        yield bss

@@ -1,0 +1,160 @@
+"""The most each declared thing can bill, from the stack config alone (no API call besides the prices).
+
+One item per job, sweep, search and pool the stack creates:
+
+- a job bills nodes x hours x the price of a node-hour of its pool's flavor; its hours are bounded by the
+  wait deadline that terminates it (``waitFor: completed`` with ``waitTimeoutSeconds``: the JobsAwait stops a
+  job still running at its deadline) and by the service's own limit (``autoStopHours``), whichever is less;
+  any other job has no upper bound: its hourly rate is shown;
+- a sweep is its points' jobs, each bounded as one job;
+- a search is one job that runs every trial on its nodes (at most ``parallel`` at once), so the job's bound
+  is the search's;
+- a pool the stack creates bills its nodes every hour it exists, jobs or not: no upper bound unless the
+  budget says how long it will exist (``budget.poolHours``); jobs on it bill nothing beyond it, and a job on
+  a dedicated pool the stack does not create is billed by that pool, outside this stack.
+
+The bound assumes the deadline counts from the job's creation (the wait starts right after) and the list
+price; it leaves out storage (OBS), traffic and discounts (docs/cost.md).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from .prices import Price, PriceBook
+
+if TYPE_CHECKING:  # the stack's config types (cost/config.py is part of them: no import at run time)
+    from ..stack.config import JobEntry, StackConfig
+    from ..stack.program import JobPlan
+
+PROJECT = "modelarts-jobs"
+HOUR_S = Decimal(3600)
+
+
+@dataclass(frozen=True)
+class Item:
+    name: str
+    kind: str                   # job | sweep | search | pool
+    config_path: str            # where it is declared, e.g. modelarts-jobs:sweeps.lr
+    count: int                  # jobs (a sweep's points); 1 for a job, search or pool
+    nodes: int
+    hours: Decimal | None       # the most hours each job bills; None: no upper bound
+    flavor: str | None          # None: billed by a pool (see `billed_by`)
+    price: Price | None
+    billed_by: str = ""         # e.g. "pool own" for a job on a pool the stack creates
+    detail: str = ""            # e.g. "8 trials, 2 at once"
+    bound_field: str = ""       # what to set to bound it
+
+    @property
+    def hourly(self) -> Decimal | None:
+        return None if self.price is None else self.price.per_node_hour * self.count * self.nodes
+
+    @property
+    def bound(self) -> Decimal | None:
+        """The most it can bill; None when unbounded, unpriced or billed elsewhere."""
+        if self.hourly is None or self.hours is None:
+            return None
+        return self.hourly * self.hours
+
+    def line(self) -> str:
+        if self.billed_by:
+            return f"{self.name}: {self._jobs()} on {self.billed_by}: billed by the pool"
+        plural = "s" if self.nodes != 1 else ""
+        head = (f"{self.name}: a pool of {self.nodes} node{plural}" if self.kind == "pool"
+                else f"{self.name}: {self._jobs()} x {self.nodes} node{plural}")
+        if self.detail:
+            head += f" ({self.detail})"
+        if self.price is None:
+            hours = f" x {hours_text(self.hours)} h max" if self.hours is not None else ""
+            return f"{head}{hours}, no price for {self.flavor} (see above)"
+        rate = f"{money(self.price.per_node_hour)} {self.price.currency}/node-hour"
+        if self.hours is None:
+            what = "while it exists" if self.kind == "pool" else "no upper bound"
+            return (f"{head} x {rate} = {money(self.hourly)} {self.price.currency} per hour, {what} "
+                    f"(set {self.bound_field})")
+        return f"{head} x {hours_text(self.hours)} h max x {rate} = up to {money(self.bound)} {self.price.currency}"
+
+    def _jobs(self) -> str:
+        return f"{self.count} job{'s' if self.count != 1 else ''}"
+
+
+def money(v: Decimal | None) -> str:
+    return f"{(v or Decimal(0)):,.2f}"
+
+
+def hours_text(h: Decimal) -> str:
+    return f"{h.normalize():f}" if h == h.to_integral_value() else f"{h:.2f}".rstrip("0").rstrip(".")
+
+
+def job_hours(job: JobEntry) -> Decimal | None:
+    """The most hours one run of this job bills, or None (nothing stops it)."""
+    limits = []
+    if job.wait_for == "completed":
+        limits.append(Decimal(str(job.wait_timeout_seconds)) / HOUR_S)
+    if job.auto_stop_hours is not None:
+        limits.append(Decimal(job.auto_stop_hours))
+    return min(limits) if limits else None
+
+
+def _unbounded_field(path: str) -> str:
+    return f"{path}.autoStopHours, or waitFor: completed with {path}.waitTimeoutSeconds"
+
+
+def items(cfg: StackConfig, plans: list[JobPlan], book: PriceBook) -> list[Item]:
+    points = Counter(p.sweep for p in plans if p.sweep is not None)
+    out: list[Item] = []
+    for section, entries in (("jobs", cfg.jobs), ("sweeps", cfg.sweeps)):
+        for key, job in entries.items():
+            path = f"{PROJECT}:{section}.{key}"
+            pool = cfg.pools[job.pool]
+            count = points[key] if section == "sweeps" else 1
+            kind = "sweep" if section == "sweeps" else ("search" if job.search is not None else "job")
+            detail = ""
+            if job.search is not None:
+                s = job.search
+                detail = "a search: every trial in this job" + (f", {s.trials} trials" if s.trials else "") + \
+                         (f", {s.parallel} at once" if s.parallel else "")
+            billed_by = ""
+            if pool.create is not None:
+                billed_by = f"pool {job.pool}"
+            elif pool.pool_id is not None:
+                billed_by = f"dedicated pool {job.pool}"
+            flavor = None if billed_by else pool.flavor
+            out.append(Item(key, kind, path, count, job.nodes, job_hours(job), flavor,
+                            book.prices.get(flavor) if flavor else None, billed_by, detail,
+                            _unbounded_field(path)))
+    for key, pool in cfg.pools.items():
+        if pool.create is None:
+            continue
+        hours = None if cfg.budget is None or cfg.budget.pool_hours is None else Decimal(str(cfg.budget.pool_hours))
+        out.append(Item(key, "pool", f"{PROJECT}:pools.{key}", 1, pool.create.nodes, hours, pool.create.flavor,
+                        book.prices.get(pool.create.flavor), detail="the stack creates it",
+                        bound_field=f"{PROJECT}:budget.poolHours to bound it"))
+    return out
+
+
+def total_lines(found: list[Item]) -> list[str]:
+    """`total: up to X CNY` per currency, plus what bills per hour without a bound."""
+    bounded: dict[str, Decimal] = {}
+    hourly: dict[str, Decimal] = {}
+    for it in found:
+        if it.price is None or it.billed_by:
+            continue
+        if it.bound is not None:
+            bounded[it.price.currency] = bounded.get(it.price.currency, Decimal(0)) + it.bound
+        else:
+            hourly[it.price.currency] = hourly.get(it.price.currency, Decimal(0)) + (it.hourly or Decimal(0))
+    unpriced = sorted({it.flavor for it in found if it.price is None and not it.billed_by and it.flavor})
+    currencies = sorted(set(bounded) | set(hourly)) or ["CNY"]
+    lines = []
+    for cur in currencies:
+        text = f"total: up to {money(bounded.get(cur))} {cur}"
+        if cur in hourly:
+            text += f", plus {money(hourly[cur])} {cur} per hour without an upper bound"
+        lines.append(text)
+    if unpriced:
+        lines[-1] += f" (without {', '.join(unpriced)}: no price)"
+    return lines

@@ -1,0 +1,50 @@
+"""The stack's budget: refused, in one line, before anything that bills is created.
+
+- every priced item must be bounded: an unbounded one names the field to set;
+- every item billed by this stack must have a price (or a `prices:` entry), in the budget's currency;
+- the bounds' sum must not exceed `max`: the line names the total and the three largest items.
+
+A sweep's own budget (sweeps.<key>.budget) holds its bound alone, by the same rules.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from .bounds import PROJECT, Item, money
+from .config import ItemBudget
+
+LARGEST = 3
+
+
+def first_refusal(stack_budget: ItemBudget | None, sweep_budgets: dict[str, ItemBudget], found: list[Item]) -> str | None:
+    """The sweeps' own budgets first (each over its item alone), then the stack's."""
+    for it in found:
+        if it.kind == "sweep" and it.name in sweep_budgets:
+            refused = refusal(sweep_budgets[it.name], [it], f"{it.config_path}.budget", "the sweep")
+            if refused:
+                return refused
+    return refusal(stack_budget, found) if stack_budget is not None else None
+
+
+def refusal(budget: ItemBudget, found: list[Item], where: str = f"{PROJECT}:budget",
+            what: str = "the stack") -> str | None:
+    """The one line that fails the preview, or None when the items fit the budget."""
+    billed = [it for it in found if not it.billed_by]
+    for it in billed:
+        if it.price is None:
+            return (f"{where}: {it.config_path} has no price for {it.flavor} (see above): set "
+                    f"{PROJECT}:prices.{it.flavor}.perNodeHour, or make the billing service reachable")
+        if it.price.currency != budget.currency:
+            return (f"{where}: {it.config_path} is priced in {it.price.currency}, the budget in {budget.currency}: "
+                    f"set {PROJECT}:prices.{it.flavor} in {budget.currency}")
+        if it.bound is None:
+            return f"{where}: {it.config_path} has no upper bound: set {it.bound_field}"
+    total = sum((it.bound or Decimal(0) for it in billed), Decimal(0))
+    maximum = Decimal(str(budget.max))
+    if total <= maximum:
+        return None
+    largest = sorted(billed, key=lambda it: it.bound or Decimal(0), reverse=True)[:LARGEST]
+    items = ", ".join(f"{it.name} {money(it.bound)}" for it in largest)
+    return (f"{where}: {what} can bill up to {money(total)} {budget.currency}, more than its budget of "
+            f"{money(maximum)} {budget.currency}; largest: {items}")

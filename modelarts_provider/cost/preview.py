@@ -1,0 +1,45 @@
+"""At preview (and up), before anything is declared: the cost lines and the budget's verdict.
+
+Prices are read only where the stack asks for them (`modelarts:billingEndpoint`, a `prices:` table or a
+`budget:`): the billing API needs the account's billing permission, and an unchanged stack without them
+keeps making no API call at preview.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..core.provider_config import ProviderSettings
+from .bounds import items, total_lines
+from .budget import first_refusal
+from .prices import PriceBook, price_book
+
+if TYPE_CHECKING:
+    from ..stack.config import StackConfig
+    from ..stack.program import JobPlan
+
+
+def wanted(cfg: StackConfig, settings: ProviderSettings) -> bool:
+    return bool(settings.billing_endpoint or cfg.prices or cfg.budget is not None
+                or any(s.budget is not None for s in cfg.sweeps.values()))
+
+
+@dataclass(frozen=True)
+class CostPreview:
+    lines: list[str] = field(default_factory=list)  # notes on missing prices, one line per item, the total
+    refusal: str | None = None                      # the budget's one line, or None
+    book: PriceBook | None = None                   # the prices read (None: not asked for)
+
+
+def cost_preview(cfg: StackConfig, plans: list[JobPlan], settings: ProviderSettings) -> CostPreview:
+    if not wanted(cfg, settings):
+        return CostPreview()
+    training = {cfg.pools[j.pool].flavor for j in (*cfg.jobs.values(), *cfg.sweeps.values())
+                if cfg.pools[j.pool].create is None and cfg.pools[j.pool].pool_id is None}
+    pool_flavors = {p.create.flavor for p in cfg.pools.values() if p.create is not None}
+    book = price_book(settings, cfg.prices, {f for f in training if f}, pool_flavors)
+    found = items(cfg, plans, book)
+    lines = book.notes() + [f"cost: {it.line()}" for it in found] + [f"cost: {t}" for t in total_lines(found)]
+    sweep_budgets = {k: s.budget for k, s in cfg.sweeps.items() if s.budget is not None}
+    return CostPreview(lines, first_refusal(cfg.budget, sweep_budgets, found), book)

@@ -1,0 +1,49 @@
+"""The plugin door: a YAML program's TrainingJob about to be submitted gets its cost line at preview, through the
+engine's diagnostics (under the resource), priced by the local billing service; no job is created at preview,
+and an unchanged job costs no price lookup again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from testkit.plugin_program import yaml_stack
+
+ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator catalog
+CPU = "modelarts.vm.cpu.2u"  # 0.45 CNY per hour in billing_emulator/prices.json
+pytestmark = [pytest.mark.engine, pytest.mark.timeout(300)]
+
+
+@pytest.fixture
+def emu(tmp_path: Path) -> Iterator[Any]:
+    from modelarts_emulator.testing import running_emulator
+
+    with running_emulator(tmp_path / "emulator", run_seconds=600, phase_seconds=0.2) as e:
+        yield e
+
+
+def _job(**extra: Any) -> dict[str, Any]:
+    return {"type": "modelarts:index:TrainingJob",
+            "properties": {"algorithm": {"id": ALGORITHM_ID}, "flavorId": CPU, "pollIntervalSeconds": 0.2, **extra}}
+
+
+def test_a_yaml_programs_jobs_show_their_cost_at_preview(tmp_path: Path, emu: Any, billing: Any) -> None:
+    st = yaml_stack(tmp_path, emu, {"bounded": _job(nodeCount=2, autoStop={"duration": 3}),
+                                    "open": _job()},
+                    config={"modelarts:region": "cn-north-4", "modelarts:projectId": emu.project_id,
+                            "modelarts:endpoint": emu.url, "modelarts:accessKey": emu.access_key,
+                            "modelarts:billingEndpoint": billing.url})
+    billing.reset()
+    out = st.preview().stdout
+    assert "cost: bounded: 1 job x 2 nodes x 3 h max x 0.45 CNY/node-hour = up to 2.70 CNY" in out, out
+    assert ("cost: open: 1 job x 1 node x 0.45 CNY/node-hour = 0.45 CNY per hour, no upper bound (set autoStop: "
+            "{duration: N} hours)") in out
+    # one flavor: one rating request for the whole process, not one per job; nothing created
+    assert billing.counters()["rate_on_demand"] == 1 and emu.jobs() == [] and emu.counters()["create"] == 0
+    st.up()
+    assert len(emu.jobs()) == 2
+    before = billing.counters()["rate_on_demand"]
+    again = st.preview().stdout
+    assert "cost:" not in again and billing.counters()["rate_on_demand"] == before  # unchanged: nothing to price
