@@ -56,8 +56,12 @@
         deleteTimeoutSeconds: 900
         deleteBeforeReplace: (auto)             # true: stop and delete first; default: a finished run stays
                                                 #   until its successor is accepted (see README)
-        keepFinishedRuns: false                 # true: a replaced/destroyed finished run stays in the service
-        outputPerRun: false                     # true: outputs and logs in a folder per run (<path>/<job name>/)
+        keepFinishedRuns: (auto)                # a replaced/removed finished run stays in the service (default
+                                                #   with a derived name; false: deleted, the old behaviour)
+        keepRuns: 10                            # runs of the key the service keeps (oldest finished ones beyond
+                                                #   it deleted when a new run starts; OBS files stay)
+        outputPerRun: (auto)                    # outputs and logs in a folder per run (<path>/<job name>/):
+                                                #   default with a derived name; false: every run in <path>/
         replaceFailed: false
         adoptJobId: <job id>                    # take over an existing job instead of creating one
         movedFrom: [oldkey]                     # this job was declared under oldkey: keep it (an alias),
@@ -77,6 +81,7 @@
         maxJobs: 500                            # guard against accidental huge grids
         maxFailures: 0                          # failed points tolerated: the up succeeds and the best
                                                 #   point is chosen among the rest (default 0: a failure fails it)
+    modelarts-jobs:keepRuns: 10    # the stack's default of keepRuns (a job's or sweep's own keepRuns wins)
 
 Unknown keys are errors, with the closest known key ("did you mean waitFor?") or the allowed ones.
 Errors name the full key (e.g. `modelarts-jobs:jobs.mnist.pool`), one error per line.
@@ -94,12 +99,13 @@ from pydantic.alias_generators import to_camel
 from ..core.linear_regex import check_objective
 from ..core.messages import BUCKET_RE, CIDR_RE, KEY_RE, NETWORK_NAME_RE, PARAM_NAME_RE, POOL_NAME_RE, did_you_mean, explain
 from ..core.rules import FILE_URL_RE, OBS_URL_RE, rule
+from ..training_job.args import MAX_KEEP_RUNS
 from .job_fields import Maps
 from .search_config import SEARCH_MODEL_NAMES, SearchConfig
 from .sweep import as_param
 
 PROJECT = "modelarts-jobs"
-SECTIONS = ("obs", "networks", "pools", "jobs", "sweeps")
+SECTIONS = ("obs", "networks", "pools", "jobs", "sweeps", "keepRuns")
 Scalar = Union[str, int, float, bool]
 
 
@@ -291,8 +297,9 @@ class JobEntry(_Cfg):
     poll_interval_seconds: Annotated[float, Field(ge=0.05), Maps("poll_interval_seconds", direct=True)] = 5.0
     delete_timeout_seconds: Annotated[float, Field(gt=0), Maps("delete_timeout_seconds", direct=True)] = 900
     delete_before_replace: Annotated[bool | None, Maps("delete_before_replace", direct=True)] = None
-    keep_finished_runs: Annotated[bool, Maps("keep_finished_runs", direct=True)] = False
-    output_per_run: Annotated[bool, Maps("output_per_run", direct=True)] = False
+    keep_finished_runs: Annotated[bool | None, Maps("keep_finished_runs", direct=True)] = None
+    output_per_run: Annotated[bool | None, Maps("output_per_run", direct=True)] = None
+    keep_runs: Annotated[Annotated[int, Field(ge=1, le=MAX_KEEP_RUNS)] | None, Maps("keep_runs", direct=True)] = None
     replace_failed: Annotated[bool, Maps("replace_failed", direct=True)] = False
     adopt_job_id: Annotated[str | None, Maps("adopt_job_id", direct=True)] = None
     # Keys this job was declared under before: it keeps its job, outputs and code (Pulumi aliases).
@@ -421,6 +428,8 @@ class StackConfig(_Cfg):
     pools: dict[Key, PoolConfig] = Field(default_factory=dict)
     jobs: dict[Key, JobEntry] = Field(default_factory=dict)
     sweeps: dict[Key, SweepConfig] = Field(default_factory=dict)
+    # The stack's default number of runs kept per key (a job's or sweep's keepRuns wins; program.py).
+    keep_runs: Annotated[int, Field(ge=1, le=MAX_KEEP_RUNS)] | None = None
 
     @model_validator(mode="after")
     def _references(self) -> StackConfig:

@@ -10,6 +10,12 @@ response was lost, or a killed `up`) or stopped and deleted (our orphan: another
 killed `up` and then an edit). A job with the declared name that carries another owner, or none, stops
 the `up` with a message naming it and its owner, and nothing is changed. Deleting checks the mark too:
 a job carrying another resource's token is never stopped or deleted.
+
+Finished runs are kept by default (keep_finished_runs, on for derived names): a replaced or removed run that
+has finished stays in the service with its logs. Every run of a key carries the key's owner token, so the
+runs kept are found by that mark, never by name: when a new run is created, our own finished runs beyond
+`keep_runs` (the new one counted) are deleted, oldest first, each read again first (ours and finished, or
+left alone). Their OBS outputs are never touched.
 """
 
 from __future__ import annotations
@@ -103,7 +109,8 @@ def stop_and_delete(client: JobClient, job_id: str, timeout_s: float, poll_s: fl
             f"training job {job.name} ({job_id}) is not this resource's ({owner_text(job.metadata.annotations)}); "
             "it was not stopped or deleted: if it should leave this stack only, `pulumi state delete` its resource")
     if keep_finished and job.phase in TERMINAL_PHASES:
-        say(f"{job.name}: kept in the service ({job.phase}, keepFinishedRuns): it leaves the state only")
+        say(f"{job.name}: kept in the service ({job.phase}, keepFinishedRuns; keepRuns bounds how many): "
+            "it leaves the state only")
         return
     if stop(client, job, timeout_s, poll_s, say) is None:
         return
@@ -166,14 +173,14 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
         job = current[0]  # the newest
         say(f"{name}: taking over existing job {job.id} ({job.phase}): ours, from an earlier `up`")
         for orphan in mine:
-            if orphan.id != job.id and not (args.keep_finished_runs and orphan.phase in TERMINAL_PHASES):
+            if orphan.id != job.id and not (args.keeps_finished_runs and orphan.phase in TERMINAL_PHASES):
                 _delete_orphan(client, orphan, args, index, say)
         return _sync_description(client, job, args, say)
     foreign = [j for j in same_name if not _is_ours(j, args.owner)]
     if foreign:
         raise _not_ours(name, foreign[0], args)
     for orphan in mine:
-        if not (args.keep_finished_runs and orphan.phase in TERMINAL_PHASES):
+        if not (args.keeps_finished_runs and orphan.phase in TERMINAL_PHASES):
             _delete_orphan(client, orphan, args, index, say)
     request = CreateTrainingJobRequest.model_validate(args.to_wire(name))
     # client.create_job resolves an ambiguous failure itself (it looks the job up by name, workspace and
@@ -189,7 +196,32 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
             f"again: it finds the job by its owner mark and takes it over if it was created, or creates it") from None
     index.add(job, args.workspace_id)
     say(f"{name}: submitted {job.id}")
+    if args.keeps_finished_runs:
+        prune_runs(client, args, index, job, say)
     return job
+
+
+def prune_runs(client: JobClient, args: TrainingJobArgs, index: NameIndex, current: TrainingJob,
+               say: Printer) -> list[str]:
+    """keep_runs: our own finished runs of this key beyond the newest `keep_runs - 1` (besides `current`)
+    deleted, oldest first. Each is read again and deleted only when it still carries our token and has
+    finished; a running one (a replacement's predecessor the engine stops itself) is never counted or
+    touched. Returns the ids deleted."""
+    if args.owner is None:
+        return []
+    runs = [j for j in index.owned_by(args.owner.token, args.workspace_id) if j.id and j.id != current.id]
+    finished = [j for j in runs if j.phase in TERMINAL_PHASES]
+    deleted: list[str] = []
+    for old in finished[max(args.runs_kept - 1, 0):]:  # newest first: these are beyond the retention
+        fresh = client.get_job(old.id or "")
+        if fresh is None or not _is_ours(fresh, args.owner) or fresh.phase not in TERMINAL_PHASES:
+            continue
+        client.delete_job(old.id or "")
+        index.forget(old.id or "")
+        deleted.append(old.id or "")
+        say(f"{fresh.name}: deleted ({fresh.phase}, run older than the {args.runs_kept} kept, keepRuns); "
+            "its OBS outputs stay")
+    return deleted
 
 
 def _delete_orphan(client: JobClient, job: TrainingJob, args: TrainingJobArgs, index: NameIndex,

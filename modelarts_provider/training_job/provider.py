@@ -13,7 +13,7 @@ from typing import Any
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 
 from . import lifecycle
-from .args import TrainingJobArgs
+from .args import TrainingJobArgs, keeps_finished_runs
 from .catalog_check import CatalogCache, catalog_failures, needs_check
 from .check import check_inputs
 from .diff import decide, needs_live_phase, same_name_refusal
@@ -168,5 +168,5 @@ class TrainingJobProvider(ModelArtsProvider):
         self._same_place(id_, props)
         owner = OwnerMark.model_validate(props["owner"]) if props.get("owner") else None
         lifecycle.stop_and_delete(self._api(), id_, float(timeout), float(poll), say, owner,
-                                  keep_finished=props.get("keep_finished_runs") is True)
+                                  keep_finished=keeps_finished_runs(props))
         self._names().forget(id_)

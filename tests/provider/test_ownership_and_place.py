@@ -136,5 +136,6 @@ def test_keep_finished_runs_leaves_a_finished_run_in_the_service(phase, kept):
                               keep_finished=True)
     assert (job.id in c.jobs) is kept
     if kept:
-        assert said == [f"job-a: kept in the service ({phase}, keepFinishedRuns): it leaves the state only"]
+        assert said == [f"job-a: kept in the service ({phase}, keepFinishedRuns; keepRuns bounds how many): "
+                        "it leaves the state only"]
         assert c.touched() == set()
