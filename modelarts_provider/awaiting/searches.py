@@ -30,6 +30,7 @@ class TrialStatus(BaseModel):
     reward: float | None = None
     early_stopped: bool = False
     note: str | None = None  # a failed trial's log tail
+    output_path: str | None = None  # where its outputs are: trial_output_path
 
 
 class SearchStatus(BaseModel):
@@ -63,6 +64,17 @@ def _log_text(client: Any, job: TrainingJob | None, job_id: str) -> tuple[str, s
         return "", f"log unavailable: {one_line_error(exc, client_secrets(client))}"
 
 
+def trial_output_path(job: TrainingJob | None, trial_id: str) -> str | None:
+    """A trial's own output folder: `<the job's first output channel>/<trial id>/` (assumed of the service,
+    docs/assumptions.md; the local ModelArts writes there: modelarts_emulator/auto_search/runner.py)."""
+    if job is None:
+        return None
+    from ..training_job.outputs import output_urls  # noqa: PLC0415 - the one reading of a job's outputs
+
+    base = next(iter(output_urls(job.to_wire()).values()), None)
+    return base.rstrip("/") + f"/{trial_id}/" if base else None
+
+
 def read_search(client: Any, job_id: str, reward_name: str, job: TrainingJob | None = None) -> SearchStatus:
     """Every trial of the search job `job_id`; never raises (an unreadable table is a note)."""
     try:
@@ -70,7 +82,7 @@ def read_search(client: Any, job_id: str, reward_name: str, job: TrainingJob | N
     except Exception as exc:  # noqa: BLE001 - the job's own result stands; its trials are a note
         return SearchStatus(note=f"trials unavailable: {one_line_error(exc, client_secrets(client))}")
     out = [TrialStatus(trial_id=t.trial_id, phase=t.phase, parameters=dict(t.parameters), reward=t.reward,
-                       early_stopped=t.early_stopped) for t in trials]
+                       early_stopped=t.early_stopped, output_path=trial_output_path(job, t.trial_id)) for t in trials]
     failed = [t for t in out if t.phase == "Failed"]
     job_log: tuple[str, str | None] | None = None
     for i, t in enumerate(failed):
@@ -103,7 +115,8 @@ def _scalar(text: str) -> str | int | float:
 
 def results_of(objective: SweepObjective, search: SearchStatus) -> SweepResults:
     """The trials as a sweep's points (table and chart as for a grid sweep), best first."""
-    points = [Point(key=t.trial_id, parameters={k: _scalar(v) for k, v in t.parameters.items()}, phase=t.phase, objective=t.reward,
+    points = [Point(key=t.trial_id, parameters={k: _scalar(v) for k, v in t.parameters.items()}, phase=t.phase,
+                    objective=t.reward, output_path=t.output_path,
                     note="; ".join(n for n in ("early stopped" if t.early_stopped else "", t.note or "") if n) or None)
               for t in search.trials]
     return collect(objective, points, ties_in_order=True)  # the trials as the service lists them: start order
@@ -118,7 +131,7 @@ def export(objective: SweepObjective, search: SearchStatus | None, job_id: str |
     def trial(p: Point) -> dict[str, Any]:
         t = by_id[p.key]
         return {"trialId": t.trial_id, "parameters": t.parameters, "phase": t.phase, "reward": t.reward,
-                "earlyStopped": t.early_stopped, "note": t.note}
+                "earlyStopped": t.early_stopped, "note": t.note, "outputPath": t.output_path}
 
     return {"jobId": job_id, "objective": objective.model_dump(), "trials": [trial(p) for p in ranked.points],
             "best": trial(ranked.best) if ranked.best is not None else None, "failures": ranked.failures,
@@ -130,7 +143,8 @@ def as_sweep_results(exported: dict[str, Any]) -> SweepResults:
     objective = SweepObjective.model_validate(exported.get("objective") or {})
     trials = [TrialStatus(trial_id=str(t.get("trialId")), phase=str(t.get("phase") or ""),
                           parameters={str(k): str(v) for k, v in (t.get("parameters") or {}).items()},
-                          reward=t.get("reward"), early_stopped=bool(t.get("earlyStopped")), note=t.get("note"))
+                          reward=t.get("reward"), early_stopped=bool(t.get("earlyStopped")), note=t.get("note"),
+                          output_path=t.get("outputPath") if isinstance(t.get("outputPath"), str) else None)
               for t in exported.get("trials") or [] if isinstance(t, dict)]
     return results_of(objective, SearchStatus(trials=trials))
 

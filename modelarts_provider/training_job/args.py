@@ -390,7 +390,9 @@ class TrainingJobArgs(_ArgModel):
     keep_finished_runs: bool | None = Field(None, description=(
         "On replacement or destroy, a finished run (Completed, Failed, Abnormal, Terminated) leaves the state "
         "but stays in the service with its logs and outputs; a running one is still stopped and deleted. "
-        "Unset (default): on for a derived name, off for an explicit one; false: delete finished runs."))
+        "Unset (default, a derived name): a finished run is kept when it was replaced (a newer run of ours "
+        "carries its key's owner token), deleted when its key is removed or the stack destroyed; true: kept "
+        "then too; false: finished runs deleted (the old behaviour). An explicit name: false."))
     keep_runs: Annotated[int, Field(ge=1, le=MAX_KEEP_RUNS)] | None = Field(None, description=(
         f"How many runs of this job the service keeps (the current one included) when finished runs are kept; "
         f"when a new run is created, our own finished runs beyond it are deleted, oldest first (their OBS files "

@@ -11,8 +11,9 @@ killed `up` and then an edit). A job with the declared name that carries another
 the `up` with a message naming it and its owner, and nothing is changed. Deleting checks the mark too:
 a job carrying another resource's token is never stopped or deleted.
 
-Finished runs are kept by default (keep_finished_runs, on for derived names): a replaced or removed run that
-has finished stays in the service with its logs. Every run of a key carries the key's owner token, so the
+Finished runs are kept by default (keep_finished_runs unset, a derived name): a finished run that was replaced
+(a newer run of ours carries its key's token) stays in the service with its logs; with keep_finished_runs: true
+also one whose key was removed (or destroyed); with false none. Every run of a key carries the key's owner token, so the
 runs kept are found by that mark, never by name: when a new run is created, our own finished runs beyond
 `keep_runs` (the new one counted) are deleted, oldest first, each read again first (ours and finished, or
 left alone). Their OBS outputs are never touched.
@@ -93,8 +94,10 @@ def stop(client: JobClient, job: TrainingJob, timeout_s: float, poll_s: float, s
 
 
 def stop_and_delete(client: JobClient, job_id: str, timeout_s: float, poll_s: float, say: Printer,
-                    owner: OwnerMark | None = None, keep_finished: bool = False) -> None:
+                    owner: OwnerMark | None = None,
+                    keep_finished: bool | Callable[[TrainingJob], bool] = False) -> None:
     """Delete: terminate if running, wait until stopped, delete the record. Already gone = success.
+    keep_finished: a finished run stays in the service (True), or when the callable says so of it.
 
     A job that carries another resource's owner token is left alone (an error). One that carries none
     is deleted: its id in this resource's state is the record (a job created before owners were
@@ -108,7 +111,7 @@ def stop_and_delete(client: JobClient, job_id: str, timeout_s: float, poll_s: fl
         raise TrainingJobError(
             f"training job {job.name} ({job_id}) is not this resource's ({owner_text(job.metadata.annotations)}); "
             "it was not stopped or deleted: if it should leave this stack only, `pulumi state delete` its resource")
-    if keep_finished and job.phase in TERMINAL_PHASES:
+    if job.phase in TERMINAL_PHASES and (keep_finished(job) if callable(keep_finished) else keep_finished):
         say(f"{job.name}: kept in the service ({job.phase}, keepFinishedRuns; keepRuns bounds how many): "
             "it leaves the state only")
         return

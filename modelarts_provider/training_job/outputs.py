@@ -75,16 +75,22 @@ def secret_outputs(secret_paths: list[str]) -> list[str]:
                                     for p in secret_paths) else []
 
 
+def output_urls(live: dict[str, Any]) -> dict[str, str]:
+    """A live job's (wire form) output channels: name -> OBS URL (obs://bucket/key/)."""
+    out: dict[str, str] = {}
+    for ch in as_list((live.get("algorithm") or {}).get("outputs")):
+        url = ((ch.get("remote") or {}).get("obs") or {}).get("obs_url")
+        if ch.get("name") and url:
+            out[ch["name"]] = normalize_obs_path(url) or url
+    return out
+
+
 def status_outputs(job: TrainingJob, *, cloud: str, region: str,
                    location: dict[str, str] | None = None) -> dict[str, Any]:
     live = job.to_wire()
     status = live.get("status") or {}
     resource = (live.get("spec") or {}).get("resource") or {}
-    outs_by_name: dict[str, str] = {}
-    for ch in as_list((live.get("algorithm") or {}).get("outputs")):
-        url = ((ch.get("remote") or {}).get("obs") or {}).get("obs_url")
-        if ch.get("name") and url:
-            outs_by_name[ch["name"]] = normalize_obs_path(url) or url
+    outs_by_name = output_urls(live)
     job_id = job.id or ""
     return JobStatusOutputs(
         job_id=job_id,

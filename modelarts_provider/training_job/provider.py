@@ -161,6 +161,19 @@ class TrainingJobProvider(ModelArtsProvider):
             status = self._status(job)
         return UpdateResult({**stored_args(args), **status})
 
+    def _keeps(self, props: dict[str, Any], owner: OwnerMark | None) -> Any:
+        """Whether a finished run leaves the state only: keep_finished_runs when set; unset (a derived name),
+        when it was replaced, i.e. a newer run of ours carries its key's owner token (the successor a
+        create-first replacement submitted before this delete). A removed key's run is deleted unless
+        keep_finished_runs is true."""
+        if isinstance(props.get("keep_finished_runs"), bool) or owner is None:
+            return keeps_finished_runs(props)
+        if not keeps_finished_runs(props):
+            return False
+        names, workspace = self._names(), props.get("workspace_id")
+        return lambda job: any((j.metadata.create_time or 0) > (job.metadata.create_time or 0)
+                               for j in names.owned_by(owner.token, workspace) if j.id != job.id)
+
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         learn_secrets(props)
         timeout = props.get("delete_timeout_seconds") or 900
@@ -168,5 +181,5 @@ class TrainingJobProvider(ModelArtsProvider):
         self._same_place(id_, props)
         owner = OwnerMark.model_validate(props["owner"]) if props.get("owner") else None
         lifecycle.stop_and_delete(self._api(), id_, float(timeout), float(poll), say, owner,
-                                  keep_finished=keeps_finished_runs(props))
+                                  keep_finished=self._keeps(props, owner))
         self._names().forget(id_)

@@ -139,3 +139,20 @@ def test_keep_finished_runs_leaves_a_finished_run_in_the_service(phase, kept):
         assert said == [f"job-a: kept in the service ({phase}, keepFinishedRuns; keepRuns bounds how many): "
                         "it leaves the state only"]
         assert c.touched() == set()
+
+
+@pytest.mark.parametrize("option, successor, kept", [
+    (None, True, True),     # the default: a replaced finished run stays
+    (None, False, False),   # the default: a removed key's finished run goes
+    (True, False, True),    # keepFinishedRuns: true keeps it then too
+    (False, True, False),   # the opt-out: the old behaviour
+])
+def test_delete_keeps_a_finished_run_by_default_when_a_newer_run_of_ours_replaced_it(option, successor, kept):
+    c = FakeClient()
+    over = {"derived_name": True, "owner": owner_of("a")} | ({} if option is None else {"keep_finished_runs": option})
+    old = c.add(TrainingJobArgs.model_validate(job_inputs(name="a-1", **over)).to_wire(), "Completed")
+    if successor:
+        c.add(TrainingJobArgs.model_validate(job_inputs(name="a-2", **over)).to_wire(), "Running")
+    props = {**checked(name="a-1", **over), "job_id": old.id}
+    provider_for(c).delete(old.id or "", props)
+    assert (old.id in c.jobs) is kept
