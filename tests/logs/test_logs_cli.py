@@ -213,3 +213,33 @@ def test_follower_prints_each_line_once() -> None:
     f.feed("worker-1", preview("z\n", full=10), final=False)  # the preview holds only the newest bytes
     assert out.getvalue() == "[worker-1] x\n[worker-1] y\n[worker-1] z\n"
     assert notes == ["worker-1: 4 bytes of log not shown (older than the preview)"]
+
+
+def test_during_a_replacement_the_key_points_at_the_new_run_in_the_state() -> None:
+    """Issue 41: `logs --follow` reads the state first, where a create-first replacement has recorded the new
+    run beside the old one (marked for deletion); the outputs name the old run until the `up` ends."""
+    from modelarts_provider.cli.stack_reader import state_job
+
+    typ = "pulumi-python:dynamic/modelarts:TrainingJob"
+    urn = f"urn:pulumi:s::p::{typ}::a"
+    export = {"deployment": {"resources": [
+        {"urn": urn, "type": typ, "outputs": {"job_id": "id-new", "job_name": "a-new"}},
+        {"urn": urn, "type": typ, "delete": True, "outputs": {"job_id": "id-old", "job_name": "a-old"}}]}}
+    export["deployment"]["resources"].reverse()  # whichever order the engine writes them in
+    outputs = {"jobs": {"a": {"id": "id-old", "name": "a-old"}}}
+    p: Any = FakePulumi(outputs, export, stack="s")
+    assert state_job(p, "a") == JobRef("id-new", "a (a-new)", "a")
+    assert find_job(p, "a").id == "id-old"  # the outputs: what a plain `logs` (no --follow) reads
+
+
+def test_run_n_picks_the_nth_recorded_run() -> None:
+    import argparse
+
+    from modelarts_provider.cli.logs import _ref
+
+    runs = {"runs": {"a": [{"jobId": "id-1", "name": "a-1"}, {"jobId": "id-2", "name": "a-2"}]}}
+    p: Any = FakePulumi(runs, {"deployment": {}}, stack="s")
+    args = argparse.Namespace(job="a", run=1, follow=False)
+    assert _ref(args, p) == JobRef("id-1", "a run 1 (a-1)")
+    with pytest.raises(LogsError, match=r"a has 2 recorded runs: --run takes 1 to 2"):
+        _ref(argparse.Namespace(job="a", run=3, follow=False), p)
