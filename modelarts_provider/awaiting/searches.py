@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..client.models import TrainingJob, task_ids
+from ..client.models import TrainingJob, output_urls, task_ids
 from ..client.search_models import Trial
 from ..core.job_logs import client_secrets, one_line_error
 from ..results.table import Point, SweepObjective, SweepResults, collect, table_lines
@@ -69,8 +69,6 @@ def trial_output_path(job: TrainingJob | None, trial_id: str) -> str | None:
     docs/assumptions.md; the local ModelArts writes there: modelarts_emulator/auto_search/runner.py)."""
     if job is None:
         return None
-    from ..training_job.outputs import output_urls  # noqa: PLC0415 - the one reading of a job's outputs
-
     base = next(iter(output_urls(job.to_wire()).values()), None)
     return base.rstrip("/") + f"/{trial_id}/" if base else None
 

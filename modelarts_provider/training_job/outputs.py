@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..client.models import TrainingJob, as_list, normalize_obs_path
+from ..client.models import TrainingJob, as_list, output_urls
 
 # Console hosts per cloud; the job detail page is the same route on both.
 CONSOLE_HOSTS = {
@@ -73,16 +73,6 @@ def secret_outputs(secret_paths: list[str]) -> list[str]:
     """The outputs derived from secret inputs (dotted paths): the OBS paths when an output URL is secret."""
     return list(OBS_OUTPUTS) if any(p == "algorithm" or p.startswith(("algorithm.outputs", "log_export_path"))
                                     for p in secret_paths) else []
-
-
-def output_urls(live: dict[str, Any]) -> dict[str, str]:
-    """A live job's (wire form) output channels: name -> OBS URL (obs://bucket/key/)."""
-    out: dict[str, str] = {}
-    for ch in as_list((live.get("algorithm") or {}).get("outputs")):
-        url = ((ch.get("remote") or {}).get("obs") or {}).get("obs_url")
-        if ch.get("name") and url:
-            out[ch["name"]] = normalize_obs_path(url) or url
-    return out
 
 
 def status_outputs(job: TrainingJob, *, cloud: str, region: str,
