@@ -207,23 +207,31 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
 def prune_runs(client: JobClient, args: TrainingJobArgs, index: NameIndex, current: TrainingJob,
                say: Printer) -> list[str]:
     """keep_runs: our own finished runs of this key beyond the newest `keep_runs - 1` (besides `current`)
-    deleted, oldest first. Each is read again and deleted only when it still carries our token and has
-    finished; a running one (a replacement's predecessor the engine stops itself) is never counted or
-    touched. Returns the ids deleted."""
+    deleted, oldest first (delete_runs)."""
     if args.owner is None:
         return []
-    runs = [j for j in index.owned_by(args.owner.token, args.workspace_id) if j.id and j.id != current.id]
+    return delete_runs(client, args.owner, args.workspace_id, index, say, keep=args.runs_kept - 1,
+                       besides=current.id or "",
+                       why=f"run older than the {args.runs_kept} kept, keepRuns")
+
+
+def delete_runs(client: JobClient, owner: OwnerMark, workspace_id: str | None, index: NameIndex, say: Printer, *,
+                keep: int, besides: str, why: str) -> list[str]:
+    """Our own finished runs of a key (its owner token) but the newest `keep` and `besides`, deleted oldest
+    first. Each is read again and deleted only when it still carries the token and has finished; a running
+    one (a replacement's predecessor the engine stops itself) is never counted or touched. Their OBS files
+    stay. Returns the ids deleted."""
+    runs = [j for j in index.owned_by(owner.token, workspace_id) if j.id and j.id != besides]
     finished = [j for j in runs if j.phase in TERMINAL_PHASES]
     deleted: list[str] = []
-    for old in finished[max(args.runs_kept - 1, 0):]:  # newest first: these are beyond the retention
+    for old in reversed(finished[max(keep, 0):]):  # newest first: these are beyond the retention
         fresh = client.get_job(old.id or "")
-        if fresh is None or not _is_ours(fresh, args.owner) or fresh.phase not in TERMINAL_PHASES:
+        if fresh is None or token_on(fresh.metadata.annotations) != owner.token or fresh.phase not in TERMINAL_PHASES:
             continue
         client.delete_job(old.id or "")
         index.forget(old.id or "")
         deleted.append(old.id or "")
-        say(f"{fresh.name}: deleted ({fresh.phase}, run older than the {args.runs_kept} kept, keepRuns); "
-            "its OBS outputs stay")
+        say(f"{fresh.name}: deleted ({fresh.phase}, {why}); its OBS outputs stay")
     return deleted
 
 

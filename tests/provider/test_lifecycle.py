@@ -541,8 +541,8 @@ def test_finished_runs_are_kept_by_default_and_pruned_beyond_keep_runs_oldest_fi
                  frozenset({running.id or ""}))
     assert set(c.jobs) == {j.id for j in [*kept, running, foreign, new]}
     assert [line for line in said if "keepRuns" in line] == [
-        "a-r2: deleted (Failed, run older than the 3 kept, keepRuns); its OBS outputs stay",
-        "a-r1: deleted (Completed, run older than the 3 kept, keepRuns); its OBS outputs stay"]
+        "a-r1: deleted (Completed, run older than the 3 kept, keepRuns); its OBS outputs stay",
+        "a-r2: deleted (Failed, run older than the 3 kept, keepRuns); its OBS outputs stay"]
 
 
 def test_the_opt_out_keeps_the_old_behaviour_no_finished_run_kept():
