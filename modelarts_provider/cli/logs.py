@@ -126,7 +126,8 @@ def run(args: argparse.Namespace, *, out: TextIO = sys.stdout, note: Callable[[s
                     # Terminated: perhaps by a replacement that created its successor first (the key
                     # already points at it); otherwise the job simply ended.
                     # Any end: a Completed run being replaced (create first) ends before its successor.
-                    after = successor(pulumi, ref, 0, args.interval) if ref.key and args.run is None else None
+                    picked = getattr(args, "run", None) is not None  # a recorded run: that one only
+                    after = successor(pulumi, ref, 0, args.interval) if ref.key and not picked else None
                     if after is None:
                         note(f"{ref.label}: job ended {phase}")
                         return 0
@@ -158,7 +159,7 @@ def _ref(args: argparse.Namespace, pulumi: PulumiCli) -> JobRef:
     """The job to print: run N of the key's history (--run), else the one the key points at. --follow reads
     the state first: an `up` writes it after each step, its outputs only at the end, so during a
     replacement the state already points at the new run while the outputs still name the old one."""
-    if args.run is not None:
+    if getattr(args, "run", None) is not None:
         runs = job_runs(pulumi, args.job)
         if not 1 <= args.run <= len(runs):
             raise LogsError(f"{args.job} has {len(runs)} recorded run{'s' if len(runs) != 1 else ''}: --run takes 1 "

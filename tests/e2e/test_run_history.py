@@ -5,6 +5,7 @@ each with its own output files in OBS, every one reachable through `logs --run N
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -78,3 +79,44 @@ def test_three_edits_of_a_completed_job_leave_every_run_with_its_own_logs_and_fi
             f"=== train run {n} ({r['name']}, Completed) ===" for n, r in enumerate(runs, start=1)]
         st.destroy()
         assert emu.jobs() == []  # destroy: the current run and the kept ones are ours and finished
+
+
+def test_through_the_plugin_a_replaced_run_stays_with_its_folder_and_its_log(tmp_path: Path) -> None:
+    """The same through the provider plugin (a YAML program): the replaced finished run stays in the service,
+    each run has its own output folder, and `logs --run N` reaches both through the JobsAwait's run history in
+    the state (a YAML program exports no `runs`)."""
+    from modelarts_emulator.testing import running_emulator
+    from testkit.plugin_program import write_program, yaml_stack
+
+    def program(lr: str) -> dict:
+        return {
+            "train": {"type": "modelarts:index:TrainingJob", "properties": {
+                "algorithm": {"id": "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7", "parameters": [{"name": "lr", "value": lr}],
+                              "outputs": [{"name": "train_url", "obsUrl": "obs://bkt/outputs/train/"}]},
+                "flavorId": "modelarts.vm.cpu.2u", "pollIntervalSeconds": 0.2}},
+            "waited": {"type": "modelarts:index:JobsAwait", "properties": {"jobs": {
+                "train": {"jobId": "${train.jobId}", "jobName": "${train.jobName}", "waitFor": "completed",
+                          "pollSeconds": 0.2}}}}}
+
+    outputs = {"path": "${train.outputPath}"}
+    with running_emulator(tmp_path / "emulator", run_seconds=1, phase_seconds=0.2) as emu:
+        st = yaml_stack(tmp_path, emu, program("0.1"), outputs)
+        st.up()
+        first = st.outputs()["path"]
+        write_program(st.workdir, program("0.2"), outputs)
+        st.up()
+        second = st.outputs()["path"]
+        jobs = {j["metadata"]["name"]: j for j in emu.jobs()}
+        assert len(jobs) == 2 and {j["status"]["phase"] for j in jobs.values()} == {"Completed"}
+        assert first != second and {first, second} == {f"obs://bkt/outputs/train/{n}/" for n in jobs}
+        for n, lr in ((1, "0.1"), (2, "0.2")):
+            shown = logs(st, "train", "--run", str(n))
+            assert shown.returncode == 0, shown.stderr
+            name = next(n for n, j in jobs.items() if f"lr={lr}" in json.dumps(j["algorithm"]["parameters"])
+                        or {"name": "lr", "value": lr} in j["algorithm"]["parameters"])
+            assert f"training with parameters: lr={lr}" in shown.stdout, shown.stdout
+            assert f"training job {name} " in shown.stdout, shown.stdout
+        history = cli(st, "results", "train", "--history")
+        assert history.returncode == 0 and first in history.stdout and second in history.stdout, history
+        st.destroy()
+        assert emu.jobs() == []
