@@ -42,9 +42,10 @@
         command: python train.py
         parameters: {lr: 0.01, epochs: 10}
         inputs: {data_url: mnist/}              # relative to obs data prefix, obs:// URL, or {dataset: {id, versionId}}
-        outputs: {train_url: ""}                # relative to <outputs prefix>/<job key>/ (default {train_url: ""})
+        outputs: {train_url: ""}                # relative to <outputs prefix>/<job key>/ (default {train_url: ""});
+                                                #   each run writes into <that>/<run name>/ (outputPerRun)
         environments: {NCCL_DEBUG: INFO}
-        logs: true                              # export logs to <logs prefix>/<job key>/ (default true)
+        logs: true                              # export logs to <logs prefix>/<job key>/[<run name>/] (default true)
         autoStopHours: 24
         volumes: [{nfsServerPath: "10.0.0.1:/", localPath: /mnt/nfs, readOnly: true}]
         annotations: {...}
