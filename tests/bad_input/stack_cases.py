@@ -182,7 +182,8 @@ STACK_CASES: list[Case] = [
          'invalid stack config: unknown key modelarts-jobs:job (did you mean modelarts-jobs:jobs?)', covers=()),
     Case("unknown-section-far", put((f"{PROJECT}:tasks",), {"a": job(name="x")}),
          ('invalid stack config: unknown key modelarts-jobs:tasks (allowed: modelarts-jobs:obs, '
-         'modelarts-jobs:networks, modelarts-jobs:pools, modelarts-jobs:jobs, modelarts-jobs:sweeps)'), covers=()),
+         'modelarts-jobs:networks, modelarts-jobs:pools, modelarts-jobs:jobs, modelarts-jobs:sweeps, '
+         'modelarts-jobs:keepRuns)'), covers=()),
     Case("wait-for-not-a-choice", a("waitFor", "finished"),
          cfg("jobs.a.waitFor: must be one of none, created, running or completed, not 'finished'")),
     Case("env-name-invalid", a("environments", {"1BAD NAME": "x"}),
