@@ -1,23 +1,43 @@
-"""Issue 41 under the real engine, the local ModelArts running the code (--execute) and the local OBS: a
-Completed job whose parameter changes three times leaves four runs, each in the service with its own log and
-each with its own output files in OBS, every one reachable through `logs --run N`, `results --history` and
-`outputs --run N --get DIR`."""
+"""A finished run is never lost to an edit, and every run stays on record (the real engine, the repository's
+stack program, the local ModelArts over HTTP).
+
+The TrainingJob's state keeps the phase seen at create (Creating); the replacement of a Completed run is
+decided from what the service says now: the successor is created first and the finished run then leaves the
+state and stays in the service (kept by default, docs/run-history.md). A refused create leaves the finished run in the service and in the state, without a
+refresh. The `runs` export and `results KEY --history` list every run of the key."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from testkit.faults import ENGINE, configure_jobs, job_stack, provider_config
 from testkit.harness import REPO_ROOT, Stack
-from tests.logs.test_logs_cli import logs
+from tests.e2e.test_training_jobs import FINISH, PHASE_SECONDS, RUN_SECONDS, job, make_stack, stack_config
+from testkit.faults import up_advancing
 
-pytestmark = [pytest.mark.engine, pytest.mark.timeout(420)]
+pytestmark = pytest.mark.engine
+# The service refuses the create (the gateway's 404 on the POST: not ambiguous, never retried).
+SEED = "seed-secret-73519"
+REFUSE_CREATE = {"operation": "create", "kind": "status", "status": 404, "times": 50}
 
-RATES = (0.1, 0.2, 0.3, 0.4)  # the first run, then three edits
+
+@pytest.fixture
+def emu(tmp_path: Path) -> Iterator[Any]:
+    from modelarts_emulator.testing import running_emulator
+
+    with running_emulator(tmp_path / "emulator", run_seconds=RUN_SECONDS, phase_seconds=PHASE_SECONDS) as e:
+        yield e
+
+
+def training_job_state(st: Stack, key: str) -> dict[str, Any]:
+    (res,) = [r for r in st.resources() if r["urn"].endswith(f"TrainingJob::{key}") and not r.get("delete")]
+    return res["outputs"]
 
 
 def cli(st: Stack, *args: str) -> subprocess.CompletedProcess[str]:
@@ -26,96 +46,138 @@ def cli(st: Stack, *args: str) -> subprocess.CompletedProcess[str]:
                            "--cwd", str(st.workdir)], env=env, text=True, capture_output=True, timeout=120)
 
 
-def test_three_edits_of_a_completed_job_leave_every_run_with_its_own_logs_and_files(tmp_path: Path) -> None:
-    from modelarts_emulator.testing import running_emulator
-    from obs_emulator.testing import running_obs
+def test_a_completed_run_survives_a_refused_replacement_and_stays_on_record(tmp_path: Path, emu: Any) -> None:
+    jobs = {"mnist": job(waitFor="completed", parameters={"lr": 0.1})}
+    st = make_stack(tmp_path, emu, jobs)
+    st.run("config", "set", "--secret", "--path", "modelarts-jobs:jobs.mnist.parameters.seed", SEED)
+    up_advancing(st, emu, FINISH, log=tmp_path / "up1.log")
+    (first,) = emu.jobs()
+    first_id = first["metadata"]["id"]
+    assert first["status"]["phase"] == "Completed"
+    assert training_job_state(st, "mnist")["phase"] != "Completed"  # the state's phase is the one seen at create
 
-    def entry(lr: float) -> dict:
-        return {"pool": "cpu", "engine": dict(ENGINE), "pollIntervalSeconds": 0.2, "waitFor": "completed",
-                "code": {"localDir": str(REPO_ROOT / "training" / "mnist"), "bootFile": "train.py"},
-                "parameters": {"epochs": 1, "lr": lr}}
+    # lr changes; the service refuses the successor's create: the finished run stays, in the service and state
+    st.run("config", "set", "--path", "modelarts-jobs:jobs.mnist.parameters.lr", "0.2")
+    emu.set_faults([REFUSE_CREATE])
+    before = emu.counters()
+    failed = st.up(check=False)
+    assert failed.returncode != 0
+    after = emu.counters()
+    assert after["create"] > before["create"] and after["delete"] == before["delete"]
+    assert after["terminate"] == before["terminate"]
+    assert [(j["metadata"]["id"], j["status"]["phase"]) for j in emu.jobs()] == [(first_id, "Completed")]
+    assert training_job_state(st, "mnist")["job_id"] == first_id  # no refresh
+    assert st.outputs()["jobs"]["mnist"]["id"] == first_id
 
-    with running_obs(tmp_path / "obs") as obs, \
-            running_emulator(tmp_path / "emulator", phase_seconds=0.2, obs_endpoint=obs.url, execute=True) as emu:
-        plain, secrets = provider_config(emu)
-        plain["modelarts:obsEndpoint"] = obs.url
-        st = job_stack(tmp_path, emu, jobs={"train": entry(RATES[0])},
-                       obs={"main": {"bucket": "runs", "create": True, "forceDestroy": True}},
-                       plain=plain, secrets=secrets, pools={"cpu": {"flavor": "modelarts.vm.cpu.8u", "maxNodes": 1}})
-        st.up()
-        for lr in RATES[1:]:
-            configure_jobs(st, jobs={"train": entry(lr)})
-            st.up()
+    # the create allowed: the successor accepted first; the finished run then leaves the state and stays in
+    # the service (issue 41: kept by default)
+    emu.clear_faults()
+    done = up_advancing(st, emu, FINISH, log=tmp_path / "up3.log")
+    (second,) = [j for j in emu.jobs() if j["metadata"]["id"] != first_id]
+    second_id = second["metadata"]["id"]
+    assert second["status"]["phase"] == "Completed"
+    assert {j["metadata"]["id"]: j["status"]["phase"] for j in emu.jobs()} == {first_id: "Completed",
+                                                                               second_id: "Completed"}
+    out = done.stdout
+    assert out.index(f"submitted {second_id}") < out.index(f"{first['metadata']['name']}: kept in the service"), out
 
-        runs = st.outputs()["runs"]["train"]
-        assert [r["parameters"]["lr"] for r in runs] == [str(lr) for lr in RATES]
-        assert all(r["phase"] == "Completed" for r in runs), runs
-        folders = [r["outputPath"] for r in runs]
-        assert folders == [f"obs://runs/outputs/train/{r['name']}/" for r in runs] and len(set(folders)) == 4
-        # every run is still in the service (kept when replaced), none was deleted
-        assert {j["metadata"]["id"] for j in emu.jobs()} == {r["jobId"] for r in runs}
-        assert emu.counters().get("delete", 0) == 0
-        keys = [o["Key"] for o in obs.client().list_objects_v2(Bucket="runs", Prefix="outputs/train/")["Contents"]]
-        assert sorted(keys) == sorted(f"outputs/train/{r['name']}/{f}" for r in runs
-                                      for f in ("metrics.json", "model.npz"))
-
-        history = cli(st, "results", "train", "--history")
-        assert history.returncode == 0, history.stderr
-        assert history.stdout.splitlines()[0] == "train: 4 runs, newest last"
-        assert all(folder in history.stdout for folder in folders)
-        for n, (lr, run) in enumerate(zip(RATES, runs), start=1):
-            shown = logs(st, "train", "--run", str(n))
-            assert shown.returncode == 0, shown.stderr
-            assert f"lr={lr} " in shown.stdout and "model written to" in shown.stdout, shown.stdout
-            got = tmp_path / f"run{n}"
-            fetched = cli(st, "outputs", "train", "--run", str(n), "--get", str(got))
-            assert fetched.returncode == 0, fetched.stderr
-            assert fetched.stdout.splitlines()[0] == f"train run {n} ({run['name']}): 2 files in {run['outputPath']}"
-            model = obs.client().get_object(Bucket="runs", Key=f"outputs/train/{run['name']}/model.npz")["Body"].read()
-            assert (got / "model.npz").read_bytes() == model
-        every = logs(st, "train", "--all")
-        assert [line for line in every.stdout.splitlines() if line.startswith("=== ")] == [
-            f"=== train run {n} ({r['name']}, Completed) ===" for n, r in enumerate(runs, start=1)]
-        st.destroy()
-        assert emu.jobs() == []  # destroy: the current run and the kept ones are ours and finished
+    runs = st.outputs()["runs"]["mnist"]
+    assert [(r["jobId"], r["phase"], r["parameters"].get("lr")) for r in runs] == [
+        (first_id, "Completed", "0.1"), (second_id, "Completed", "0.2")]
+    assert runs[0]["outputPath"] and runs[0]["startTime"] and runs[0]["name"] == first["metadata"]["name"]
+    shown = cli(st, "results", "mnist", "--history")
+    assert shown.returncode == 0, shown.stderr
+    assert "mnist: 2 runs, newest last" in shown.stdout and first["metadata"]["name"] in shown.stdout
+    # a parameter from a secret config value is recorded masked: never in plain text in the state or output
+    assert [r["parameters"]["seed"] for r in runs] == ["******", "******"]
+    assert SEED in str(first["algorithm"]["parameters"])  # sent to the service
+    assert SEED not in json.dumps(st.export()) + shown.stdout + "".join(p.stdout + p.stderr for p in st.history)
 
 
-def test_through_the_plugin_a_replaced_run_stays_with_its_folder_and_its_log(tmp_path: Path) -> None:
-    """The same through the provider plugin (a YAML program): the replaced finished run stays in the service,
-    each run has its own output folder, and `logs --run N` reaches both through the JobsAwait's run history in
-    the state (a YAML program exports no `runs`)."""
-    from modelarts_emulator.testing import running_emulator
+def test_a_completed_run_keeping_its_explicit_name_stops_the_up_before_any_change(tmp_path: Path, emu: Any) -> None:
+    jobs = {"named": job(name="named-run", waitFor="completed", parameters={"lr": 0.1})}
+    st = make_stack(tmp_path, emu, jobs)
+    up_advancing(st, emu, FINISH, log=tmp_path / "up1.log")
+    (first,) = emu.jobs()
+    jobs["named"]["parameters"] = {"lr": 0.2}
+    st.write_config(stack_config(jobs))
+    before = emu.counters()
+    proc = st.up(check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert f"training job named-run ({first['metadata']['id']}) has completed" in out, out
+    assert "deleteBeforeReplace: true" in out and "Traceback" not in out
+    after = emu.counters()
+    assert {k: after[k] - before[k] for k in ("create", "delete", "terminate")} == {"create": 0, "delete": 0,
+                                                                                   "terminate": 0}
+    assert after["get"] - before["get"] == 1  # one read of the job about to be replaced
+    assert [j["metadata"]["id"] for j in emu.jobs()] == [first["metadata"]["id"]]
+
+
+# --- the same scenario through the provider plugin (a Pulumi YAML program) ---------------------------------
+
+ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator catalog
+
+
+def _yaml_resources(lr: str) -> dict[str, Any]:
+    return {
+        "mnist": {"type": "modelarts:index:TrainingJob", "properties": {
+            "algorithm": {"id": ALGORITHM_ID, "parameters": [{"name": "lr", "value": lr}]},
+            "flavorId": "modelarts.vm.cpu.2u", "pollIntervalSeconds": 0.2}},
+        "waited": {"type": "modelarts:index:JobsAwait", "properties": {"jobs": {
+            "mnist": {"jobId": "${mnist.jobId}", "jobName": "${mnist.jobName}", "waitFor": "completed",
+                      "pollSeconds": 0.2}}}},
+    }
+
+
+YAML_OUTPUTS = {"runs": "${waited.runs}", "jobId": "${mnist.jobId}"}
+
+
+def up_finishing(st: Stack, emu: Any, new_jobs: int, log: Path) -> subprocess.CompletedProcess[str]:
+    """`pulumi up` whose wait ends once `new_jobs` more jobs were submitted: the emulator's clock then moves
+    past every run (the plugin's progress lines are not in the engine's output to wait for)."""
+    from testkit.faults import up_in_background, wait_until
+
+    known = len(emu.jobs())
+    bg = up_in_background(st, log=log)
+    try:
+        wait_until(lambda: len(emu.jobs()) >= known + new_jobs or bg.proc.poll() is not None, 120, what="the submit")
+        emu.advance(FINISH)
+        code = bg.wait(300)
+    finally:
+        if bg.proc.poll() is None:
+            bg.signal_group(9)
+            bg.wait(30)
+    assert code == 0, bg.output
+    return subprocess.CompletedProcess(bg.proc.args, code, stdout=bg.output, stderr="")
+
+
+def test_plugin_a_completed_run_survives_a_refused_replacement_and_stays_on_record(tmp_path: Path, emu: Any) -> None:
     from testkit.plugin_program import write_program, yaml_stack
 
-    def program(lr: str) -> dict:
-        return {
-            "train": {"type": "modelarts:index:TrainingJob", "properties": {
-                "algorithm": {"id": "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7", "parameters": [{"name": "lr", "value": lr}],
-                              "outputs": [{"name": "train_url", "obsUrl": "obs://bkt/outputs/train/"}]},
-                "flavorId": "modelarts.vm.cpu.2u", "pollIntervalSeconds": 0.2}},
-            "waited": {"type": "modelarts:index:JobsAwait", "properties": {"jobs": {
-                "train": {"jobId": "${train.jobId}", "jobName": "${train.jobName}", "waitFor": "completed",
-                          "pollSeconds": 0.2}}}}}
+    st = yaml_stack(tmp_path, emu, _yaml_resources("0.1"), YAML_OUTPUTS)
+    up_finishing(st, emu, 1, tmp_path / "up1.log")
+    (first,) = emu.jobs()
+    first_id = first["metadata"]["id"]
+    assert first["status"]["phase"] == "Completed"
+    assert training_job_state(st, "mnist")["phase"] != "Completed"
 
-    outputs = {"path": "${train.outputPath}"}
-    with running_emulator(tmp_path / "emulator", run_seconds=1, phase_seconds=0.2) as emu:
-        st = yaml_stack(tmp_path, emu, program("0.1"), outputs)
-        st.up()
-        first = st.outputs()["path"]
-        write_program(st.workdir, program("0.2"), outputs)
-        st.up()
-        second = st.outputs()["path"]
-        jobs = {j["metadata"]["name"]: j for j in emu.jobs()}
-        assert len(jobs) == 2 and {j["status"]["phase"] for j in jobs.values()} == {"Completed"}
-        assert first != second and {first, second} == {f"obs://bkt/outputs/train/{n}/" for n in jobs}
-        shown_runs = []
-        for n, lr in ((1, "0.1"), (2, "0.2")):
-            shown = logs(st, "train", "--run", str(n))
-            assert shown.returncode == 0, shown.stderr
-            assert f"training with parameters: epochs=10 lr={lr}" in shown.stdout, shown.stdout
-            shown_runs += [n for n in jobs if f"training job {n} " in shown.stdout]
-        assert sorted(shown_runs) == sorted(jobs)  # each run's own log
-        history = cli(st, "results", "train", "--history")
-        assert history.returncode == 0 and first in history.stdout and second in history.stdout, history
-        st.destroy()
-        assert emu.jobs() == []
+    write_program(st.workdir, _yaml_resources("0.2"), YAML_OUTPUTS)
+    emu.set_faults([REFUSE_CREATE])
+    before = emu.counters()
+    assert st.up(check=False).returncode != 0
+    after = emu.counters()
+    assert after["create"] > before["create"] and after["delete"] == before["delete"]
+    assert [(j["metadata"]["id"], j["status"]["phase"]) for j in emu.jobs()] == [(first_id, "Completed")]
+    assert training_job_state(st, "mnist")["jobId"] == first_id  # no refresh (the plugin records camelCase)
+
+    emu.clear_faults()
+    deletes = emu.counters()["delete"]
+    up_finishing(st, emu, 1, tmp_path / "up3.log")
+    (second,) = [j for j in emu.jobs() if j["metadata"]["id"] != first_id]
+    second_id = second["metadata"]["id"]
+    # issue 41: the replaced finished run is kept in the service (not deleted), out of the state
+    assert len(emu.jobs()) == 2 and emu.counters()["delete"] == deletes
+    runs = st.outputs()["runs"]["mnist"]
+    assert [(r["job_id"], r["phase"], r["parameters"].get("lr")) for r in runs] == [
+        (first_id, "Completed", "0.1"), (second_id, "Completed", "0.2")]
