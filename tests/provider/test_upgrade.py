@@ -43,3 +43,17 @@ def test_the_next_replacement_of_an_upgraded_job_gets_its_own_folder():
     assert run != olds["name"]
     assert checked["algorithm"]["outputs"] == [{"name": "train_url", "obs_url": f"obs://bkt/outputs/mnist/{run}/"}]
     assert checked["log_export_path"] == {"obs_url": f"obs://bkt/logs/mnist/{run}/"}
+
+
+def test_a_job_named_before_keeps_its_folder_when_its_name_becomes_derived():
+    """An explicit name (or an adopted job) dropped: the derived name never replaces the job by itself, so
+    neither does the run folder named after it; the recorded paths stand."""
+    olds = RECORDS["named"]
+    news = program_inputs()["named"]
+    news.pop("name")
+    news["derived_name"] = True
+    p = provider()
+    checked = p.check(olds, news).inputs
+    assert checked["name"] != olds["name"] and checked["algorithm"]["outputs"] == olds["algorithm"]["outputs"]
+    d = p.diff(olds["job_id"], olds, checked)
+    assert d.replaces is None and d.changes
