@@ -115,7 +115,7 @@ def with_identity(news: dict[str, Any], olds: dict[str, Any] | None) -> dict[str
     if not is_seed(seed) or resource is None:
         return out  # nothing to derive from: validation says the name is missing
     named = _named(out, f"{name_prefix(resource)}-{suffix_for(seed, resource, spec_hash(out))}")
-    if olds and named.get("name") != out.get("name") and not _same_spec(named, olds):
+    if olds and not _same_spec(named, olds):
         # A recorded run named otherwise (adopted, or named explicitly before) keeps its layout too: the
         # derived name never replaces a job by itself (diff.py), so neither may the folder named after it.
         plain = _named(out, named["name"], False)
