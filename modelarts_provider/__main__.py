@@ -2,6 +2,7 @@
 
     logs     print (and follow) a training job's task logs (cli/logs.py)
     results  a sweep's or a search's results table, best first, --chart PNG, --history (cli/results.py)
+    outputs  list and download a job run's output files from OBS, --run N, --get DIR (cli/outputs.py)
     status   the live phase of every job of a stack, one list call (cli/status.py)
     template a clean copy of the project template (no __pycache__): pulumi new "$(python -m modelarts_provider template)"
 """
@@ -13,6 +14,7 @@ import sys
 from pathlib import Path
 
 from .cli import logs as logs_cli
+from .cli import outputs as outputs_cli
 from .cli import results as results_cli
 from .cli import status as status_cli
 
@@ -23,6 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     logs_cli.register(commands)
     results_cli.register(commands)
+    outputs_cli.register(commands)
     status_cli.register(commands)
     t = commands.add_parser("template", help="print the project template's directory (for pulumi new)",
                             description="Print the directory of the Python project template shipped in this "

@@ -8,7 +8,8 @@ with the job's fixed parameters plus the trial's as ``--name=value``. Its log is
 line matching the objective's regex is one report (training_iteration), with the other metrics' last
 values; its lines are copied into the job's own log prefixed ``(trial <id>)``. A trial ends TERMINATED and
 done when its process exits 0 having reported, ERROR otherwise (the study is told its last reward, or that
-it failed). An early stop (the API records it in the job document) kills that trial's process group; a
+it failed); its output channels are uploaded to `<the job's output URL>/<trial id>/` when it ends. An early
+stop (the API records it in the job document) kills that trial's process group; a
 terminate, a delete or the run-time limit kills them all. The job ends Completed when all trials ended and
 at least one reported, else Failed.
 """
@@ -31,7 +32,7 @@ from optuna.trial import TrialState
 
 from .. import errors
 from ..execution.obs_transfer import TransferError
-from ..execution.plan import TaskPlan, plan_tasks, task_log
+from ..execution.plan import Channel, TaskPlan, plan_tasks, task_log
 from ..execution.runner import KILLED_EXIT_CODE, Executor, _kill_group, write_log
 from ..jobs.models import QUEUED_PENDING_MS, Store
 from .samplers import distribution, sampler_for
@@ -189,6 +190,7 @@ class SearchRunner:
                     code = _kill_group(lv.proc) if lv.proc is not None else KILLED_EXIT_CODE
                 if code is not None:
                     self._read(search, lv, job_log, final=True)
+                    self._upload(job_id, lv)
                     lv.trial.end_ms = self.store.now()
                     self._finish_trial(search, study, lv, code)
                     self._end(search, study, lv, job_log)
@@ -232,7 +234,7 @@ class SearchRunner:
                                                              for k, v in config.items()]}
         one = dataclasses.replace(row, node_count=1, doc={**row.doc, "algorithm": alg})
         plan = plan_tasks(one, root / "trials" / tid)[0]
-        plan = dataclasses.replace(plan, env={**plan.env, "MA_TRIAL_ID": tid})
+        plan = dataclasses.replace(plan, env={**plan.env, "MA_TRIAL_ID": tid}, outputs=trial_outputs(plan.outputs, tid))
         trial = Trial(index, tid, config, RUNNING, start_ms=self.store.now())
         write_log(plan.log, f"trial {tid} (#{index}) of training job {row.name}: {_argv(search.params, config)}")
         write_log(job_log, f"trial {tid} (#{index}) started: {_argv(search.params, config)}")
@@ -276,6 +278,20 @@ class SearchRunner:
             if reward is not None:
                 lv.trial.reports.append(Report(elapsed, {search.reward.name: reward, **lv.latest}))
 
+    def _upload(self, job_id: str, lv: Live) -> None:
+        """The trial's output channels to its own folders in OBS (trial_outputs), as a task's are when it
+        ends, also when it failed; not when the job was deleted meanwhile."""
+        obs = self.executor.obs
+        if obs is None or self._state(job_id) is None:
+            return
+        for ch in lv.plan.outputs:
+            try:
+                files = obs.upload_dir(ch.local_dir, ch.obs_url)
+                write_log(lv.plan.log, f"output {ch.name}: uploaded {files} files from {ch.local_dir} to {ch.obs_url}",
+                          task_dir=lv.plan.root)
+            except TransferError as err:
+                write_log(lv.plan.log, f"ERROR output {ch.name}: {err}")
+
     def _finish_trial(self, search: Search, study: optuna.Study, lv: Live, code: int) -> None:
         t = lv.trial
         reward = t.reward(search)
@@ -309,6 +325,13 @@ class SearchRunner:
             self.store.update_doc(job_id, lambda doc: doc.setdefault("auto_search", {}).__setitem__("trials", docs))
         except errors.ApiError:
             pass  # deleted meanwhile: the next loop sees it
+
+
+def trial_outputs(outputs: tuple[Channel, ...], tid: str) -> tuple[Channel, ...]:
+    """Each output channel of a trial in a folder of its own: `<the job's obs_url>/<trial id>/`, so trials
+    never write over each other and the best one's model can be fetched (the provider derives the same path:
+    modelarts_provider/awaiting/searches.py, trial_output_path)."""
+    return tuple(dataclasses.replace(ch, obs_url=ch.obs_url.rstrip("/") + f"/{tid}/") for ch in outputs)
 
 
 def _argv(params: tuple[Param, ...], config: dict[str, Any]) -> str:

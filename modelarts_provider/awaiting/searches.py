@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..client.models import TrainingJob, task_ids
+from ..client.models import TrainingJob, output_urls, task_ids
 from ..client.search_models import Trial
 from ..core.job_logs import client_secrets, one_line_error
 from ..results.table import Point, SweepObjective, SweepResults, collect, table_lines
@@ -31,6 +31,7 @@ class TrialStatus(BaseModel):
     early_stopped: bool = False
     note: str | None = None  # a failed trial's log tail
     duration_s: float | None = None  # how long it ran (the service's time_total_s)
+    output_path: str | None = None  # where its outputs are: trial_output_path
 
 
 class SearchStatus(BaseModel):
@@ -64,6 +65,15 @@ def _log_text(client: Any, job: TrainingJob | None, job_id: str) -> tuple[str, s
         return "", f"log unavailable: {one_line_error(exc, client_secrets(client))}"
 
 
+def trial_output_path(job: TrainingJob | None, trial_id: str) -> str | None:
+    """A trial's own output folder: `<the job's first output channel>/<trial id>/` (assumed of the service,
+    docs/assumptions.md; the local ModelArts writes there: modelarts_emulator/auto_search/runner.py)."""
+    if job is None:
+        return None
+    base = next(iter(output_urls(job.to_wire()).values()), None)
+    return base.rstrip("/") + f"/{trial_id}/" if base else None
+
+
 def read_search(client: Any, job_id: str, reward_name: str, job: TrainingJob | None = None) -> SearchStatus:
     """Every trial of the search job `job_id`; never raises (an unreadable table is a note)."""
     try:
@@ -71,7 +81,8 @@ def read_search(client: Any, job_id: str, reward_name: str, job: TrainingJob | N
     except Exception as exc:  # noqa: BLE001 - the job's own result stands; its trials are a note
         return SearchStatus(note=f"trials unavailable: {one_line_error(exc, client_secrets(client))}")
     out = [TrialStatus(trial_id=t.trial_id, phase=t.phase, parameters=dict(t.parameters), reward=t.reward,
-                       early_stopped=t.early_stopped, duration_s=t.duration_s) for t in trials]
+                       early_stopped=t.early_stopped, duration_s=t.duration_s,
+                       output_path=trial_output_path(job, t.trial_id)) for t in trials]
     failed = [t for t in out if t.phase == "Failed"]
     job_log: tuple[str, str | None] | None = None
     for i, t in enumerate(failed):
@@ -104,8 +115,8 @@ def _scalar(text: str) -> str | int | float:
 
 def results_of(objective: SweepObjective, search: SearchStatus) -> SweepResults:
     """The trials as a sweep's points (table and chart as for a grid sweep), best first."""
-    points = [Point(key=t.trial_id, parameters={k: _scalar(v) for k, v in t.parameters.items()}, phase=t.phase, objective=t.reward,
-                    duration_seconds=t.duration_s,
+    points = [Point(key=t.trial_id, parameters={k: _scalar(v) for k, v in t.parameters.items()}, phase=t.phase,
+                    objective=t.reward, output_path=t.output_path, duration_seconds=t.duration_s,
                     note="; ".join(n for n in ("early stopped" if t.early_stopped else "", t.note or "") if n) or None)
               for t in search.trials]
     return collect(objective, points, ties_in_order=True)  # the trials as the service lists them: start order
@@ -120,7 +131,8 @@ def export(objective: SweepObjective, search: SearchStatus | None, job_id: str |
     def trial(p: Point) -> dict[str, Any]:
         t = by_id[p.key]
         return {"trialId": t.trial_id, "parameters": t.parameters, "phase": t.phase, "reward": t.reward,
-                "earlyStopped": t.early_stopped, "note": t.note, "durationSeconds": t.duration_s}
+                "earlyStopped": t.early_stopped, "note": t.note, "durationSeconds": t.duration_s,
+                "outputPath": t.output_path}
 
     return {"jobId": job_id, "objective": objective.model_dump(), "trials": [trial(p) for p in ranked.points],
             "best": trial(ranked.best) if ranked.best is not None else None, "failures": ranked.failures,
@@ -134,7 +146,8 @@ def as_sweep_results(exported: dict[str, Any]) -> SweepResults:
                           parameters={str(k): str(v) for k, v in (t.get("parameters") or {}).items()},
                           reward=t.get("reward"), early_stopped=bool(t.get("earlyStopped")), note=t.get("note"),
                           duration_s=t.get("durationSeconds") if isinstance(t.get("durationSeconds"), (int, float))
-                          else None)
+                          else None,
+                          output_path=t.get("outputPath") if isinstance(t.get("outputPath"), str) else None)
               for t in exported.get("trials") or [] if isinstance(t, dict)]
     return results_of(objective, SearchStatus(trials=trials))
 

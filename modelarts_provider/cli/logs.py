@@ -1,14 +1,17 @@
 """``python -m modelarts_provider logs``: print, and follow, a training job's task logs through its stack.
 
-    python -m modelarts_provider logs --stack STACK JOB [--task worker-0] [--follow] [--cwd DIR]
+    python -m modelarts_provider logs --stack STACK JOB [--task worker-0] [--follow] [--run N | --all] [--cwd DIR]
 
 JOB is a job key of the stack config or a job name. Its id comes from the stack's outputs
 (``jobs.<key>.id``) or else from its state (training jobs of either front door: job_id / jobId); the
 client is built from the stack's ``modelarts:`` config (``pulumi config --show-secrets``) and the
 HW_* / OS_* environment, exactly as the provider resolves it. Without ``--task`` every task's log is
 printed (lines prefixed ``[task] `` when there are several). ``--follow`` prints only new lines until
-the job ends; when the stack replaces the job meanwhile (its key points at a new job in the state), it
-says so in one line and follows the new one. The log goes to stdout; notes and errors go to stderr, one line each. No credential is
+the job ends; it reads the key's job from the state first (written after each step of an `up`), and when the
+job ends or is deleted while the stack replaces it (its key points at a new job in the state), it says so in
+one line and follows the new one. ``--run N`` prints the Nth recorded run of the key (the run history,
+docs/run-history.md), ``--all`` every recorded run's log, oldest first, each after a ``=== KEY run N ===``
+line. The log goes to stdout; notes and errors go to stderr, one line each. No credential is
 ever printed: lines pass through ``logs.safe_line`` (the one masking step: the stack's config secrets,
 read the way the program reads them, the client's credentials, and secret-looking values by shape) and
 errors name keys, never values.
@@ -26,7 +29,9 @@ from typing import Any, Callable, TextIO
 
 
 from ..core.job_logs import client_secrets, one_line_error, safe_line
-from .stack_reader import JobRef, LogsError, PulumiCli, find_job, stack_config, stack_settings, successor
+from .results import job_runs
+from .stack_reader import (JobRef, LogsError, PulumiCli, find_job, stack_config, stack_settings, state_job,
+                           successor)
 
 __all__ = ["register", "run", "find_job", "stack_settings", "LogFollower", "LogsError"]
 
@@ -91,7 +96,9 @@ def run(args: argparse.Namespace, *, out: TextIO = sys.stdout, note: Callable[[s
     from ..client.models import TERMINAL_PHASES, task_ids
 
     pulumi = PulumiCli(Path(args.cwd).resolve(), args.stack)
-    ref = find_job(pulumi, args.job)
+    if getattr(args, "all", False):
+        return _all_runs(args, pulumi, out, note)
+    ref = _ref(args, pulumi)
     raw, config_secrets = stack_config(pulumi, note)
     with ModelArtsClient(stack_settings(pulumi, dict(os.environ), raw)) as client:
         secrets = client_secrets(client) + config_secrets
@@ -118,7 +125,9 @@ def run(args: argparse.Namespace, *, out: TextIO = sys.stdout, note: Callable[[s
                 if ended:
                     # Terminated: perhaps by a replacement that created its successor first (the key
                     # already points at it); otherwise the job simply ended.
-                    after = successor(pulumi, ref, 0, args.interval) if phase == "Terminated" and ref.key else None
+                    # Any end: a Completed run being replaced (create first) ends before its successor.
+                    picked = getattr(args, "run", None) is not None  # a recorded run: that one only
+                    after = successor(pulumi, ref, 0, args.interval) if ref.key and not picked else None
                     if after is None:
                         note(f"{ref.label}: job ended {phase}")
                         return 0
@@ -144,6 +153,50 @@ def run(args: argparse.Namespace, *, out: TextIO = sys.stdout, note: Callable[[s
                 waiting_noted = set()
         except ModelArtsError as err:
             raise LogsError(one_line_error(err, secrets)) from None
+
+
+def _ref(args: argparse.Namespace, pulumi: PulumiCli) -> JobRef:
+    """The job to print: run N of the key's history (--run), else the one the key points at. --follow reads
+    the state first: an `up` writes it after each step, its outputs only at the end, so during a
+    replacement the state already points at the new run while the outputs still name the old one."""
+    if getattr(args, "run", None) is not None:
+        runs = job_runs(pulumi, args.job)
+        if not 1 <= args.run <= len(runs):
+            raise LogsError(f"{args.job} has {len(runs)} recorded run{'s' if len(runs) != 1 else ''}: --run takes 1 "
+                            f"to {len(runs)} (`results {args.job} --history` lists them)")
+        record = runs[args.run - 1]
+        if not isinstance(record.get("jobId"), str):
+            raise LogsError(f"{args.job} run {args.run} recorded no job id")
+        return JobRef(record["jobId"], f"{args.job} run {args.run} ({record.get('name') or record['jobId']})")
+    return (state_job(pulumi, args.job) if args.follow else None) or find_job(pulumi, args.job)
+
+
+def _all_runs(args: argparse.Namespace, pulumi: PulumiCli, out: TextIO, note: Callable[[str], None]) -> int:
+    """--all: every recorded run's log, oldest first, each after a header line; a run the service no longer
+    holds (deleted beyond keepRuns, or before runs were kept) is named with where its logs were exported."""
+    from ..client import ModelArtsClient, ModelArtsError
+    from ..client.models import task_ids
+
+    runs = job_runs(pulumi, args.job)
+    raw, config_secrets = stack_config(pulumi, note)
+    with ModelArtsClient(stack_settings(pulumi, dict(os.environ), raw)) as client:
+        secrets = client_secrets(client) + config_secrets
+        for i, record in enumerate(runs, start=1):
+            job_id = str(record.get("jobId") or "")
+            label = f"{args.job} run {i} ({record.get('name') or job_id}, {record.get('phase') or '?'})"
+            out.write(safe_line(f"=== {label} ===", secrets) + "\n")
+            try:
+                job = client.get_job(job_id) if job_id else None
+                if job is None:
+                    note(f"{label}: not in the service any more (its outputs: {record.get('outputPath') or '-'})")
+                    continue
+                tasks = [args.task] if args.task else task_ids(job)
+                follower = LogFollower(tasks, secrets, out, note)
+                for task in tasks:
+                    follower.feed(task, client.get_task_log_preview(job_id, task), final=True)
+            except ModelArtsError as err:
+                note(f"{label}: {one_line_error(err, secrets)}")
+    return 0
 
 
 def _poll(client: Any, ref: JobRef, last: Any, note: Callable[[str], None], secrets: list[str]) -> Any:
@@ -177,7 +230,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("job", metavar="JOB", help="job key (stack config) or job name")
     p.add_argument("--stack", required=True, help="Pulumi stack whose job it is (e.g. local)")
     p.add_argument("--task", help="task id, e.g. worker-0 (default: every task of the job)")
-    p.add_argument("--follow", "-f", action="store_true", help="print new lines until the job ends")
+    p.add_argument("--follow", "-f", action="store_true", help="print new lines until the job ends (during a "
+                                                                   "replacement: the new run)")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--run", type=int, metavar="N", help="the Nth recorded run of the key, 1 = the first "
+                                                             "(`results KEY --history` numbers them)")
+    which.add_argument("--all", action="store_true", help="every recorded run's log, oldest first")
     p.add_argument("--cwd", default=".", help="the Pulumi project directory (default: .)")
     p.add_argument("--interval", type=_interval, default=2.0, help="seconds between polls with --follow")
     p.set_defaults(handler=main_logs)

@@ -99,9 +99,28 @@ def sweep_results(pulumi: PulumiCli, sweep: str) -> SweepResults:
                         "(a secret, or written by another program)") from None
 
 
+def state_runs(exported: StackExport) -> dict[str, Any]:
+    """The run history of the state's JobsAwait resources, under the export's names: what a program that
+    exports no `runs` (a YAML or TypeScript program through the provider plugin) has recorded."""
+    from ..stack.results import build_runs  # noqa: PLC0415
+
+    found: dict[str, Any] = {}
+    for res in exported.deployment.resources or []:
+        if res.type.endswith(":JobsAwait") and isinstance(res.outputs.get("runs"), dict):
+            runs = (_snake({"runs": res.outputs["runs"]})["runs"] if res.type.startswith("modelarts:")
+                    else res.outputs["runs"])
+            found.update(build_runs(runs))
+    return found
+
+
 def job_runs(pulumi: PulumiCli, key: str) -> list[dict[str, Any]]:
     outputs = pulumi.json("stack", "output", "--json")
     runs = outputs.get("runs") if isinstance(outputs, dict) else None
+    if not isinstance(runs, dict):
+        try:
+            runs = state_runs(StackExport.model_validate(pulumi.json("stack", "export"))) or None
+        except (LogsError, ValidationError):
+            runs = None
     if not isinstance(runs, dict) or not isinstance(runs.get(key), list):
         known = ", ".join(sorted(runs)) if isinstance(runs, dict) and runs else "none exported"
         raise LogsError(f"no runs of {key!r} in the outputs of stack {pulumi.stack} (keys with runs: {known}; "

@@ -147,8 +147,8 @@ def state_job(pulumi: PulumiCli, wanted: str, known: list[str] | None = None) ->
         exported = StackExport()
     for res in exported.deployment.resources or []:
         job = job_in_state(res)
-        if job is None:
-            continue
+        if job is None or (res.model_extra or {}).get("delete") is True:
+            continue  # a replaced job the `up` is about to delete: the key points at its successor
         job_id, name, _ = job
         key = res.urn.rsplit("::", 1)[-1]
         if known is not None:

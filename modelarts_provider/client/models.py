@@ -935,3 +935,13 @@ class AlgorithmDetail(WireModel):
 
     metadata: Optional[AlgorithmMetadata] = None
     job_config: Optional[AlgorithmJobConfig] = None
+
+
+def output_urls(live: dict[str, Any]) -> dict[str, str]:
+    """A live job's (wire form, TrainingJob.to_wire()) output channels: name -> OBS URL (obs://bucket/key/)."""
+    out: dict[str, str] = {}
+    for ch in as_list((live.get("algorithm") or {}).get("outputs")):
+        url = ((ch.get("remote") or {}).get("obs") or {}).get("obs_url")
+        if isinstance(ch, dict) and ch.get("name") and url:
+            out[ch["name"]] = normalize_obs_path(url) or url
+    return out

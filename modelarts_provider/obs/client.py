@@ -157,6 +157,14 @@ class ObsClient:
             raise
         return r["Body"].read()
 
+    def get_file(self, bucket: str, key: str, path: Path) -> None:
+        """One object into a local file, streamed (a model may not fit in memory twice)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        r = self._call("get_object", bucket, key, Bucket=bucket, Key=key)
+        with path.open("wb") as f:
+            for chunk in r["Body"].iter_chunks(1 << 20):
+                f.write(chunk)
+
     def put_file(self, bucket: str, key: str, path: Path, md5_hex: str,
                  content_type: str = "application/octet-stream") -> ObjectInfo:
         """Upload one file in one PUT (Content-MD5 checked by the service); its ETag is then md5_hex."""

@@ -42,9 +42,10 @@
         command: python train.py
         parameters: {lr: 0.01, epochs: 10}
         inputs: {data_url: mnist/}              # relative to obs data prefix, obs:// URL, or {dataset: {id, versionId}}
-        outputs: {train_url: ""}                # relative to <outputs prefix>/<job key>/ (default {train_url: ""})
+        outputs: {train_url: ""}                # relative to <outputs prefix>/<job key>/ (default {train_url: ""});
+                                                #   each run writes into <that>/<run name>/ (outputPerRun)
         environments: {NCCL_DEBUG: INFO}
-        logs: true                              # export logs to <logs prefix>/<job key>/ (default true)
+        logs: true                              # export logs to <logs prefix>/<job key>/[<run name>/] (default true)
         autoStopHours: 24
         volumes: [{nfsServerPath: "10.0.0.1:/", localPath: /mnt/nfs, readOnly: true}]
         annotations: {...}
@@ -57,8 +58,12 @@
         deleteTimeoutSeconds: 900
         deleteBeforeReplace: (auto)             # true: stop and delete first; default: a finished run stays
                                                 #   until its successor is accepted (see README)
-        keepFinishedRuns: false                 # true: a replaced/destroyed finished run stays in the service
-        outputPerRun: false                     # true: outputs and logs in a folder per run (<path>/<job name>/)
+        keepFinishedRuns: (auto)                # a replaced/removed finished run stays in the service (default
+                                                #   with a derived name; false: deleted, the old behaviour)
+        keepRuns: 10                            # runs of the key the service keeps (oldest finished ones beyond
+                                                #   it deleted when a new run starts; OBS files stay)
+        outputPerRun: (auto)                    # outputs and logs in a folder per run (<path>/<job name>/):
+                                                #   default with a derived name; false: every run in <path>/
         replaceFailed: false
         adoptJobId: <job id>                    # take over an existing job instead of creating one
         movedFrom: [oldkey]                     # this job was declared under oldkey: keep it (an alias),
@@ -81,6 +86,7 @@
         budget: {max: 50, currency: CNY}        # the sweep's own budget (docs/cost.md)
         maxFailures: 0                          # failed points tolerated: the up succeeds and the best
                                                 #   point is chosen among the rest (default 0: a failure fails it)
+    modelarts-jobs:keepRuns: 10    # the stack's default of keepRuns (a job's or sweep's own keepRuns wins)
 
     modelarts-jobs:prices:         # per flavor, over the billing service's price (cost/config.py, docs/cost.md)
       modelarts.p3.large.public: {perNodeHour: 12.5, currency: CNY}
@@ -104,12 +110,13 @@ from ..core.messages import (BUCKET_RE, CIDR_RE, KEY_RE, NETWORK_NAME_RE, PARAM_
                              did_you_mean, explain)
 from ..core.rules import FILE_URL_RE, OBS_URL_RE, rule
 from ..cost.config import COST_MODEL_NAMES, BudgetConfig, FlavorPrice, ItemBudget
+from ..training_job.args import MAX_KEEP_RUNS
 from .job_fields import Maps
 from .search_config import SEARCH_MODEL_NAMES, SearchConfig
 from .sweep import as_param
 
 PROJECT = "modelarts-jobs"
-SECTIONS = ("obs", "networks", "pools", "jobs", "sweeps", "defaultTags", "prices", "budget")  # prices, budget: cost/config.py
+SECTIONS = ("obs", "networks", "pools", "jobs", "sweeps", "defaultTags", "keepRuns", "prices", "budget")  # prices, budget: cost/config.py
 Scalar = Union[str, int, float, bool]
 
 
@@ -319,8 +326,9 @@ class JobEntry(_Cfg):
     poll_interval_seconds: Annotated[float, Field(ge=0.05), Maps("poll_interval_seconds", direct=True)] = 5.0
     delete_timeout_seconds: Annotated[float, Field(gt=0), Maps("delete_timeout_seconds", direct=True)] = 900
     delete_before_replace: Annotated[bool | None, Maps("delete_before_replace", direct=True)] = None
-    keep_finished_runs: Annotated[bool, Maps("keep_finished_runs", direct=True)] = False
-    output_per_run: Annotated[bool, Maps("output_per_run", direct=True)] = False
+    keep_finished_runs: Annotated[bool | None, Maps("keep_finished_runs", direct=True)] = None
+    output_per_run: Annotated[bool | None, Maps("output_per_run", direct=True)] = None
+    keep_runs: Annotated[Annotated[int, Field(ge=1, le=MAX_KEEP_RUNS)] | None, Maps("keep_runs", direct=True)] = None
     replace_failed: Annotated[bool, Maps("replace_failed", direct=True)] = False
     adopt_job_id: Annotated[str | None, Maps("adopt_job_id", direct=True)] = None
     # Keys this job was declared under before: it keeps its job, outputs and code (Pulumi aliases).
@@ -467,6 +475,8 @@ class StackConfig(_Cfg):
         from ..training_job.args import check_tags  # the job's own rule (the stack side reads args lazily)
 
         return check_tags(v)
+    # The stack's default number of runs kept per key (a job's or sweep's keepRuns wins; program.py).
+    keep_runs: Annotated[int, Field(ge=1, le=MAX_KEEP_RUNS)] | None = None
     prices: dict[str, FlavorPrice] = Field(default_factory=dict)  # per flavor, over the billing service's
     budget: BudgetConfig | None = None
 

@@ -143,6 +143,8 @@ def job_args(cfg: StackConfig, job: JobEntry, out_dir: str, *, name: str | None,
             args[top] = value
         elif value is not None:  # a nested argument is left out rather than sent as null
             args[top][sub] = value  # its parent (algorithm) is built above
+    if args.get("keep_runs") is None and cfg.keep_runs is not None:
+        args["keep_runs"] = cfg.keep_runs  # the stack's default; the job's own keepRuns wins
     if job.logs and obs is not None and obs.logs is not None:
         args["log_export_path"] = {"obs_url": obs.url(obs.logs, out_dir)}
     if job.auto_stop_hours is not None:

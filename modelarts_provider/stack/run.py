@@ -54,6 +54,9 @@ def main() -> None:
             try:
                 raw[section] = project_cfg.get_object(section)
             except Exception:  # not JSON: a plain string where a map is expected
+                if section == "keepRuns":  # a number: the model says what is allowed
+                    raw[section] = project_cfg.get(section)
+                    continue
                 given = "" if is_config_secret(f"{PROJECT}:{section}") else f" {shown(project_cfg.get(section))}"
                 raise StackConfigError(f"invalid stack config: {PROJECT}:{section}: must be a map, "
                                        f"not a string{given}") from None

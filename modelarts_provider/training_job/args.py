@@ -14,6 +14,7 @@ The algorithm has four mutually exclusive forms (the API's "Options"):
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -336,8 +337,11 @@ class AutoStopArg(_ArgModel):
 PROVIDER_ONLY_FIELDS = frozenset({
     "wait_for", "wait_timeout_seconds", "poll_interval_seconds", "delete_timeout_seconds",
     "delete_before_replace", "replace_failed", "adopt_job_id", "derived_name", "owner", "keep_finished_runs",
-    "output_per_run", "secret_paths",
+    "output_per_run", "keep_runs", "secret_paths",
 })
+# Runs of one job the service keeps by default when finished runs are kept (keep_runs).
+DEFAULT_KEEP_RUNS = 10
+MAX_KEEP_RUNS = 1000
 # Fields the service can change in place (description: PUT; tags: the tag API).
 UPDATABLE_FIELDS = frozenset({"description", "tags"})
 # A job's tags (TMS), as the SDK's TmsTag says: key 1-128 letters (any language), digits, spaces and
@@ -404,13 +408,22 @@ class TrainingJobArgs(_ArgModel):
         "until its successor is accepted; a running one is stopped first only when both would write to one "
         "OBS path, or when an explicit name stays the same (the service may hold a name once). true: always "
         "stop and delete first; false: create first unless a running job shares an output path or the name."))
-    output_per_run: bool = Field(False, description=(
+    output_per_run: bool | None = Field(None, description=(
         "Each run writes its outputs and logs into a folder named after the run (the derived job name) under "
         "the declared paths: a replacement never writes over an earlier run's files (read the current one from "
-        "the output_path/output_paths outputs)."))
-    keep_finished_runs: bool = Field(False, description=(
+        "the output_path/output_paths outputs). Unset (default): on for a derived name, off for an explicit "
+        "one; false: the old layout, every run in the declared paths. A recorded run keeps the layout it was "
+        "created with: the option applies from the next run."))
+    keep_finished_runs: bool | None = Field(None, description=(
         "On replacement or destroy, a finished run (Completed, Failed, Abnormal, Terminated) leaves the state "
-        "but stays in the service with its logs and outputs; a running one is still stopped and deleted."))
+        "but stays in the service with its logs and outputs; a running one is still stopped and deleted. "
+        "Unset (default, a derived name): a finished run is kept when it was replaced (a newer run of ours "
+        "carries its key's owner token), deleted when its key is removed or the stack destroyed; true: kept "
+        "then too; false: finished runs deleted (the old behaviour). An explicit name: false."))
+    keep_runs: Annotated[int, Field(ge=1, le=MAX_KEEP_RUNS)] | None = Field(None, description=(
+        f"How many runs of this job the service keeps (the current one included) when finished runs are kept; "
+        f"when a new run is created, our own finished runs beyond it are deleted, oldest first (their OBS files "
+        f"stay). Default {DEFAULT_KEEP_RUNS}."))
     replace_failed: bool = Field(False, description="Replace the job on the next up if it is Failed/Abnormal "
                                                     "(read from the service when the diff needs it, no refresh needed).")
     adopt_job_id: Annotated[str, Field(min_length=1, max_length=128)] | None = None
@@ -461,13 +474,23 @@ class TrainingJobArgs(_ArgModel):
             raise rule("algorithm", f"is required: one of {ALGORITHM_FORMS}")
         if self.flavor_id is None and self.pool_id is None:
             raise rule("flavor_id", "is required: set flavor_id, or pool_id (+ flavor_id) for a dedicated pool")
-        if self.output_per_run and self.name is not None and not self.derived_name:
+        if self.output_per_run is True and self.name is not None and not self.derived_name:
             raise rule("output_per_run", "needs a derived name (leave name unset): the run's folder is named after "
                                          "the derived job name, renewed with each run")
-        if self.keep_finished_runs and self.name is not None and not self.derived_name:
+        if self.keep_finished_runs is True and self.name is not None and not self.derived_name:
             raise rule("keep_finished_runs", "needs a derived name (leave name unset): a kept run keeps its name, "
                                              "which its successor could then not use")
         return self
+
+    # --- what the run options come to ------------------------------------------------------------
+
+    @property
+    def keeps_finished_runs(self) -> bool:
+        return keeps_finished_runs(self.model_dump())
+
+    @property
+    def runs_kept(self) -> int:
+        return self.keep_runs or DEFAULT_KEEP_RUNS
 
     # --- wire ----------------------------------------------------------------------------------
 
@@ -546,3 +569,22 @@ def _algorithm_wire(a: AlgorithmArg) -> dict[str, Any]:
 # Model class names, which pydantic puts into error locations of unions; never part of a field path.
 MODEL_NAMES = frozenset(name for name, obj in list(globals().items())
                         if isinstance(obj, type) and issubclass(obj, BaseModel))
+
+
+def per_run_default(props: Mapping[str, Any]) -> bool:
+    """What an unset option of a run (output_per_run, keep_finished_runs) comes to: on for a derived name
+    (renewed with each run, so runs never share a name or a folder), off for an explicit one (the name the
+    service holds once: a kept run would block its successor)."""
+    return props.get("derived_name") is True
+
+
+def writes_per_run(props: Mapping[str, Any]) -> bool:
+    """Whether a job's outputs and logs go into a folder per run (output_per_run, its default above)."""
+    value = props.get("output_per_run")
+    return value if isinstance(value, bool) else per_run_default(props)
+
+
+def keeps_finished_runs(props: Mapping[str, Any]) -> bool:
+    """Whether a finished run stays in the service when replaced or removed (keep_finished_runs)."""
+    value = props.get("keep_finished_runs")
+    return value if isinstance(value, bool) else per_run_default(props)

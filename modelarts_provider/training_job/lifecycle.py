@@ -16,6 +16,13 @@ annotations). A job is tagged right after its POST (the create API takes no tags
 declared `tags`. A job that a killed `up` left between the two carries neither where annotations are dropped;
 its derived name proves it ours (an HMAC of the stack's secret seed and its spec: no one else makes that name),
 so it is taken over and tagged then. An explicit name proves nothing: such a job is refused as unmarked.
+
+Finished runs are kept by default (keep_finished_runs unset, a derived name): a finished run that was replaced
+(a newer run of ours carries its key's token) stays in the service with its logs; with keep_finished_runs: true
+also one whose key was removed (or destroyed); with false none. Every run of a key carries the key's owner token, so the
+runs kept are found by that mark, never by name: when a new run is created, our own finished runs beyond
+`keep_runs` (the new one counted) are deleted, oldest first, each read again first (ours and finished, or
+left alone). Their OBS outputs are never touched.
 """
 
 from __future__ import annotations
@@ -109,9 +116,11 @@ def wait_deleted(client: JobClient, job: TrainingJob, timeout_s: float, poll_s: 
 
 
 def stop_and_delete(client: JobClient, job_id: str, timeout_s: float, poll_s: float, say: Printer,
-                    owner: OwnerMark | None = None, keep_finished: bool = False) -> None:
+                    owner: OwnerMark | None = None,
+                    keep_finished: bool | Callable[[TrainingJob], bool] = False) -> None:
     """Delete: terminate if running, wait until stopped, delete the record and wait until the service no
     longer has it (deletes are asynchronous: wait_deleted). Already gone = success.
+    keep_finished: a finished run stays in the service (True), or when the callable says so of it.
 
     A job that carries another resource's owner token is left alone (an error). One that carries none
     is deleted: its id in this resource's state is the record (a job created before owners were
@@ -127,8 +136,9 @@ def stop_and_delete(client: JobClient, job_id: str, timeout_s: float, poll_s: fl
         raise TrainingJobError(
             f"training job {job.name} ({job_id}) is not this resource's ({owner_text(marks(job))}); "
             "it was not stopped or deleted: if it should leave this stack only, `pulumi state delete` its resource")
-    if keep_finished and job.phase in TERMINAL_PHASES:
-        say(f"{job.name}: kept in the service ({job.phase}, keepFinishedRuns): it leaves the state only")
+    if job.phase in TERMINAL_PHASES and (keep_finished(job) if callable(keep_finished) else keep_finished):
+        say(f"{job.name}: kept in the service ({job.phase}, keepFinishedRuns; keepRuns bounds how many): "
+            "it leaves the state only")
         return
     if stop(client, job, timeout_s, poll_s, say) is None:
         return
@@ -230,14 +240,14 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
         job = current[0]  # the newest
         say(f"{name}: taking over existing job {job.id} ({job.phase}): ours, from an earlier `up`")
         for orphan in mine:
-            if orphan.id != job.id and not (args.keep_finished_runs and orphan.phase in TERMINAL_PHASES):
+            if orphan.id != job.id and not (args.keeps_finished_runs and orphan.phase in TERMINAL_PHASES):
                 _delete_orphan(client, orphan, args, index, say)
         return _sync_description(client, job, args, say)
     foreign = [j for j in same_name if not (_is_ours(j, args.owner) or _proves_itself(j, args))]
     if foreign:
         raise _not_ours(name, foreign[0], args)
     for orphan in mine:
-        if not (args.keep_finished_runs and orphan.phase in TERMINAL_PHASES):
+        if not (args.keeps_finished_runs and orphan.phase in TERMINAL_PHASES):
             _delete_orphan(client, orphan, args, index, say)
     request = CreateTrainingJobRequest.model_validate(args.to_wire(name))
     # client.create_job resolves an ambiguous failure itself (it looks the job up by name, workspace and
@@ -254,7 +264,40 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
     job = set_tags(client, job, args)
     index.add(job, args.workspace_id)
     say(f"{name}: submitted {job.id}")
+    if args.keeps_finished_runs:
+        prune_runs(client, args, index, job, say)
     return job
+
+
+def prune_runs(client: JobClient, args: TrainingJobArgs, index: NameIndex, current: TrainingJob,
+               say: Printer) -> list[str]:
+    """keep_runs: our own finished runs of this key beyond the newest `keep_runs - 1` (besides `current`)
+    deleted, oldest first (delete_runs)."""
+    if args.owner is None:
+        return []
+    return delete_runs(client, args.owner, args.workspace_id, index, say, keep=args.runs_kept - 1,
+                       besides=current.id or "",
+                       why=f"run older than the {args.runs_kept} kept, keepRuns")
+
+
+def delete_runs(client: JobClient, owner: OwnerMark, workspace_id: str | None, index: NameIndex, say: Printer, *,
+                keep: int, besides: str, why: str) -> list[str]:
+    """Our own finished runs of a key (its owner token) but the newest `keep` and `besides`, deleted oldest
+    first. Each is read again and deleted only when it still carries the token and has finished; a running
+    one (a replacement's predecessor the engine stops itself) is never counted or touched. Their OBS files
+    stay. Returns the ids deleted."""
+    runs = [j for j in index.owned_by(owner.token, workspace_id) if j.id and j.id != besides]
+    finished = [j for j in runs if j.phase in TERMINAL_PHASES]
+    deleted: list[str] = []
+    for old in reversed(finished[max(keep, 0):]):  # newest first: these are beyond the retention
+        fresh = client.get_job(old.id or "")
+        if fresh is None or token_on(fresh.metadata.annotations) != owner.token or fresh.phase not in TERMINAL_PHASES:
+            continue
+        client.delete_job(old.id or "")
+        index.forget(old.id or "")
+        deleted.append(old.id or "")
+        say(f"{fresh.name}: deleted ({fresh.phase}, {why}); its OBS outputs stay")
+    return deleted
 
 
 def _delete_orphan(client: JobClient, job: TrainingJob, args: TrainingJobArgs, index: NameIndex,

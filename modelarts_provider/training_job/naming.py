@@ -9,7 +9,11 @@ is never recorded in the job's state; what is derived from it is, before the job
   `<resource name>-<HMAC(seed, resource name, spec hash)>`: a new name for each replacement, the same again for
   a replacement killed and tried again. (The engine checks a replacement's inputs again with no old inputs, so
   nothing recorded can tell one replacement from the next: the spec does, as the RandomString keepers did.)
-  `output_per_run` puts each output channel and the log export path in a folder named after that run.
+  `output_per_run` (on by default for a derived name) puts each output channel and the log export path in a
+  folder named after that run. A recorded run keeps the layout it was created with: when the declaration is the
+  recorded one but for the layout (a state written before per-run folders were the default, or the option
+  toggled), the recorded paths stand and the option applies from the next run: an upgrade re-runs nothing and
+  moves no file.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from collections.abc import Mapping
 from typing import Any, Callable
 
 from ..core.identity import SUFFIX_LENGTH, is_seed, suffix_for, token_for
+from .args import writes_per_run
 from .normalize import spec_hash, spec_of, try_canonical
 from .outputs import strip_outputs
 from ..core.unknowns import UNKNOWN, contains_unknown, is_unknown
@@ -53,9 +58,12 @@ def with_run_folders(props: dict[str, Any], run: Any, in_folder: Callable[[Any, 
     return out
 
 
-def _named(news: dict[str, Any], name: Any) -> dict[str, Any]:
+def _named(news: dict[str, Any], name: Any, per_run: bool | None = None) -> dict[str, Any]:
+    """news named `name`, in a folder per run when the option says so (or `per_run`, when given)."""
     out = {**news, "name": name}
-    return with_run_folders(out, name) if out.get("output_per_run") else out
+    if per_run is None:
+        per_run = writes_per_run({**out, "derived_name": True})  # only derived names are named here
+    return with_run_folders(out, name) if per_run else out
 
 
 def _same_spec(candidate: dict[str, Any], olds: dict[str, Any]) -> bool:
@@ -94,9 +102,11 @@ def with_identity(news: dict[str, Any], olds: dict[str, Any] | None) -> dict[str
         return out
     recorded = olds.get("job_name") or olds.get("name")
     if olds.get("derived_name") and isinstance(recorded, str) and not is_unknown(recorded):
-        candidate = _named(out, recorded)
-        if _same_spec(candidate, olds):
-            return candidate
+        declared = writes_per_run({**out, "derived_name": True})
+        for per_run in (declared, not declared):  # the declared layout, else the one the run was created with
+            candidate = _named(out, recorded, per_run)
+            if _same_spec(candidate, olds):
+                return candidate
     owner = out.get("owner") if isinstance(out.get("owner"), dict) else {}
     resource = owner.get("resource") if isinstance(owner.get("resource"), str) else None
     canonical = try_canonical({**out, "name": "placeholder-name"})
@@ -104,4 +114,11 @@ def with_identity(news: dict[str, Any], olds: dict[str, Any] | None) -> dict[str
         return _named(out, UNKNOWN)  # known at `up`
     if not is_seed(seed) or resource is None:
         return out  # nothing to derive from: validation says the name is missing
-    return _named(out, f"{name_prefix(resource)}-{suffix_for(seed, resource, spec_hash(out))}")
+    named = _named(out, f"{name_prefix(resource)}-{suffix_for(seed, resource, spec_hash(out))}")
+    if olds and not _same_spec(named, olds):
+        # A recorded run named otherwise (adopted, or named explicitly before) keeps its layout too: the
+        # derived name never replaces a job by itself (diff.py), so neither may the folder named after it.
+        plain = _named(out, named["name"], False)
+        if _same_spec(plain, olds):
+            return plain
+    return named

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..client.clouds import CLOUDS, DEFAULT_CLOUD
-from ..client.models import TrainingJob, as_list, normalize_obs_path
+from ..client.models import TrainingJob, as_list, normalize_obs_path, output_urls
 
 
 class TaskStatusOutput(BaseModel):
@@ -75,11 +75,7 @@ def status_outputs(job: TrainingJob, *, cloud: str, region: str,
     live = job.to_wire()
     status = live.get("status") or {}
     resource = (live.get("spec") or {}).get("resource") or {}
-    outs_by_name: dict[str, str] = {}
-    for ch in as_list((live.get("algorithm") or {}).get("outputs")):
-        url = ((ch.get("remote") or {}).get("obs") or {}).get("obs_url")
-        if ch.get("name") and url:
-            outs_by_name[ch["name"]] = normalize_obs_path(url) or url
+    outs_by_name = output_urls(live)
     job_id = job.id or ""
     return JobStatusOutputs(
         job_id=job_id,

@@ -13,7 +13,7 @@ from typing import Any
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 
 from . import lifecycle
-from .args import TrainingJobArgs
+from .args import TrainingJobArgs, keeps_finished_runs
 from .catalog_check import CatalogCache, catalog_failures, needs_check
 from .check import check_inputs
 from .diff import decide, needs_live_phase, pool_replacement_refusal, same_name_refusal
@@ -171,11 +171,33 @@ class TrainingJobProvider(ModelArtsProvider):
         return UpdateResult({**stored_args(args), **status})
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
+        """Stop and delete the job; a finished run stays in the service when keep_finished_runs says so.
+        Unset (a derived name): when it was replaced, i.e. a newer run of ours carries its key's owner token
+        (the successor a create-first replacement submitted before this delete); when it was not (its key
+        removed, or destroy), the key's kept runs go with it (ours and finished only)."""
         learn_secrets(props)
         timeout = props.get("delete_timeout_seconds") or 900
         poll = props.get("poll_interval_seconds") or 5.0
         self._same_place(id_, props)
         owner = OwnerMark.model_validate(props["owner"]) if props.get("owner") else None
-        lifecycle.stop_and_delete(self._api(), id_, float(timeout), float(poll), say, owner,
-                                  keep_finished=props.get("keep_finished_runs") is True)
-        self._names().forget(id_)
+        default = not isinstance(props.get("keep_finished_runs"), bool) and keeps_finished_runs(props)
+        if not default or owner is None:
+            lifecycle.stop_and_delete(self._api(), id_, float(timeout), float(poll), say, owner,
+                                      keep_finished=keeps_finished_runs(props))
+            self._names().forget(id_)
+            return
+        names, workspace = self._names(), props.get("workspace_id")
+        seen: dict[str, bool] = {}
+
+        def replaced(job: Any) -> bool:
+            seen["replaced"] = any((j.metadata.create_time or 0) > (job.metadata.create_time or 0)
+                                   for j in names.owned_by(owner.token, workspace) if j.id != job.id)
+            return seen["replaced"]
+
+        lifecycle.stop_and_delete(self._api(), id_, float(timeout), float(poll), say, owner, keep_finished=replaced)
+        names.forget(id_)
+        if seen.get("replaced") is False and props.get("delete_before_replace") is not True:
+            # A finished run with no successor: its key was removed (or the stack destroyed). A running
+            # one, or one deleted first by delete_before_replace, may be a replacement: its kept runs stay.
+            lifecycle.delete_runs(self._api(), owner, workspace, names, say, keep=0, besides=id_,
+                                  why="kept run of a removed key; keepFinishedRuns: true keeps it")

@@ -120,6 +120,7 @@ class TrainingJobInputs(TypedDict, total=False):
     delete_before_replace: pulumi.Input[bool]
     keep_finished_runs: pulumi.Input[bool]
     output_per_run: pulumi.Input[bool]
+    keep_runs: pulumi.Input[int]
     replace_failed: pulumi.Input[bool]
     adopt_job_id: pulumi.Input[str]
     secret_paths: pulumi.Input[list[str]]  # set by the stack program: the dotted paths of secret inputs

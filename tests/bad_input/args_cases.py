@@ -164,6 +164,7 @@ ARGS_CASES: list[Case] = [
     Case("args-output-per-run-with-a-name", top("output_per_run", True),
          "output_per_run: needs a derived name (leave name unset): the run's folder is named after the derived job "
          "name, renewed with each run"),
+    Case("args-keep-runs-too-many", top("keep_runs", 1001), "keep_runs: must be at most 1000, not 1001"),
     Case("args-replace-failed-not-bool", top("replace_failed", "perhaps"),
          "replace_failed: must be a boolean (true or false), not a string 'perhaps'"),
     Case("args-adopt-job-id-empty", top("adopt_job_id", ""),

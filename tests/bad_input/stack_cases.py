@@ -123,6 +123,9 @@ STACK_CASES: list[Case] = [
     Case("output-per-run-with-a-name", a("outputPerRun", True),
          cfg("jobs.a.outputPerRun: needs a derived name (leave name unset): the run's folder is named after the "
              "derived job name, renewed with each run")),
+    Case("keep-runs-zero", a("keepRuns", 0), cfg("jobs.a.keepRuns: must be at least 1, not 0")),
+    Case("stack-keep-runs-not-number", put((f"{PROJECT}:keepRuns",), "many"),
+         cfg("keepRuns: must be a whole number, not a string 'many'")),
     Case("replace-failed-not-bool", a("replaceFailed", "perhaps"),
          cfg("jobs.a.replaceFailed: must be a boolean (true or false), not a string 'perhaps'")),
     Case("obs-create-not-bool", obs_field("create", "perhaps"),
@@ -193,7 +196,7 @@ STACK_CASES: list[Case] = [
          cfg('jobs.a.flavour: unknown key (allowed: pool, obs, nodes, name, description, algorithmId, subscription, '
              'codeDir, bootFile, code, engine, image, command, parameters, inputs, outputs, environments, logs, '
              'autoStopHours, volumes, annotations, tags, workingDir, localCodeDir, waitFor, waitTimeoutSeconds, '
-             'pollIntervalSeconds, deleteTimeoutSeconds, deleteBeforeReplace, keepFinishedRuns, outputPerRun, '
+             'pollIntervalSeconds, deleteTimeoutSeconds, deleteBeforeReplace, keepFinishedRuns, outputPerRun, keepRuns, '
              'replaceFailed, adoptJobId, movedFrom, objective, metrics, retries, search)'),
          covers=()),
     Case("moved-from-a-declared-key", both(a("movedFrom", ["b"]), put((JOBS, "b"), job(name="bad-input-b"))),
@@ -211,7 +214,7 @@ STACK_CASES: list[Case] = [
     Case("unknown-section-far", put((f"{PROJECT}:tasks",), {"a": job(name="x")}),
          ('invalid stack config: unknown key modelarts-jobs:tasks (allowed: modelarts-jobs:obs, '
          'modelarts-jobs:networks, modelarts-jobs:pools, modelarts-jobs:jobs, modelarts-jobs:sweeps, modelarts-jobs:defaultTags, '
-          'modelarts-jobs:prices, modelarts-jobs:budget)'), covers=()),
+          'modelarts-jobs:keepRuns, modelarts-jobs:prices, modelarts-jobs:budget)'), covers=()),
     Case("wait-for-not-a-choice", a("waitFor", "finished"),
          cfg("jobs.a.waitFor: must be one of none, created, running or completed, not 'finished'")),
     Case("env-name-invalid", a("environments", {"1BAD NAME": "x"}),

@@ -59,7 +59,9 @@ def test_up_runs_the_code_reports_its_real_failure_and_keeps_its_outputs(tmp_pat
         phases = {j["metadata"]["name"].split("-")[0]: j["status"]["phase"] for j in emu.jobs()}
         assert phases == {"good": "Completed", "bad": "Failed"}
         keys = [o["Key"] for o in obs.client().list_objects_v2(Bucket="exec", Prefix="outputs/good/")["Contents"]]
-        assert sorted(keys) == ["outputs/good/metrics.json", "outputs/good/model.npz"]
+        # each run writes into a folder of its own, named after it (issue 41); the failed up exported nothing
+        (run,) = [j["metadata"]["name"] for j in emu.jobs() if j["metadata"]["name"].startswith("good-")]
+        assert sorted(keys) == [f"outputs/good/{run}/metrics.json", f"outputs/good/{run}/model.npz"]
 
         shown = logs(st, "good")
         assert shown.returncode == 0, shown.stderr

@@ -30,7 +30,8 @@ def program(algorithm: str = "tpe_search") -> dict[str, Any]:
     auto = {**AUTO_SEARCH, "algoConfigs": [{**AUTO_SEARCH["algoConfigs"][0], "name": algorithm}]}
     return {
         "tune": {"type": "modelarts:index:TrainingJob", "properties": {
-            "algorithm": {"id": ALGORITHM_ID, "policies": {"autoSearch": auto}},
+            "algorithm": {"id": ALGORITHM_ID, "policies": {"autoSearch": auto},
+                          "outputs": [{"name": "train_url", "obsUrl": "obs://bkt/outputs/tune/"}]},
             "flavorId": "modelarts.vm.cpu.2u", "pollIntervalSeconds": 0.2}},
         "waited": {"type": "modelarts:index:JobsAwait", "properties": {"jobs": {
             "tune": {"jobId": "${tune.jobId}", "jobName": "${tune.jobName}", "waitFor": "completed",
@@ -42,11 +43,14 @@ def test_a_yaml_program_declares_a_search_and_reads_its_trials(tmp_path: Path) -
     from modelarts_emulator.testing import running_emulator
 
     with running_emulator(tmp_path / "emulator", run_seconds=3, phase_seconds=0.2) as emu:
-        st = yaml_stack(tmp_path, emu, program(), {"statuses": "${waited.statuses}"})
+        st = yaml_stack(tmp_path, emu, program(), {"statuses": "${waited.statuses}", "run": "${tune.jobName}"})
         st.up()
         trials = st.outputs()["statuses"]["tune"]["search"]["trials"]
         assert len(trials) == 4 and all(t["phase"] == "Completed" and t["reward"] for t in trials), trials
         assert all(set(t) >= {"trialId", "parameters", "reward", "earlyStopped"} for t in trials), trials
+        # Issue 41: each trial's outputs in a folder of its own, under the run's own folder
+        run = st.outputs()["run"]
+        assert [t["outputPath"] for t in trials] == [f"obs://bkt/outputs/tune/{run}/{t['trialId']}/" for t in trials]
         assert {j["algorithm"]["policies"]["auto_search"]["algo_configs"][0]["name"] for j in emu.jobs()} == \
             {"tpe_search"}
 

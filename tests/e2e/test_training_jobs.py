@@ -311,6 +311,11 @@ def _run_local_stack(tmp_path: Path, emu: Any, obs: Any, billing: Any) -> None:
     search = st.outputs()["searches"]["tune"]  # the service's own search: 8 trials, the best exported
     assert len(search["trials"]) == 8 and search["best"] is not None, search
     assert search["best"]["reward"] == max(t["reward"] for t in search["trials"] if t["reward"] is not None)
+    # Issue 41: the 8 trials left 8 folders in OBS, each with its model, and the best one's folder is exported
+    run = out["tune"]["name"]
+    trial_models = sorted(m for m in models if m.startswith("outputs/tune/"))
+    assert trial_models == sorted(f"outputs/tune/{run}/{t['trialId']}/model.npz" for t in search["trials"])
+    assert search["best"]["outputPath"] == f"obs://emulator-bucket/outputs/tune/{run}/{search['best']['trialId']}/"
     st.destroy()
     assert emu.jobs() == []
     assert_no_plaintext_secrets(st, emu)

@@ -40,6 +40,13 @@ import sys
 print("accuracy=oops", flush=True)
 sys.exit(4)
 '''
+WRITER = '''\
+import sys
+from pathlib import Path
+args = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--") and "=" in a)
+Path(args["train_url"], "model.txt").write_text(f"lr={args['lr']}")
+print(f"accuracy={1 - float(args['lr']):.6f} loss=0.1", flush=True)
+'''
 SLOW = '''\
 import os, time
 print(f"pid={os.getpid()} accuracy=0.5", flush=True)
@@ -77,7 +84,7 @@ def local_obs(tmp_path_factory) -> Iterator[Any]:
     with running_obs(tmp_path_factory.mktemp("obs")) as obs:
         s3 = obs.client()
         s3.create_bucket(Bucket=BUCKET, CreateBucketConfiguration={"LocationConstraint": s3.meta.region_name})
-        for name, body in (("train", TRAIN), ("slow", SLOW), ("broken", BROKEN), ("mnist", MNIST.read_text())):
+        for name, body in (("train", TRAIN), ("writer", WRITER), ("slow", SLOW), ("broken", BROKEN), ("mnist", MNIST.read_text())):
             s3.put_object(Bucket=BUCKET, Key=f"code/{name}/train.py", Body=body.encode())
         yield obs
 
@@ -139,6 +146,22 @@ def test_each_trial_runs_the_script_and_the_best_by_the_logs_is_reported(api: Ap
         elif (e := re.search(r"trial (\w{8}) ended", line)):
             running.discard(e.group(1))
     assert most == 2
+
+
+def test_each_trial_uploads_its_outputs_to_a_folder_of_its_own(api: Api, sdk: ModelArtsClient,
+                                                                 local_obs: Any) -> None:
+    """Issue 41: 8 trials leave 8 folders under the job's output channel, each with that trial's model."""
+    body = _body("writer-search", "writer", _search("anneal_search", 8, 4))
+    body["algorithm"]["outputs"] = [{"name": "train_url", "remote": {"obs": {"obs_url": f"obs://{BUCKET}/out/w/"}}}]
+    jid = api.create(body).json()["metadata"]["id"]
+    assert api.wait_phase(jid, {"Completed", "Failed"}, timeout=90)["status"]["phase"] == "Completed"
+    rows = _trials(sdk, jid)
+    listed = local_obs.client().list_objects_v2(Bucket=BUCKET, Prefix="out/w/")["Contents"]
+    assert sorted(o["Key"] for o in listed) == sorted(f"out/w/{r['trial_id']}/model.txt" for r in rows)
+    assert len(rows) == 8
+    for r in rows:
+        got = local_obs.client().get_object(Bucket=BUCKET, Key=f"out/w/{r['trial_id']}/model.txt")["Body"].read()
+        assert got.decode() == f"lr={float(r['config']['lr'])!r}"
 
 
 def test_early_stop_kills_the_trial_and_terminate_stops_the_search(api: Api, sdk: ModelArtsClient) -> None:

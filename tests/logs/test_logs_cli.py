@@ -213,3 +213,73 @@ def test_follower_prints_each_line_once() -> None:
     f.feed("worker-1", preview("z\n", full=10), final=False)  # the preview holds only the newest bytes
     assert out.getvalue() == "[worker-1] x\n[worker-1] y\n[worker-1] z\n"
     assert notes == ["worker-1: 4 bytes of log not shown (older than the preview)"]
+
+
+def test_during_a_replacement_the_key_points_at_the_new_run_in_the_state() -> None:
+    """Issue 41: `logs --follow` reads the state first, where a create-first replacement has recorded the new
+    run beside the old one (marked for deletion); the outputs name the old run until the `up` ends."""
+    from modelarts_provider.cli.stack_reader import state_job
+
+    typ = "pulumi-python:dynamic/modelarts:TrainingJob"
+    urn = f"urn:pulumi:s::p::{typ}::a"
+    export = {"deployment": {"resources": [
+        {"urn": urn, "type": typ, "outputs": {"job_id": "id-new", "job_name": "a-new"}},
+        {"urn": urn, "type": typ, "delete": True, "outputs": {"job_id": "id-old", "job_name": "a-old"}}]}}
+    export["deployment"]["resources"].reverse()  # whichever order the engine writes them in
+    outputs = {"jobs": {"a": {"id": "id-old", "name": "a-old"}}}
+    p: Any = FakePulumi(outputs, export, stack="s")
+    assert state_job(p, "a") == JobRef("id-new", "a (a-new)", "a")
+    assert find_job(p, "a").id == "id-old"  # the outputs: what a plain `logs` (no --follow) reads
+
+
+def test_run_n_picks_the_nth_recorded_run() -> None:
+    import argparse
+
+    from modelarts_provider.cli.logs import _ref
+
+    runs = {"runs": {"a": [{"jobId": "id-1", "name": "a-1"}, {"jobId": "id-2", "name": "a-2"}]}}
+    p: Any = FakePulumi(runs, {"deployment": {}}, stack="s")
+    args = argparse.Namespace(job="a", run=1, follow=False)
+    assert _ref(args, p) == JobRef("id-1", "a run 1 (a-1)")
+    with pytest.raises(LogsError, match=r"a has 2 recorded runs: --run takes 1 to 2"):
+        _ref(argparse.Namespace(job="a", run=3, follow=False), p)
+
+
+@pytest.mark.engine
+def test_follow_during_a_replacement_follows_the_new_run(tmp_path: Path, emu: Any) -> None:
+    """Issue 41: a Completed job is edited; while the `up` waits for its successor (held by the clock), the
+    stack's outputs still name the old run, the state the new one: `logs --follow` follows the new run to its
+    end, not the old one that has ended already."""
+    from testkit.faults import up_advancing, up_in_background, wait_until
+    from tests.e2e.test_training_jobs import stack_config
+
+    from .conftest import FINISHED
+
+    st = make_stack(tmp_path, emu, {"train": job(waitFor="completed", parameters={"epochs": 2, "lr": 0.1})})
+    up_advancing(st, emu, FINISHED, log=tmp_path / "up1.log")
+    old = st.outputs()["jobs"]["train"]["name"]
+    st.write_config(stack_config({"train": job(waitFor="completed", parameters={"epochs": 2, "lr": 0.2})}))
+    bg = up_in_background(st, log=tmp_path / "up2.log")
+    try:
+        wait_until(lambda: "waiting for" in bg.output or bg.proc.poll() is not None, 120, what="the wait")
+        (new,) = [n for n in (j["metadata"]["name"] for j in emu.jobs()) if n != old]
+        assert st.outputs()["jobs"]["train"]["name"] == old  # the outputs are written at the end of the up
+        err = tmp_path / "follow.err"
+        cmd = [sys.executable, "-m", "modelarts_provider", "logs", "--stack", st.name, "--cwd", str(st.workdir),
+               "--interval", "0.3", "train", "-f"]
+        with open(err, "w") as err_file:
+            proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=st.env, text=True, stdout=subprocess.PIPE,
+                                    stderr=err_file)
+            wait_until(lambda: "waiting for the log" in err.read_text() or proc.poll() is not None, 120,
+                       what="the follower to wait for the new run")
+            emu.advance(FINISHED)
+            out, _ = proc.communicate(timeout=120)
+        assert bg.wait(180) == 0, bg.output
+    finally:
+        if bg.proc.poll() is None:
+            bg.proc.kill()
+    notes = err.read_text()
+    assert proc.returncode == 0, notes
+    assert notes.splitlines()[-1] == f"train ({new}): job ended Completed", notes
+    assert f"training job {new} " in out and f"training job {old} " not in out, out
+    assert "lr=0.2" in out and "epoch 2/2" in out

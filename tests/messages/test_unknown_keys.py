@@ -60,7 +60,7 @@ def test_unknown_sections_and_settings_one_per_line() -> None:
     assert str(err.value).splitlines() == [
         "invalid stack config: unknown key modelarts-jobs:job (did you mean modelarts-jobs:jobs?)",
         "invalid stack config: unknown key modelarts-jobs:tasks (allowed: modelarts-jobs:obs, modelarts-jobs:networks, modelarts-jobs:pools, "
-        "modelarts-jobs:jobs, modelarts-jobs:sweeps, modelarts-jobs:defaultTags, modelarts-jobs:prices, modelarts-jobs:budget)",
+        "modelarts-jobs:jobs, modelarts-jobs:sweeps, modelarts-jobs:defaultTags, modelarts-jobs:keepRuns, modelarts-jobs:prices, modelarts-jobs:budget)",
     ]
     lines = unknown_setting_errors(["modelarts:regoin", "modelarts:region", "modelarts:endpont", "other:x"])
     assert lines == ["unknown provider setting modelarts:endpont (did you mean modelarts:endpoint?)",

@@ -610,3 +610,50 @@ def test_a_created_job_carries_the_declared_tags_and_the_owner_marks():
     mine = args(name="job-a", tags={"team": "vision"})
     job = submit(c, mine, NameIndex(c), Said())
     assert c.tags[job.id or ""] == {"team": "vision", **mine.owner.tags()}
+
+
+# --- finished runs kept, keepRuns -------------------------------------------------------------------
+
+
+def test_finished_runs_are_kept_by_default_and_pruned_beyond_keep_runs_oldest_first():
+    """Every run of a key carries its owner token: the kept ones are found by it. A new run keeps the newest
+    keep_runs - 1 finished runs beside it; older finished runs of ours are deleted; a running predecessor
+    (the engine's to stop), a foreign job and an explicit opt-out are never touched."""
+    c = FakeClient()
+    mark = owner_of("a")
+
+    def run(name: str, phase: str, owner: dict = mark) -> TrainingJob:
+        return c.add(args(name=name, owner=owner, derived_name=True).to_wire(), phase)
+
+    oldest = [run("a-r1", "Completed"), run("a-r2", "Failed")]
+    kept = [run("a-r3", "Terminated"), run("a-r4", "Completed")]
+    running = run("a-r5", "Running")
+    foreign = run("b-r1", "Completed", owner_of("b"))
+    said = Said()
+    new = submit(c, args(name="a-r6", owner=mark, derived_name=True, keep_runs=3), NameIndex(c), said,
+                 frozenset({running.id or ""}))
+    assert set(c.jobs) == {j.id for j in [*kept, running, foreign, new]}
+    assert [line for line in said if "keepRuns" in line] == [
+        "a-r1: deleted (Completed, run older than the 3 kept, keepRuns); its OBS outputs stay",
+        "a-r2: deleted (Failed, run older than the 3 kept, keepRuns); its OBS outputs stay"]
+
+
+def test_the_opt_out_keeps_the_old_behaviour_no_finished_run_kept():
+    c = FakeClient()
+    mark = owner_of("a")
+    orphan = c.add(args(name="a-r1", owner=mark, derived_name=True).to_wire(), "Completed")
+    submit(c, args(name="a-r2", owner=mark, derived_name=True, keep_finished_runs=False), NameIndex(c), Said())
+    assert orphan.id not in c.jobs
+
+
+@pytest.mark.parametrize("over, keeps, per_run", [
+    ({"derived_name": True}, True, True),            # the default with a derived name
+    ({}, False, False),                              # an explicit name: the service holds it once
+    ({"derived_name": True, "keep_finished_runs": False, "output_per_run": False}, False, False),
+])
+def test_what_unset_run_options_come_to(over, keeps, per_run):
+    from modelarts_provider.training_job.args import writes_per_run
+
+    a = args(**over)
+    assert a.keeps_finished_runs is keeps and writes_per_run(a.model_dump()) is per_run
+    assert a.runs_kept == 10

@@ -21,7 +21,7 @@ PARAM_NAMES = ["lr", "batch_size", "epochs", "seed", "opt.name", "drop-out", "x1
 ENV_NAMES = ["A", "B_1", "DATA_DIR", "mode.x", "_HIDDEN"]
 # Fields a declaration may write out with their default value, or leave out.
 DEFAULTS = {"description": "", "node_count": 1, "wait_for": "created", "wait_timeout_seconds": 3600,
-            "poll_interval_seconds": 5.0, "delete_timeout_seconds": 900, "keep_finished_runs": False,
+            "poll_interval_seconds": 5.0, "delete_timeout_seconds": 900,
             "replace_failed": False, "kind": "job", "annotations": {}, "volumes": [], "derived_name": False}
 ALGORITHM_DEFAULTS = {"inputs": [], "parameters": [], "environments": {}}
 

@@ -136,5 +136,38 @@ def test_keep_finished_runs_leaves_a_finished_run_in_the_service(phase, kept):
                               keep_finished=True)
     assert (job.id in c.jobs) is kept
     if kept:
-        assert said == [f"job-a: kept in the service ({phase}, keepFinishedRuns): it leaves the state only"]
+        assert said == [f"job-a: kept in the service ({phase}, keepFinishedRuns; keepRuns bounds how many): "
+                        "it leaves the state only"]
         assert c.touched() == set()
+
+
+@pytest.mark.parametrize("option, successor, kept", [
+    (None, True, True),     # the default: a replaced finished run stays
+    (None, False, False),   # the default: a removed key's finished run goes
+    (True, False, True),    # keepFinishedRuns: true keeps it then too
+    (False, True, False),   # the opt-out: the old behaviour
+])
+def test_delete_keeps_a_finished_run_by_default_when_a_newer_run_of_ours_replaced_it(option, successor, kept):
+    c = FakeClient()
+    over = {"derived_name": True, "owner": owner_of("a")} | ({} if option is None else {"keep_finished_runs": option})
+    old = c.add(TrainingJobArgs.model_validate(job_inputs(name="a-1", **over)).to_wire(), "Completed")
+    if successor:
+        c.add(TrainingJobArgs.model_validate(job_inputs(name="a-2", **over)).to_wire(), "Running")
+    props = {**checked(name="a-1", **over), "job_id": old.id}
+    provider_for(c).delete(old.id or "", props)
+    assert (old.id in c.jobs) is kept
+
+
+@pytest.mark.parametrize("option, gone", [(None, True), (True, False)])
+def test_a_removed_key_takes_its_kept_runs_with_it_by_default(option, gone):
+    """The current run of a removed key (or destroy) has no successor: by default its kept runs (ours, finished)
+    are deleted with it, never another key's; keepFinishedRuns: true keeps them all."""
+    c = FakeClient()
+    over = {"derived_name": True, "owner": owner_of("a")} | ({} if option is None else {"keep_finished_runs": option})
+    kept = [c.add(TrainingJobArgs.model_validate(job_inputs(name=f"a-{i}", **over)).to_wire(), "Completed")
+            for i in (1, 2)]
+    other = c.add(TrainingJobArgs.model_validate(job_inputs(name="b-1", derived_name=True,
+                                                            owner=owner_of("b"))).to_wire(), "Completed")
+    current = c.add(TrainingJobArgs.model_validate(job_inputs(name="a-3", **over)).to_wire(), "Completed")
+    provider_for(c).delete(current.id or "", {**checked(name="a-3", **over), "job_id": current.id})
+    assert set(c.jobs) == ({other.id} if gone else {other.id, current.id, *(j.id for j in kept)})

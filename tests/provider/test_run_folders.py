@@ -57,11 +57,12 @@ def mocks() -> Mocks:
 def test_output_per_run_puts_outputs_and_logs_in_the_runs_folder():
     """The program hands each job the stack's one seed; the provider's check names the run and its folders."""
     a = TrainingJob("perrun", _declared(output_per_run=True))
-    b = TrainingJob("shared", _declared())
+    b = TrainingJob("shared", _declared(output_per_run=False))  # the opt-out: the old layout
+    c = TrainingJob("default", _declared())  # a derived name: a folder per run by default
 
     def check(_: Any) -> None:
         # No resource per job besides the job: one seed for the stack.
-        assert len(MOCKS.types) == 3 and sum("TrainingJob" in t for t in MOCKS.types) == 2
+        assert len(MOCKS.types) == 4 and sum("TrainingJob" in t for t in MOCKS.types) == 3
         assert MOCKS.types.count("random:index/randomPassword:RandomPassword") == 1
         declared = MOCKS.inputs["perrun"]
         assert declared["owner_seed"] == SEED and declared["derived_name"] is True and "name" not in declared
@@ -74,5 +75,9 @@ def test_output_per_run_puts_outputs_and_logs_in_the_runs_folder():
         shared = with_identity(MOCKS.inputs["shared"], {})
         assert [o["obs_url"] for o in shared["algorithm"]["outputs"]] == ["obs://bkt/out/"]
         assert shared["log_export_path"]["obs_url"] == "obs://bkt/logs/train"
+        default = with_identity(MOCKS.inputs["default"], {})
+        assert "output_per_run" not in MOCKS.inputs["default"]
+        assert [o["obs_url"] for o in default["algorithm"]["outputs"]] == [f"obs://bkt/out/{default['name']}/"]
+        assert default["log_export_path"]["obs_url"] == f"obs://bkt/logs/train/{default['name']}/"
 
-    return pulumi.Output.all(a.urn, b.urn).apply(check)
+    return pulumi.Output.all(a.urn, b.urn, c.urn).apply(check)

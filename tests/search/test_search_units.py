@@ -297,14 +297,23 @@ def test_one_request_reads_a_32_trial_search() -> None:
 
 
 def test_the_export_has_every_trial_and_the_best() -> None:
+    from modelarts_provider.client.models import TrainingJob
+
+    job = TrainingJob.model_validate({"metadata": {"id": "job-1", "name": "tune-abc"}, "algorithm": {"outputs": [
+        {"name": "train_url", "remote": {"obs": {"obs_url": "/bkt/outputs/tune/tune-abc/"}}}]}})
     search = read_search(TrialsClient([row(0, 0.1, "0.7"), row(1, 0.01, "0.9"), row(2, 0.5, "", "ERROR")]),
-                         "job-1", "accuracy")
+                         "job-1", "accuracy", job)
     out = export(SweepObjective(name="accuracy", goal="max"), search, "job-1")
     assert out["best"]["trialId"] == "t001" and out["best"]["reward"] == 0.9
     assert [t["trialId"] for t in out["trials"]] == ["t001", "t000", "t002"] and out["failures"] == 1
-    assert set(out["trials"][0]) == {"trialId", "parameters", "phase", "reward", "earlyStopped", "note", "durationSeconds"}
+    assert set(out["trials"][0]) == {"trialId", "parameters", "phase", "reward", "earlyStopped", "note", "durationSeconds", "outputPath"}
+    # Issue 41: each trial's outputs in a folder of its own under the job's; the best one's exported
+    assert out["best"]["outputPath"] == "obs://bkt/outputs/tune/tune-abc/t001/"
+    assert [t["outputPath"] for t in out["trials"]] == [f"obs://bkt/outputs/tune/tune-abc/{t}/"
+                                                        for t in ("t001", "t000", "t002")]
     back = as_sweep_results(out)
     assert back.best is not None and back.best.key == "t001" and back.best.parameters["lr"] == 0.01
+    assert back.best.output_path == "obs://bkt/outputs/tune/tune-abc/t001/"  # what `results` prints
 
 
 def test_build_searches_from_the_recorded_statuses() -> None:

@@ -1,0 +1,129 @@
+"""``python -m modelarts_provider outputs``: list, and download, the output files of a job's run from OBS.
+
+    python -m modelarts_provider outputs --stack STACK KEY [--run N] [--get DIR] [--cwd DIR]
+
+KEY is a job key of the stack; its runs come from the stack's ``runs`` export (every run of the key, newest
+last: the run history, docs/run-history.md), so ``--run N`` reaches a replaced run too (default: the newest).
+A key with no recorded runs (not waited for) falls back to its ``jobs.<key>.outputPath`` (the current run).
+KEY may also be an OBS URL (``obs://bucket/path/``), e.g. a search's best trial (``searches.<key>.best.
+outputPath``). Files are read with the project's OBS client (modelarts_provider/obs) from the stack's
+``modelarts:`` settings (region, obsEndpoint, AK/SK, or the HW_* / OS_* / OBS_ENDPOINT environment), so the
+local OBS and a real one work alike. Without ``--get`` one line per file (size, path under the folder);
+with ``--get DIR`` each file is written to DIR/<path under the folder>. Nothing is written to OBS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path, PurePosixPath
+from typing import Any, TextIO
+
+from ..client.models import normalize_obs_path
+from .output import guarded, print_line
+from .results import job_runs
+from .stack_reader import ConfigEntry, LogsError, PulumiCli
+
+
+def split_obs_url(url: str) -> tuple[str, str]:
+    """obs://bucket/prefix/ (or /bucket/prefix/) -> (bucket, 'prefix/')."""
+    norm = normalize_obs_path(url) or url
+    if not norm.startswith("obs://"):
+        raise LogsError(f"{url!r} is not an OBS path (obs://bucket/path/)")
+    bucket, _, key = norm[len("obs://"):].partition("/")
+    key = key.strip("/")
+    return bucket, key + "/" if key else ""
+
+
+def run_folder(pulumi: PulumiCli, key: str, run: int | None) -> tuple[str, str]:
+    """(label, output folder URL) of run `run` of `key` (1 = the first; None = the newest)."""
+    if key.startswith(("obs://", "/")):
+        return key, key
+    try:
+        runs = job_runs(pulumi, key)
+    except LogsError:
+        runs = []
+    if runs:
+        index = len(runs) if run is None else run
+        if not 1 <= index <= len(runs):
+            raise LogsError(f"{key} has {len(runs)} recorded run{'s' if len(runs) != 1 else ''}: --run takes 1 to "
+                            f"{len(runs)} (`results {key} --history` lists them)")
+        record = runs[index - 1]
+        path = record.get("outputPath")
+        label = f"{key} run {index} ({record.get('name') or record.get('jobId') or '?'})"
+        if not isinstance(path, str) or not path:
+            raise LogsError(f"{label} recorded no output path")
+        return label, path
+    if run is not None:
+        raise LogsError(f"no runs of {key!r} recorded in stack {pulumi.stack} (an `up` that waits for the job "
+                        "records them): leave --run out for its current output")
+    outputs = pulumi.json("stack", "output", "--json")
+    entry = ((outputs or {}).get("jobs") or {}).get(key) if isinstance(outputs, dict) else None
+    path = entry.get("outputPath") if isinstance(entry, dict) else None
+    if not isinstance(path, str) or not path:
+        raise LogsError(f"no output path of {key!r} in the outputs of stack {pulumi.stack} (jobs.{key}.outputPath)")
+    return key, path
+
+
+def obs_client(pulumi: PulumiCli, environ: dict[str, str]) -> Any:
+    """The project's OBS client, from the stack's modelarts: settings as the provider resolves them."""
+    from ..core.provider_config import NAMESPACE
+    from ..obs.client import ObsClient
+    from ..obs.errors import ObsConfigError
+    from ..obs.settings import resolve_obs_settings
+
+    raw = pulumi.json("config", "--json", "--show-secrets")  # holds secrets: never printed
+    values = {str(k).partition(":")[2]: ConfigEntry.model_validate(v).value
+              for k, v in (raw.items() if isinstance(raw, dict) else []) if str(k).startswith(f"{NAMESPACE}:")
+              and isinstance(v, dict)}
+    try:
+        return ObsClient(resolve_obs_settings(values.get, environ))
+    except ObsConfigError as err:  # names keys, never values
+        raise LogsError(str(err)) from None
+
+
+def local_target(root: Path, relative: str) -> Path:
+    """Where a file under the folder goes in DIR; a key that would leave DIR is refused."""
+    parts = PurePosixPath(relative).parts
+    if not parts or any(p in ("..", "") for p in parts) or relative.startswith("/"):
+        raise LogsError(f"refusing to write {relative!r}: it would leave {root}")
+    return root.joinpath(*parts)
+
+
+def run_outputs(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    from ..obs.errors import ObsError
+
+    pulumi = PulumiCli(Path(args.cwd).resolve(), args.stack)
+    label, url = run_folder(pulumi, args.key, args.run)
+    bucket, prefix = split_obs_url(url)
+    client = obs_client(pulumi, dict(os.environ))
+    try:
+        objects = [o for o in client.iter_objects(bucket, prefix) if not o.key.endswith("/")]
+        print_line(out, f"{label}: {len(objects)} file{'s' if len(objects) != 1 else ''} in obs://{bucket}/{prefix}")
+        root = Path(args.get).resolve() if args.get else None
+        for o in objects:
+            relative = o.key[len(prefix):]
+            if root is None:
+                print_line(out, f"{o.size:>12}  {relative}")
+                continue
+            target = local_target(root, relative)
+            client.get_file(bucket, o.key, target)
+            print_line(out, f"{o.size:>12}  {target}")
+    except ObsError as err:
+        raise LogsError(str(err)) from None
+    finally:
+        client.close()
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    r = subparsers.add_parser("outputs", help="list (and download) a job run's output files from OBS",
+                              description="List the output files of a job's run in OBS; --get DIR downloads them.")
+    r.add_argument("key", metavar="KEY", help="a job key of the stack config, or an OBS folder (obs://bucket/path/)")
+    r.add_argument("--run", type=int, metavar="N", help="the Nth recorded run, 1 = the first (default: the newest; "
+                                                         "`results KEY --history` numbers them)")
+    r.add_argument("--get", metavar="DIR", help="download the files into DIR (paths under the output folder kept)")
+    r.add_argument("--stack", required=True, help="Pulumi stack (e.g. local)")
+    r.add_argument("--cwd", default=".", help="the Pulumi project directory (default: .)")
+    r.set_defaults(handler=guarded("outputs", run_outputs))
