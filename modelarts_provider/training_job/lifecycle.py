@@ -291,7 +291,9 @@ def delete_runs(client: JobClient, owner: OwnerMark, workspace_id: str | None, i
     deleted: list[str] = []
     for old in reversed(finished[max(keep, 0):]):  # newest first: these are beyond the retention
         fresh = client.get_job(old.id or "")
-        if fresh is None or token_on(fresh.metadata.annotations) != owner.token or fresh.phase not in TERMINAL_PHASES:
+        if fresh is not None:
+            (fresh,) = with_tags_read(client, [fresh])  # the mark from the tags where annotations are dropped
+        if fresh is None or job_token(fresh) != owner.token or fresh.phase not in TERMINAL_PHASES:
             continue
         client.delete_job(old.id or "")
         index.forget(old.id or "")
