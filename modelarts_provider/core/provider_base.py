@@ -18,6 +18,7 @@ from typing import Any, Callable, ClassVar, Generic, Mapping, TypeVar
 
 from pulumi.dynamic import CheckFailure, CheckResult, ConfigureRequest, ResourceProvider
 
+from .call_urn import CURRENT_URN
 from .masking import mask
 from .provider_config import NAMESPACE, ProviderConfigError, ProviderSettings, resolve_settings
 
@@ -177,7 +178,8 @@ def _ours(err: BaseException) -> bool:
 
 
 def clean_errors(handler: Any) -> Any:
-    """The handler, answering with an error's own message where the SDK's server would prefix it.
+    """The handler, answering with an error's own message where the SDK's server would prefix it, and
+    setting the call's URN (core/call_urn.py) around it.
 
     When a dynamic provider's create/update/delete raises, grpc's server answers `Exception calling
     application: <message>` and logs a traceback; the engine prints that prefix before our one-line
@@ -190,12 +192,17 @@ def clean_errors(handler: Any) -> Any:
         return handler
 
     def call(request: Any, context: Any) -> Any:
+        # The call's URN for this call only (core/call_urn.py): the SDK's handlers do not pass it on.
+        urn = getattr(request, "urn", "")
+        reset = CURRENT_URN.set(urn if isinstance(urn, str) else "")
         try:
             return behavior(request, context)
         except Exception as err:  # noqa: BLE001 - only ours is answered here, the rest is re-raised
             if not _ours(err):
                 raise
             context.abort(grpc.StatusCode.UNKNOWN, mask(str(err)) or type(err).__name__)
+        finally:
+            CURRENT_URN.reset(reset)
 
     call._clean_errors = True  # type: ignore[attr-defined]  # wrapped once, however often configure runs
     return grpc.unary_unary_rpc_method_handler(call, request_deserializer=handler.request_deserializer,

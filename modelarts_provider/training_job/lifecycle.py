@@ -22,7 +22,8 @@ from .args import TrainingJobArgs
 from .compare import mismatches
 from .name_index import NameIndex
 from ..client.errors import CLIENT_AMBIGUOUS_CREATE, JOB_NOT_FOUND, ModelArtsError
-from ..core.ownership import OWNER_ANNOTATION, OwnerMark, owner_text, token_on
+from ..core.call_urn import current_stack
+from ..core.ownership import OWNER_ANNOTATION, OwnerMark, marked_for, owner_text, token_on
 from ..client.models import ACTIVE_PHASES, TERMINAL_PHASES, CreateTrainingJobRequest, TrainingJob
 
 Printer = Callable[[str], None]
@@ -90,7 +91,8 @@ def stop_and_delete(client: JobClient, job_id: str, timeout_s: float, poll_s: fl
                     owner: OwnerMark | None = None, keep_finished: bool = False) -> None:
     """Delete: terminate if running, wait until stopped, delete the record. Already gone = success.
 
-    A job that carries another resource's owner token is left alone (an error). One that carries none
+    A job that carries another resource's owner token, or whose owner text names another stack (a copied
+    stack shares the original's tokens), is left alone (an error). One that carries none
     is deleted: its id in this resource's state is the record (a job created before owners were
     recorded, or adopted with adopt_job_id)."""
     job = client.get_job(job_id)
@@ -98,7 +100,9 @@ def stop_and_delete(client: JobClient, job_id: str, timeout_s: float, poll_s: fl
         say(f"job {job_id}: already gone")
         return
     token = token_on(job.metadata.annotations)
-    if owner is not None and token is not None and token != owner.token:
+    # The stack deleting is the one this call's URN names (a copied state records the original's mark).
+    here = current_stack() or (owner.stack if owner is not None else None)
+    if owner is not None and token is not None and not marked_for(job.metadata.annotations, owner.token, here):
         raise TrainingJobError(
             f"training job {job.name} ({job_id}) is not this resource's ({owner_text(job.metadata.annotations)}); "
             "it was not stopped or deleted: if it should leave this stack only, `pulumi state delete` its resource")
@@ -140,18 +144,35 @@ def _not_ours(name: str, job: TrainingJob, args: TrainingJobArgs) -> TrainingJob
 
 
 def _is_ours(job: TrainingJob, owner: OwnerMark | None) -> bool:
-    return owner is not None and token_on(job.metadata.annotations) == owner.token
+    """This resource's token, in a mark that names this stack (core/ownership.py)."""
+    return owner is not None and marked_for(job.metadata.annotations, owner.token, owner.stack)
+
+
+# The ids the stack's state holds for this resource's owner token, read when needed (state_jobs.py); None
+# when the state could not be read.
+HeldByState = Callable[[], "frozenset[str] | None"]
+
+
+def _same_name_kept(name: str, job: TrainingJob) -> TrainingJobError:
+    return TrainingJobError(
+        f"training job {name} ({job.id}, {job.phase}) is recorded in this stack's state and its replacement "
+        f"(`pulumi up --replace`, or a tainted resource) keeps the explicit name {name}, which the service holds "
+        "once; nothing was changed: give the job a new name (or leave name unset for a derived one) to run it "
+        "again beside the recorded run, or set the resource option deleteBeforeReplace to delete it first")
 
 
 def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Printer,
-           tracked: frozenset[str] = frozenset()) -> TrainingJob:
+           tracked: frozenset[str] = frozenset(), held_by_state: HeldByState | None = None) -> TrainingJob:
     """Adopt, take over, or POST: the job this declaration stands for, without waiting.
 
     Before the POST: a job with the declared name that is not ours stops the `up`; our own job with the
     same name and spec (a lost create response, a killed `up`) is taken over; our own jobs of another
     spec or name (a killed `up`, then an edit) are stopped and deleted, named in the output. `tracked`:
-    ids the state still holds for this resource (a replacement creating its successor first): never
-    orphans, the engine deletes them after this create."""
+    ids the state still holds for this resource as the engine showed them to this process (a replacement
+    creating its successor first): never orphans, the engine deletes them after this create.
+    `held_by_state`: the same read from the stack's state, asked only when a job of ours is left after
+    `tracked` (a `pulumi up --replace` is never diffed: state_jobs.py); a job it holds is neither taken over
+    nor deleted here, and when the state cannot be read no job of ours is."""
     if args.adopt_job_id:
         return adopt(client, args, say)
     name = args.name or ""
@@ -159,8 +180,20 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
     mine = [j for j in same_name if _is_ours(j, args.owner)]
     if args.owner is not None:
         seen = {j.id for j in mine}
-        mine += [j for j in index.owned_by(args.owner.token, args.workspace_id) if j.id not in seen]
+        mine += [j for j in index.owned_by(args.owner.token, args.workspace_id)
+                 if j.id not in seen and _is_ours(j, args.owner)]
     mine = [j for j in mine if j.id not in tracked]
+    if mine and held_by_state is not None:
+        held = held_by_state()
+        recorded = [j for j in mine if held is None or j.id in held]
+        if held is None:
+            say(f"{name}: the stack's state could not be read: earlier jobs of this resource are left as they are "
+                f"({', '.join(f'{j.name} {j.id}' for j in recorded)})")
+        kept = next((j for j in recorded if j.name == name), None)
+        if kept is not None and held is not None:
+            raise _same_name_kept(name, kept)
+        left = {j.id for j in recorded}
+        mine = [j for j in mine if j.id not in left]
     current = [j for j in mine if j.name == name and not mismatches(args, j)]
     if current:
         job = current[0]  # the newest
