@@ -140,10 +140,28 @@ class TrainingJobProvider(ModelArtsProvider):
             say(f"{args.name}: {err}")
             return None
 
+    # The owner token the state records, per resource URN, as this process's checks with old inputs saw it: the
+    # engine checks a replacement again with no old inputs, which would derive the token from the seed anew (a
+    # new token if the seed was replaced since): the replacement keeps the recorded one, as the docs promise.
+    _tokens: dict[str, str] = {}
+
+    def _recorded_token(self, olds: dict[str, Any], news: dict[str, Any]) -> dict[str, Any]:
+        urn, owner = current_urn(), news.get("owner")
+        if not urn or not isinstance(owner, dict) or owner.get("token"):
+            return news
+        recorded = (olds or {}).get("owner")
+        if isinstance(recorded, dict) and isinstance(recorded.get("token"), str) and recorded["token"]:
+            with self._index_lock:
+                self._tokens[urn] = recorded["token"]
+            return news
+        with self._index_lock:
+            token = self._tokens.get(urn)
+        return {**news, "owner": {**owner, "token": token}} if token else news
+
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         if isinstance(news.get(SEED_INPUT), str):
             remember([news[SEED_INPUT]])  # never printed; masked should it ever be
-        given = news
+        given = self._recorded_token(olds, news)
         news = with_identity(given, olds or None)  # owner token and derived name, before anything is created
         if not olds:
             taken = self._held_names(news)
