@@ -132,4 +132,9 @@ def test_plugin_a_secret_search_value_is_secret_in_every_output_and_nothing_else
         # The stack output: Pulumi YAML writes a secret inside a map as {} (as it does for the secret input
         # itself, under ${tune.algorithm}): never the value.
         _assert_trials(st.outputs()["statuses"]["tune"]["search"]["trials"], {})
+        # `results tune`: a plugin stack exports no `searches`: the trials are read from the JobsAwait's state.
+        shown = cli(st, "results", "tune")
+        assert shown.returncode == 0, shown.stderr
+        assert shown.stdout.startswith("tune: 6 points; best "), shown.stdout
+        assert SECRET not in shown.stdout and "[secret]" in shown.stdout and PLAIN in shown.stdout, shown.stdout
         st.destroy()
