@@ -177,3 +177,27 @@ def test_a_copied_stack_never_takes_over_or_destroys_the_originals_jobs(tmp_path
     assert [(j["metadata"]["id"], phase_of(j)) for j in emu.jobs()] == [(original["metadata"]["id"], "Running")]
     assert emu.counters()["terminate"] == 0 and emu.counters()["delete"] == 0 and emu.counters()["create"] == 1
     assert set(state_job_ids(st).values()) == {original["metadata"]["id"]}
+
+
+def test_plugin_a_copied_stack_never_destroys_the_originals_job(tmp_path: Path, emu: Any) -> None:
+    # The same through the provider plugin (a YAML program): the copy's calls name the copy (their URNs).
+    from testkit.plugin_program import yaml_stack
+
+    resources = {"a": {"type": "modelarts:index:TrainingJob", "properties": {
+        "algorithm": {"id": "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"}, "flavorId": "modelarts.vm.cpu.2u"}}}
+    st = yaml_stack(tmp_path, emu, resources)
+    st.up()
+    (original,) = emu.jobs()
+    (tmp_path / "copy.json").write_text(json.dumps(st.export()).replace("urn:pulumi:test::", "urn:pulumi:copy::"))
+    config = (st.workdir / "Pulumi.test.yaml").read_text()
+    st.run("stack", "init", "copy", stack_flag=False)
+    (st.workdir / "Pulumi.copy.yaml").write_text(config)
+    copy = type(st)(workdir=st.workdir, name="copy", env=st.env)
+    copy.run("stack", "import", "--file", str(tmp_path / "copy.json"))
+    copy.up()
+    refused = copy.destroy(check=False)
+    text = output_of(refused)
+    assert refused.returncode != 0, text
+    assert "is not this resource's (it belongs to organization/yaml-jobs/test::a" in text, text
+    assert [(j["metadata"]["id"], phase_of(j)) for j in emu.jobs()] == [(original["metadata"]["id"], "Running")]
+    assert emu.counters()["terminate"] == 0 and emu.counters()["delete"] == 0
