@@ -161,6 +161,13 @@ def _same_name_kept(name: str, job: TrainingJob) -> TrainingJobError:
         "again beside the recorded run, or set the resource option deleteBeforeReplace to delete it first")
 
 
+def _writes(args: TrainingJobArgs) -> bool:
+    """Whether the job writes to OBS (an output channel or a log export path): a replacement of the same spec
+    writes to the same paths unless each run has its folder (output_per_run)."""
+    outputs = args.algorithm.outputs if args.algorithm is not None else None
+    return bool(outputs) or (args.log_export_path is not None and bool(args.log_export_path.obs_url))
+
+
 def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Printer,
            tracked: frozenset[str] = frozenset(), held_by_state: HeldByState | None = None) -> TrainingJob:
     """Adopt, take over, or POST: the job this declaration stands for, without waiting.
@@ -192,6 +199,14 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
         kept = next((j for j in recorded if j.name == name), None)
         if kept is not None and held is not None:
             raise _same_name_kept(name, kept)
+        if held is not None and _writes(args) and not args.output_per_run:
+            for job in recorded:
+                if job.phase in ACTIVE_PHASES:
+                    # The engine deletes it after this create (`--replace` is never diffed, so the rule "a running
+                    # job writing where its successor will is stopped first" is kept here): stopped, not deleted.
+                    say(f"{job.name}: running and writing to the OBS paths its replacement {name} will: stopping "
+                        "it first (deleted once the replacement was accepted)")
+                    stop(client, job, args.delete_timeout_seconds, args.poll_interval_seconds, say)
         left = {j.id for j in recorded}
         mine = [j for j in mine if j.id not in left]
     current = [j for j in mine if j.name == name and not mismatches(args, j)]

@@ -587,3 +587,20 @@ def test_a_job_with_our_token_marked_by_another_stack_is_never_taken_over_or_del
     finally:
         CURRENT_URN.reset(reset)
     assert c.touched() == set() and set(c.jobs) == {theirs_job.id}
+
+
+def test_a_running_job_the_state_holds_is_stopped_first_when_its_replacement_writes_where_it_does():
+    # `pulumi up --replace` of a running job: never diffed, so the replacement's create keeps the rule that two
+    # runs never write to one OBS path at once; the engine deletes the stopped job after this create.
+    c = FakeClient(script=["Running", "Terminated"])
+    old = c.add(args(name="job-a-gen0").model_copy(update={"owner": args().owner}).to_wire(), "Running")
+    said = Said()
+    new = submit(c, args(), NameIndex(c), said, held_by_state=lambda: frozenset({old.id or ""}))
+    assert c.calls.index("terminate") < c.calls.index("create") and c.count("delete") == 0
+    assert new.id != old.id and any("stopping it first" in line for line in said), said
+    # Each run in its own folder (output_per_run): nothing shared, nothing stopped.
+    c2 = FakeClient()
+    old2 = c2.add(args(name="job-a-gen0").model_copy(update={"owner": args().owner}).to_wire(), "Running")
+    submit(c2, args(output_per_run=True, derived_name=True), NameIndex(c2), Said(),
+           held_by_state=lambda: frozenset({old2.id or ""}))
+    assert c2.count("terminate") == 0
