@@ -138,6 +138,20 @@ def listen_for_cancel() -> None:
                     handlers[method] = wrapped(method, handlers[method])
 
 
+# The module the engine runs a dynamic provider as (`python -m pulumi.dynamic`: pulumi-resource-pulumi-python).
+DYNAMIC_SERVER_MODULE = "pulumi.dynamic.__main__"
+
+
+def serving_engine() -> bool:
+    """Whether this call comes from the engine: it named its URN (core/call_urn.py; the plugin always does), or
+    this process is the dynamic-provider server (whose first call runs before its handlers are wrapped).
+    Provider code called directly (library use, unit tests) has no stack state to read."""
+    if CURRENT_URN.get():
+        return True
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    return getattr(spec, "name", None) == DYNAMIC_SERVER_MODULE
+
+
 def _grpc_servers() -> list[Any]:
     """The gRPC servers' states of this process (the dynamic-provider server's, in a provider process)."""
     import gc

@@ -27,7 +27,7 @@ from ..core.call_urn import current_urn
 from ..core.masking import remember, show
 from ..core.location import check_same_place, location_of
 from ..core.ownership import OwnerMark, marked_for
-from ..core.provider_base import ModelArtsProvider, ProviderError, say
+from ..core.provider_base import ModelArtsProvider, ProviderError, say, serving_engine
 
 
 # A secret section's pool, flavor and node count are names and counts, printed in every progress line.
@@ -113,7 +113,7 @@ class TrainingJobProvider(ModelArtsProvider):
         name, owner = news.get("name"), news.get("owner")
         if not news.get("derived_name") or not isinstance(name, str) or not isinstance(owner, dict):
             return frozenset()
-        if self._settings is None or not current_urn():  # not configured, or not the engine's call: no state
+        if self._settings is None or not serving_engine():  # not configured, or not the engine's call: no state
             return frozenset()
         try:
             mark = OwnerMark.model_validate(owner)
@@ -198,7 +198,7 @@ class TrainingJobProvider(ModelArtsProvider):
         args = TrainingJobArgs.model_validate(strip_outputs(props))
         # The stack's state is there to read only for the engine's calls (they name their resource's URN).
         job = lifecycle.submit(self._api(), args, self._names(), say, self._tracked_for(args),
-                               (lambda: self._held_ids(args)) if current_urn() else None)
+                               (lambda: self._held_ids(args)) if serving_engine() else None)
         return CreateResult(job.id, {**stored_args(args), **self._status(job)})
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
