@@ -6,7 +6,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..core.masking import known
 from ..core.rules import WaitFor
+from ..core.secret_leaves import secret_where
 from ..core.linear_regex import check_metric, check_objective
 from ..results.curves import Curve
 from .searches import SearchStatus
@@ -111,10 +113,15 @@ class JobsAwaitOutputs(_AwaitModel):
     def of(cls, statuses: dict[str, AwaitedStatus], runs: dict[str, Any] | None = None) -> dict[str, Any]:
         out = cls(statuses=statuses, phases={k: s.phase for k, s in statuses.items()},
                   runs=runs if isinstance(runs, dict) else {}).model_dump(mode="json")
+        secrets = known(every=True)
         for status in out["statuses"].values():  # results fields only where set: other jobs' statuses as before
             for name in RESULT_FIELDS:
                 if status.get(name) in (None, False):
                     status.pop(name, None)
+            for trial in (status.get("search") or {}).get("trials") or []:
+                # A trial's value drawn from a secret of its space (its TrainingJob's secret inputs, which this
+                # process learnt at their check: masking.py) is a secret in the state; nothing else of it is.
+                trial["parameters"] = secret_where(trial.get("parameters") or {}, secrets)
         return out
 
 

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from ..awaiting.args import AwaitedStatus, JobsAwaitArgs
 from ..awaiting.results import sweep_results as sweep_results_of
 from ..core.extras import require
+from ..core.secret_leaves import SIG_KEY
 from .output import guarded, print_line
 from .stack_reader import PLUGIN_JOB_TYPE, LogsError, PulumiCli, StackExport, job_in_state
 from ..results.table import SweepResults, table_lines
@@ -69,6 +70,35 @@ def state_sweep(exported: StackExport, sweep: str) -> SweepResults | None:
     return None
 
 
+def _hidden(value: Any) -> Any:
+    """Recorded values with each secret (still encrypted in an export) as `[secret]`, as `stack output` shows it."""
+    if isinstance(value, dict):
+        return "[secret]" if SIG_KEY in value else {k: _hidden(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_hidden(v) for v in value]
+    return value
+
+
+def state_search(exported: StackExport, key: str) -> SweepResults | None:
+    """A search's trials from the state's JobsAwait (its entry `key` with a `search`), for a stack whose program
+    exports no `searches` (a YAML or TypeScript program through the provider plugin)."""
+    from ..awaiting.searches import results_of  # noqa: PLC0415 - only for a search
+
+    for res in exported.deployment.resources or []:
+        if not res.type.endswith(":JobsAwait"):
+            continue
+        hidden = _hidden(res.outputs)  # before the renaming, which knows no secret's shape
+        outputs = _snake(hidden) if res.type.startswith("modelarts:") else hidden
+        try:
+            spec = JobsAwaitArgs.model_validate({"jobs": outputs.get("jobs") or {}}).jobs.get(key)
+            status = AwaitedStatus.model_validate((outputs.get("statuses") or {}).get(key) or {})
+        except (ValidationError, AttributeError):
+            continue  # a secret, or another program's resource
+        if spec is not None and spec.search is not None and status.search is not None:
+            return results_of(SweepObjective(name=spec.search.name, goal=spec.search.goal), status.search)
+    return None
+
+
 def sweep_results(pulumi: PulumiCli, sweep: str) -> SweepResults:
     outputs = pulumi.json("stack", "output", "--json")
     sweeps = outputs.get("sweeps") if isinstance(outputs, dict) else None
@@ -83,6 +113,13 @@ def sweep_results(pulumi: PulumiCli, sweep: str) -> SweepResults:
     if not isinstance(sweeps, dict):
         try:
             from_state = state_sweep(StackExport.model_validate(pulumi.json("stack", "export")), sweep)
+        except ValidationError:
+            from_state = None
+        if from_state is not None:
+            return from_state
+    if not isinstance(sweeps, dict) and not isinstance(searches, dict):
+        try:
+            from_state = state_search(StackExport.model_validate(pulumi.json("stack", "export")), sweep)
         except ValidationError:
             from_state = None
         if from_state is not None:

@@ -18,6 +18,7 @@ from typing import Any, Callable, Optional
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..core.masking import secret_values
+from ..stack.secrets import secured_parts
 from .pulumi_cli import engine_bin, find_pulumi
 
 # "pulumi-python:dynamic/modelarts:TrainingJob" today, "pulumi-python:dynamic:Resource" in older states
@@ -186,7 +187,8 @@ def stack_config(pulumi: PulumiCli, note: Callable[[str], None]) -> tuple[Any, l
         except LogsError:
             return {}, []
     values: list[str] = []
-    for entry in (raw.values() if isinstance(raw, dict) else []):
+    written = _stack_file_config(pulumi)
+    for full_key, entry in (raw.items() if isinstance(raw, dict) else []):
         if isinstance(entry, dict) and entry.get("secret"):
             got = entry.get("objectValue", entry.get("value"))
             if isinstance(got, str) and got.lstrip()[:1] in ("{", "["):  # a whole map set as one secret
@@ -194,12 +196,28 @@ def stack_config(pulumi: PulumiCli, note: Callable[[str], None]) -> tuple[Any, l
                     got = json.loads(got)
                 except ValueError:
                     pass
+            parts = secured_parts(written.get(full_key), got) if isinstance(got, (dict, list)) else None
+            if parts is not None:
+                # A map with secret leaves (`config set --secret --path`): those leaves, not the whole map (its
+                # names and plain values, e.g. a search's objective, would be masked in every line).
+                values += [v for part in parts for v in
+                           (secret_values(part) if isinstance(part, (dict, list))
+                            else [str(part)] if isinstance(part, (str, int, float)) and not isinstance(part, bool)
+                            else [])]
+                continue
             # a whole section's counts, phases and short words are not masked (masking.secret_material)
             values += secret_values(got) if isinstance(got, (dict, list)) else \
                 [str(got)] if isinstance(got, (str, int, float)) and not isinstance(got, bool) else []
             if isinstance(entry.get("value"), str) and isinstance(got, (dict, list)):
                 values.append(entry["value"])
     return raw, [v for v in values if v.strip()]
+
+
+def _stack_file_config(pulumi: PulumiCli) -> dict[str, Any]:
+    """The stack file's config as written (`secure:` markers where `--secret` set a value), or {}."""
+    from ..stack.secrets import read_stack_config  # noqa: PLC0415 - the stack program's reading of the file
+
+    return read_stack_config(pulumi.cwd, pulumi.stack.rsplit("/", 1)[-1]) or {}
 
 
 def stack_settings(pulumi: PulumiCli, environ: dict[str, str], raw: Any = None) -> Any:

@@ -11,6 +11,8 @@ the same again after a killed `up`:
 - the suffix of a derived job name: HMAC(seed, resource name, hash of the job's spec), so a new name for each
   replacement (a new spec), the same name for a replacement that was killed and is tried again. (Not a
   replacement counter from the state: the engine checks a replacement's inputs again without the old ones.)
+  A replacement of the same spec (`pulumi up --replace`, a taint) whose predecessor's job the state still holds
+  takes the next generation: HMAC(seed, resource name, spec hash, generation).
 
 A token already in the state is kept (stacks made when the token was a RandomId keep theirs).
 """
@@ -46,7 +48,10 @@ def token_for(seed: str, resource: str) -> str:
     return _mac(seed, "owner-token", resource).hex()[:TOKEN_LENGTH]
 
 
-def suffix_for(seed: str, resource: str, spec: str) -> str:
-    """The derived name's suffix of that resource's job of spec hash `spec` (lowercase letters and digits)."""
-    digest = _mac(seed, "name-suffix", resource, spec)
+def suffix_for(seed: str, resource: str, spec: str, generation: int = 0) -> str:
+    """The derived name's suffix of that resource's job of spec hash `spec` (lowercase letters and digits).
+    `generation` > 0: the same declaration run again (`pulumi up --replace`) while the state still holds the
+    earlier run's job (training_job/state_jobs.py): a new name, the same again if that replacement is retried."""
+    parts = (resource, spec) if generation == 0 else (resource, spec, f"generation-{generation}")
+    digest = _mac(seed, "name-suffix", *parts)
     return "".join(SUFFIX_ALPHABET[b % len(SUFFIX_ALPHABET)] for b in digest[:SUFFIX_LENGTH])

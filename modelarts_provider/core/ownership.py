@@ -8,9 +8,10 @@ Like Helm 3's `meta.helm.sh/release-name`, every job this product creates carrie
   so it is in the state before the job's POST, and it differs between two stacks of the same name on
   two backends (two teammates' `dev`), which the owner text alone cannot tell apart.
 
-A job is this resource's only when it carries this resource's token. That decides takeover (a lost
-create response, a killed `up`), stopping and deleting; the name and the spec never do.
-
+A job is this resource's only when it carries this resource's token and its owner text names this stack
+(project and stack: a stack copied with `stack export`/`stack import` shares the seed, hence the tokens, of
+the original, and must never take over or delete the original's jobs). That decides takeover (a lost create
+response, a killed `up`), stopping and deleting; the name and the spec never do.
 The service may leave `metadata.annotations` out of its responses (Terraform's huaweicloud_modelarts_training_job
 documentation says it does), so the mark is written where the service keeps and returns it too:
 
@@ -98,3 +99,29 @@ def owner_text(annotations: Mapping[str, str] | None) -> str:
     if TOKEN_ANNOTATION not in ann:
         return "it carries no owner mark (not created by this stack tool, or before owners were recorded)"
     return f"it belongs to {ann.get(OWNER_ANNOTATION) or 'another resource'} (owner token {ann[TOKEN_ANNOTATION][:8]}...)"
+
+
+def stack_of_label(label: str | None) -> str | None:
+    """`project/stack` of an owner text (`<organization>/<project>/<stack>[::<resource>]`): the organization is
+    left out, as the provider plugin does not know it (its marks say `organization`)."""
+    if not label:
+        return None
+    stack = label.split("::", 1)[0]
+    parts = stack.split("/")
+    return "/".join(parts[-2:]) if len(parts) >= 2 else None
+
+
+def mark_stack(annotations: Mapping[str, str] | None) -> str | None:
+    """`project/stack` named by a live job's owner text, if it carries one."""
+    return stack_of_label((annotations or {}).get(OWNER_ANNOTATION))
+
+
+def marked_for(annotations: Mapping[str, str] | None, token: str, stack: str | None) -> bool:
+    """Whether a live job carries this owner token and its owner text names the stack `stack`
+    (`organization/project/stack` or `project/stack`; None: the token alone decides, for callers that cannot
+    know the stack). A job with the token and no owner text counts by its token (the two are written together)."""
+    ann = annotations or {}
+    if token_on(ann) != token:
+        return False
+    named = mark_stack(ann)
+    return stack is None or named is None or named == stack_of_label(stack)

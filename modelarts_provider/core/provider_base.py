@@ -20,6 +20,7 @@ from typing import Any, Callable, ClassVar, Generic, Mapping, TypeVar
 from pulumi.dynamic import CheckFailure, CheckResult, ConfigureRequest, ResourceProvider
 
 from .failures import for_engine
+from .call_urn import CURRENT_URN
 from .masking import mask
 from .provider_config import NAMESPACE, ProviderConfigError, ProviderSettings, resolve_settings
 
@@ -141,6 +142,20 @@ def listen_for_cancel() -> None:
                     handlers[method] = wrapped(method, handlers[method])
 
 
+# The module the engine runs a dynamic provider as (`python -m pulumi.dynamic`: pulumi-resource-pulumi-python).
+DYNAMIC_SERVER_MODULE = "pulumi.dynamic.__main__"
+
+
+def serving_engine() -> bool:
+    """Whether this call comes from the engine: it named its URN (core/call_urn.py; the plugin always does), or
+    this process is the dynamic-provider server (whose first call runs before its handlers are wrapped).
+    Provider code called directly (library use, unit tests) has no stack state to read."""
+    if CURRENT_URN.get():
+        return True
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    return getattr(spec, "name", None) == DYNAMIC_SERVER_MODULE
+
+
 def _grpc_servers() -> list[Any]:
     """The gRPC servers' states of this process (the dynamic-provider server's, in a provider process)."""
     import gc
@@ -182,7 +197,8 @@ def _ours(err: BaseException) -> bool:
 
 
 def clean_errors(handler: Any) -> Any:
-    """The handler, answering with an error's own message where the SDK's server would prefix it.
+    """The handler, answering with an error's own message where the SDK's server would prefix it, and
+    setting the call's URN (core/call_urn.py) around it.
 
     When a dynamic provider's create/update/delete raises, grpc's server answers `Exception calling
     application: <message>` and logs a traceback; the engine prints that prefix before our one-line
@@ -195,12 +211,17 @@ def clean_errors(handler: Any) -> Any:
         return handler
 
     def call(request: Any, context: Any) -> Any:
+        # The call's URN for this call only (core/call_urn.py): the SDK's handlers do not pass it on.
+        urn = getattr(request, "urn", "")
+        reset = CURRENT_URN.set(urn if isinstance(urn, str) else "")
         try:
             return behavior(request, context)
         except Exception as err:  # noqa: BLE001 - only ours is answered here, the rest is re-raised
             if not _ours(err):
                 raise
             context.abort(grpc.StatusCode.UNKNOWN, mask(str(err)) or type(err).__name__)
+        finally:
+            CURRENT_URN.reset(reset)
 
     call._clean_errors = True  # type: ignore[attr-defined]  # wrapped once, however often configure runs
     return grpc.unary_unary_rpc_method_handler(call, request_deserializer=handler.request_deserializer,

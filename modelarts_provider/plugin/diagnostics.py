@@ -9,7 +9,6 @@ masks; log records are masked here). A line the engine cannot take goes to stder
 
 from __future__ import annotations
 
-import contextvars
 import logging
 import sys
 from typing import Any
@@ -17,11 +16,9 @@ from typing import Any
 import grpc
 from pulumi.runtime.proto import engine_pb2, engine_pb2_grpc
 
+from ..core.call_urn import CURRENT_URN  # noqa: F401 - the plugin sets it around each call
 from ..core.masking import mask
 from ..core.provider_base import set_output
-
-# The URN of the resource whose provider call runs in this context (the plugin sets it around each call).
-CURRENT_URN: contextvars.ContextVar[str] = contextvars.ContextVar("modelarts_current_urn", default="")
 SEVERITIES = {"info": engine_pb2.INFO, "warning": engine_pb2.WARNING, "error": engine_pb2.ERROR}
 
 

@@ -41,7 +41,7 @@ from .diagnostics import CURRENT_URN
 from .doors import DOORS, PACKAGE, Context, Door
 from .names import Names
 from .schema import schema, snake_schema
-from .values import plain_map, property_map, secret_paths, secret_values
+from .values import lift_secrets, plain_map, property_map, secret_paths, secret_values
 
 T = TypeVar("T")
 VERSION = "0.1.0"
@@ -129,10 +129,12 @@ class ModelArtsPlugin(p.Provider):
     def _out(self, urn: str, values: dict[str, Any], secret: Any = None) -> Any:
         """The providers' values -> the engine's: camelCase, secret at the paths of `secret` (the request's
         property values whose secrets stay secret) and at the outputs the door builds from them."""
+        values, leaves = lift_secrets(values)  # values secret on their own (a secret search value's trials)
         camel = self._names.to_camel(_type_name(urn), values)
         paths = secret_paths(secret) if secret is not None else []
         derived = DOORS[_type_name(urn)].secret_outputs([self._snake_path(p) for p in paths]) if paths else []
-        return property_map(camel, _anchored(camel, paths) + [self._names.key(k) for k in derived])
+        return property_map(camel, _anchored(camel, paths) + [self._names.key(k) for k in derived]
+                            + [".".join(self._names.key(part) for part in leaf.split(".")) for leaf in leaves])
 
     def _snake_path(self, path: str) -> str:
         """A camelCase property path (from the engine's values) in the providers' naming."""

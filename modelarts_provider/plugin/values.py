@@ -15,6 +15,7 @@ from typing import Any
 
 from pulumi.provider.experimental.property_value import Computed, PropertyValue
 
+from ..core.secret_leaves import is_secret
 from ..core.unknowns import UNKNOWN, is_unknown
 
 
@@ -44,6 +45,8 @@ def from_plain(value: Any) -> PropertyValue:
         return PropertyValue(value)
     if isinstance(value, (int, float)):
         return PropertyValue(float(value))
+    if is_secret(value):  # a value secret on its own among plain ones (core/secret_leaves.py)
+        return from_plain(value["value"]).with_secret(True)
     if isinstance(value, Mapping):
         return PropertyValue({str(k): from_plain(v) for k, v in value.items()})
     if isinstance(value, (list, tuple)):
@@ -77,10 +80,28 @@ def secret_values(values: Mapping[str, PropertyValue] | None) -> list[Any]:
             for leaf in leaves(to_plain(secret))]
 
 
+def lift_secrets(values: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """A provider's outputs with each value secret on its own (core/secret_leaves.py) made plain, and the dotted
+    paths where they were: the schema's renaming then sees plain values, and property_map marks them again."""
+    paths: list[str] = []
+
+    def walk(value: Any, path: str) -> Any:
+        if is_secret(value):
+            paths.append(path)
+            return value["value"]
+        if isinstance(value, Mapping):
+            return {k: walk(v, f"{path}.{k}") for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v, f"{path}.{i}") for i, v in enumerate(value)]
+        return value
+
+    return {k: walk(v, k) for k, v in values.items()}, paths
+
+
 def _marked(value: Any, path: str, secret: frozenset[str]) -> PropertyValue:
     if path in secret:
         return from_plain(value).with_secret(True)
-    if isinstance(value, Mapping) and not is_unknown(value):
+    if isinstance(value, Mapping) and not is_unknown(value) and not is_secret(value):
         return PropertyValue({str(k): _marked(v, f"{path}.{k}", secret) for k, v in value.items()})
     if isinstance(value, (list, tuple)):
         return PropertyValue([_marked(v, f"{path}.{i}", secret) for i, v in enumerate(value)])

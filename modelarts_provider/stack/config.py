@@ -567,11 +567,21 @@ class StackConfigError(ValueError):
     """One line naming the offending key(s) and what is allowed."""
 
 
+# A key longer than this is cut where a message names it: a 200-character key (itself refused: keys are at most
+# 40 characters) is not echoed in full in every line about its entry.
+KEY_SHOWN = 48
+
+
+def _key_text(part: Any) -> str:
+    text = str(part)
+    return text if len(text) <= KEY_SHOWN else text[:KEY_SHOWN - 3] + "..."
+
+
 def _loc_text(loc: tuple[Any, ...]) -> str:
-    section, rest = str(loc[0]), loc[1:]
+    section, rest = _key_text(loc[0]), loc[1:]
     text = f"{PROJECT}:{section}"
     for part in rest:
-        text += f"[{part}]" if isinstance(part, int) else f".{part}"
+        text += f"[{part}]" if isinstance(part, int) else f".{_key_text(part)}"
     return text
 
 

@@ -40,7 +40,7 @@ def _selectors(cfg: StackConfig, p: JobPlan, secrets: SecretPaths) -> list[tuple
     entry = cfg.jobs.get(key) if section == "jobs" else cfg.sweeps.get(key)
     if entry is None:
         return []
-    return job_selectors(secrets, section, key, cfg.obs_name_for(entry), entry.pool)
+    return job_selectors(secrets, section, key, cfg.obs_name_for(entry), entry.pool, getattr(entry, "search", None))
 
 
 # Outputs computed from OBS URLs: secret too when the URLs are.

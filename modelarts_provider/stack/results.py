@@ -23,6 +23,7 @@ from typing import Any
 import pulumi
 
 from ..awaiting.searches import SearchStatus
+from ..core.masking import known
 from ..awaiting.searches import export as search_export
 from ..results.table import Point, SweepObjective, collect
 from .config import StackConfig
@@ -85,9 +86,25 @@ def build_runs(runs: dict[str, Any] | None) -> dict[str, list[dict[str, Any]]]:
             for key, records in sorted((runs or {}).items()) if isinstance(records, list)}
 
 
+def secret_trial_values(searches: dict[str, Any], secrets: frozenset[str]) -> dict[str, Any]:
+    """The `searches` export with each trial parameter drawn from a secret of its space (one of this program's
+    secret config values) a Pulumi secret of its own: names, the algorithm, rewards and plain values stay
+    visible (`pulumi stack output` shows `[secret]` in its place)."""
+    def trial(t: Any) -> Any:
+        if not isinstance(t, dict) or not isinstance(t.get("parameters"), dict):
+            return t
+        return {**t, "parameters": {k: pulumi.Output.secret(v) if isinstance(v, str) and v in secrets else v
+                                    for k, v in t["parameters"].items()}}
+
+    return {key: {**s, "trials": [trial(t) for t in s.get("trials") or []], "best": trial(s.get("best"))}
+            if isinstance(s, dict) else s for key, s in searches.items()}
+
+
 def export_results(cfg: StackConfig, plans: list[JobPlan], jobs: dict[str, Any], waited: Any) -> None:
     """`pulumi.export` the sweeps (when there are any) and the scored jobs (when there are any)."""
-    statuses = waited.statuses if waited is not None else pulumi.Output.from_input({})
+    # A secret trial value makes the JobsAwait's whole `statuses` a secret Output here (the SDK keeps secrecy per
+    # output, not per leaf): read plain, and the secret values made secrets again one by one (searches).
+    statuses = pulumi.Output.unsecret(waited.statuses) if waited is not None else pulumi.Output.from_input({})
     if cfg.sweeps:
         keys = [p.key for p in plans if p.sweep is not None]
         ids = pulumi.Output.from_input({k: jobs[k].job_id for k in keys})
@@ -98,7 +115,7 @@ def export_results(cfg: StackConfig, plans: list[JobPlan], jobs: dict[str, Any],
     if searched:
         ids = pulumi.Output.from_input({k: jobs[k].job_id for k in searched})
         pulumi.export("searches", pulumi.Output.all(statuses, ids).apply(
-            lambda a: build_searches(plans, a[0], a[1])))
+            lambda a: secret_trial_values(build_searches(plans, a[0], a[1]), known(every=True))))
     if any(p.sweep is None and p.objective is not None for p in plans):
         pulumi.export("objectives", statuses.apply(lambda s: build_objectives(plans, s)))
     if waited is not None:

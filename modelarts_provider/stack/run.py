@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import NoReturn
 
 import pulumi
 from pulumi.runtime import get_config_env, is_config_secret
@@ -37,6 +38,29 @@ from modelarts_provider.stack.declare import declare
 from modelarts_provider.stack.namespaces import misspelled_namespaces
 from modelarts_provider.stack.program import plan
 from modelarts_provider.stack.secrets import name_refusals, read_stack_config, secret_paths
+
+
+# The language host's exit code for "the error was shown to the user" (pulumi-language-python-exec): after it,
+# the engine adds no "program exited with non-zero exit code" error of its own. A RunError exits with 1.
+SHOWN_EXIT_CODE = 32
+
+
+class InputRefused(SystemExit):
+    """The program refused its input: the lines were shown as the program's errors, nothing else follows."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(SHOWN_EXIT_CODE)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def refuse(message: str) -> NoReturn:
+    """Bad input: one error per line, shown once (under the stack, as the engine shows a RunError), then the
+    program ends with the language host's code for a message already shown."""
+    pulumi.log.error(message)
+    raise InputRefused(message)
 
 
 def main() -> None:
@@ -75,7 +99,7 @@ def main() -> None:
         if cost.refusal:
             raise StackConfigError(cost.refusal)
     except (ProviderConfigError, StackConfigError) as err:
-        raise pulumi.RunError(mask(str(err))) from None
+        refuse(mask(str(err)))
 
     jobs, waited = declare(cfg, plans, secrets)
     exports = {}

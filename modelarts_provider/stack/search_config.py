@@ -173,6 +173,12 @@ class SearchConfig(_Cfg):
         for field, key in (("trials", TRIALS_KEY), ("parallel", PARALLEL_KEY)):
             if getattr(self, field) is not None and key in self.algorithm.params:
                 raise rule(field, f"is the algorithm's {key}: set {field} or algorithm.params.{key}, not both")
+        for key in (TRIALS_KEY, PARALLEL_KEY):
+            given = self.algorithm.params.get(key)
+            if given is not None and (isinstance(given, bool) or not isinstance(given, int)
+                                      or not 1 <= given <= MAX_TRIALS):
+                raise rule(f"algorithm.params.{key}", f"must be a whole number from 1 to {MAX_TRIALS} (the trials a "
+                                                      f"search may run), got {shown(given)}")
         if self.trials is not None and self.parallel is not None and self.parallel > self.trials:
             raise rule("parallel", f"{self.parallel} trials at once is more than trials ({self.trials})")
         outside = [k for k in self.skip if k not in self.space]
@@ -206,6 +212,38 @@ class SearchConfig(_Cfg):
         if self.skip:
             out["skip_search_params"] = ",".join(self.skip)
         return out
+
+
+    def secret_targets(self, rel: tuple[Any, ...]) -> list[tuple[Any, ...]] | None:
+        """The inputs under `algorithm.policies.auto_search` that a secret at `search.<rel>` becomes: the values
+        only (a choice's value, a range's bounds, an algorithm parameter's value, the regex), never the names,
+        which are the keys of every trial's parameters and of the exports. None: all of it (a secret `search`,
+        `objective` or the names themselves). List entries are selected by their `name` or `key`."""
+        if not rel:
+            return None
+        head, rest = rel[0], rel[1:]
+        if head == "space" and (not rest or rest[0] in self.space):
+            out: list[tuple[Any, ...]] = []
+            for name in ([rest[0]] if rest else list(self.space)):
+                if len(rest) >= 3 and rest[1] == "choice" and isinstance(rest[2], int):
+                    out.append(("search_params", name, "discrete_values", rest[2]))
+                else:
+                    out += [("search_params", name, k) for k in SPACE_VALUE_KEYS]
+            return out
+        algo = ("algo_configs", self.algorithm.name, "params")
+        if head == "algorithm" and len(rest) >= 2 and rest[0] == "params":
+            return [algo + (str(rest[1]), "value")]
+        if head == "algorithm" and rest == ("params",):
+            return [algo + (str(k), "value") for k in self.algorithm.params]
+        if head in ("trials", "parallel"):
+            return [algo + (TRIALS_KEY if head == "trials" else PARALLEL_KEY, "value")]
+        if head == "objective" and rest[:1] == ("regex",):
+            return [("reward_attrs", self.objective.name, "regex")]
+        return None
+
+
+# What a searched parameter's values become in its search_params entry (its name and type stay plain).
+SPACE_VALUE_KEYS = ("discrete_values", "lower_bound", "upper_bound", "discrete_points_num")
 
 
 # Config keys the provider's catalog check names (algo_configs[0] is the declared algorithm).

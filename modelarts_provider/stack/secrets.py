@@ -61,6 +61,18 @@ def _at(value: Any, path: Path_) -> Any:
     return value
 
 
+def secured_parts(written: Any, value: Any) -> list[Any] | None:
+    """The parts of a decrypted config value that the stack file marks `secure:` (`written`: the key as the file
+    holds it), or None when the file does not say (the whole key set as one secret, or no file)."""
+    found = list(_secure_paths(written)) if written is not None else []
+    if not found or found == [()]:
+        return None
+    try:
+        return [_at(value, path) for path in found]
+    except (KeyError, IndexError, TypeError):
+        return None
+
+
 def stack_file(project_dir: Path, stack: str) -> Path:
     """<stackConfigDir>/Pulumi.<stack>.yaml as Pulumi.yaml places it."""
     project = yaml.safe_load((project_dir / "Pulumi.yaml").read_text()) or {}
@@ -162,13 +174,23 @@ def name_refusals(raw: dict[str, Any], secrets: SecretPaths, full_key: Callable[
 
 # --- marking ---------------------------------------------------------------------------------------------
 
-def job_selectors(secrets: SecretPaths, section: str, key: str, obs: str | None, pool: str) -> list[Path_]:
+AUTO_SEARCH: Path_ = ("algorithm", "policies", "auto_search")
+
+
+def job_selectors(secrets: SecretPaths, section: str, key: str, obs: str | None, pool: str,
+                  search: Any = None) -> list[Path_]:
     """The TrainingJob input paths that carry a secret of the job entry `section.key`, of its OBS location
-    and of its pool."""
+    and of its pool. `search`: the entry's SearchConfig, whose secret values become those values alone in the
+    request (search_config.SearchConfig.secret_targets), not the whole search."""
     out: list[Path_] = []
     for rel in secrets.touching(section, key):
         if not rel:
             return list(_JOB_DATA)  # the whole entry (or section) is secret
+        if rel[0] == "search" and search is not None:
+            within = search.secret_targets(tuple(rel[1:]))
+            if within is not None:
+                out += [AUTO_SEARCH + t for t in within]
+                continue
         targets = _JOB_FIELDS.get(str(rel[0]))
         if targets is None:
             continue  # the provider's own options (waitFor, timeouts, ...) or a refused name field
@@ -199,8 +221,11 @@ def _select(value: Any, selector: Path_, path: tuple[str, ...], marked: list[str
     head, rest = selector[0], selector[1:]
     if isinstance(value, dict) and head in value:
         return {**value, head: _select(value[head], rest, path + (str(head),), marked)}
-    if isinstance(value, list):  # [{name, ...}]: the entry of that name
-        return [_select(v, rest, path + (str(i),), marked) if isinstance(v, dict) and v.get("name") == head else v
+    if isinstance(value, list) and isinstance(head, int):  # a list's item by its index
+        return [_select(v, rest, path + (str(i),), marked) if i == head else v for i, v in enumerate(value)]
+    if isinstance(value, list):  # [{name, ...}] or [{key, ...}]: the entry of that name or key
+        return [_select(v, rest, path + (str(i),), marked)
+                if isinstance(v, dict) and head in (v.get("name"), v.get("key")) else v
                 for i, v in enumerate(value)]
     return value
 

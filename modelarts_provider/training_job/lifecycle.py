@@ -35,7 +35,8 @@ from .args import TrainingJobArgs
 from .compare import mismatches
 from .name_index import NameIndex, job_token, marks, with_tags_read
 from ..client.errors import CLIENT_AMBIGUOUS_CREATE, JOB_NOT_FOUND, ModelArtsError
-from ..core.ownership import OWNER_ANNOTATION, TAG_PREFIX as OWNER_TAG_PREFIX, OwnerMark, owner_text
+from ..core.call_urn import current_stack
+from ..core.ownership import OWNER_ANNOTATION, TAG_PREFIX as OWNER_TAG_PREFIX, OwnerMark, marked_for, owner_text, token_on
 from ..client.models import ACTIVE_PHASES, TERMINAL_PHASES, CreateTrainingJobRequest, TrainingJob
 
 Printer = Callable[[str], None]
@@ -122,7 +123,8 @@ def stop_and_delete(client: JobClient, job_id: str, timeout_s: float, poll_s: fl
     longer has it (deletes are asynchronous: wait_deleted). Already gone = success.
     keep_finished: a finished run stays in the service (True), or when the callable says so of it.
 
-    A job that carries another resource's owner token is left alone (an error). One that carries none
+    A job that carries another resource's owner token, or whose owner text names another stack (a copied
+    stack shares the original's tokens), is left alone (an error). One that carries none
     is deleted: its id in this resource's state is the record (a job created before owners were
     recorded, or adopted with adopt_job_id)."""
     job = client.get_job(job_id)
@@ -132,7 +134,9 @@ def stop_and_delete(client: JobClient, job_id: str, timeout_s: float, poll_s: fl
     if owner is not None:
         (job,) = with_tags_read(client, [job])  # only where the annotations carry no token
     token = job_token(job)
-    if owner is not None and token is not None and token != owner.token:
+    # The stack deleting is the one this call's URN names (a copied state records the original's mark).
+    here = current_stack() or (owner.stack if owner is not None else None)
+    if owner is not None and token is not None and not marked_for(marks(job), owner.token, here):
         raise TrainingJobError(
             f"training job {job.name} ({job_id}) is not this resource's ({owner_text(marks(job))}); "
             "it was not stopped or deleted: if it should leave this stack only, `pulumi state delete` its resource")
@@ -207,7 +211,8 @@ def _not_ours(name: str, job: TrainingJob, args: TrainingJobArgs) -> TrainingJob
 
 
 def _is_ours(job: TrainingJob, owner: OwnerMark | None) -> bool:
-    return owner is not None and job_token(job) == owner.token
+    """This resource's token, in a mark that names this stack (core/ownership.py): annotations, else tags."""
+    return owner is not None and marked_for(marks(job), owner.token, owner.stack)
 
 
 def _proves_itself(job: TrainingJob, args: TrainingJobArgs) -> bool:
@@ -217,15 +222,38 @@ def _proves_itself(job: TrainingJob, args: TrainingJobArgs) -> bool:
             and not mismatches(args, job))
 
 
+# The ids the stack's state holds for this resource's owner token, read when needed (state_jobs.py); None
+# when the state could not be read.
+HeldByState = Callable[[], "frozenset[str] | None"]
+
+
+def _same_name_kept(name: str, job: TrainingJob) -> TrainingJobError:
+    return TrainingJobError(
+        f"training job {name} ({job.id}, {job.phase}) is recorded in this stack's state and its replacement "
+        f"(`pulumi up --replace`, or a tainted resource) keeps the explicit name {name}, which the service holds "
+        "once; nothing was changed: give the job a new name (or leave name unset for a derived one) to run it "
+        "again beside the recorded run, or set the resource option deleteBeforeReplace to delete it first")
+
+
+def _writes(args: TrainingJobArgs) -> bool:
+    """Whether the job writes to OBS (an output channel or a log export path): a replacement of the same spec
+    writes to the same paths unless each run has its folder (output_per_run)."""
+    outputs = args.algorithm.outputs if args.algorithm is not None else None
+    return bool(outputs) or (args.log_export_path is not None and bool(args.log_export_path.obs_url))
+
+
 def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Printer,
-           tracked: frozenset[str] = frozenset()) -> TrainingJob:
+           tracked: frozenset[str] = frozenset(), held_by_state: HeldByState | None = None) -> TrainingJob:
     """Adopt, take over, or POST: the job this declaration stands for, without waiting.
 
     Before the POST: a job with the declared name that is not ours stops the `up`; our own job with the
     same name and spec (a lost create response, a killed `up`) is taken over; our own jobs of another
     spec or name (a killed `up`, then an edit) are stopped and deleted, named in the output. `tracked`:
-    ids the state still holds for this resource (a replacement creating its successor first): never
-    orphans, the engine deletes them after this create."""
+    ids the state still holds for this resource as the engine showed them to this process (a replacement
+    creating its successor first): never orphans, the engine deletes them after this create.
+    `held_by_state`: the same read from the stack's state, asked only when a job of ours is left after
+    `tracked` (a `pulumi up --replace` is never diffed: state_jobs.py); a job it holds is neither taken over
+    nor deleted here, and when the state cannot be read no job of ours is."""
     if args.adopt_job_id:
         return adopt(client, args, say)
     name = args.name or ""
@@ -233,8 +261,28 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
     mine = [j for j in same_name if _is_ours(j, args.owner) or _proves_itself(j, args)]
     if args.owner is not None:
         seen = {j.id for j in mine}
-        mine += [j for j in index.owned_by(args.owner.token, args.workspace_id) if j.id not in seen]
+        mine += [j for j in index.owned_by(args.owner.token, args.workspace_id)
+                 if j.id not in seen and _is_ours(j, args.owner)]
     mine = [j for j in mine if j.id not in tracked]
+    if mine and held_by_state is not None:
+        held = held_by_state()
+        recorded = [j for j in mine if held is None or j.id in held]
+        if held is None:
+            say(f"{name}: the stack's state could not be read: earlier jobs of this resource are left as they are "
+                f"({', '.join(f'{j.name} {j.id}' for j in recorded)})")
+        kept = next((j for j in recorded if j.name == name), None)
+        if kept is not None and held is not None:
+            raise _same_name_kept(name, kept)
+        if held is not None and _writes(args) and not args.output_per_run:
+            for job in recorded:
+                if job.phase in ACTIVE_PHASES:
+                    # The engine deletes it after this create (`--replace` is never diffed, so the rule "a running
+                    # job writing where its successor will is stopped first" is kept here): stopped, not deleted.
+                    say(f"{job.name}: running and writing to the OBS paths its replacement {name} will: stopping "
+                        "it first (deleted once the replacement was accepted)")
+                    stop(client, job, args.delete_timeout_seconds, args.poll_interval_seconds, say)
+        left = {j.id for j in recorded}
+        mine = [j for j in mine if j.id not in left]
     current = [j for j in mine if j.name == name and not mismatches(args, j)]
     if current:
         job = current[0]  # the newest

@@ -14,12 +14,14 @@ is never recorded in the job's state; what is derived from it is, before the job
   recorded one but for the layout (a state written before per-run folders were the default, or the option
   toggled), the recorded paths stand and the option applies from the next run: an upgrade re-runs nothing and
   moves no file.
+  A check with no old inputs whose derived name a job of this resource already carries, and which the stack's
+  state holds (`pulumi up --replace`, a taint: state_jobs.py), takes the next generation's name instead.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, Callable
 
 from ..core.identity import SUFFIX_LENGTH, is_seed, suffix_for, token_for
@@ -90,8 +92,21 @@ def _owner(news: dict[str, Any], olds: dict[str, Any], seed: Any) -> Any:
     return owner  # no seed: validation says the token is missing
 
 
-def with_identity(news: dict[str, Any], olds: dict[str, Any] | None) -> dict[str, Any]:
-    """news with its owner token and derived name filled in, and the seed taken out (module docstring)."""
+def derived_name(seed: str, resource: str, spec: str, taken: Collection[str] = ()) -> str:
+    """`<resource name>-<suffix>` of the first generation whose name no job in `taken` carries."""
+    generation = 0
+    while True:
+        name = f"{name_prefix(resource)}-{suffix_for(seed, resource, spec, generation)}"
+        if name not in taken:
+            return name
+        generation += 1
+
+
+def with_identity(news: dict[str, Any], olds: dict[str, Any] | None,
+                  taken: Collection[str] = ()) -> dict[str, Any]:
+    """news with its owner token and derived name filled in, and the seed taken out (module docstring).
+    `taken`: names of this resource's jobs the stack's state holds, for a check with no old inputs (a
+    `pulumi up --replace`): the derived name is the first generation not among them (state_jobs.py)."""
     olds = olds or {}
     seed = news.get(SEED_INPUT)
     out = {k: v for k, v in news.items() if k != SEED_INPUT}
@@ -114,7 +129,7 @@ def with_identity(news: dict[str, Any], olds: dict[str, Any] | None) -> dict[str
         return _named(out, UNKNOWN)  # known at `up`
     if not is_seed(seed) or resource is None:
         return out  # nothing to derive from: validation says the name is missing
-    named = _named(out, f"{name_prefix(resource)}-{suffix_for(seed, resource, spec_hash(out))}")
+    named = _named(out, derived_name(seed, resource, spec_hash(out), taken))
     if olds and not _same_spec(named, olds):
         # A recorded run named otherwise (adopted, or named explicitly before) keeps its layout too: the
         # derived name never replaces a job by itself (diff.py), so neither may the folder named after it.

@@ -17,15 +17,18 @@ from .args import TrainingJobArgs, keeps_finished_runs
 from .catalog_check import CatalogCache, catalog_failures, needs_check
 from .check import check_inputs
 from .diff import decide, needs_live_phase, pool_replacement_refusal, same_name_refusal
-from .name_index import NameIndex
+from .name_index import NameIndex, marks
 from .naming import SEED_INPUT, with_identity
 from .normalize import stored_args, stored_form
 from .outputs import OUTPUT_KEYS, status_outputs, strip_outputs
 from .plaintext_credentials import warn_once
+from .state_jobs import STATE_JOBS, StateUnreadable
+from ..client.errors import ModelArtsError
+from ..core.call_urn import current_urn
 from ..core.masking import remember, show
 from ..core.location import check_same_place, location_of
-from ..core.ownership import OwnerMark
-from ..core.provider_base import ModelArtsProvider, ProviderError, say
+from ..core.ownership import OwnerMark, marked_for
+from ..core.provider_base import ModelArtsProvider, ProviderError, say, serving_engine
 
 
 # A secret section's pool, flavor and node count are names and counts, printed in every progress line.
@@ -103,10 +106,68 @@ class TrainingJobProvider(ModelArtsProvider):
         check_same_place(props.get("location"), location_of(self._require_settings()),
                          f"training job {props.get('job_name') or props.get('name') or ''} ({id_})")
 
+    def _held_names(self, news: dict[str, Any]) -> frozenset[str]:
+        """For a check with no old inputs: the names of this resource's jobs the stack's state holds, when a
+        job of ours already carries the derived name (`pulumi up --replace`, a taint, or a killed `up`:
+        state_jobs.py tells them apart). Nothing to read otherwise; a state that cannot be read counts the
+        name as held (a new run: nothing the state may hold is taken over)."""
+        name, owner = news.get("name"), news.get("owner")
+        if not news.get("derived_name") or not isinstance(name, str) or not isinstance(owner, dict):
+            return frozenset()
+        if self._settings is None or not serving_engine():  # not configured, or not the engine's call: no state
+            return frozenset()
+        try:
+            mark = OwnerMark.model_validate(owner)
+            index = self._names()
+            found = [j for j in index.lookup(name, news.get("workspace_id"))
+                     if marked_for(marks(j), mark.token, mark.stack)]
+        except (ValueError, ProviderError, ModelArtsError):
+            return frozenset()  # unknown token (preview), no settings, service unreadable: create decides
+        if not found:
+            return frozenset()
+        try:
+            held = STATE_JOBS.held(mark.stack, mark.token)
+        except StateUnreadable as err:
+            say(f"{name}: {err}: a job of this name exists ({found[0].id}); this check runs a new one beside it")
+            return frozenset({name})
+        return frozenset(held.values()) if any(j.id in held for j in found) else frozenset()
+
+    def _held_ids(self, args: TrainingJobArgs) -> frozenset[str] | None:
+        if args.owner is None:
+            return frozenset()
+        try:
+            return frozenset(STATE_JOBS.held(args.owner.stack, args.owner.token))
+        except StateUnreadable as err:
+            say(f"{args.name}: {err}")
+            return None
+
+    # The owner token the state records, per resource URN, as this process's checks with old inputs saw it: the
+    # engine checks a replacement again with no old inputs, which would derive the token from the seed anew (a
+    # new token if the seed was replaced since): the replacement keeps the recorded one, as the docs promise.
+    _tokens: dict[str, str] = {}
+
+    def _recorded_token(self, olds: dict[str, Any], news: dict[str, Any]) -> dict[str, Any]:
+        urn, owner = current_urn(), news.get("owner")
+        if not urn or not isinstance(owner, dict) or owner.get("token"):
+            return news
+        recorded = (olds or {}).get("owner")
+        if isinstance(recorded, dict) and isinstance(recorded.get("token"), str) and recorded["token"]:
+            with self._index_lock:
+                self._tokens[urn] = recorded["token"]
+            return news
+        with self._index_lock:
+            token = self._tokens.get(urn)
+        return {**news, "owner": {**owner, "token": token}} if token else news
+
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         if isinstance(news.get(SEED_INPUT), str):
             remember([news[SEED_INPUT]])  # never printed; masked should it ever be
-        news = with_identity(news, olds or None)  # owner token and derived name, before anything is created
+        given = self._recorded_token(olds, news)
+        news = with_identity(given, olds or None)  # owner token and derived name, before anything is created
+        if not olds:
+            taken = self._held_names(news)
+            if taken:  # the state holds the job of this name: a replacement of it runs anew
+                news = with_identity(given, None, taken)
         learn_secrets(news)
         inputs, failures = check_inputs(news, olds or None)
         out = [CheckFailure(f.property, f.reason) for f in failures]
@@ -138,7 +199,9 @@ class TrainingJobProvider(ModelArtsProvider):
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         args = TrainingJobArgs.model_validate(strip_outputs(props))
-        job = lifecycle.submit(self._api(), args, self._names(), say, self._tracked_for(args))
+        # The stack's state is there to read only for the engine's calls (they name their resource's URN).
+        job = lifecycle.submit(self._api(), args, self._names(), say, self._tracked_for(args),
+                               (lambda: self._held_ids(args)) if serving_engine() else None)
         return CreateResult(job.id, {**stored_args(args), **self._status(job)})
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:

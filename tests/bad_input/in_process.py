@@ -38,6 +38,7 @@ from pulumi.runtime.stack import wait_for_rpcs
 from pulumi.runtime.sync_await import _sync_await
 
 from modelarts_provider.core import masking
+from modelarts_provider.stack.run import InputRefused
 
 PROVIDER_KEY = "__provider"
 
@@ -132,7 +133,7 @@ def run_program(program: Path, config: Mapping[str, Any], secret_keys: set[str],
         try:
             runpy.run_path(str(program), run_name="__main__")
             _sync_await(wait_for_rpcs())
-        except pulumi.RunError as err:
+        except (pulumi.RunError, InputRefused) as err:  # the program's refusal (stack/run.py)
             texts.append(str(err))
     texts += fake.failures
     return "; ".join(dict.fromkeys(texts)), fake

@@ -595,6 +595,9 @@ STACK_CASES += [
     Case("search-trials-and-num-samples", search("trials", value=8) + search("algorithm", "params", value={"num_samples": 4}),
          cfg("jobs.a.search.trials: is the algorithm's num_samples: set trials or algorithm.params.num_samples, not both"),
          covers=((*SEARCH, "trials"),)),
+    Case("search-num-samples-above-the-cap", search("algorithm", "params", value={"num_samples": 10000000}),
+         cfg("jobs.a.search.algorithm.params.num_samples: must be a whole number from 1 to 1000 (the trials a search "
+             "may run), got 10000000")),
     Case("search-parallel-above-trials", search("trials", value=2) + search("parallel", value=4),
          cfg('jobs.a.search.parallel: 4 trials at once is more than trials (2)'),
          covers=((*SEARCH, "parallel"),)),

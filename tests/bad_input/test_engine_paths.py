@@ -152,6 +152,8 @@ def test_each_message_path_prints_the_in_process_line(stacks: dict[str, Stack], 
     assert not TRACEBACK_RE.search(out), f"a Python traceback in the output:\n{out}"
     assert refusal(out) == path.message, f"not the expected line:\n{out}"
     assert SECRET_TEXT not in out
+    if path.program == "stack":  # the program's line alone: no "program exited with non-zero exit code" after it
+        assert not any(e in out for e in ENGINE_LINES[:1]), f"the engine's own line after ours:\n{out}"
 
     # The same line from the in-process run that checks every case of the table.
     offline = (valid_stack_config if path.program == "stack" else valid_args_config)(OFFLINE)

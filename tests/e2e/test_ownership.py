@@ -171,3 +171,60 @@ def test_a_finished_run_is_never_deleted_before_its_successor_is_accepted(tmp_pa
     assert phase_of(next(j for j in emu.jobs() if j["metadata"]["id"] == done["metadata"]["id"])) == "Completed"
     assert emu.counters()["delete"] == 0
     assert text.index(f"submitted {new['metadata']['id']}") < text.index(f"{done['metadata']['name']}: kept"), text
+
+
+def test_a_copied_stack_never_takes_over_or_destroys_the_originals_jobs(tmp_path: Path, emu: Any) -> None:
+    # Issue 43, finding 6: `stack export`, the URNs renamed, `stack import` into another stack (Pulumi allows an
+    # edited file): the copy holds the original's seed, hence its owner tokens. The jobs' owner text names the
+    # original stack, and the copy's calls name the copy: never taken over, stopped or deleted by the copy.
+    st = job_stack(tmp_path, emu, jobs={"a": job(name=None)})
+    st.up()
+    (original,) = emu.jobs()
+    exported = json.dumps(st.export()).replace(f"urn:pulumi:{st.name}::", "urn:pulumi:copy::")
+    (tmp_path / "copy.json").write_text(exported)
+    config = (st.workdir / f"Pulumi.{st.name}.yaml").read_text()
+    st.run("stack", "init", "copy", stack_flag=False)
+    (st.workdir / "Pulumi.copy.yaml").write_text(config)  # the same settings and secrets (one passphrase)
+    st.run("stack", "select", st.name, stack_flag=False)
+    copy = type(st)(workdir=st.workdir, name="copy", env=st.env)
+    copy.run("stack", "import", "--file", str(tmp_path / "copy.json"))
+
+    copy.up()  # the recorded mark is updated to the copy's: no call changes anything
+    refused = copy.destroy(check=False)
+    text = output_of(refused)
+    assert refused.returncode != 0, text
+    assert f"is not this resource's (it belongs to organization/{PROJECT}/{st.name}::a" in text, text
+    # Its state forgotten, the copy declares the job again: the original's job is not taken over.
+    (job_urn,) = [r["urn"] for r in copy.resources() if r["type"].endswith(":TrainingJob")]
+    copy.run("state", "delete", job_urn, "--yes", "--target-dependents")
+    again = copy.up(check=False)
+    text = output_of(again)
+    assert again.returncode != 0 and "taking over" not in text, text
+    assert f"it belongs to organization/{PROJECT}/{st.name}::a" in text, text
+    assert [(j["metadata"]["id"], phase_of(j)) for j in emu.jobs()] == [(original["metadata"]["id"], "Running")]
+    assert emu.counters()["terminate"] == 0 and emu.counters()["delete"] == 0 and emu.counters()["create"] == 1
+    assert set(state_job_ids(st).values()) == {original["metadata"]["id"]}
+
+
+def test_plugin_a_copied_stack_never_destroys_the_originals_job(tmp_path: Path, emu: Any) -> None:
+    # The same through the provider plugin (a YAML program): the copy's calls name the copy (their URNs).
+    from testkit.plugin_program import yaml_stack
+
+    resources = {"a": {"type": "modelarts:index:TrainingJob", "properties": {
+        "algorithm": {"id": "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"}, "flavorId": "modelarts.vm.cpu.2u"}}}
+    st = yaml_stack(tmp_path, emu, resources)
+    st.up()
+    (original,) = emu.jobs()
+    (tmp_path / "copy.json").write_text(json.dumps(st.export()).replace("urn:pulumi:test::", "urn:pulumi:copy::"))
+    config = (st.workdir / "Pulumi.test.yaml").read_text()
+    st.run("stack", "init", "copy", stack_flag=False)
+    (st.workdir / "Pulumi.copy.yaml").write_text(config)
+    copy = type(st)(workdir=st.workdir, name="copy", env=st.env)
+    copy.run("stack", "import", "--file", str(tmp_path / "copy.json"))
+    copy.up()
+    refused = copy.destroy(check=False)
+    text = output_of(refused)
+    assert refused.returncode != 0, text
+    assert "is not this resource's (it belongs to organization/yaml-jobs/test::a" in text, text
+    assert [(j["metadata"]["id"], phase_of(j)) for j in emu.jobs()] == [(original["metadata"]["id"], "Running")]
+    assert emu.counters()["terminate"] == 0 and emu.counters()["delete"] == 0

@@ -83,3 +83,25 @@ def test_the_seed_never_reaches_the_state() -> None:
     result = TrainingJobProvider().check({}, _declared())
     assert not result.failures and SEED_INPUT not in result.inputs
     assert SEED not in repr(result.inputs)
+
+
+def test_a_replacement_keeps_the_recorded_token_after_the_seed_was_replaced() -> None:
+    # The engine checks a replacement twice: with the old inputs (the recorded token), then without them. With
+    # a new seed (the seed resource replaced), the second check keeps the recorded token (issue 43).
+    from modelarts_provider.core.call_urn import CURRENT_URN
+
+    def provider_check(olds: dict[str, Any], news: dict[str, Any]) -> dict[str, Any]:
+        return TrainingJobProvider().check(olds, news).inputs  # (no settings here: only the identity matters)
+
+    old = _check({}, _declared())
+    other_seed = "R" * 48
+    reset = CURRENT_URN.set("urn:pulumi:dev::proj::pulumi-python:dynamic/modelarts:TrainingJob::train")
+    try:
+        first = provider_check(old, {**_declared(flavor_id="modelarts.vm.cpu.8u"), SEED_INPUT: other_seed})
+        again = provider_check({}, {**_declared(flavor_id="modelarts.vm.cpu.8u"), SEED_INPUT: other_seed})
+    finally:
+        CURRENT_URN.reset(reset)
+    assert first["owner"]["token"] == again["owner"]["token"] == old["owner"]["token"] == token_for(SEED, "train")
+    # Without the engine's URN (no first check of this resource seen), the seed decides.
+    fresh = provider_check({}, {**_declared(), SEED_INPUT: other_seed})
+    assert fresh["owner"]["token"] == token_for(other_seed, "train")

@@ -657,3 +657,90 @@ def test_what_unset_run_options_come_to(over, keeps, per_run):
     a = args(**over)
     assert a.keeps_finished_runs is keeps and writes_per_run(a.model_dump()) is per_run
     assert a.runs_kept == 10
+
+
+# --- a job the stack's state holds (pulumi up --replace), a copied stack (issue 43) ---------------------------
+
+
+def test_a_job_the_state_holds_is_neither_taken_over_nor_deleted_by_a_replacement():
+    # `pulumi up --replace`: never diffed, so nothing is tracked; the state (held_by_state) holds the job. The
+    # replacement's name is the next generation (naming.py); the engine deletes the old job after this create.
+    c = FakeClient()
+    old = c.add(args(name="job-a-gen0").model_copy(update={"owner": args().owner}).to_wire(), "Completed")
+    asked: list[int] = []
+
+    def held() -> frozenset[str]:
+        asked.append(1)
+        return frozenset({old.id or ""})
+
+    new = submit(c, args(), NameIndex(c), Said(), held_by_state=held)
+    assert new.id != old.id and asked == [1] and set(c.jobs) == {old.id, new.id}
+    assert c.count("terminate") == 0 and c.count("delete") == 0
+
+
+def test_the_same_job_not_in_the_state_is_taken_over_as_after_a_killed_up():
+    c = FakeClient()
+    mine = c.add(args().to_wire(), "Running")
+    said = Said()
+    job = submit(c, args(), NameIndex(c), said, held_by_state=lambda: frozenset())
+    assert job.id == mine.id and said == [taking_over(mine, "Running")] and c.touched() == set()
+
+
+def test_a_replacement_keeping_an_explicit_name_the_state_holds_is_refused_before_any_change():
+    c = FakeClient()
+    old = c.add(args().to_wire(), "Completed")
+    with pytest.raises(TrainingJobError) as e:
+        submit(c, args(), NameIndex(c), Said(), held_by_state=lambda: frozenset({old.id or ""}))
+    assert str(e.value).startswith(f"training job job-a ({old.id}, Completed) is recorded in this stack's state")
+    assert "set the resource option deleteBeforeReplace" in str(e.value) and c.touched() == set()
+
+
+def test_an_unreadable_state_leaves_every_job_of_ours_alone():
+    c = FakeClient()
+    orphan = c.add(args(name="job-a-old", flavor_id="modelarts.vm.cpu.8u").model_copy(
+        update={"owner": args().owner}).to_wire(), "Running")
+    said = Said()
+    new = submit(c, args(), NameIndex(c), said, held_by_state=lambda: None)
+    assert new.id != orphan.id and c.count("terminate") == 0 and c.count("delete") == 0
+    assert any("the stack's state could not be read" in line and orphan.id in line for line in said), said
+
+
+def test_a_job_with_our_token_marked_by_another_stack_is_never_taken_over_or_deleted():
+    # A stack copied with `stack export` / `stack import` shares the seed, hence the tokens, of the original.
+    c = FakeClient()
+    original = args(owner={**args().owner.model_dump(), "stack": "organization/proj/original"})
+    theirs_job = c.add(original.to_wire(), "Running")
+    copy = args(owner={**args().owner.model_dump(), "stack": "organization/proj/copy"})
+    with pytest.raises(TrainingJobError) as e:
+        submit(c, copy, NameIndex(c), Said())
+    assert "it belongs to organization/proj/original::job-a" in str(e.value) and c.touched() == set()
+    with pytest.raises(TrainingJobError) as e:
+        lifecycle.stop_and_delete(c, theirs_job.id or "", 5, 0.01, Said(), copy.owner)
+    assert "is not this resource's (it belongs to organization/proj/original::job-a" in str(e.value)
+    # The copy's state records the original's mark: the stack deleting is the one the call's URN names.
+    from modelarts_provider.core.call_urn import CURRENT_URN
+
+    reset = CURRENT_URN.set("urn:pulumi:copy::proj::pulumi-python:dynamic/modelarts:TrainingJob::job-a")
+    try:
+        with pytest.raises(TrainingJobError):
+            lifecycle.stop_and_delete(c, theirs_job.id or "", 5, 0.01, Said(), original.owner)
+    finally:
+        CURRENT_URN.reset(reset)
+    assert c.touched() == set() and set(c.jobs) == {theirs_job.id}
+
+
+def test_a_running_job_the_state_holds_is_stopped_first_when_its_replacement_writes_where_it_does():
+    # `pulumi up --replace` of a running job: never diffed, so the replacement's create keeps the rule that two
+    # runs never write to one OBS path at once; the engine deletes the stopped job after this create.
+    c = FakeClient(script=["Running", "Terminated"])
+    old = c.add(args(name="job-a-gen0").model_copy(update={"owner": args().owner}).to_wire(), "Running")
+    said = Said()
+    new = submit(c, args(), NameIndex(c), said, held_by_state=lambda: frozenset({old.id or ""}))
+    assert c.calls.index("terminate") < c.calls.index("create") and c.count("delete") == 0
+    assert new.id != old.id and any("stopping it first" in line for line in said), said
+    # Each run in its own folder (output_per_run): nothing shared, nothing stopped.
+    c2 = FakeClient()
+    old2 = c2.add(args(name="job-a-gen0").model_copy(update={"owner": args().owner}).to_wire(), "Running")
+    submit(c2, args(output_per_run=True, derived_name=True), NameIndex(c2), Said(),
+           held_by_state=lambda: frozenset({old2.id or ""}))
+    assert c2.count("terminate") == 0
