@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic.alias_generators import to_camel
 
 from ..core.linear_regex import check_objective
-from ..core.messages import PARAM_NAME_RE
+from ..core.messages import PARAM_NAME_RE, shown
 from ..core.rules import rule
 from .sweep import as_param
 
