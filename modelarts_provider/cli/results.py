@@ -25,7 +25,7 @@ from ..core.extras import require
 from ..core.secret_leaves import SIG_KEY
 from .output import guarded, print_line
 from .stack_reader import PLUGIN_JOB_TYPE, LogsError, PulumiCli, StackExport, job_in_state
-from ..results.table import SweepResults, table_lines
+from ..results.table import SweepObjective, SweepResults, table_lines
 
 # --- results -------------------------------------------------------------------------------------------
 
