@@ -110,7 +110,7 @@ def test_with_keep_finished_runs_the_run_stays_in_the_service_while_the_pool_is_
     failed = st.up(check=False)
     text = output_of(failed)
     assert failed.returncode != 0 and "Insufficient GPU capacity" in text, text
-    assert "kept in the service (Completed, keepFinishedRuns)" in text, text
+    assert "kept in the service (Completed, keepFinishedRuns" in text, text
     assert [(j["metadata"]["id"], phase_of(j)) for j in emu.jobs()] == [(done["metadata"]["id"], "Completed")]
     # The state holds nothing gone from the service as if it were there: what the engine deleted on the way
     # (the old pool; the job, kept in the service) is marked pendingReplacement, the engine's own record of it.

@@ -114,7 +114,8 @@ def test_a_sweep_exports_its_best_point_table_and_chart(tmp_path: Path, emu: Any
     best = sweep["best"]
     assert best["key"] == BEST and best["objective"] == 0.95 and best["parameters"] == {"lr": 0.01, "batch_size": 64}
     assert best["jobId"] == live[BEST]["metadata"]["id"]
-    assert best["outputPath"] == out["jobs"][BEST]["outputPath"] and best["outputPath"].endswith(f"/grid/{BEST}/")
+    assert best["outputPath"] == out["jobs"][BEST]["outputPath"] and best["outputPath"].endswith(
+        f"/grid/{BEST}/{live[BEST]['metadata']['name']}/")  # issue 41: the run's own folder
     assert out["objectives"]["plain"]["value"] is None
     assert out["objectives"]["plain"]["note"].startswith("no match")
 
@@ -151,11 +152,12 @@ def test_a_sweep_exports_its_best_point_table_and_chart(tmp_path: Path, emu: Any
     assert int.from_bytes(data[16:20], "big") > 0 and int.from_bytes(data[20:24], "big") > 0
     assert emu.counters()["total"] == calls
 
-    # `status`: every job of the stack with its live phase, from one list call.
+    # `status`: every job of the stack with its live phase and tags, from one list call and one tag filter call.
     listed = cli(st, "status")
     assert listed.returncode == 0, listed.stderr
     after = emu.counters()
-    assert after["total"] - calls == 1 and after["search"] - before["search"] == 1, (before, after)
+    assert after["total"] - calls == 2 and after["search"] - before["search"] == 1, (before, after)
+    assert after.get("tags_filter", 0) - before.get("tags_filter", 0) == 1, (before, after)
     phases = {line.split()[0]: line.split()[2] for line in listed.stdout.splitlines()[1:-1]}
     assert phases == {**{k: "Completed" for k in by_key if k != STOPPED}, STOPPED: "Terminated",
                       "plain": "Completed"}, listed.stdout
