@@ -50,10 +50,10 @@ def test_dev_up_with_obs_backend_keeps_the_local_stack_state_in_the_local_obs(tm
                                                                              pulumi_engine: Path) -> None:
     if not (engine_bin_dir() / "pulumi").exists():
         pytest.fail("the engine is not built: run ./dev setup first (./dev test does)")
-    busy = [p for p in (8780, 8781) if _busy(p)]
+    busy = [p for p in (8780, 8781, 8782) if _busy(p)]
     if busy:
         pytest.fail(f"port(s) {busy} in use (a running ./dev up?): ./dev's local clouds need them: "
-                    "run ./dev emulator stop and ./dev obs stop, then this test again")
+                    "run ./dev emulator stop, ./dev obs stop and ./dev billing stop, then this test again")
     state = tmp_path / "state"
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PULUMI_", "HW_", "OS_", "AWS_ACCESS", "AWS_SECRET", "AWS_SESSION"))}
@@ -91,3 +91,4 @@ def test_dev_up_with_obs_backend_keeps_the_local_stack_state_in_the_local_obs(tm
     finally:
         _dev(env, "emulator", "stop", timeout=60)
         _dev(env, "obs", "stop", timeout=60)
+        _dev(env, "billing", "stop", timeout=60)  # ./dev up starts the local billing service too
