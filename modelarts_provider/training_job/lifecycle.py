@@ -13,9 +13,12 @@ a job carrying another resource's token is never stopped or deleted.
 
 The mark is read from the job's annotations, else its tags (name_index.marks; the service may answer without
 annotations). A job is tagged right after its POST (the create API takes no tags): the owner tags and the
-declared `tags`. A job that a killed `up` left between the two carries neither where annotations are dropped;
-its derived name proves it ours (an HMAC of the stack's secret seed and its spec: no one else makes that name),
-so it is taken over and tagged then. An explicit name proves nothing: such a job is refused as unmarked.
+declared `tags`, unless its name is derived and it declares no tags: a derived name proves the job ours by itself
+(an HMAC of the stack's secret seed and its spec: no one else makes that name), so a sweep's jobs cost one call
+each. A job that carries no readable mark where annotations are dropped (a derived-name job, or one a killed
+`up` left between its POST and its tags) is ours when its derived name and spec are this declaration's; it is
+taken over (and tagged where the mark needs tags). An explicit name proves nothing: such a job is refused as
+unmarked.
 
 Finished runs are kept by default (keep_finished_runs unset, a derived name): a finished run that was replaced
 (a newer run of ours carries its key's token) stays in the service with its logs; with keep_finished_runs: true
@@ -168,7 +171,13 @@ def wanted_tags(args: TrainingJobArgs) -> dict[str, str]:
 
 
 def set_tags(client: JobClient, job: TrainingJob, args: TrainingJobArgs) -> TrainingJob:
-    """Tags a job just created (the create API takes none); the job with its tags."""
+    """Tags a job just created (the create API takes none); the job with its tags.
+
+    A derived name with no declared tags makes no tag call: the name carries the mark itself (an HMAC of the
+    stack's secret seed and the spec, which no one else can make: module docstring), so a sweep stays at one
+    call per job; an explicit name proves nothing, so its job carries the owner tags."""
+    if args.derived_name and not args.tags:
+        return job
     tags = wanted_tags(args)
     try:
         client.create_job_tags(job.id or "", tags)

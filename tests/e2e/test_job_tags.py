@@ -137,25 +137,27 @@ def test_yaml_tags_update_in_place_and_import_and_destroy_go_by_the_tags(tmp_pat
 
 def test_jobs_left_untagged_are_ours_by_their_derived_name_an_explicit_name_is_refused(
         tmp_path: Path, dropping_emu: Any) -> None:
-    # The window a killed `up` can leave, made certain: every tag request refused (the gateway's 404, as the
-    # tag API answered Terraform before it was emulated), so each job is POSTed and left without its tags,
-    # and the service answers without annotations: no mark can be read anywhere.
+    # The service answers without annotations and every tag request is refused (the gateway's 404, as the tag API
+    # answered Terraform before it was emulated): no mark can be read anywhere. A derived name carries the mark
+    # itself (an HMAC of the stack's seed and the spec), so the sweep's points need no tag call at all; an explicit
+    # name needs its owner tags, so its job is POSTed and left untagged.
     emu = dropping_emu
     grid = {"lr": [0.1, 0.2]}
     st = job_stack(tmp_path, emu, sweeps={"s": sweep(grid)}, jobs={"named": job(name="explicit-name")})
     emu.set_faults([{"operation": "tags_create", "kind": "status", "status": 404, "times": 1000}])
     first = st.up(check=False)
     text = first.stdout + first.stderr
-    assert first.returncode != 0 and "was created but its tags were not set" in text, text
-    assert len(emu.jobs()) == 3 and state_job_ids(st) == {}  # POSTed, in no state, untagged
+    assert first.returncode != 0 and "explicit-name" in text and "was created but its tags were not set" in text, text
+    points = {n: i for n, i in state_job_ids(st).items() if n != "explicit-name"}
+    assert len(points) == 2 and len(emu.jobs()) == 3 and "explicit-name" not in state_job_ids(st), text
+    assert emu.counters()["tags_create"] == 1  # the explicit name's only: the points made no tag call
     emu.clear_faults()
 
     again = st.up(check=False)
     text = again.stdout + again.stderr
-    # the sweep's points prove themselves (their names are HMACs of the stack's seed): taken over and tagged
-    points = {n: i for n, i in state_job_ids(st).items() if n != "explicit-name"}
-    assert len(points) == 2 and emu.counters()["create"] == 3, text
-    declared_tags(emu, points)  # each carries the owner mark's tags now
+    # the sweep's points are this stack's by their names: unchanged, nothing created again
+    assert {n: i for n, i in state_job_ids(st).items() if n != "explicit-name"} == points
+    assert emu.counters()["create"] == 3, text
     # an explicit name proves nothing: refused, untouched
     assert again.returncode != 0 and "a training job named explicit-name already exists" in text, text
     assert "carries no owner mark" in text and len(emu.jobs()) == 3 and emu.counters()["delete"] == 0
