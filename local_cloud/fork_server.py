@@ -68,6 +68,17 @@ def _run_child(req: dict[str, Any]) -> NoReturn:
             os._exit(code)
 
 
+def _spawn(req: dict[str, Any], ended: dict[int, int]) -> int:
+    """Fork a child for `req`; its pid. The kernel reuses pids: an earlier child's recorded exit under this pid
+    is not this child's (a long test run wraps pid_max, 32768 here; the stale code made a server that had just
+    started look "exited with 0")."""
+    pid = os.fork()
+    if pid == 0:
+        _run_child(req)
+    ended.pop(pid, None)
+    return pid
+
+
 def _poll(pid: int, ended: dict[int, int]) -> int | None:
     if pid in ended:
         return ended[pid]
@@ -94,10 +105,7 @@ def main() -> int:
     for line in sys.stdin:
         req = json.loads(line)
         if req["op"] == "spawn":
-            pid = os.fork()
-            if pid == 0:
-                _run_child(req)
-            reply: dict[str, Any] = {"pid": pid}
+            reply: dict[str, Any] = {"pid": _spawn(req, ended)}
         elif req["op"] == "poll":
             reply = {"returncode": _poll(int(req["pid"]), ended)}
         else:

@@ -66,3 +66,14 @@ def test_a_killed_child_reports_the_signal(tmp_path: Path, start_mode: str) -> N
     proc.kill()
     assert proc.wait(30) == -signal.SIGKILL
     emu.stop()  # stopping an ended server is a no-op
+
+
+def test_a_reused_pid_is_not_taken_for_an_earlier_childs_exit(monkeypatch) -> None:
+    """The fork server records each ended child's code by pid; the kernel reuses pids, so a new child under an
+    ended child's pid must not read as already ended (it made a freshly started emulator 'exit with 0')."""
+    from local_cloud import fork_server
+
+    ended = {4242: 0, 7: 1}
+    monkeypatch.setattr(fork_server.os, "fork", lambda: 4242)  # the parent's side of a fork that reused 4242
+    assert fork_server._spawn({}, ended) == 4242
+    assert 4242 not in ended and ended == {7: 1}
