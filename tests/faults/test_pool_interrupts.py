@@ -52,6 +52,10 @@ def test_killed_up_then_another_node_count_then_destroy(tmp_path: Path, emu: Any
     bg = Background(st, "up", "--yes", "--skip-preview", log=tmp_path / "up2.log")
     wait_until(lambda: "taken over and scaled" in bg.output or bg.proc.poll() is not None, 300,
                what="the takeover")
+    # the scale PATCH applied before the clock moves on (the line may come first): else its node would start
+    # after the advance and the wait would sit on it until its deadline
+    wait_until(lambda: bg.proc.poll() is not None or any(
+        p["spec"]["resources"][0]["count"] == 3 for p in pools_of(emu, live=True)), 60, what="the scale-up")
     emu.advance(700)  # the third node
     code = bg.wait(300)
     assert code == 0, bg.output
