@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from ..core.provider_config import ProviderSettings
 from .bounds import items, total_lines
 from .budget import first_refusal
+from .config import ItemBudget
 from .prices import PriceBook, price_book
 
 if TYPE_CHECKING:
@@ -21,8 +22,14 @@ if TYPE_CHECKING:
 
 
 def wanted(cfg: StackConfig, settings: ProviderSettings) -> bool:
-    return bool(settings.billing_endpoint or cfg.prices or cfg.budget is not None
-                or any(s.budget is not None for s in cfg.sweeps.values()))
+    return bool(settings.billing_endpoint or cfg.prices or cfg.budget is not None or own_budgets(cfg))
+
+
+def own_budgets(cfg: StackConfig) -> dict[str, ItemBudget]:
+    """The sweeps' and searches' own budgets, by key (a sweep's and a job's keys are one namespace)."""
+    out = {k: s.budget for k, s in cfg.sweeps.items() if s.budget is not None}
+    out.update({k: j.search.budget for k, j in cfg.jobs.items() if j.search is not None and j.search.budget is not None})
+    return out
 
 
 @dataclass(frozen=True)
@@ -41,5 +48,4 @@ def cost_preview(cfg: StackConfig, plans: list[JobPlan], settings: ProviderSetti
     book = price_book(settings, cfg.prices, {f for f in training if f}, pool_flavors)
     found = items(cfg, plans, book)
     lines = book.notes() + [f"cost: {it.line()}" for it in found] + [f"cost: {t}" for t in total_lines(found)]
-    sweep_budgets = {k: s.budget for k, s in cfg.sweeps.items() if s.budget is not None}
-    return CostPreview(lines, first_refusal(cfg.budget, sweep_budgets, found), book)
+    return CostPreview(lines, first_refusal(cfg.budget, own_budgets(cfg), found), book)

@@ -32,7 +32,8 @@ from ..core.masking import remember
 from ..core.provider_base import CALLS_IN_FLIGHT, SettingsProvider, request_cancel  # blocking calls in flight at once
 from ..core.provider_base import say
 from ..core.provider_config import NAMESPACE
-from ..cost.job_line import job_cost_line
+from ..cost.plugin_cost import BudgetError, Tally, job_items, parse_budget, pool_items, price_for
+from ..resource_pool.provider import ResourcePoolProvider
 from ..training_job.catalog_check import needs_check
 from ..training_job.normalize import try_canonical
 from ..training_job.outputs import strip_outputs
@@ -48,6 +49,8 @@ VERSION = "0.1.0"
 # The stack's owner seed (modelarts_provider.core.identity) among the provider's own inputs: minted by
 # check_config when the recorded provider has none, so the engine records it (secret) before any resource using it.
 SEED_KEY = "ownerSeed"
+# The provider's budget (cost/plugin_cost.py): read by the plugin itself, not one of the client's settings.
+BUDGET_KEY = "budget"
 
 
 def _config_of(request: p.ConfigureRequest) -> dict[str, Any]:
@@ -55,10 +58,10 @@ def _config_of(request: p.ConfigureRequest) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for full, value in request.variables.items():
         ns, _, key = full.partition(":config:")
-        if ns == NAMESPACE and key:
+        if ns == NAMESPACE and key and key != BUDGET_KEY:
             out[f"{NAMESPACE}:{key}"] = value
     for key, value in plain_map(request.args).items():
-        if value is not None and key != SEED_KEY:
+        if value is not None and key not in (SEED_KEY, BUDGET_KEY):
             out[f"{NAMESPACE}:{key}"] = str(value).lower() if isinstance(value, bool) else \
                 (str(int(value)) if isinstance(value, float) and value.is_integer() else str(value))
     return out
@@ -106,13 +109,46 @@ def _submitted(olds: dict[str, Any], inputs: dict[str, Any]) -> bool:
     return needs_check(olds, canonical if canonical is not None else inputs)
 
 
-def _say_cost(provider: Any, urn: str, inputs: dict[str, Any]) -> None:
-    """What a job about to be submitted can bill (cost/job_line.py), under its resource; never fails the check."""
+def _budget_of(request: p.ConfigureRequest) -> Any:
+    """`modelarts:budget` as the engine sends it: a typed arg, else the older config variable (JSON text)."""
+    given = request.args.get(BUDGET_KEY)
+    if given is not None:
+        return plain_map({BUDGET_KEY: given})[BUDGET_KEY]
+    return request.variables.get(f"{NAMESPACE}:config:{BUDGET_KEY}")
+
+
+def _pool_changes(olds: dict[str, Any], inputs: dict[str, Any]) -> bool:
+    """A pool about to be created or rescaled (what this update makes it bill)."""
+    return not olds or olds.get("resources") != inputs.get("resources")
+
+
+def _say_cost(tally: Tally, provider: Any, door: str, urn: str, inputs: dict[str, Any]) -> str | None:
+    """What a job about to be submitted or a pool about to be created can bill, and the total of the resources
+    checked so far (cost/plugin_cost.py), under its resource. The budget's one line when it is exceeded (the
+    check fails); a price that cannot be had is said and never fails a check without a budget."""
+    name = urn.rsplit("::", 1)[-1]
+    settings = getattr(provider, "_settings", None)
     try:
-        for line in job_cost_line(urn.rsplit("::", 1)[-1], inputs, getattr(provider, "_settings", None)):
-            say(line)
-    except Exception as err:  # noqa: BLE001 - a price is information, not a precondition, in the plugin
-        say(f"cost: {urn.rsplit('::', 1)[-1]}: no price ({type(err).__name__})")
+        if door == "ResourcePool":
+            flavors = {r["flavor"] for r in inputs.get("resources") or [] if isinstance(r, dict) and r.get("flavor")}
+            book = price_for(settings, set(), flavors, tally.budget)
+            found = pool_items(name, inputs, book, tally.budget.pool_hours if tally.budget else None)
+        else:
+            flavor = inputs.get("flavor_id")
+            wanted = {flavor} if isinstance(flavor, str) and not inputs.get("pool_id") else set()
+            book = price_for(settings, wanted, set(), tally.budget)
+            found = job_items(name, inputs, book)
+        if book is None or not found:
+            return None  # prices not asked for, or the flavor is another resource's output not known yet
+        lines, refused = tally.say(name, found, book)
+    except Exception as err:  # noqa: BLE001 - a price is information, not a precondition, without a budget
+        if tally.budget is not None:
+            return f"modelarts:budget: {name} cannot be priced ({type(err).__name__})"
+        say(f"cost: {name}: no price ({type(err).__name__})")
+        return None
+    for line in lines:
+        say(line)
+    return refused
 
 
 class ModelArtsPlugin(p.Provider):
@@ -122,6 +158,7 @@ class ModelArtsPlugin(p.Provider):
         # The schema's camelCase names <-> the providers' snake_case ones, at this edge only (names.py).
         self._names = Names(snake_schema(VERSION))
         self._seed = ""
+        self._cost = Tally()  # this run's cost items and the provider's budget (one process per provider)
 
     def _in(self, urn: str, values: Any) -> dict[str, Any]:
         return self._names.to_snake(_type_name(urn), plain_map(values))
@@ -169,6 +206,10 @@ class ModelArtsPlugin(p.Provider):
     async def configure(self, request: p.ConfigureRequest) -> p.ConfigureResponse:
         seed = request.args.get(SEED_KEY)
         self._seed = seed.value if seed is not None and is_seed(seed.value) else ""
+        try:
+            self._cost.budget = parse_budget(_budget_of(request))
+        except BudgetError as err:
+            raise ValueError(str(err)) from None
         config = DynamicConfigureRequest(DynamicConfig(_config_of(request), NAMESPACE))
         for provider in self._providers.values():
             provider.configure(config)
@@ -186,11 +227,15 @@ class ModelArtsPlugin(p.Provider):
         if secret and door.provider is TrainingJobProvider:  # what the stack program sets on the dynamic path
             news["secret_paths"] = sorted(set(news.get("secret_paths") or []) | set(secret))
         result = await self._run(request.urn, provider.check, olds, news)
-        if door.provider is TrainingJobProvider and not result.failures and _submitted(olds, result.inputs):
-            await self._run(request.urn, _say_cost, provider, request.urn, result.inputs)
-        return p.CheckResponse(inputs=self._out(request.urn, result.inputs, request.new_inputs),
-                               failures=[self._failure(f.property, f.reason, set(request.new_inputs))
-                                         for f in result.failures or []])
+        failures = [self._failure(f.property, f.reason, set(request.new_inputs)) for f in result.failures or []]
+        if not failures and (
+                (door.provider is TrainingJobProvider and _submitted(olds, result.inputs))
+                or (door.provider is ResourcePoolProvider and _pool_changes(olds, result.inputs))):
+            refused = await self._run(request.urn, _say_cost, self._cost, provider, _type_name(request.urn),
+                                      request.urn, result.inputs)
+            if refused:
+                failures.append(p.CheckFailure("", refused))
+        return p.CheckResponse(inputs=self._out(request.urn, result.inputs, request.new_inputs), failures=failures)
 
     def _failure(self, prop: str, reason: str, top_level: set[str]) -> p.CheckFailure:
         """A provider's check failure in the schema's naming, as the engine prints it well (failures.for_engine)."""

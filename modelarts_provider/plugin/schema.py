@@ -187,6 +187,8 @@ CONFIG_DESCRIPTIONS = {
     "caBundle": "Path to a PEM bundle of CA certificates.",
     "retryTimeoutSeconds": "How long one API call keeps retrying throttling, 5xx and resets (default 60).",
 }
+BUDGET_DESCRIPTION = ("{max, currency (default CNY), poolHours}: a preview fails when the TrainingJobs about to be "
+                      "submitted and the ResourcePools about to be created can bill more (docs/cost.md).")
 OUTPUT_ONLY = {"owner", "derived_name"}
 # Set by the stack program for the provider (where a value was declared, which paths are secret): not public.
 INTERNAL = {"config_keys", "secret_paths"}
@@ -308,6 +310,9 @@ def snake_schema(version: str) -> dict[str, Any]:
                     + (f" Environment: {', '.join(envs)}." if envs else ""),
                     **({"secret": True} if key in SECRET_KEYS else {})}
               for key, envs in ENV_FALLBACKS.items()}
+    # The plugin's own budget (cost/plugin_cost.py, docs/cost.md): a map, not a client setting.
+    config["budget"] = {"type": "object", "additionalProperties": {"$ref": "pulumi.json#/Any"},
+                        "description": BUDGET_DESCRIPTION}
     return {
         "name": PACKAGE, "displayName": "ModelArts", "version": version,
         "description": "Huawei Cloud / OTC ModelArts training jobs, their waits, code uploads and OBS buckets.",

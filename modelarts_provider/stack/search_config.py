@@ -15,6 +15,7 @@
           trials: 8                              # -> the algorithm's num_samples
           parallel: 2                            # -> the algorithm's max_concurrent (trials at once)
           skip: [momentum]                       # searched parameters this job leaves out -> skip_search_params
+          budget: {max: 50, currency: CNY}       # the search's own budget (not sent: docs/cost.md)
 
 Every rule here is static (no API call); the algorithm's name and parameters are checked against the
 service's algorithm catalog by the provider (training_job/search_check.py).
@@ -31,6 +32,7 @@ from pydantic.alias_generators import to_camel
 from ..core.linear_regex import check_objective
 from ..core.messages import PARAM_NAME_RE, shown
 from ..core.rules import rule
+from ..cost.config import ItemBudget
 from .sweep import as_param
 
 Scalar = Union[str, int, float, bool]
@@ -165,6 +167,7 @@ class SearchConfig(_Cfg):
     trials: Annotated[int, Field(ge=1, le=MAX_TRIALS)] | None = None
     parallel: Annotated[int, Field(ge=1, le=MAX_TRIALS)] | None = None
     skip: list[ParamName] = Field(default_factory=list)
+    budget: ItemBudget | None = None  # the search's own budget (cost/budget.py); not part of the request
 
     @model_validator(mode="after")
     def _rules(self) -> SearchConfig:
@@ -239,6 +242,8 @@ class SearchConfig(_Cfg):
             return [algo + (TRIALS_KEY if head == "trials" else PARALLEL_KEY, "value")]
         if head == "objective" and rest[:1] == ("regex",):
             return [("reward_attrs", self.objective.name, "regex")]
+        if head == "budget":
+            return []  # never sent
         return None
 
 

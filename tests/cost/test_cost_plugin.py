@@ -38,8 +38,11 @@ def test_a_yaml_programs_jobs_show_their_cost_at_preview(tmp_path: Path, emu: An
     billing.reset()
     out = st.preview().stdout
     assert "cost: bounded: 1 job x 2 nodes x 3 h max x 0.45 CNY/node-hour = up to 2.70 CNY" in out, out
-    assert ("cost: open: 1 job x 1 node x 0.45 CNY/node-hour = 0.45 CNY per hour, no upper bound (set autoStop: "
-            "{duration: N} hours)") in out
+    assert ("cost: open: 1 job x 1 node x 0.45 CNY/node-hour = 0.45 CNY per hour, no upper bound (set open's "
+            "autoStop: {duration: N} (hours))") in out
+    # the total of every resource checked, said under the last one (the engine checks them one at a time)
+    assert ("cost: total: up to 2.70 CNY, plus 0.45 CNY per hour without an upper bound (2 resources of this "
+            "provider checked so far)") in out
     # one flavor: one rating request for the whole process, not one per job; nothing created
     assert billing.counters()["rate_on_demand"] == 1 and emu.jobs() == [] and emu.counters()["create"] == 0
     st.up()
@@ -47,3 +50,29 @@ def test_a_yaml_programs_jobs_show_their_cost_at_preview(tmp_path: Path, emu: An
     before = billing.counters()["rate_on_demand"]
     again = st.preview().stdout
     assert "cost:" not in again and billing.counters()["rate_on_demand"] == before  # unchanged: nothing to price
+
+
+def test_a_yaml_programs_budget_fails_the_preview_naming_the_total_and_largest(tmp_path: Path, emu: Any,
+                                                                               billing: Any) -> None:
+    """`modelarts:budget` (the provider's config): the check of the resource that takes the total above it fails
+    in one line naming the total and the three largest items; nothing is created, at preview or at an up (which
+    previews first; `up --skip-preview` checks as it creates: docs/cost.md)."""
+    st = yaml_stack(tmp_path, emu, {"big": _job(nodeCount=4, autoStop={"duration": 2}),
+                                    "small": _job(nodeCount=1, autoStop={"duration": 1})},
+                    config={"modelarts:region": "cn-north-4", "modelarts:projectId": emu.project_id,
+                            "modelarts:endpoint": emu.url, "modelarts:accessKey": emu.access_key,
+                            "modelarts:billingEndpoint": billing.url})
+    st.write_config({"modelarts:budget": {"max": 3, "currency": "CNY"}})
+    line = ("modelarts:budget: the resources checked so far can bill up to 4.05 CNY, more than its budget of "
+            "3.00 CNY; largest: big 3.60, small 0.45")
+    for proc in (st.preview(check=False), st.run("up", "--yes", check=False)):
+        out = proc.stdout + proc.stderr
+        assert proc.returncode != 0 and line in out, out
+        assert "cost: big: 1 job x 4 nodes x 2 h max x 0.45 CNY/node-hour = up to 3.60 CNY" in out
+        assert "Traceback" not in out
+    assert emu.jobs() == [] and emu.counters()["create"] == 0
+
+    # within the budget: the total of every resource checked, and the up goes on
+    st.write_config({"modelarts:budget": {"max": 5}})
+    out = st.preview().stdout
+    assert "cost: total: up to 4.05 CNY (2 resources of this provider checked so far)" in out, out

@@ -1,0 +1,129 @@
+"""The plugin door's cost (YAML, TypeScript, Go programs): a line per TrainingJob about to be submitted and per
+ResourcePool about to be created or rescaled, the running total, and the provider's budget (`modelarts:budget`).
+
+The engine checks a program's resources one at a time, each through the one plugin process of its provider, and
+tells the provider nothing of the program as a whole: so this process keeps what it has checked in this run
+(a `Tally`) and says, under each resource, its line and the total of every resource checked so far; the last
+resource's total is the program's. A budget is held the same way: the check of the resource that takes the
+total above it fails, naming that total and the three largest items, so the preview fails before anything is
+created. A plugin program has no stack config of ours: no `prices:` table; prices come from the billing
+service (`modelarts:billingEndpoint`), once per flavor and process. A job's bound is the service's own limit
+(`autoStop`): a JobsAwait's deadline belongs to another resource, not known at the job's check.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..core.provider_config import ProviderSettings
+from .bounds import Item, total_lines
+from .budget import refusal
+from .config import BudgetConfig
+from .prices import PriceBook, price_book
+
+WHERE = "modelarts:budget"
+TRIALS_KEY, PARALLEL_KEY = "num_samples", "max_concurrent"  # the search algorithm's params (stack/search_config.py)
+PRICE_FIX = "set modelarts:billingEndpoint to a billing service that prices it"
+
+
+class BudgetError(ValueError):
+    """`modelarts:budget` is not a budget: one line naming the field."""
+
+
+def parse_budget(raw: Any) -> BudgetConfig | None:
+    """`modelarts:budget: {max, currency, poolHours}` (an object, or its JSON text as older engines send it)."""
+    if raw is None or raw == "":
+        return None
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            raise BudgetError(f"{WHERE}: must be a map {{max, currency, poolHours}}, not {raw!r}") from None
+    if isinstance(raw, dict) and isinstance(raw.get("max"), float) and raw["max"].is_integer():
+        raw = {**raw, "max": int(raw["max"])}  # the engine sends numbers as floats
+    try:
+        return BudgetConfig.model_validate(raw)
+    except ValidationError as err:
+        first = err.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        given = first.get("input")
+        raise BudgetError(f"{WHERE}{'.' + loc if loc else ''}: {first['msg'].lower()}"
+                          + ("" if isinstance(given, dict) else f", not {given!r}")) from None
+
+
+def _search_detail(inputs: dict[str, Any]) -> str:
+    """'a search: every trial in this job, 8 trials, 2 at once' for a job with the service's search."""
+    policies = (inputs.get("algorithm") or {}).get("policies") if isinstance(inputs.get("algorithm"), dict) else None
+    search = policies.get("auto_search") if isinstance(policies, dict) else None
+    if not isinstance(search, dict):
+        return ""
+    params = {p.get("key"): p.get("value") for c in search.get("algo_configs") or [] if isinstance(c, dict)
+              for p in c.get("params") or [] if isinstance(p, dict)}
+    trials, parallel = params.get(TRIALS_KEY), params.get(PARALLEL_KEY)
+    return ("a search: every trial in this job" + (f", {trials} trials" if trials else "")
+            + (f", {parallel} at once" if parallel else ""))
+
+
+def job_items(name: str, inputs: dict[str, Any], book: PriceBook | None) -> list[Item]:
+    """The item of a TrainingJob (none while its flavor or node count is another resource's unknown output)."""
+    flavor, pool, nodes = inputs.get("flavor_id"), inputs.get("pool_id"), inputs.get("node_count") or 1
+    if not isinstance(flavor, str) or not isinstance(nodes, int):
+        return []
+    detail = _search_detail(inputs)
+    kind = "search" if detail else "job"
+    if pool:
+        return [Item(name, kind, name, 1, nodes, None, None, None, billed_by=f"dedicated pool {pool}")]
+    auto_stop = inputs.get("auto_stop")
+    hours = Decimal(str(auto_stop["duration"])) if isinstance(auto_stop, dict) and auto_stop.get("duration") else None
+    return [Item(name, kind, name, 1, nodes, hours, flavor, book.prices.get(flavor) if book else None,
+                 detail=detail, bound_field=f"{name}'s autoStop: {{duration: N}} (hours)")]
+
+
+def pool_items(name: str, inputs: dict[str, Any], book: PriceBook | None,
+               pool_hours: float | None) -> list[Item]:
+    """One item per flavor of a ResourcePool: its nodes bill every hour the pool exists."""
+    hours = Decimal(str(pool_hours)) if pool_hours is not None else None
+    rows = [r for r in inputs.get("resources") or [] if isinstance(r, dict) and isinstance(r.get("flavor"), str)
+            and isinstance(r.get("count"), int)]
+    return [Item(name if len(rows) == 1 else f"{name} ({r['flavor']})", "pool", name, 1, r["count"], hours,
+                 r["flavor"], book.prices.get(r["flavor"]) if book else None, detail="this program creates it",
+                 bound_field=f"{WHERE}.poolHours to bound it") for r in rows]
+
+
+@dataclass
+class Tally:
+    """What this provider process has checked in this run, and its budget."""
+
+    budget: BudgetConfig | None = None
+    _items: dict[str, list[Item]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def say(self, resource: str, found: list[Item], book: PriceBook | None) -> tuple[list[str], str | None]:
+        """The lines to say under this resource (notes on missing prices, its items, the total so far) and the
+        budget's refusal, or None. A resource checked again replaces its items."""
+        with self._lock:
+            self._items[resource] = found
+            every = [it for items in self._items.values() for it in items]
+            count = len(self._items)
+        notes = [n.replace("set modelarts-jobs:prices.<flavor>.perNodeHour to give one", PRICE_FIX)
+                 for n in (book.notes() if book else [])]
+        lines = notes + [f"cost: {it.line()}" for it in found]
+        so_far = f" ({count} resource{'s' if count != 1 else ''} of this provider checked so far)"
+        lines += [f"cost: {t}{so_far}" for t in total_lines(every)]
+        refused = refusal(self.budget, every, WHERE, "the resources checked so far", PRICE_FIX) \
+            if self.budget is not None else None
+        return lines, refused
+
+
+def price_for(settings: ProviderSettings | None, training: set[str], pools: set[str],
+              budget: BudgetConfig | None) -> PriceBook | None:
+    """Prices when asked for (a billing endpoint or a budget), once per flavor set and process; None: not asked."""
+    if settings is None or not (settings.billing_endpoint or budget is not None):
+        return None
+    return price_book(settings, {}, training, pools)
