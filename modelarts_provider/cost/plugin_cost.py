@@ -21,10 +21,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..core.failures import format_loc
+from ..core.messages import explain
 from ..core.provider_config import ProviderSettings
 from .bounds import Item, total_lines
 from .budget import refusal
-from .config import BudgetConfig
+from .config import COST_MODEL_NAMES, BudgetConfig
 from .prices import PriceBook, price_book
 
 WHERE = "modelarts:budget"
@@ -50,11 +52,8 @@ def parse_budget(raw: Any) -> BudgetConfig | None:
     try:
         return BudgetConfig.model_validate(raw)
     except ValidationError as err:
-        first = err.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"])
-        given = first.get("input")
-        raise BudgetError(f"{WHERE}{'.' + loc if loc else ''}: {first['msg'].lower()}"
-                          + ("" if isinstance(given, dict) else f", not {given!r}")) from None
+        loc, reason = explain(err.errors(), COST_MODEL_NAMES)[0]  # in words, as the stack config's refusals
+        raise BudgetError(f"{WHERE}{'.' + format_loc(loc) if loc else ''}: {reason}") from None
 
 
 def _search_detail(inputs: dict[str, Any]) -> str:

@@ -148,3 +148,29 @@ def test_a_sweeps_own_budget_holds_its_bound_alone() -> None:
     assert first_refusal(None, sweeps, found) is None  # the job a (100 CNY) is not the sweep's
     assert first_refusal(cfg.sweeps["lr"].budget.model_copy(update={"max": 120}), sweeps, found).startswith(
         "modelarts-jobs:budget: the stack can bill up to 150.00 CNY")
+
+
+def test_a_searchs_own_budget_holds_its_bound_alone() -> None:
+    """jobs.<key>.search.budget: the search's bound (its job's nodes x deadline x price) must fit, by the same
+    rules as a sweep's; it is not sent to the service."""
+    from modelarts_provider.cost.preview import own_budgets
+    from modelarts_provider.cost.budget import first_refusal
+
+    search = {"objective": {"name": "acc", "regex": "acc=([0-9.]+)", "goal": "max"},
+              "space": {"lr": {"choice": [0.1, 0.01]}}, "algorithm": {"name": "tpe_search"}, "trials": 8,
+              "parallel": 2, "budget": {"max": 20}}
+    cfg, found = _stack(jobs={"tune": _job(nodes=2, waitFor="completed", waitTimeoutSeconds=3600, search=search),
+                              "a": _job(waitFor="completed", waitTimeoutSeconds=3600 * 8)})
+    assert own_budgets(cfg) == {"tune": cfg.jobs["tune"].search.budget}
+    assert first_refusal(None, own_budgets(cfg), found) == (
+        "modelarts-jobs:jobs.tune.search.budget: the search can bill up to 25.00 CNY, more than its budget of "
+        "20.00 CNY; largest: tune 25.00")
+    assert "budget" not in str(cfg.jobs["tune"].search.auto_search())  # not part of the create request
+    # unbounded under its own budget: names the field to set
+    cfg, found = _stack(jobs={"tune": _job(search=search)})
+    assert first_refusal(None, own_budgets(cfg), found) == (
+        "modelarts-jobs:jobs.tune.search.budget: modelarts-jobs:jobs.tune has no upper bound: set "
+        "modelarts-jobs:jobs.tune.autoStopHours, or waitFor: completed with modelarts-jobs:jobs.tune.waitTimeoutSeconds")
+    ok = {**search, "budget": {"max": 30}}
+    cfg, found = _stack(jobs={"tune": _job(nodes=2, waitFor="completed", waitTimeoutSeconds=3600, search=ok)})
+    assert first_refusal(None, own_budgets(cfg), found) is None

@@ -1,0 +1,75 @@
+"""The plugin door's cost, unit by unit (no engine): a TrainingJob's and a ResourcePool's items from their
+inputs, the running total a provider process keeps, its budget's refusal and `modelarts:budget`'s bad input."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from modelarts_provider.cost.plugin_cost import BudgetError, Tally, job_items, parse_budget, pool_items
+from modelarts_provider.cost.prices import Price, PriceBook
+
+CPU, POOL = "modelarts.vm.cpu.2u", "modelarts.vm.gpu.tnt004"
+BOOK = PriceBook(prices={CPU: Price(Decimal("0.45"), "CNY", "billing service"),
+                         POOL: Price(Decimal("9.6"), "CNY", "billing service")})
+
+
+def _search_job(**kw: object) -> dict[str, object]:
+    params = [{"key": "num_samples", "value": "8", "type": "Integer"}, {"key": "max_concurrent", "value": "2"}]
+    return {"flavor_id": CPU, "node_count": 2, "auto_stop": {"duration": 1},
+            "algorithm": {"policies": {"auto_search": {"algo_configs": [{"name": "tpe_search", "params": params}]}}},
+            **kw}
+
+
+def test_a_search_job_is_one_job_bounded_by_its_auto_stop() -> None:
+    (it,) = job_items("tune", _search_job(), BOOK)
+    assert it.kind == "search" and it.bound == Decimal("0.9")
+    assert it.line() == ("tune: 1 job x 2 nodes (a search: every trial in this job, 8 trials, 2 at once) x 1 h max x "
+                         "0.45 CNY/node-hour = up to 0.90 CNY")
+    assert job_items("later", {"flavor_id": {"unknown": True}}, BOOK) == []  # another resource's output: not yet
+    (on_pool,) = job_items("p", {"flavor_id": CPU, "pool_id": "pool-1"}, BOOK)
+    assert on_pool.line() == "p: 1 job on dedicated pool pool-1: billed by the pool"
+
+
+def test_a_pool_bills_each_flavor_per_hour_bounded_only_by_the_budgets_pool_hours() -> None:
+    inputs = {"resources": [{"flavor": POOL, "count": 2}, {"flavor": CPU, "count": 1}]}
+    gpu, cpu = pool_items("own", inputs, BOOK, None)
+    assert gpu.name == f"own ({POOL})" and gpu.hourly == Decimal("19.2") and gpu.bound is None
+    assert "19.20 CNY per hour, while it exists (set modelarts:budget.poolHours to bound it)" in gpu.line()
+    gpu, _ = pool_items("own", inputs, BOOK, 10)
+    assert gpu.bound == Decimal("192")
+
+
+def test_the_tally_adds_every_resource_and_refuses_above_the_budget() -> None:
+    tally = Tally(budget=parse_budget({"max": 2.0}))
+    lines, refused = tally.say("a", job_items("a", {"flavor_id": CPU, "node_count": 2, "auto_stop": {"duration": 2}},
+                                              BOOK), BOOK)
+    assert refused is None and lines[-1] == "cost: total: up to 1.80 CNY (1 resource of this provider checked so far)"
+    pool = pool_items("own", {"resources": [{"flavor": POOL, "count": 1}]}, BOOK, None)
+    _, refused = tally.say("own", pool, BOOK)
+    assert refused == "modelarts:budget: own has no upper bound: set modelarts:budget.poolHours to bound it"
+    tally.budget = parse_budget({"max": 2, "poolHours": 1})
+    _, refused = tally.say("own", pool_items("own", {"resources": [{"flavor": POOL, "count": 1}]}, BOOK, 1), BOOK)
+    assert refused == ("modelarts:budget: the resources checked so far can bill up to 11.40 CNY, more than its "
+                       "budget of 2.00 CNY; largest: own 9.60, a 1.80")
+    # a resource checked again replaces its items; a missing price under a budget names what to set
+    _, refused = tally.say("own", [], BOOK)
+    assert refused is None
+    _, refused = tally.say("b", job_items("b", {"flavor_id": "modelarts.no.price", "auto_stop": {"duration": 1}},
+                                          BOOK), BOOK)
+    assert refused == ("modelarts:budget: b has no price for modelarts.no.price (see above): set "
+                       "modelarts:billingEndpoint to a billing service that prices it")
+
+
+@pytest.mark.parametrize("raw,line", [
+    ("ten", "modelarts:budget: must be a map {max, currency, poolHours}, not 'ten'"),
+    ({"max": 0}, "modelarts:budget.max: must be greater than 0, not 0"),
+    ({"max": 5, "currency": "cny"}, "modelarts:budget.currency: must be a currency code of three capital letters, "
+                                    "e.g. CNY or EUR, not 'cny'"),
+    ({"max": 5, "hours": 3}, "modelarts:budget.hours: is not a known field"),
+])
+def test_a_bad_budget_is_one_line_naming_the_field(raw: object, line: str) -> None:
+    with pytest.raises(BudgetError) as err:
+        parse_budget(raw)
+    assert str(err.value) == line
