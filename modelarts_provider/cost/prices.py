@@ -17,9 +17,13 @@ from .config import FlavorPrice
 from .rating import Product, RatingError, rate_hourly
 
 # Where prices come from when `modelarts:billingEndpoint` is not set but the stack asks for prices (a budget
-# or a prices table that misses a flavor). OTC publishes prices through an API of its own that is not
-# emulated here: there the prices table is the way (docs/cost.md).
+# or a prices table that misses a flavor).
 HUAWEICLOUD_BSS = "https://bss.myhuaweicloud.com"
+# A cloud without a rating API this provider reads: why, in the one line that says a price cannot be had.
+# OTC's public price API (https://calculator.otc-service.com/en/open-telekom-price-api/, documented at
+# docs.otc.t-systems.com/price-calculator/api-ref) lists prices per service (ecs, cce, obs, ...): no ModelArts
+# service and no billing code of a training flavor to ask it by, so it is not read (docs/cost.md).
+NO_PRICE_API = {"otc": "Open Telekom Cloud's price API lists no ModelArts training flavor"}
 
 
 @dataclass(frozen=True)
@@ -79,8 +83,8 @@ def _lookup(settings: ProviderSettings, table: dict[str, FlavorPrice], training:
         return book
     endpoint = billing_endpoint(settings)
     if endpoint is None:
-        why = (f"{settings.cloud}'s price API is not read by this provider" if settings.cloud != "huaweicloud"
-               else "modelarts:endpoint is set but modelarts:billingEndpoint is not")
+        why = (NO_PRICE_API.get(settings.cloud, f"{settings.cloud}'s price API is not read by this provider")
+               if settings.cloud != "huaweicloud" else "modelarts:endpoint is set but modelarts:billingEndpoint is not")
         for f in ask_training + ask_pools:
             book.missing[f] = why
         return book

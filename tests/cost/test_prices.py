@@ -59,7 +59,36 @@ def test_a_price_that_cannot_be_had_is_one_line(emu: Any) -> None:
 
 def test_otc_has_no_price_api_here_the_table_is_the_way(emu: Any) -> None:
     book = prices.price_book(_settings(emu, None, cloud="otc", region="eu-de"), {}, {GPU}, set())
-    assert book.missing == {GPU: "otc's price API is not read by this provider"} and emu.counters()["total"] == 0
+    assert book.missing == {GPU: "Open Telekom Cloud's price API lists no ModelArts training flavor"}
+    assert emu.counters()["total"] == 0
+
+
+def test_on_otc_the_preview_goes_on_without_a_price_unless_a_budget_is_set(emu: Any) -> None:
+    """The rule for a price that cannot be had, on OTC: one line, the items say they have no price, no refusal;
+    with a budget the preview is refused, naming the item and what to set; a prices table gives the price."""
+    from modelarts_provider.cost.preview import cost_preview
+    from modelarts_provider.stack.config import parse
+    from modelarts_provider.stack.program import plan
+
+    otc = _settings(emu, None, cloud="otc", region="eu-de")
+    engine = {"name": "PyTorch", "version": "pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64"}
+    raw = {"obs": {"main": {"bucket": "bkt"}}, "pools": {"gpu": {"flavor": GPU, "maxNodes": 2}},
+           "jobs": {"a": {"pool": "gpu", "codeDir": "mnist/", "bootFile": "train.py", "engine": engine,
+                          "waitFor": "completed", "waitTimeoutSeconds": 3600}}}
+    cfg = parse({**raw, "prices": {CPU: {"perNodeHour": 1}}})  # a table without this flavor: prices are asked for
+    prev = cost_preview(cfg, plan(cfg), otc)
+    assert prev.refusal is None and prev.lines[0] == (
+        f"cost: no price for {GPU}: Open Telekom Cloud's price API lists no ModelArts training flavor; set "
+        "modelarts-jobs:prices.<flavor>.perNodeHour to give one")
+    assert f"cost: a: 1 job x 1 node x 1 h max, no price for {GPU} (see above)" in prev.lines
+    cfg = parse({**raw, "budget": {"max": 10, "currency": "EUR"}})
+    assert cost_preview(cfg, plan(cfg), otc).refusal == (
+        f"modelarts-jobs:budget: modelarts-jobs:jobs.a has no price for {GPU} (see above): set "
+        f"modelarts-jobs:prices.{GPU}.perNodeHour, or make the billing service reachable")
+    cfg = parse({**raw, "budget": {"max": 10, "currency": "EUR"}, "prices": {GPU: {"perNodeHour": 3, "currency": "EUR"}}})
+    prev = cost_preview(cfg, plan(cfg), otc)
+    assert prev.refusal is None and "cost: total: up to 3.00 EUR" in prev.lines
+    assert emu.counters()["total"] == 0  # nothing asked of any service
 
 
 def test_an_unknown_flavor_has_no_billing_code(emu: Any, billing: Any) -> None:
