@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
+
+
+def _money(v: float) -> str:
+    """Cents rounded half up from the exported value's decimal text (a float's binary form rounds 1.575 down)."""
+    return f"{Decimal(str(v)).quantize(Decimal('0.01'), ROUND_HALF_UP):,}"
 
 
 def _job_line(key: str, e: dict[str, Any]) -> str:
@@ -11,7 +17,7 @@ def _job_line(key: str, e: dict[str, Any]) -> str:
     head = f"{key}: {e['nodeHours']:.4f} node-hours"
     if not isinstance(e.get("cost"), (int, float)):
         return f"{head}, {e.get('note') or 'no price'}"
-    return f"{head} x {e['pricePerNodeHour']:,.2f} {e['currency']} = {e['cost']:,.2f} {e['currency']}"
+    return f"{head} x {_money(e['pricePerNodeHour'])} {e['currency']} = {_money(e['cost'])} {e['currency']}"
 
 
 def cost_lines(cost: Any, name: str) -> list[str]:
@@ -26,7 +32,7 @@ def cost_lines(cost: Any, name: str) -> list[str]:
     lines += [_job_line(k, jobs[k]) for k in sorted(keys)]
     s = (cost.get("sweeps") or {}).get(name)
     if isinstance(s, dict):
-        lines.append(f"{name}: {s['cost']:,.2f} {s['currency']} in all ({s['nodeHours']:.4f} node-hours, "
+        lines.append(f"{name}: {_money(s['cost'])} {s['currency']} in all ({s['nodeHours']:.4f} node-hours, "
                      f"{s['jobs']} jobs)")
     return lines
 
@@ -35,7 +41,7 @@ def total_line(cost: Any) -> str | None:
     """`spent: X CNY (N node-hours)` for the stack, from the cost export."""
     if not isinstance(cost, dict) or not isinstance(cost.get("total"), (int, float)):
         return None
-    return (f"spent: {cost['total']:,.2f} {cost.get('currency') or 'CNY'} ({cost.get('nodeHours', 0):.4f} "
+    return (f"spent: {_money(cost['total'])} {cost.get('currency') or 'CNY'} ({cost.get('nodeHours', 0):.4f} "
             f"node-hours, at the last up's prices; jobs on pools are billed by the pool)")
 
 
@@ -53,7 +59,7 @@ def history_cost_lines(cost: Any, key: str) -> list[str]:
         if not isinstance(r.get("nodeHours"), (int, float)):
             lines.append(f"#{i} {r.get('jobId')}: no duration recorded")
         elif isinstance(r.get("cost"), (int, float)):
-            lines.append(f"#{i} {r.get('jobId')}: {r['nodeHours']:.4f} node-hours = {r['cost']:,.2f} {cur}")
+            lines.append(f"#{i} {r.get('jobId')}: {r['nodeHours']:.4f} node-hours = {_money(r['cost'])} {cur}")
         else:
             lines.append(f"#{i} {r.get('jobId')}: {r['nodeHours']:.4f} node-hours, {entry.get('note') or 'no price'}")
     return lines

@@ -6,7 +6,7 @@ export and `results` show each run's node-hours and cost = the service's duratio
 from __future__ import annotations
 
 import subprocess
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,11 @@ def _stack(tmp_path: Path, emu: Any, billing: Any) -> Any:
                                     annotations={"emulator/run-seconds": "1800"})},
                      sweeps={"lr": sweep({"lr": [0.1, 0.01]}, waitFor="completed", waitTimeoutSeconds=3600,
                                          annotations={"emulator/run-seconds": "900"})})
+
+
+def _cents(v: float) -> str:
+    """Half up, as printed (0.225 CNY is 0.23)."""
+    return f"{Decimal(str(v)).quantize(Decimal('0.01'), ROUND_HALF_UP):,}"
 
 
 def _output(proc: subprocess.CompletedProcess[str]) -> str:
@@ -90,13 +95,13 @@ def test_after_up_each_run_costs_its_duration_x_nodes_x_price(tmp_path: Path, em
     assert res.returncode == 0, res.stderr
     for key, entry in cost["jobs"].items():
         if entry["sweep"] == "lr":
-            assert f"{key}: {entry['nodeHours']:.4f} node-hours x 12.50 CNY = {entry['cost']:,.2f} CNY" in res.stdout
-    assert f"lr: {cost['sweeps']['lr']['cost']:,.2f} CNY in all" in res.stdout
+            assert f"{key}: {entry['nodeHours']:.4f} node-hours x 12.50 CNY = {_cents(entry['cost'])} CNY" in res.stdout
+    assert f"lr: {_cents(cost['sweeps']['lr']['cost'])} CNY in all" in res.stdout
     status = subprocess.run([str(REPO_ROOT / ".venv/bin/python"), "-m", "modelarts_provider", "status",
                              "--stack", st.name, "--cwd", str(st.workdir)], env=env, text=True, capture_output=True,
                             timeout=120)
     assert status.returncode == 0, status.stderr
-    assert f"spent: {cost['total']:,.2f} CNY" in status.stdout
+    assert f"spent: {_cents(cost['total'])} CNY" in status.stdout
 
     # an edit replaces a (now on 1 node): the run history keeps both runs, each with its own nodes and cost
     update_config(st, {"modelarts-jobs:jobs": {"a": job(nodes=1, waitFor="completed", waitTimeoutSeconds=7200,

@@ -58,3 +58,14 @@ def test_each_run_costs_duration_x_nodes_x_price_and_sweeps_and_the_stack_sum_th
     assert history_cost_lines(cost, "a")[1:] == ["#1 old: 1.0000 node-hours = 12.50 CNY",
                                                  "#2 j-a: 1.0000 node-hours = 12.50 CNY"]
     assert history_cost_lines(cost, "w") == [] and history_cost_lines(None, "a") == []
+
+
+def test_printed_cents_round_half_up_from_the_exported_value() -> None:
+    """1.575 CNY (7 x 0.225) prints 1.58, not the 1.57 of the float's binary form: each printed figure is within
+    half a cent of the export, and the sum of the printed points matches the sum printed."""
+    cost = {"currency": "CNY", "total": 1.575, "nodeHours": 3.5,
+            "jobs": {"p": {"nodeHours": 0.5, "pricePerNodeHour": 0.45, "currency": "CNY", "cost": 0.225, "sweep": "s"}},
+            "sweeps": {"s": {"jobs": 1, "nodeHours": 0.5, "cost": 0.225, "currency": "CNY"}}}
+    assert total_line(cost).startswith("spent: 1.58 CNY")
+    assert cost_lines(cost, "s")[1:] == ["p: 0.5000 node-hours x 0.45 CNY = 0.23 CNY",
+                                         "s: 0.23 CNY in all (0.5000 node-hours, 1 jobs)"]
