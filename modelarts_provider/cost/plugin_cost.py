@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from ..core.failures import format_loc
 from ..core.messages import explain
 from ..core.provider_config import ProviderSettings
+from ..core.unknowns import is_unknown
 from .bounds import Item, total_lines
 from .budget import refusal
 from .config import COST_MODEL_NAMES, BudgetConfig
@@ -72,12 +73,13 @@ def _search_detail(inputs: dict[str, Any]) -> str:
 def job_items(name: str, inputs: dict[str, Any], book: PriceBook | None) -> list[Item]:
     """The item of a TrainingJob (none while its flavor or node count is another resource's unknown output)."""
     flavor, pool, nodes = inputs.get("flavor_id"), inputs.get("pool_id"), inputs.get("node_count") or 1
-    if not isinstance(flavor, str) or not isinstance(nodes, int):
+    if not isinstance(flavor, str) or is_unknown(flavor) or not isinstance(nodes, int):
         return []
     detail = _search_detail(inputs)
     kind = "search" if detail else "job"
-    if pool:
-        return [Item(name, kind, name, 1, nodes, None, None, None, billed_by=f"dedicated pool {pool}")]
+    if pool:  # a ResourcePool's id is not known at its first preview: the pool's own line prices it
+        shown = "a pool not known yet" if is_unknown(pool) else f"dedicated pool {pool}"
+        return [Item(name, kind, name, 1, nodes, None, None, None, billed_by=shown)]
     auto_stop = inputs.get("auto_stop")
     hours = Decimal(str(auto_stop["duration"])) if isinstance(auto_stop, dict) and auto_stop.get("duration") else None
     return [Item(name, kind, name, 1, nodes, hours, flavor, book.prices.get(flavor) if book else None,
@@ -89,7 +91,7 @@ def pool_items(name: str, inputs: dict[str, Any], book: PriceBook | None,
     """One item per flavor of a ResourcePool: its nodes bill every hour the pool exists."""
     hours = Decimal(str(pool_hours)) if pool_hours is not None else None
     rows = [r for r in inputs.get("resources") or [] if isinstance(r, dict) and isinstance(r.get("flavor"), str)
-            and isinstance(r.get("count"), int)]
+            and not is_unknown(r["flavor"]) and isinstance(r.get("count"), int)]
     return [Item(name if len(rows) == 1 else f"{name} ({r['flavor']})", "pool", name, 1, r["count"], hours,
                  r["flavor"], book.prices.get(r["flavor"]) if book else None, detail="this program creates it",
                  bound_field=f"{WHERE}.poolHours to bound it") for r in rows]

@@ -32,6 +32,7 @@ from ..core.masking import remember
 from ..core.provider_base import CALLS_IN_FLIGHT, SettingsProvider, request_cancel  # blocking calls in flight at once
 from ..core.provider_base import say
 from ..core.provider_config import NAMESPACE
+from ..core.unknowns import is_unknown
 from ..cost.plugin_cost import BudgetError, Tally, job_items, parse_budget, pool_items, price_for
 from ..resource_pool.provider import ResourcePoolProvider
 from ..training_job.catalog_check import needs_check
@@ -130,16 +131,22 @@ def _say_cost(tally: Tally, provider: Any, door: str, urn: str, inputs: dict[str
     settings = getattr(provider, "_settings", None)
     try:
         if door == "ResourcePool":
-            flavors = {r["flavor"] for r in inputs.get("resources") or [] if isinstance(r, dict) and r.get("flavor")}
+            flavors = {r["flavor"] for r in inputs.get("resources") or []
+                       if isinstance(r, dict) and isinstance(r.get("flavor"), str) and not is_unknown(r["flavor"])}
             book = price_for(settings, set(), flavors, tally.budget)
             found = pool_items(name, inputs, book, tally.budget.pool_hours if tally.budget else None)
         else:
             flavor = inputs.get("flavor_id")
-            wanted = {flavor} if isinstance(flavor, str) and not inputs.get("pool_id") else set()
+            wanted = {flavor} if isinstance(flavor, str) and not is_unknown(flavor) and not inputs.get("pool_id") \
+                else set()
             book = price_for(settings, wanted, set(), tally.budget)
             found = job_items(name, inputs, book)
-        if book is None or not found:
-            return None  # prices not asked for, or the flavor is another resource's output not known yet
+        if book is None:
+            return None  # prices not asked for
+        if not found:  # the flavor or node count is another resource's output, not known yet
+            fields = "resources" if door == "ResourcePool" else "flavorId and nodeCount"
+            return (f"modelarts:budget: {name}'s {fields} must be known at preview to be held to the budget: give "
+                    "them as values, not another resource's outputs") if tally.budget else None
         lines, refused = tally.say(name, found, book)
     except Exception as err:  # noqa: BLE001 - a price is information, not a precondition, without a budget
         if tally.budget is not None:

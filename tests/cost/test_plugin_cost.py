@@ -30,6 +30,10 @@ def test_a_search_job_is_one_job_bounded_by_its_auto_stop() -> None:
     assert job_items("later", {"flavor_id": {"unknown": True}}, BOOK) == []  # another resource's output: not yet
     (on_pool,) = job_items("p", {"flavor_id": CPU, "pool_id": "pool-1"}, BOOK)
     assert on_pool.line() == "p: 1 job on dedicated pool pool-1: billed by the pool"
+    from modelarts_provider.core.unknowns import UNKNOWN
+
+    (later,) = job_items("q", {"flavor_id": CPU, "pool_id": UNKNOWN}, BOOK)  # a ResourcePool's id at preview
+    assert later.line() == "q: 1 job on a pool not known yet: billed by the pool"
 
 
 def test_a_pool_bills_each_flavor_per_hour_bounded_only_by_the_budgets_pool_hours() -> None:
@@ -73,3 +77,25 @@ def test_a_bad_budget_is_one_line_naming_the_field(raw: object, line: str) -> No
     with pytest.raises(BudgetError) as err:
         parse_budget(raw)
     assert str(err.value) == line
+
+
+def test_under_a_budget_a_job_whose_flavor_is_not_known_at_preview_is_refused() -> None:
+    """A flavor from another resource's output cannot be priced at preview: under a budget the check says so (never
+    a silent pass); without one, nothing is said and no price is asked for."""
+    from pydantic import SecretStr
+
+    from modelarts_provider.core.provider_config import ProviderSettings
+    from modelarts_provider.core.unknowns import UNKNOWN
+    from modelarts_provider.plugin.provider import _say_cost
+
+    class Provider:
+        _settings = ProviderSettings(region="cn-north-4", project_id="p", cloud="huaweicloud",
+                                     endpoint="http://127.0.0.1:9", billing_endpoint="http://127.0.0.1:9",
+                                     access_key="AK", secret_key=SecretStr("SK"))
+
+    urn = "urn:pulumi:test::yaml-jobs::modelarts:index:TrainingJob::x"
+    assert _say_cost(Tally(budget=parse_budget({"max": 5})), Provider(), "TrainingJob", urn,
+                     {"flavor_id": UNKNOWN, "node_count": 1}) == (
+        "modelarts:budget: x's flavorId and nodeCount must be known at preview to be held to the budget: give them as "
+        "values, not another resource's outputs")
+    assert _say_cost(Tally(), Provider(), "TrainingJob", urn, {"flavor_id": UNKNOWN}) is None
