@@ -1,4 +1,4 @@
-"""`./dev up` prints the stack outputs that changed, not all of them (issue 44).
+"""`./dev up` and `./dev refresh` print the stack outputs that changed, not all of them (issue 44).
 
 The CLI prints every stack output after every `up`, changed or not (`pulumi up` shows the stack's outputs in
 full by design): on the local stack about 10 KB of job, run, sweep and cost tables each time, the one line that
@@ -7,10 +7,20 @@ prints what changed since before the `up`, one line per changed value, named by 
 nothing when nothing changed, only a job's own lines when one job changed, everything once (the first `up`).
 `pulumi stack output` still shows them all. A secret shows as `[secret]`, as `pulumi stack output` prints it.
 
-    python -m modelarts_provider.cli.changed_outputs --stack NAME [PULUMI UP ARGS...]
-    exit: pulumi up's
+`./dev refresh`: `pulumi refresh --run-program` (which re-runs the program so that the exported outputs are fresh)
+marks every job `[diff: +config_keys,owner_seed-name~owner]` while nothing changed: the engine shows a refresh
+step against the program's inputs as the program sends them, before the provider's check derives the owner
+token, the job name and the run folders from them and drops the seed and the config keys, which is what the
+state records (the provider's read and diff find no change: the summary says `unchanged`). So the refresh shown
+is the plain `pulumi refresh`, which compares what the service holds with what the state records: no diff
+where nothing changed. The program then re-runs in a second, quiet `pulumi refresh --run-program` (its output
+shown only when it fails) for the exported outputs, of which the changed ones are printed as for `up`.
 
-With `--json` (machine output) or `--suppress-outputs` among the arguments, `pulumi up` runs as given.
+    python -m modelarts_provider.cli.changed_outputs up|refresh --stack NAME [PULUMI ARGS...]
+    exit: pulumi's
+
+With `--json` (machine output) or `--suppress-outputs` among the arguments, the command runs as given (a
+refresh: with `--run-program`).
 """
 
 from __future__ import annotations
@@ -80,22 +90,40 @@ def _wait(proc: subprocess.Popen[Any]) -> int:
             continue
 
 
+def _up(pulumi: str, stack: str, args: list[str]) -> int:
+    return _wait(subprocess.Popen([pulumi, "up", "--yes", "--stack", stack, *args, "--suppress-outputs"]))
+
+
+def _refresh(pulumi: str, stack: str, args: list[str]) -> int:
+    code = _wait(subprocess.Popen([pulumi, "refresh", "--yes", "--stack", stack, *args, "--suppress-outputs"]))
+    if code != 0:
+        return code
+    quiet = subprocess.run([pulumi, "refresh", "--yes", "--skip-preview", "--run-program", "--suppress-outputs",
+                            "--stack", stack], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    if quiet.returncode != 0:  # what failed, as pulumi said it
+        sys.stdout.write(quiet.stdout)
+        sys.stderr.write(quiet.stderr)
+    return quiet.returncode
+
+
+_COMMANDS = {"up": _up, "refresh": _refresh}
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) < 2 or args[0] != "--stack":
-        note("usage: python -m modelarts_provider.cli.changed_outputs --stack NAME [PULUMI UP ARGS...]")
+    if len(args) < 3 or args[0] not in _COMMANDS or args[1] != "--stack":
+        note("usage: python -m modelarts_provider.cli.changed_outputs up|refresh --stack NAME [PULUMI ARGS...]")
         return 2
-    stack, up_args = args[1], args[2:]
+    command, stack, given = args[0], args[2], args[3:]
     pulumi = find_pulumi()
-    command = [pulumi, "up", "--yes", "--stack", stack, *up_args]
-    if any(a.split("=", 1)[0] in _AS_GIVEN for a in up_args):
-        return _wait(subprocess.Popen(command))
+    if any(a.split("=", 1)[0] in _AS_GIVEN for a in given):
+        extra = ["--run-program"] if command == "refresh" else []
+        return _wait(subprocess.Popen([pulumi, command, "--yes", "--stack", stack, *extra, *given]))
     before = _outputs(pulumi, stack)
-    code = _wait(subprocess.Popen([*command, "--suppress-outputs"]))
-    lines = changed_lines(before, _outputs(pulumi, stack))  # a failed up may have changed some outputs too
-    if lines:
-        for line in lines:
-            print_line(sys.stdout, line)
+    code = _COMMANDS[command](pulumi, stack, given)
+    lines = changed_lines(before, _outputs(pulumi, stack))  # a failed command may have changed some outputs too
+    for line in lines:
+        print_line(sys.stdout, line)
     return code
 
 

@@ -5,8 +5,10 @@ changed.
 outputs that changed since before the update (the CLI itself prints every output after every `up`): the unit
 tests pin the lines; the engine test runs the module on a real stack of the Python door against the local
 ModelArts: the first `up` prints every output once, an `up` that changes nothing prints none (and no table),
-one that changes one job prints only that job's lines. The same stack is refreshed with nothing changed: no
-job is shown as changed and the state's inputs of every job are byte-equal to the `up`'s.
+one that changes one job prints only that job's lines. The same stack is refreshed with nothing changed as
+`./dev refresh` does (the plain refresh shown, the program re-run quietly for the outputs; `pulumi refresh
+--run-program` shows every job as `[diff: +config_keys,owner_seed-name~owner]`, the program's inputs before the
+provider's check): no job is shown as changed and the state's inputs of every job are byte-equal to the `up`'s.
 """
 
 from __future__ import annotations
@@ -56,8 +58,13 @@ def test_first_up_prints_everything_once_and_removals_by_name() -> None:
 # --- through the engine ------------------------------------------------------------------------------------
 
 def _up(st: Stack) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "modelarts_provider.cli.changed_outputs", "--stack", st.name,
-                           "--skip-preview"], cwd=st.workdir, env=st.env, text=True, capture_output=True,
+    return _dev_like(st, "up", "--skip-preview")
+
+
+def _dev_like(st: Stack, command: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """What `./dev up|refresh` runs (./dev itself starts the local clouds on their fixed ports)."""
+    proc = subprocess.run([sys.executable, "-m", "modelarts_provider.cli.changed_outputs", command, "--stack",
+                           st.name, *args], cwd=st.workdir, env=st.env, text=True, capture_output=True,
                           timeout=600, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Outputs:" not in proc.stdout, proc.stdout  # the CLI's full listing is suppressed
@@ -93,11 +100,15 @@ def test_up_prints_changed_outputs_once_and_refresh_no_diff(tmp_path: Path, emul
     assert _changed(again.stdout) == [] and "Outputs changed" not in again.stdout, again.stdout
     assert "epochs" not in again.stdout  # no table at all
 
-    # Nothing changed: a refresh shows no job as changed and keeps every job's inputs byte for byte.
+    # Nothing changed: `./dev refresh` shows no job as changed, prints no output, and keeps every job's inputs
+    # byte for byte; the program re-ran (the exported outputs' refresh, quiet) after the refresh shown.
     inputs = _job_inputs(st)
-    refreshed = st.refresh()
-    assert "[diff:" not in refreshed.stdout and "~ jobs" not in refreshed.stdout, refreshed.stdout
+    refreshed = _dev_like(st, "refresh", "--skip-preview")
+    assert "[diff:" not in refreshed.stdout and "5 unchanged" in refreshed.stdout, refreshed.stdout
+    assert "TrainingJob a" in refreshed.stdout and "Outputs changed" not in refreshed.stdout, refreshed.stdout
     assert _job_inputs(st) == inputs
+    history = json.loads(st.run("stack", "history", "--json").stdout)
+    assert [h["kind"] for h in history[:2]] == ["refresh", "refresh"], history[:2]
 
     st.write_config(_jobs(epochs_a=2))  # job a's declaration changes (a new run); b stays
     one = _changed(_up(st).stdout)
