@@ -30,7 +30,8 @@ host_cached() {
     [ -x "$MODELARTS_ENGINE_BIN/pulumi-language-python-exec" ] &&
     [ -x "$MODELARTS_ENGINE_BIN/pulumi-resource-pulumi-python" ]
 }
-launcher_id() { sha256sum "$scripts/python-launcher/main.go" | cut -c1-12; }  # rebuilt when its source changes
+# Rebuilt when its source or the real host's name (built into it) changes.
+launcher_id() { { cat "$scripts/python-launcher/main.go"; basename "$real_host"; } | sha256sum | cut -c1-12; }
 launcher_cached() { [ -x "$host" ] && [ -f "$MODELARTS_ENGINE_BIN/.python-launcher-$(launcher_id)" ]; }
 sdkgen_id() { sha256sum "$scripts/sdkgen/main.go" | cut -c1-12; }  # rebuilt when its source changes
 sdkgen_cached() { [ -x "$sdkgen" ] && [ -f "$MODELARTS_ENGINE_BIN/.sdkgen-$(sdkgen_id)" ]; }
