@@ -131,6 +131,7 @@ require github.com/pulumi/pulumi/sdk/v3 v$PULUMI_VERSION" >"$dir/go.mod"
   (cd "$dir" && GOFLAGS=-mod=mod go mod tidy)
   (cd "$dir" && go build -trimpath -ldflags "-s -w -X main.hostName=$(basename "$real_host")" -o "$host.tmp" .)
   mv "$host.tmp" "$host"
+  rm -f "$MODELARTS_ENGINE_BIN"/.python-launcher-*
   touch "$MODELARTS_ENGINE_BIN/.python-launcher-$(launcher_id)"
 }
 
