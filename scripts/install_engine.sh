@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Pulumi engine offline, from Go modules, into a versioned cache outside the repository:
-#   pulumi (CLI), pulumi-language-python (+ its exec script), pulumi-resource-pulumi-python (dynamic
+#   pulumi (CLI), pulumi-language-python (a launcher, scripts/python-launcher, in front of the real host
+#   pulumi-python-host-v<version>, + its exec script), pulumi-resource-pulumi-python (dynamic
 #   provider launcher), pulumi-language-yaml (Pulumi YAML programs: the modelarts plugin's other-language
 #   door, issue 25), pulumi-language-nodejs and pulumi-language-go (TypeScript and Go programs, issue 44), modelarts-sdkgen (its TypeScript, Python and Go SDK generator) in bin/, and pulumi-resource-random in the plugins/ of a Pulumi home beside it.
 # Idempotent and silent when everything is cached. Otherwise one line per step on standard error,
@@ -15,7 +16,8 @@ scripts="$(cd "$(dirname "$0")" && pwd)"
 exec >&2  # every message here is for people; stdout stays free for the caller's own output
 
 cli="$MODELARTS_ENGINE_BIN/pulumi"
-host="$MODELARTS_ENGINE_BIN/pulumi-language-python"
+host="$MODELARTS_ENGINE_BIN/pulumi-language-python"  # scripts/python-launcher, in front of the real host:
+real_host="$MODELARTS_ENGINE_BIN/pulumi-python-host-v$PULUMI_PYTHON_HOST_SDK_VERSION"
 yaml_host="$MODELARTS_ENGINE_BIN/pulumi-language-yaml"
 nodejs_host="$MODELARTS_ENGINE_BIN/pulumi-language-nodejs"
 go_host="$MODELARTS_ENGINE_BIN/pulumi-language-go"
@@ -24,10 +26,13 @@ work="$MODELARTS_ENGINE_CACHE/build"
 
 cli_cached() { [ -x "$cli" ] && [ "$("$cli" version 2>/dev/null)" = "v$PULUMI_VERSION" ]; }
 host_cached() {
-  [ -x "$host" ] && [ -f "$MODELARTS_ENGINE_BIN/.python-host-$PULUMI_PYTHON_HOST_SDK_VERSION" ] &&
+  [ -x "$real_host" ] && [ -f "$MODELARTS_ENGINE_BIN/.python-host-$PULUMI_PYTHON_HOST_SDK_VERSION" ] &&
     [ -x "$MODELARTS_ENGINE_BIN/pulumi-language-python-exec" ] &&
     [ -x "$MODELARTS_ENGINE_BIN/pulumi-resource-pulumi-python" ]
 }
+# Rebuilt when its source or the real host's name (built into it) changes.
+launcher_id() { { cat "$scripts/python-launcher/main.go"; basename "$real_host"; } | sha256sum | cut -c1-12; }
+launcher_cached() { [ -x "$host" ] && [ -f "$MODELARTS_ENGINE_BIN/.python-launcher-$(launcher_id)" ]; }
 sdkgen_id() { sha256sum "$scripts/sdkgen/main.go" | cut -c1-12; }  # rebuilt when its source changes
 sdkgen_cached() { [ -x "$sdkgen" ] && [ -f "$MODELARTS_ENGINE_BIN/.sdkgen-$(sdkgen_id)" ]; }
 yaml_cached() {
@@ -43,6 +48,7 @@ todo() { # the steps still to do, in order
   if ! own_cli; then
     cli_cached || echo cli
     host_cached || echo host
+    launcher_cached || echo launcher
   fi
   yaml_cached || echo yaml
   nodejs_cached || echo nodejs
@@ -94,7 +100,7 @@ replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-202
 }
 
 build_host() {
-  build_in_wrapper python-host github.com/pulumi/pulumi/sdk/v3/python/cmd/pulumi-language-python "$host" \
+  build_in_wrapper python-host github.com/pulumi/pulumi/sdk/v3/python/cmd/pulumi-language-python "$real_host" \
     "module modelarts.local/build/pythonhost
 
 go 1.25
@@ -109,6 +115,24 @@ require github.com/pulumi/pulumi/sdk/v3 v$PULUMI_PYTHON_HOST_SDK_VERSION" \
   install -m 0755 "$sdk/python/cmd/pulumi-language-python-exec" "$MODELARTS_ENGINE_BIN/pulumi-language-python-exec"
   install -m 0755 "$sdk/python/dist/pulumi-resource-pulumi-python" "$MODELARTS_ENGINE_BIN/pulumi-resource-pulumi-python"
   touch "$MODELARTS_ENGINE_BIN/.python-host-$PULUMI_PYTHON_HOST_SDK_VERSION"
+}
+
+# The launcher the engine starts as pulumi-language-python: it gives the real host (above) the project's
+# `runtime.options.virtualenv` as the flags that host reads, which the CLI no longer passes (scripts/python-launcher).
+build_launcher() {
+  local dir="$work/python-launcher"
+  mkdir -p "$dir"
+  cp "$scripts/python-launcher/main.go" "$dir/main.go"
+  printf '%s\n' "module modelarts.local/build/pythonlauncher
+
+go 1.25
+
+require github.com/pulumi/pulumi/sdk/v3 v$PULUMI_VERSION" >"$dir/go.mod"
+  (cd "$dir" && GOFLAGS=-mod=mod go mod tidy)
+  (cd "$dir" && go build -trimpath -ldflags "-s -w -X main.hostName=$(basename "$real_host")" -o "$host.tmp" .)
+  mv "$host.tmp" "$host"
+  rm -f "$MODELARTS_ENGINE_BIN"/.python-launcher-*
+  touch "$MODELARTS_ENGINE_BIN/.python-launcher-$(launcher_id)"
 }
 
 # The Node.js and Go language hosts: the sdk/v3 module of the version pinned for each (versions.env) contains
@@ -178,6 +202,7 @@ for s in $steps; do
   case "$s" in
     cli) step "engine: building pulumi CLI (step $n of $total)" build_cli ;;
     host) step "engine: building python language host (step $n of $total)" build_host ;;
+    launcher) step "engine: building python language host launcher (step $n of $total)" build_launcher ;;
     yaml) step "engine: building YAML language host (step $n of $total)" build_yaml_host ;;
     nodejs) step "engine: building Node.js language host (step $n of $total)" \
       build_sdk_host nodejs "$PULUMI_NODEJS_HOST_SDK_VERSION" nodejs/cmd/pulumi-language-nodejs "$nodejs_host" ;;

@@ -141,8 +141,11 @@ class Stack:
 
     def write_config(self, values: dict[str, object]) -> None:
         """Structured config (objects, lists) straight into Pulumi.<stack>.yaml; `pulumi config set`
-        only takes scalars or `--path` leaves. Keeps the encryption salt and existing secrets."""
-        path = self.workdir / f"Pulumi.{self.name}.yaml"
+        only takes scalars or `--path` leaves. Keeps the encryption salt and existing secrets. The file is where
+        the engine keeps it: in the project's `stackConfigDir` when `Pulumi.yaml` names one."""
+        manifest = self.workdir / "Pulumi.yaml"
+        project = (yaml.safe_load(manifest.read_text()) if manifest.exists() else None) or {}
+        path = self.workdir / project.get("stackConfigDir", ".") / f"Pulumi.{self.name}.yaml"
         doc = (yaml.safe_load(path.read_text()) if path.exists() else None) or {}
         doc.setdefault("config", {}).update(values)
         path.write_text(yaml.safe_dump(doc, sort_keys=False))

@@ -4,9 +4,14 @@ gets the plugin (`pulumi plugin install resource modelarts VERSION --file ARCHIV
 made with `pulumi new` from the template shipped in the wheel and (b) a YAML program that names no plugin path each
 `up` a job against the local ModelArts (harness-started, free port) and `destroy` it.
 
+The template project is made exactly as docs/install.md says: `pulumi new ... --generate-only`, `pulumi install`
+(which makes the project's own `venv/`, where `Pulumi.yaml` says, and pip-installs `requirements.txt` with the
+wheel from `PIP_FIND_LINKS`, its dependencies from the package index), `pulumi stack init`. Before issue 44 the
+engine's Python language host put that virtualenv in the project root and `pulumi up` failed on `import pulumi`.
+
 Nothing of the repository is on the projects' paths: the project runs the installed package, the plugin its own
 virtualenv made on first start. Only the random plugin (the stack program's job-name suffixes) comes from the
-engine cache (on PATH), where a download would bring it.
+engine cache, installed with `pulumi plugin install --file` where a download would bring it.
 """
 
 from __future__ import annotations
@@ -52,18 +57,17 @@ def _run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None, ok: bool 
 
 
 def _user_env(base: Path, venv: Path) -> dict[str, str]:
-    """A user's shell: the pinned engine and uv on PATH, a fresh Pulumi home, no repository anywhere."""
+    """A user's shell: the pinned engine and uv on PATH, a fresh Pulumi home, no repository anywhere, the
+    package's virtualenv first on PATH (where `python -m modelarts_provider` runs) and not activated for Pulumi."""
     tools = base / "tools"
     tools.mkdir()
     (tools / "uv").symlink_to(UV)  # the plugin's first start installs with it (from uv's cache)
     env = pulumi_env(base)
     env.pop("PYTHONPATH", None)
     engine_bin = str(engine_dir() / "bin")
-    # The random plugin (built by the set-up, as a download would bring it) is found on PATH.
-    random = str(engine_dir() / "home" / "plugins" / f"resource-random-v{RANDOM_VERSION}")
-    env["PATH"] = os.pathsep.join([str(venv / "bin"), engine_bin, random, str(tools), "/usr/bin", "/bin"])
+    env["PATH"] = os.pathsep.join([str(venv / "bin"), engine_bin, str(tools), "/usr/bin", "/bin"])
     env["PULUMI_HOME"] = str(base / "pulumi-home")
-    env["PULUMI_RUNTIME_VIRTUALENV"] = str(venv)
+    env.pop("PULUMI_RUNTIME_VIRTUALENV")  # the project's own venv/ is the engine's to find
     env["MODELARTS_PLUGIN_PYTHON"] = sys._base_executable  # a python >= 3.11 (the system one may be older)
     (base / "pulumi-home").mkdir()
     return env
@@ -104,8 +108,11 @@ def test_wheel_and_plugin_installed_outside_the_repository(tmp_path: Path, emu: 
     local = _run([python, "-m", "obs_emulator"], base, env, ok=False)
     assert local.returncode == 1 and "install modelarts-pulumi[local]" in local.stderr, local.stderr
 
-    # The plugin: installed like any provider into the fresh home.
+    # The plugin: installed like any provider into the fresh home; the random plugin the set-up built likewise
+    # (docs/install.md: where no download brings it).
     _run(["pulumi", "plugin", "install", "resource", "modelarts", VERSION, "--file", str(archive)], base, env)
+    random = engine_dir() / "home" / "plugins" / f"resource-random-v{RANDOM_VERSION}" / "pulumi-resource-random"
+    _run(["pulumi", "plugin", "install", "resource", "random", RANDOM_VERSION, "--file", str(random)], base, env)
     installed = base / "pulumi-home" / "plugins" / f"resource-modelarts-v{VERSION}"
     assert (installed / "pulumi-resource-modelarts").is_file()
 
@@ -113,27 +120,35 @@ def test_wheel_and_plugin_installed_outside_the_repository(tmp_path: Path, emu: 
     template = _run([python, "-m", "modelarts_provider", "template"], base, env).stdout.strip()
     # a clean copy of the one in the wheel (whose install compiled its __main__.py): nothing generated shipped
     assert any((venv / "lib").rglob("templates/modelarts-python/__main__.py"))
+    # The documented steps, word for word (`--yes`: no terminal to confirm on).
     project = base / "my-jobs"
-    _run(["pulumi", "new", template, "--dir", str(project), "--name", "my-jobs", "--description", "ours",
-          "--generate-only", "--yes", "--non-interactive"], base, env)
+    _run(["pulumi", "new", template, "--dir", "my-jobs", "--name", "my-jobs", "--generate-only", "--yes"], base, env)
     assert sorted(p.name for p in project.iterdir()) == [
         ".gitignore", "Pulumi.yaml", "README.md", "__main__.py", "requirements.txt", "stacks"]
-    assert yaml.safe_load((project / "Pulumi.yaml").read_text())["name"] == "my-jobs"
+    assert list((project / "stacks").iterdir()) == []
+    manifest = yaml.safe_load((project / "Pulumi.yaml").read_text())
+    assert manifest["name"] == "my-jobs" and manifest["runtime"]["options"] == {"virtualenv": "venv"}, manifest
     assert len((project / "__main__.py").read_text().strip().splitlines()) == 3  # import, blank, main()
-    (project / "venv").symlink_to(venv)  # the template's `virtualenv: venv`, made as the user would
+    _run(["pulumi", "install"], project, {**env, "PIP_FIND_LINKS": str(wheel.parent)})
+    # The virtualenv where Pulumi.yaml says, holding the package; none in the project root.
+    assert (project / "venv" / "pyvenv.cfg").is_file() and not (project / "pyvenv.cfg").exists()
+    assert list((project / "venv" / "lib").glob("python3*/site-packages/modelarts_provider/stack/run.py"))
     st = Stack(workdir=project, name="test", env=env)
     st.run("stack", "init", "test", stack_flag=False)
     st.set_all_config(*provider_config(emu))
-    assert (project / "stacks" / "Pulumi.test.yaml").is_file()  # where the docs say (stackConfigDir)
-    (project / "stacks" / "Pulumi.test.yaml").rename(project / "Pulumi.test.yaml")  # the harness writes beside
-    (project / "Pulumi.yaml").write_text((project / "Pulumi.yaml").read_text().replace("stackConfigDir: stacks\n", ""))
+    assert (project / "stacks" / "Pulumi.test.yaml").is_file() and not (project / "Pulumi.test.yaml").exists()
     st.write_config({
         "modelarts-jobs:obs": {"main": {"bucket": "emulator-bucket"}},
         "modelarts-jobs:pools": {"cpu": {"flavor": CPU, "maxNodes": 2}},
         "modelarts-jobs:jobs": {"train": {"pool": "cpu", "algorithmId": ALGORITHM_ID, "parameters": {"epochs": 1},
                                           "pollIntervalSeconds": 0.2}}})
-    st.up()
+    up = st.up()
+    assert "ModuleNotFoundError" not in up.stdout + up.stderr
     _assert_recorded_without_runtime_frames(st)
+    # The program ran on the project's venv/bin/python, not on the python first on PATH (which has the package
+    # too): the stack program's own frames, recorded with the seed it declares, are under the project's venv/.
+    (seed,) = [r for r in st.resources() if r["type"] == "random:index/randomPassword:RandomPassword"]
+    assert seed["stackTrace"][0]["sourcePosition"].startswith("project:///venv/lib/"), seed["stackTrace"]
     jobs = st.outputs()["jobs"]
     assert list(jobs) == ["train"] and jobs["train"]["id"] in {j["metadata"]["id"] for j in emu.jobs()}
     status = _run([python, "-m", "modelarts_provider", "status", "--stack", "test"], project, env)
