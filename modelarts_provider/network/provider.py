@@ -23,7 +23,7 @@ from ..core.provider_base import ModelArtsProvider, ProviderError, cancelled, sa
 from .args import OUTPUT_KEYS, NetworkArgs
 from .check import check_inputs, strip_outputs
 from .diff import option_changes, replaced_fields
-from ..waiting import Condition, Done, Failed, wait
+from ..waiting import REAL, Clock, Condition, Done, Failed, wait
 
 POOL_GONE_WAIT_S = 1800.0
 
@@ -65,9 +65,8 @@ class NetworkProvider(ModelArtsProvider):
     def _wait_active(self, name: str, args: NetworkArgs) -> Network:
         # A poll hanging on a slow server ends at the deadline (and a last look) or at the first Ctrl-C (the engine).
         api = self._api()
-        return wait(active(lambda: api.get_network(name), args.name, name, args.timeout_seconds, say),
-                    timeout_s=args.timeout_seconds, poll_s=args.poll_interval_seconds, cancel=lambda: cancelled(),
-                    error=ProviderError)
+        return wait_active(lambda: api.get_network(name), args.name, name, args.timeout_seconds,
+                           args.poll_interval_seconds, say)
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         check_same_place(props.get("location"), location_of(self._require_settings()), f"network {id_}")
@@ -138,3 +137,9 @@ def active(read: Callable[[], Network | None], label: str, name: str, timeout_s:
 
     return Condition("network active", read, judge, too_late, answer=Network | None,
                      params={"label": label, "name": name, "timeout_s": timeout_s})
+
+
+def wait_active(get: Callable[[], Network | None], label: str, name: str, timeout_s: float, poll_s: float,
+                say: Callable[[str], Any], clock: Clock = REAL) -> Network:
+    return wait(active(get, label, name, timeout_s, say), timeout_s=timeout_s, poll_s=poll_s, clock=clock,
+                cancel=lambda: cancelled(), error=ProviderError)

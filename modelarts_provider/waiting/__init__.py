@@ -4,7 +4,7 @@ they all wait on it."""
 
 from .cancel import cancelled, request_cancel
 from .clock import REAL, Clock, FakeClock, FnClock, RealClock
-from .engine import CANCEL_CHECK_S, LAST_LOOK_S, Condition, Done, Failed, WaitFailed, observing, wait
+from .engine import CANCEL_CHECK_S, LAST_LOOK_S, Condition, Done, Failed, WaitFailed, observing, replaying, wait
 
 __all__ = ["CANCEL_CHECK_S", "LAST_LOOK_S", "REAL", "Clock", "Condition", "Done", "FakeClock", "Failed", "FnClock",
-           "RealClock", "WaitFailed", "cancelled", "observing", "request_cancel", "wait"]
+           "RealClock", "WaitFailed", "cancelled", "observing", "replaying", "request_cancel", "wait"]

@@ -11,7 +11,8 @@ interval (a number, or a function of the polls so far: backoff, a watcher's next
   drips its answer cannot hold a wait past either.
 - A wait that listens for Cancel sleeps at most `CANCEL_CHECK_S` at a time: a Ctrl-C stops it within a second.
 - Observers (`observing`) see each wait's start, every answer with its time on the wait's clock, and its end:
-  scripts/record_waits.py records workflows on the local clouds with them, tests/waits replays them.
+  testkit/wait_recorder.py records workflows on the local clouds with them; a `Source` (`replaying`) answers in
+  place of the service: tests/waits replays each recording through the wait's own code on a FakeClock.
 """
 
 from __future__ import annotations
@@ -71,14 +72,21 @@ class WaitFailed(Exception):
 
 
 class Observer(Protocol):
-    def started(self, condition: Condition[Any, Any], timeout_s: float, clock: Clock) -> None: ...
+    def started(self, condition: Condition[Any, Any], timeout_s: float, poll_s: float | None, clock: Clock) -> None: ...
 
     def answered(self, condition: Condition[Any, Any], at: float, answer: Any) -> None: ...
 
     def ended(self, condition: Condition[Any, Any], polls: int, outcome: str, message: str) -> None: ...
 
 
+class Source(Protocol):
+    """Answers in place of a condition's own read (a replay of a recording)."""
+
+    def read(self, condition: Condition[A, Any]) -> A: ...
+
+
 _OBSERVERS: list[Observer] = []
+_SOURCES: list[Source] = []
 
 
 @contextlib.contextmanager
@@ -89,6 +97,21 @@ def observing(observer: Observer) -> Iterator[Observer]:
         yield observer
     finally:
         _OBSERVERS.remove(observer)
+
+
+@contextlib.contextmanager
+def replaying(source: Source) -> Iterator[Source]:
+    """Every wait of this process reads from `source` instead of the service while the block runs: the wait's
+    own code (its judgements, lines, errors) runs on recorded answers (tests/waits)."""
+    _SOURCES.append(source)
+    try:
+        yield source
+    finally:
+        _SOURCES.remove(source)
+
+
+def _read(condition: Condition[A, Any]) -> A:
+    return _SOURCES[-1].read(condition) if _SOURCES else condition.read()
 
 
 def _tell(event: str, *args: Any) -> None:
@@ -108,7 +131,7 @@ def wait(condition: Condition[A, R], *, timeout_s: float, poll_s: float | Callab
     on_cancel = condition.on_cancel or condition.too_late
     polls = 0
     last: A | None = None
-    _tell("started", condition, timeout_s, clock)
+    _tell("started", condition, timeout_s, None if callable(poll_s) else poll_s, clock)
 
     def end(judged: Failed | Done[R], outcome: str) -> R:
         _tell("ended", condition, polls, outcome, judged.reason if isinstance(judged, Failed) else "")
@@ -121,7 +144,7 @@ def wait(condition: Condition[A, R], *, timeout_s: float, poll_s: float | Callab
             return end(on_cancel(last), "cancelled")
         cut_at = None if math.isinf(deadline) else on_real_clock(clock, max(deadline, clock.now() + LAST_LOOK_S))
         with call_limits.limits(deadline=cut_at, abort=cancel):
-            answer = condition.read()
+            answer = _read(condition)
         polls += 1
         _tell("answered", condition, clock.now() - start, answer)
         judged = condition.judge(answer)
