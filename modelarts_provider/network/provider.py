@@ -135,8 +135,7 @@ def active(read: Callable[[], Network | None], label: str, name: str, timeout_s:
                       f"(phase {net.status.phase if net is not None else 'unknown'}); it is kept: the next up waits "
                       "for it again")
 
-    return Condition("network active", read, judge, too_late, answer=Network | None,
-                     params={"label": label, "name": name, "timeout_s": timeout_s})
+    return Condition("network active", read, judge, too_late, answer=Network | None)
 
 
 def wait_active(get: Callable[[], Network | None], label: str, name: str, timeout_s: float, poll_s: float,

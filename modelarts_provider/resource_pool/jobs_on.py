@@ -83,9 +83,7 @@ def ended(api: Any, job: TrainingJob, refusal: str, say: Callable[[str], None]) 
         return Failed(f"{refusal} and it did not stop within {STOP_WAIT_S:g} s (it is "
                       f"{fresh.phase if fresh is not None else job.phase}); the next destroy tries again")
 
-    return Condition("pool job stopped", lambda: api.get_job(job.id or ""), judge, too_late, answer=TrainingJob | None,
-                     params={"job": job.model_dump(mode="json", by_alias=True, exclude_none=True),
-                             "refusal": refusal})
+    return Condition("pool job stopped", lambda: api.get_job(job.id or ""), judge, too_late, answer=TrainingJob | None)
 
 
 def _stop(api: Any, job: TrainingJob, refusal: str, poll_s: float, say: Callable[[str], None],

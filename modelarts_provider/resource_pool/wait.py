@@ -84,8 +84,7 @@ def usable_condition(read: Callable[[], PoolView], label: str, want: dict[str, i
         at = f" at {_line(view.pool, scopes)}" if view is not None and view.pool is not None else ""
         return Failed(f"pool {label}: waiting stopped (cancelled){at}")
 
-    return Condition("pool usable", read, judge, too_late, on_cancel, answer=PoolView,
-                     params={"label": label, "want": want, "timeout_s": timeout_s, "scopes": scopes})
+    return Condition("pool usable", read, judge, too_late, on_cancel, answer=PoolView)
 
 
 def wait_usable(get: Callable[[], Pool | None], label: str, want: dict[str, int], timeout_s: float,

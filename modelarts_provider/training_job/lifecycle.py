@@ -103,9 +103,7 @@ def stopped(client: JobClient, job: TrainingJob, timeout_s: float, say: Printer)
         return Failed(f"training job {fresh.name if fresh else job.name} ({job_id}) did not stop within "
                       f"{timeout_s:g}s: it is {fresh.phase if fresh else job.phase}")
 
-    return Condition("job stopped", lambda: client.get_job(job_id), judge, too_late, answer=TrainingJob | None,
-                     params={"job": job.model_dump(mode="json", by_alias=True, exclude_none=True),
-                             "timeout_s": timeout_s})
+    return Condition("job stopped", lambda: client.get_job(job_id), judge, too_late, answer=TrainingJob | None)
 
 
 def stop(client: JobClient, job: TrainingJob, timeout_s: float, poll_s: float, say: Printer,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from ..client import call_limits
@@ -64,7 +64,6 @@ class Condition(Generic[A, R]):
     too_late: Callable[[A], Failed]
     on_cancel: Callable[[A | None], Failed] | None = None  # None: as too_late (the last answer; None before one)
     answer: Any = Any
-    params: dict[str, Any] = field(default_factory=dict)  # what the condition was built with (recordings)
 
 
 class WaitFailed(Exception):
