@@ -60,18 +60,20 @@ def usable_condition(read: Callable[[], PoolView], label: str, want: dict[str, i
     """Until the pool is usable; its node counts said whenever they change."""
     shown = [""]
 
+    def progress(view: PoolView) -> None:
+        line = _line(view.pool, scopes) if view.pool is not None else shown[0]
+        if line != shown[0]:
+            say(f"pool {label}: {line}")
+            shown[0] = line
+
     def judge(view: PoolView) -> Done[Pool] | Failed | None:
         pool = view.pool
         if pool is None:
             return Failed(f"pool {label} disappeared while waiting for its nodes")
-        line = _line(pool, scopes)
-        if line != shown[0]:
-            say(f"pool {label}: {line}")
-            shown[0] = line
         if usable(pool, want, scopes):
             return Done(pool)
         if pool.status.failed():
-            return Failed(_failure(pool, line, label, lambda _p: view.order_failure))
+            return Failed(_failure(pool, _line(pool, scopes), label, lambda _p: view.order_failure))
         return None
 
     def too_late(view: PoolView) -> Failed:
@@ -84,7 +86,7 @@ def usable_condition(read: Callable[[], PoolView], label: str, want: dict[str, i
         at = f" at {_line(view.pool, scopes)}" if view is not None and view.pool is not None else ""
         return Failed(f"pool {label}: waiting stopped (cancelled){at}")
 
-    return Condition("pool usable", read, judge, too_late, on_cancel, answer=PoolView)
+    return Condition("pool usable", read, judge, too_late, on_cancel, answer=PoolView, progress=progress)
 
 
 def wait_usable(get: Callable[[], Pool | None], label: str, want: dict[str, int], timeout_s: float,

@@ -86,12 +86,14 @@ def stopped(client: JobClient, job: TrainingJob, timeout_s: float, say: Printer)
     last = [job.phase]
     terminated_in = {job.phase} if job.phase in ACTIVE_PHASES else set()
 
+    def progress(fresh: TrainingJob | None) -> None:
+        if fresh is not None and fresh.phase != last[0]:
+            say(f"{fresh.name}: {last[0]} -> {fresh.phase}")
+            last[0] = fresh.phase
+
     def judge(fresh: TrainingJob | None) -> Done[TrainingJob | None] | None:
         if fresh is None:
             return Done(None)
-        if fresh.phase != last[0]:
-            say(f"{fresh.name}: {last[0]} -> {fresh.phase}")
-            last[0] = fresh.phase
         if fresh.phase in TERMINAL_PHASES:
             return Done(fresh)
         if fresh.phase in ACTIVE_PHASES and fresh.phase not in terminated_in:
@@ -103,7 +105,8 @@ def stopped(client: JobClient, job: TrainingJob, timeout_s: float, say: Printer)
         return Failed(f"training job {fresh.name if fresh else job.name} ({job_id}) did not stop within "
                       f"{timeout_s:g}s: it is {fresh.phase if fresh else job.phase}")
 
-    return Condition("job stopped", lambda: client.get_job(job_id), judge, too_late, answer=TrainingJob | None)
+    return Condition("job stopped", lambda: client.get_job(job_id), judge, too_late, answer=TrainingJob | None,
+                     progress=progress)
 
 
 def stop(client: JobClient, job: TrainingJob, timeout_s: float, poll_s: float, say: Printer,

@@ -1,7 +1,7 @@
 """One wait loop for every wait of the package: a condition (read the thing, judge the answer) on a clock.
 
 A wait is data: a `Condition` says how to read what is waited for (`read`: one API answer, or one round of
-answers) and how to judge each answer: `Done(value)` ends the wait, `Failed(reason)` ends it with an error,
+answers), what to tell of each answer (`progress`: a line when it changed) and how to judge it: `Done(value)` ends the wait, `Failed(reason)` ends it with an error,
 None waits on. `wait()` is the only loop: it reads, judges, ends at the deadline (`too_late`, judged on the last
 answer), stops on the engine's Cancel (`on_cancel`, before a read and while it sleeps), and sleeps the poll
 interval (a number, or a function of the polls so far: backoff, a watcher's next due job) on its `Clock`.
@@ -64,6 +64,7 @@ class Condition(Generic[A, R]):
     too_late: Callable[[A], Failed]
     on_cancel: Callable[[A | None], Failed] | None = None  # None: as too_late (the last answer; None before one)
     answer: Any = Any
+    progress: Callable[[A], None] | None = None  # told each answer before it is judged (lines when it changed)
 
 
 class WaitFailed(Exception):
@@ -146,6 +147,8 @@ def wait(condition: Condition[A, R], *, timeout_s: float, poll_s: float | Callab
             answer = _read(condition)
         polls += 1
         _tell("answered", condition, clock.now() - start, answer)
+        if condition.progress is not None:
+            condition.progress(answer)
         judged = condition.judge(answer)
         if judged is not None:
             return end(judged, "done" if isinstance(judged, Done) else "failed")

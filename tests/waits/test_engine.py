@@ -132,3 +132,10 @@ def test_observers_see_each_answer_at_its_time_and_sources_answer_in_place_of_th
     assert read.calls == 0
     assert notes.events == [("started", "test", 60, 5), ("answered", 0.0, "z"), ("answered", 5.0, "b"),
                             ("ended", 2, "done", "")]
+
+
+def test_progress_is_told_each_answer_before_it_is_judged() -> None:
+    told: list[str] = []
+    cond = Condition("test", counter(["a", "b"]), judge=lambda a: Done(told[:]) if a == "b" else None,
+                     too_late=lambda a: Failed(""), progress=told.append)
+    assert wait(cond, timeout_s=60, poll_s=5, clock=FakeClock()) == ["a", "b"]
