@@ -191,6 +191,15 @@ def _pool_job_stop(c: Cloud) -> Recording:
                                                "stack runs on it", "poll_s": 5}, c.clock, c.client)
 
 
+def _listing(failures: int, description: str) -> Callable[[Cloud], Recording]:
+    def run(c: Cloud) -> Recording:
+        c.job("rec-listed")
+        c.emu.set_faults([{"operation": "search", "kind": "status", "status": 503, "times": failures}])
+        once = ModelArtsClient(c.client.settings.model_copy(update={"max_retries": 0}))  # one call per attempt
+        return record(description, "job listing", {"limit": 501}, c.clock, once)
+    return run
+
+
 WORKFLOWS: dict[str, Callable[[Cloud], Recording]] = {
     "job_running": _jobs("a job awaited until Running", "running", 600, 10),
     "job_completed": _jobs("a job awaited until Completed", "completed", 900, 30),
@@ -209,6 +218,10 @@ WORKFLOWS: dict[str, Callable[[Cloud], Recording]] = {
     "job_stop": _job_stop,
     "job_delete_gone": _job_deleted,
     "pool_job_stop": _pool_job_stop,
+    "job_listing_retried": _listing(2, "the name index's listing: two attempts answered 503, the third lists "
+                                       "(2 s, then 4 s later)"),
+    "job_listing_fails": _listing(3, "the name index's listing: every attempt answered 503: the last error is "
+                                     "the creates' answer"),
 }
 
 

@@ -29,6 +29,7 @@ from modelarts_provider.network.provider import wait_active
 from modelarts_provider.resource_pool import jobs_on
 from modelarts_provider.resource_pool.wait import wait_usable
 from modelarts_provider.training_job import lifecycle
+from modelarts_provider.training_job.name_index import NameIndex
 from modelarts_provider.waiting import Clock
 from modelarts_provider.waiting.engine import Condition
 
@@ -103,6 +104,9 @@ CALLS: dict[str, CallSite] = {
         lambda job: job.phase if job is not None else None),
     "job deleted": CallSite(
         lambda a, say, clock, client: lifecycle.wait_deleted(client, _job(a), a["timeout_s"], a["poll_s"], clock)),
+    "job listing": CallSite(
+        lambda a, say, clock, client: NameIndex(client, clock=clock)._list(limit=a["limit"]),
+        lambda jobs: sorted(j.name for j in jobs)),
     "pool job stop": CallSite(
         lambda a, say, clock, client: jobs_on._stop(client, _job(a), a["refusal"], a["poll_s"], say, clock)),
 }

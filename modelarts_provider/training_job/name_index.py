@@ -27,7 +27,9 @@ import math
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Annotated, Protocol
+
+from pydantic import PlainSerializer, PlainValidator
 
 from ..client.errors import ModelArtsError
 from ..client.models import TrainingJob
@@ -196,19 +198,35 @@ class NameIndex:
                 listing.pop(job_id)
 
 
+_ERROR_FIELDS = ("error_msg", "status", "error_code", "error_solution", "request_id", "method", "path")
+
+
+def _error_from(value: object) -> ModelArtsError:
+    if isinstance(value, ModelArtsError):
+        return value
+    if not isinstance(value, dict):
+        raise ValueError("not a recorded error")
+    return ModelArtsError(**{k: value.get(k) for k in _ERROR_FIELDS})
+
+
+# A listing's answer as data (recordings of the wait): the jobs, or the error that ended the attempt.
+ListingAnswer = list[TrainingJob] | Annotated[ModelArtsError, PlainValidator(_error_from),
+                                              PlainSerializer(lambda e: {k: getattr(e, k) for k in _ERROR_FIELDS})]
+
+
 def listed(read: Callable[[], list[TrainingJob]]) -> Condition[list[TrainingJob] | ModelArtsError, list[TrainingJob]]:
     """Until a listing answers: a retryable error is tried again (LIST_ATTEMPTS in all, 2 s, 4 s apart), any other
     error, or the last, is raised as it is."""
     tries = [0]
 
     def attempt() -> list[TrainingJob] | ModelArtsError:
-        tries[0] += 1
         try:
             return read()
         except ModelArtsError as err:
             return err
 
     def judge(answer: list[TrainingJob] | ModelArtsError) -> Done[list[TrainingJob]] | Failed | None:
+        tries[0] += 1  # counted here, not in the read: a replay answers in place of the read
         if not isinstance(answer, ModelArtsError):
             return Done(answer)
         if not answer.retryable or tries[0] >= LIST_ATTEMPTS:
@@ -216,4 +234,4 @@ def listed(read: Callable[[], list[TrainingJob]]) -> Condition[list[TrainingJob]
         return None
 
     return Condition("job listing", attempt, judge, too_late=lambda answer: Failed(str(answer)),
-                     answer=list[TrainingJob])
+                     answer=ListingAnswer)

@@ -56,7 +56,9 @@ def _no_answer(_answer: Any) -> Failed:
 @dataclass
 class Condition(Generic[A, R]):
     """What a wait waits for. `kind` names it in recordings; `answer` is the type of one read's answer (a
-    pydantic-able type: recordings store answers as JSON and replay them as this type)."""
+    pydantic-able type: recordings store answers as JSON and replay them as this type). Everything the judgement
+    needs is in the answer (or the condition's own state): a replay answers in place of `read`, which then
+    never runs."""
 
     kind: str
     read: Callable[[], A]

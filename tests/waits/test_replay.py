@@ -19,7 +19,7 @@ RECORDINGS = load_all()
 # stops, deletes), and every call site of testkit/wait_recorder.py recorded at least once.
 KINDS = {"job_running", "job_completed", "job_failed", "job_too_late", "search_completed", "network_create",
          "network_delete", "pool_create", "pool_create_fails", "pool_scale", "pool_delete", "job_stop",
-         "job_delete_gone", "pool_job_stop"}
+         "job_delete_gone", "pool_job_stop", "job_listing_retried", "job_listing_fails"}
 
 
 def test_every_kind_of_wait_is_recorded() -> None:
