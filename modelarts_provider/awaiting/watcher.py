@@ -232,8 +232,11 @@ class Watcher:
         return Failed("", WaitCancelled(sorted(s.watched.name for s in self._pending.values())))
 
     def _until_due(self, _polls: int) -> float:
-        """How long until the next job is due (its poll interval or its deadline)."""
-        return max(0.0, min(min(s.next_poll, s.deadline) for s in self._pending.values()) - self.clock.now())
+        """How long until the next job is due (its poll interval or its deadline), or the next summary line."""
+        wake = min(min(s.next_poll, s.deadline) for s in self._pending.values())
+        if len(self._states) >= self.summary_from:
+            wake = min(wake, self._last_summary + self.summary_every_s)
+        return max(0.0, wake - self.clock.now())
 
     def _read_round(self) -> Round:
         now = self.clock.now()

@@ -184,3 +184,13 @@ def test_fetch_reports_gone_and_transient_views():
     fresh = Watcher(client, Lines(), strategy="get").fetch([("job-a", None), ("job-b", None), ("job-c", None)])
     assert isinstance(fresh["job-a"], TrainingJob) and fresh["job-a"].phase == "Running"
     assert fresh["job-b"] is None and not isinstance(fresh["job-c"], TrainingJob) and fresh["job-c"] is not None
+
+
+def test_the_summary_comes_every_30_s_even_between_polls():
+    jobs = [{"key": k, "id": f"job-{k}", "name": k, "wait_for": "completed", "timeout_s": 600, "poll_s": 60,
+             "polls": ["Running", "Running", "Completed"]} for k in "abcde"]
+    client, lines, clock = ReplayClient(jobs), Lines(), FakeClock()
+    Watcher(client, lines, strategy="get", clock=clock, concurrency=1).run([watched(j) for j in jobs])
+    summaries = [line for line in lines if line.startswith("5 jobs:")]
+    assert summaries == ["5 jobs: 5 Running (0 done)"] * 3 + ["5 jobs: 5 Completed (5 done)"]  # at 30, 60, 90, 120 s
+    assert clock.t == 120 and client.calls("get") == {f"job-{k}": 3 for k in "abcde"}
