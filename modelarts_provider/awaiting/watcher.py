@@ -214,7 +214,7 @@ class Watcher:
         """The wait for every job at once: a read is one round of polls of the jobs due (job id -> its view),
         the judgement settles the jobs that reached, failed or ran out of time; done when none is left."""
         return WaitCondition("jobs", self._read_round, self._judge_round, too_late=lambda _round: Failed(""),
-                         on_cancel=self._stopped, answer=Round)
+                             on_cancel=self._stopped, answer=Round)
 
     def _stopping(self) -> bool:
         """The engine's Cancel, or the engine gone (latched: each is seen once, then the wait ends on it)."""

@@ -116,7 +116,7 @@ def listen_for_cancel() -> None:
         answer = handler.unary_unary
 
         def cancel(request: Any, context: Any) -> Any:
-            _CANCELLED.set()
+            request_cancel()
             return answer(request, context)
 
         return grpc.unary_unary_rpc_method_handler(cancel, request_deserializer=handler.request_deserializer,
