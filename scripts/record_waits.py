@@ -1,6 +1,6 @@
 """Record every kind of wait on the local clouds into tests/fixtures/waits/*.json (testkit/wait_recorder.py).
 
-    .venv/bin/python scripts/record_waits.py [NAME ...]     # all workflows, or the ones named
+    .venv/bin/python scripts/record_waits.py [NAME ...] [--out DIR]    # all workflows, or the ones named
 
 Each workflow starts a local ModelArts on a free port (phases held long: only the recorder moves its clock),
 sets up what the wait waits for through the provider's own client (a job, a network, a pool, a delete), then
@@ -228,14 +228,15 @@ WORKFLOWS: dict[str, Callable[[Cloud], Recording]] = {
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", choices=[[], *WORKFLOWS], help="workflows to record (default: all)")
-    names = parser.parse_args(argv).names or list(WORKFLOWS)
-    WAITS.mkdir(parents=True, exist_ok=True)
-    for name in names:
+    parser.add_argument("--out", type=Path, default=WAITS, help=f"where to write them (default: {WAITS})")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name in args.names or list(WORKFLOWS):
         with tempfile.TemporaryDirectory() as tmp, running_emulator(tmp, **EMULATOR) as emu:
             recording = WORKFLOWS[name](Cloud(emu))
-        path = WAITS / f"{name}.json"
+        path = args.out / f"{name}.json"
         path.write_text(json.dumps(recording.model_dump(mode="json"), indent=1) + "\n")
-        print(f"{path.relative_to(WAITS.parents[2])}: {recording.kind}, {recording.polls} polls, {recording.outcome}"
+        print(f"{path}: {recording.kind}, {recording.polls} polls, {recording.outcome}"
               + (f": {recording.message}" if recording.message else ""))
     return 0
 
