@@ -30,18 +30,20 @@ from __future__ import annotations
 
 import math
 import os
-import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Optional
 
 from ..client import call_limits
 from ..client.errors import ModelArtsError
 from ..client.models import TrainingJob
 from ..core.rules import WaitFor
+from ..waiting import REAL, Clock, Done, Failed, wait
+from ..waiting import Condition as WaitCondition  # (.conditions' Condition judges one job)
+from ..waiting.clock import on_real_clock
 from .conditions import Condition, Outcome, Verdict, before, exists, first_decisive, not_failed, reaches, still_running
 
 Strategy = Literal["auto", "list", "get"]
@@ -50,9 +52,13 @@ LIST_FROM = 2
 PAGE = 50
 LINES_PER_ROUND = 20  # more phase changes (or reached targets) in one round: one line for them all
 _GROUPED = {"phase": "changed phase", "reached": "reached their target", "timeout": "timed out"}
-_TRANSIENT = object()  # a poll that failed transiently: no news about the job
+TRANSIENT = "transient"  # a poll that failed transiently: no news about the job
 FINAL_LOOK_S = 2.0  # a poll started at or after a job's deadline (its last look) may take this long
 TERMINATE_S = 5.0  # and the terminate of a job past its deadline this long
+
+
+# One round's answers: each polled job's view (None: gone; TRANSIENT: no news this time), by job id.
+Round = dict[str, Optional[TrainingJob] | Literal["transient"]]
 
 
 @dataclass(frozen=True)
@@ -112,7 +118,7 @@ class WaitAborted(Exception):
 class Watcher:
     def __init__(self, client: Any, say: Callable[[str], None], *, strategy: Strategy | None = None,
                  concurrency: int = 8, summary_every_s: float = 30.0, summary_from: int = 5,
-                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
+                 clock: Clock = REAL,
                  alive: Callable[[], bool] = lambda: True,
                  cancelled: Callable[[], bool] = lambda: False,
                  on_poll: Callable[[list[tuple[Watched, Any]]], None] | None = None) -> None:
@@ -123,7 +129,6 @@ class Watcher:
         self.summary_every_s = summary_every_s
         self.summary_from = summary_from
         self.clock = clock
-        self.sleep = sleep
         self.alive = alive
         self.cancelled = cancelled  # checked at least once a second: a Ctrl-C stops the wait within seconds
         self.on_poll = on_poll  # after each poll: the polled jobs and their views (a search's progress)
@@ -141,7 +146,7 @@ class Watcher:
                 return self.client.get_job(job_id)
         except ModelArtsError as err:
             if err.retryable or self.cancelled():  # a cut poll: no news (the loop then stops or judges)
-                return _TRANSIENT
+                return TRANSIENT
             raise WaitAborted(str(err)) from None
 
     def _get_many(self, ids: list[str], deadline: float | None = None) -> dict[str, Any]:
@@ -187,55 +192,83 @@ class Watcher:
         """When this round's calls must end (time.monotonic()): the earliest deadline of the jobs polled, or,
         for a last look at a job already at its deadline, `FINAL_LOOK_S` from now."""
         until = max(min(s.deadline for s in due), now + FINAL_LOOK_S) if due else now + FINAL_LOOK_S
-        return time.monotonic() + (until - now)
+        return on_real_clock(self.clock, until)
 
-    # --- the loop ---------------------------------------------------------------------------------
+    # --- the loop: one condition on the wait engine (waiting/engine.py) ----------------------------
 
     def run(self, jobs: Iterable[Watched]) -> list[Result]:
-        start = self.clock()
+        start = self.clock.now()
         states = {
             w.key: _State(w, first_decisive(exists(w.name, w.job_id), not_failed(), reaches(w.target),
                                              before(start + w.timeout_s, w.timeout_s, w.target, w.name, w.job_id)),
                           deadline=start + w.timeout_s, next_poll=start)
             for w in jobs
         }
-        results: dict[str, Result] = {}
-        pending = dict(states)
-        last_summary = start
-        while pending:
+        self._states, self._results, self._pending = states, {}, dict(states)
+        self._last_summary, self._stop = start, None
+        if states:
+            wait(self.condition(), timeout_s=math.inf, poll_s=self._until_due, clock=self.clock, cancel=self._stopping)
+        return [self._results[k] for k in states]
+
+    def condition(self) -> WaitCondition[Round, None]:
+        """The wait for every job at once: a read is one round of polls of the jobs due (job id -> its view),
+        the judgement settles the jobs that reached, failed or ran out of time; done when none is left."""
+        return WaitCondition("jobs", self._read_round, self._judge_round, too_late=lambda _round: Failed(""),
+                             on_cancel=self._stopped, answer=Round)
+
+    def _stopping(self) -> bool:
+        """The engine's Cancel, or the engine gone (latched: each is seen once, then the wait ends on it)."""
+        if self._stop is None:
             if self.cancelled():
-                raise WaitCancelled(sorted(s.watched.name for s in pending.values()))
-            if not self.alive():
-                raise WaitAborted("the Pulumi engine that started this wait is gone; stopping the wait "
-                                  "(the jobs keep running and stay in the state)")
-            now = self.clock()
-            due = [s for s in pending.values() if s.next_poll <= now or s.deadline <= now]
-            if due:
-                fresh = self.fetch([(s.watched.job_id, s.watched.workspace_id) for s in due],
-                                   self._poll_deadline(due, now))
-                if self.cancelled():
-                    continue  # the loop's top says so
-                now = self.clock()
-                for s in due:
-                    outcome = self._judge(s, fresh.get(s.watched.job_id, _TRANSIENT), now)
-                    if outcome is not None:
-                        results[s.watched.key] = self._settle(s, outcome)
-                        del pending[s.watched.key]
-                    else:
-                        s.next_poll = now + s.watched.poll_s
-                self._flush()
-                if self.on_poll is not None:  # after the phase lines: a job's `Running` line comes first
-                    self.on_poll([(s.watched, fresh.get(s.watched.job_id, _TRANSIENT)) for s in due])
-            if len(states) >= self.summary_from and (now - last_summary >= self.summary_every_s or not pending):
-                self.say(self.summary(states.values(), results))
-                last_summary = now
-            if pending:
-                wake = min(min(s.next_poll, s.deadline) for s in pending.values())
-                self.sleep(max(0.0, min(wake - self.clock(), 1.0)))
-        return [results[k] for k in states]
+                self._stop = "cancelled"
+            elif not self.alive():
+                self._stop = "gone"
+        return self._stop is not None
+
+    def _stopped(self, _last: Round | None) -> Failed:
+        if self._stop == "gone":
+            return Failed("", WaitAborted("the Pulumi engine that started this wait is gone; stopping the wait "
+                                          "(the jobs keep running and stay in the state)"))
+        return Failed("", WaitCancelled(sorted(s.watched.name for s in self._pending.values())))
+
+    def _until_due(self, _polls: int) -> float:
+        """How long until the next job is due (its poll interval or its deadline), or the next summary line."""
+        wake = min(min(s.next_poll, s.deadline) for s in self._pending.values())
+        if len(self._states) >= self.summary_from:
+            wake = min(wake, self._last_summary + self.summary_every_s)
+        return max(0.0, wake - self.clock.now())
+
+    def _read_round(self) -> Round:
+        now = self.clock.now()
+        due = [s for s in self._pending.values() if s.next_poll <= now or s.deadline <= now]
+        if not due:
+            return {}
+        return self.fetch([(s.watched.job_id, s.watched.workspace_id) for s in due], self._poll_deadline(due, now))
+
+    def _judge_round(self, fresh: Round) -> Done[None] | None:
+        if self.cancelled():
+            return None  # a round cut by the Cancel is no news: the engine stops on it
+        now = self.clock.now()
+        due = [s for s in self._pending.values() if s.watched.job_id in fresh]
+        for s in due:
+            outcome = self._judge(s, fresh[s.watched.job_id], now)
+            if outcome is not None:
+                self._results[s.watched.key] = self._settle(s, outcome)
+                del self._pending[s.watched.key]
+            else:
+                s.next_poll = now + s.watched.poll_s
+        if due:
+            self._flush()
+            if self.on_poll is not None:  # after the phase lines: a job's `Running` line comes first
+                self.on_poll([(s.watched, fresh[s.watched.job_id]) for s in due])
+        if len(self._states) >= self.summary_from and (now - self._last_summary >= self.summary_every_s
+                                                       or not self._pending):
+            self.say(self.summary(self._states.values(), self._results))
+            self._last_summary = now
+        return None if self._pending else Done(None)
 
     def _judge(self, s: _State, fresh: Any, now: float) -> Outcome | None:
-        if fresh is _TRANSIENT:
+        if isinstance(fresh, str):  # TRANSIENT
             if now >= s.deadline:
                 # Too late whatever the service would say. A job never answered for is not gone
                 # (exists() would say so of "no view"): only the deadline judges it.
@@ -257,7 +290,7 @@ class Watcher:
         # A job never seen (every poll failed) may be running too: cost safety says terminate it.
         if outcome.verdict is Verdict.TIMED_OUT and (s.job is None or still_running(s.job)):
             try:
-                with call_limits.limits(deadline=time.monotonic() + TERMINATE_S):
+                with call_limits.limits(deadline=on_real_clock(self.clock, self.clock.now() + TERMINATE_S)):
                     self.client.terminate_job(s.watched.job_id)
                 result.note = "it was terminated"
                 self._round.append(("timeout", f"{s.watched.name}: timed out, terminated", "terminated"))

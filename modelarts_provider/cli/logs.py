@@ -22,13 +22,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
 
 from ..core.job_logs import client_secrets, one_line_error, safe_line
+from ..waiting import REAL
 from .results import job_runs
 from .stack_reader import (JobRef, LogsError, PulumiCli, find_job, stack_config, stack_settings, state_job,
                            successor)
@@ -132,7 +132,7 @@ def run(args: argparse.Namespace, *, out: TextIO = sys.stdout, note: Callable[[s
                         note(f"{ref.label}: job ended {phase}")
                         return 0
                 else:
-                    time.sleep(args.interval)
+                    REAL.sleep(args.interval)  # the follow's pace (not a wait for a state: it streams)
                     polled = _poll(client, ref, job, note, secrets)
                     if polled is not None:
                         job = polled

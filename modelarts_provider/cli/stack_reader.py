@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -20,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from ..core.masking import secret_values
 from ..stack.secrets import secured_parts
 from .pulumi_cli import engine_bin, find_pulumi
+from ..waiting import REAL, Clock, Condition, Done, Failed, WaitFailed, wait
 
 # "pulumi-python:dynamic/modelarts:TrainingJob" today, "pulumi-python:dynamic:Resource" in older states
 DYNAMIC_TYPE_PREFIX = "pulumi-python:dynamic"
@@ -159,18 +159,17 @@ def state_job(pulumi: PulumiCli, wanted: str, known: list[str] | None = None) ->
     return None
 
 
-def successor(pulumi: PulumiCli, ref: JobRef, wait_s: float, interval: float,
-              sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic) -> JobRef | None:
+def successor(pulumi: PulumiCli, ref: JobRef, wait_s: float, interval: float, clock: Clock = REAL) -> JobRef | None:
     """The job ``ref``'s key points at now, if the stack replaced it; polled up to ``wait_s`` (a replacement
     that deletes first records its new job only after the old one is gone)."""
-    deadline = clock() + wait_s
-    while True:
-        now = state_job(pulumi, ref.key)
-        if now is not None and now.id != ref.id:
-            return now
-        if clock() >= deadline:
-            return None
-        sleep(interval)
+    def judge(now: JobRef | None) -> Done[JobRef] | None:
+        return Done(now) if now is not None and now.id != ref.id else None
+
+    try:
+        return wait(Condition("job replaced", lambda: state_job(pulumi, ref.key), judge,
+                              too_late=lambda _now: Failed("")), timeout_s=wait_s, poll_s=interval, clock=clock)
+    except WaitFailed:
+        return None
 
 
 def stack_config(pulumi: PulumiCli, note: Callable[[str], None]) -> tuple[Any, list[str]]:

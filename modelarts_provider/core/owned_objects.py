@@ -14,12 +14,13 @@ and the user names by label (`metadata.user_name`): the ownership rules of owner
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol, TypeVar
 
 from .ownership import NETWORK_TOKEN_ANNOTATION, OwnerMark, marks_from, owner_text, token_on
 from .provider_base import ProviderError, say
+from ..waiting import REAL, Clock, wait
+from ..waiting.conditions import gone
 
 
 def marks_of(o: NamedObject) -> dict[str, str]:
@@ -71,13 +72,10 @@ def ours_to_delete(kind: str, id_: str, live: T | None, props: Mapping[str, Any]
     return live
 
 
-def wait_gone(get: Callable[[], object | None], deadline_s: float, poll_s: float, too_late: str) -> None:
+def wait_gone(get: Callable[[], object | None], deadline_s: float, poll_s: float, too_late: str, *,
+              clock: Clock = REAL) -> None:
     """Polls `get` until the service no longer has the object; `too_late` is the error past the deadline."""
-    deadline = time.monotonic() + deadline_s
-    while get() is not None:
-        if time.monotonic() > deadline:
-            raise ProviderError(too_late)
-        time.sleep(poll_s)
+    wait(gone(get, too_late), timeout_s=deadline_s, poll_s=poll_s, clock=clock, error=ProviderError)
 
 
 def network_token_mark(network_annotations: Mapping[str, str] | None) -> dict[str, str]:

@@ -10,10 +10,10 @@ its settings, credentials included).
 from __future__ import annotations
 
 import functools
+import math
 import os
 import sys
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, ClassVar, Generic, Mapping, TypeVar
 
@@ -23,6 +23,8 @@ from .failures import for_engine
 from .call_urn import CURRENT_URN
 from .masking import mask
 from .provider_config import NAMESPACE, ProviderConfigError, ProviderSettings, resolve_settings
+from ..waiting import Condition, Done, Failed, wait
+from ..waiting.cancel import _CANCELLED, cancelled, request_cancel  # the engine's Cancel (re-exported: waits, plugin)
 
 S = TypeVar("S")
 
@@ -94,14 +96,8 @@ def say(message: str) -> None:
         sys.stderr.flush()
 
 
-_CANCELLED = threading.Event()
 _CANCEL_LISTENING = threading.Event()  # listen_for_cancel() ran in this process
 _CANCEL_METHOD = "/pulumirpc.ResourceProvider/Cancel"
-
-
-def cancelled() -> bool:
-    """The engine asked this provider process to cancel (the user's first Ctrl-C)."""
-    return _CANCELLED.is_set()
 
 
 def listen_for_cancel() -> None:
@@ -120,7 +116,7 @@ def listen_for_cancel() -> None:
         answer = handler.unary_unary
 
         def cancel(request: Any, context: Any) -> Any:
-            _CANCELLED.set()
+            request_cancel()
             return answer(request, context)
 
         return grpc.unary_unary_rpc_method_handler(cancel, request_deserializer=handler.request_deserializer,
@@ -247,8 +243,8 @@ def start_orphan_watchdog(every_s: float = 1.0) -> None:
     _WATCHDOG_STARTED.set()
 
     def watch() -> None:
-        while engine_alive():
-            time.sleep(every_s)
+        wait(Condition("engine gone", engine_alive, judge=lambda alive: None if alive else Done(None),
+                       too_late=lambda _alive: Failed("")), timeout_s=math.inf, poll_s=every_s)
         os._exit(3)  # nothing to tell: the engine's end of our stderr is gone with it
 
     threading.Thread(target=watch, name="orphan-watchdog", daemon=True).start()
@@ -348,7 +344,3 @@ class ModelArtsProvider(SettingsProvider[ProviderSettings]):
         return CheckResult(news, out)
 
 
-def request_cancel() -> None:
-    """The engine's Cancel as the provider plugin (modelarts_provider.plugin) receives it first-hand: every wait
-    of this process stops as it does after listen_for_cancel() recorded it."""
-    _CANCELLED.set()

@@ -10,12 +10,11 @@ any other stops the create naming its owner. A delete removes the pools of this 
 
 from __future__ import annotations
 
-import time
+from collections.abc import Callable
 from typing import Any
 
 from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 
-from ..client import call_limits
 from ..client.pool_models import WORKSPACE_LABEL, Network, create_network_body
 from ..core.location import check_same_place, location_of
 from ..core.owned_objects import marks_of, our_namesake, our_pools_on, ours_to_delete, wait_gone
@@ -24,6 +23,7 @@ from ..core.provider_base import ModelArtsProvider, ProviderError, cancelled, sa
 from .args import OUTPUT_KEYS, NetworkArgs
 from .check import check_inputs, strip_outputs
 from .diff import option_changes, replaced_fields
+from ..waiting import REAL, Clock, Condition, Done, Failed, wait
 
 POOL_GONE_WAIT_S = 1800.0
 
@@ -63,22 +63,10 @@ class NetworkProvider(ModelArtsProvider):
         return CreateResult(net.name, {**args.model_dump(mode="json"), **self._outputs(net)})
 
     def _wait_active(self, name: str, args: NetworkArgs) -> Network:
-        deadline = time.monotonic() + args.timeout_seconds
-        while True:
-            # A poll hanging on a slow server ends at the deadline (and a last look) or at the first Ctrl-C.
-            with call_limits.limits(deadline=max(deadline, time.monotonic() + 2.0), abort=cancelled):
-                net = self._api().get_network(name)
-            if net is None:
-                raise ProviderError(f"network {args.name} ({name}) disappeared while it was being created")
-            if net.status.phase == "Active":
-                say(f"network {args.name}: Active")
-                return net
-            if net.status.phase == "Abnormal":
-                raise ProviderError(f"network {args.name} ({name}) is Abnormal")
-            if time.monotonic() > deadline or cancelled():
-                raise ProviderError(f"network {args.name} ({name}) not Active after {args.timeout_seconds:g} s "
-                                    f"(phase {net.status.phase}); it is kept: the next up waits for it again")
-            time.sleep(args.poll_interval_seconds)
+        # A poll hanging on a slow server ends at the deadline (and a last look) or at the first Ctrl-C (the engine).
+        api = self._api()
+        return wait_active(lambda: api.get_network(name), args.name, name, args.timeout_seconds,
+                           args.poll_interval_seconds, say)
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         check_same_place(props.get("location"), location_of(self._require_settings()), f"network {id_}")
@@ -127,3 +115,30 @@ def _differences(net: Network, args: NetworkArgs) -> str:
     if args.workspace_id and workspace != args.workspace_id:
         out.append(f"workspace {workspace} -> {args.workspace_id}")
     return "; ".join(out)
+
+
+def active(read: Callable[[], Network | None], label: str, name: str, timeout_s: float,
+           say: Callable[[str], Any]) -> Condition[Network | None, Network]:
+    """Until the network is Active (said in one line); Abnormal or gone end the wait at once."""
+    def judge(net: Network | None) -> Done[Network] | Failed | None:
+        if net is None:
+            return Failed(f"network {label} ({name}) disappeared while it was being created")
+        if net.status.phase == "Active":
+            say(f"network {label}: Active")
+            return Done(net)
+        if net.status.phase == "Abnormal":
+            return Failed(f"network {label} ({name}) is Abnormal")
+        return None
+
+    def too_late(net: Network | None) -> Failed:
+        return Failed(f"network {label} ({name}) not Active after {timeout_s:g} s "
+                      f"(phase {net.status.phase if net is not None else 'unknown'}); it is kept: the next up waits "
+                      "for it again")
+
+    return Condition("network active", read, judge, too_late, answer=Network | None)
+
+
+def wait_active(get: Callable[[], Network | None], label: str, name: str, timeout_s: float, poll_s: float,
+                say: Callable[[str], Any], clock: Clock = REAL) -> Network:
+    return wait(active(get, label, name, timeout_s, say), timeout_s=timeout_s, poll_s=poll_s, clock=clock,
+                cancel=lambda: cancelled(), error=ProviderError)

@@ -16,7 +16,6 @@ name.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -25,6 +24,7 @@ from ..client.models import ACTIVE_PHASES, TrainingJob
 from ..client.pool_models import WORKSPACE_LABEL, Pool
 from ..core.ownership import OWNER_ANNOTATION, OwnerMark, owner_text
 from ..core.provider_base import ProviderError, cancelled
+from ..waiting import REAL, Clock, Condition, Done, Failed, wait
 
 LISTED_AT_MOST = 10_000  # active jobs listed (pages of 50, filtered by phase): far above any pool's
 STOP_WAIT_S = 900.0
@@ -71,20 +71,28 @@ def clear_for_delete(api: Any, pool: Pool, label: str, owner: OwnerMark | None, 
               poll_s, say)
 
 
-def _stop(api: Any, job: TrainingJob, refusal: str, poll_s: float, say: Callable[[str], None]) -> None:
+def ended(api: Any, job: TrainingJob, refusal: str, say: Callable[[str], None]) -> Condition[TrainingJob | None, None]:
+    """Until the job ended or is gone (said in one line); `refusal` begins the error when it does not."""
+    def judge(fresh: TrainingJob | None) -> Done[None] | None:
+        if fresh is None or fresh.phase not in (*ACTIVE_PHASES, "Terminating"):
+            say(f"{job.name}: stopped ({fresh.phase if fresh is not None else 'gone'})")
+            return Done(None)
+        return None
+
+    def too_late(fresh: TrainingJob | None) -> Failed:
+        return Failed(f"{refusal} and it did not stop within {STOP_WAIT_S:g} s (it is "
+                      f"{fresh.phase if fresh is not None else job.phase}); the next destroy tries again")
+
+    return Condition("pool job stopped", lambda: api.get_job(job.id or ""), judge, too_late, answer=TrainingJob | None)
+
+
+def _stop(api: Any, job: TrainingJob, refusal: str, poll_s: float, say: Callable[[str], None],
+          clock: Clock = REAL) -> None:
     """Terminate and wait until the job ended (its record stays: it is a run, not clutter)."""
     try:
         api.terminate_job(job.id or "")
     except ModelArtsError as err:
         if err.error_code != JOB_NOT_FOUND:
             raise ProviderError(f"{refusal} and terminating it failed: {err}") from None
-    deadline = time.monotonic() + STOP_WAIT_S
-    while True:
-        fresh = api.get_job(job.id or "")
-        if fresh is None or fresh.phase not in (*ACTIVE_PHASES, "Terminating"):
-            say(f"{job.name}: stopped ({fresh.phase if fresh is not None else 'gone'})")
-            return
-        if time.monotonic() > deadline or cancelled():
-            raise ProviderError(f"{refusal} and it did not stop within {STOP_WAIT_S:g} s (it is {fresh.phase}); "
-                                "the next destroy tries again")
-        time.sleep(poll_s)
+    wait(ended(api, job, refusal, say), timeout_s=STOP_WAIT_S, poll_s=poll_s, clock=clock,
+         cancel=lambda: cancelled(), error=ProviderError)

@@ -10,12 +10,13 @@ with ``reason``), else the pool's status message. The deadline ends the wait wit
 
 from __future__ import annotations
 
-import time
 from typing import Any, Callable
 
-from ..client import call_limits
+from pydantic import BaseModel
+
 from ..client.pool_models import Pool
 from ..core.provider_base import cancelled
+from ..waiting import REAL, Clock, Condition, Done, Failed, wait
 
 
 class PoolNotUsable(Exception):
@@ -38,32 +39,63 @@ def _failure(pool: Pool, line: str, label: str, reason: Callable[[Pool], str | N
     return f"pool {label} has abnormal nodes ({line}): {why}"
 
 
+class PoolView(BaseModel):
+    """One read of the pool: the pool (None: gone) and, when it failed, why its order says it did."""
+
+    pool: Pool | None
+    order_failure: str | None = None
+
+
+def _line(pool: Pool, scopes: list[str] | None) -> str:
+    line = pool.summary()
+    waiting = [s.scope_type for s in pool.status.scope if s.scope_type in (scopes or []) and s.state != "Enabled"]
+    if waiting and pool.status.phase == "Running":
+        line += "; job types " + ", ".join(f"{s.scope_type} {s.state}" for s in pool.status.scope
+                                           if s.scope_type in waiting)
+    return line
+
+
+def usable_condition(read: Callable[[], PoolView], label: str, want: dict[str, int], timeout_s: float,
+                     say: Callable[[str], Any], scopes: list[str] | None = None) -> Condition[PoolView, Pool]:
+    """Until the pool is usable; its node counts said whenever they change."""
+    shown = [""]
+
+    def progress(view: PoolView) -> None:
+        line = _line(view.pool, scopes) if view.pool is not None else shown[0]
+        if line != shown[0]:
+            say(f"pool {label}: {line}")
+            shown[0] = line
+
+    def judge(view: PoolView) -> Done[Pool] | Failed | None:
+        pool = view.pool
+        if pool is None:
+            return Failed(f"pool {label} disappeared while waiting for its nodes")
+        if usable(pool, want, scopes):
+            return Done(pool)
+        if pool.status.failed():
+            return Failed(_failure(pool, _line(pool, scopes), label, lambda _p: view.order_failure))
+        return None
+
+    def too_late(view: PoolView) -> Failed:
+        pool = view.pool
+        assert pool is not None  # a gone pool failed the wait already
+        return Failed(f"pool {label} not usable after {timeout_s:g} s ({_line(pool, scopes)}): "
+                      f"{pool.status.message or 'no status message'}")
+
+    def on_cancel(view: PoolView | None) -> Failed:
+        at = f" at {_line(view.pool, scopes)}" if view is not None and view.pool is not None else ""
+        return Failed(f"pool {label}: waiting stopped (cancelled){at}")
+
+    return Condition("pool usable", read, judge, too_late, on_cancel, answer=PoolView, progress=progress)
+
+
 def wait_usable(get: Callable[[], Pool | None], label: str, want: dict[str, int], timeout_s: float,
                 poll_s: float, say: Callable[[str], Any], *, scopes: list[str] | None = None,
-                reason: Callable[[Pool], str | None] = lambda _: None) -> Pool:
-    deadline = time.monotonic() + timeout_s
-    shown = ""
-    while True:
-        # A poll hanging on a slow server ends at the deadline (and a last look) or at the first Ctrl-C.
-        with call_limits.limits(deadline=max(deadline, time.monotonic() + 2.0), abort=cancelled):
-            pool = get()
-        if pool is None:
-            raise PoolNotUsable(f"pool {label} disappeared while waiting for its nodes")
-        line = pool.summary()
-        waiting = [s.scope_type for s in pool.status.scope if s.scope_type in (scopes or []) and s.state != "Enabled"]
-        if waiting and pool.status.phase == "Running":
-            line += "; job types " + ", ".join(f"{s.scope_type} {s.state}" for s in pool.status.scope
-                                               if s.scope_type in waiting)
-        if line != shown:
-            say(f"pool {label}: {line}")
-            shown = line
-        if usable(pool, want, scopes):
-            return pool
-        if pool.status.failed():
-            raise PoolNotUsable(_failure(pool, line, label, reason))
-        if time.monotonic() > deadline:
-            message = pool.status.message or "no status message"
-            raise PoolNotUsable(f"pool {label} not usable after {timeout_s:g} s ({line}): {message}")
-        if cancelled():
-            raise PoolNotUsable(f"pool {label}: waiting stopped (cancelled) at {line}")
-        time.sleep(poll_s)
+                reason: Callable[[Pool], str | None] = lambda _: None, clock: Clock = REAL) -> Pool:
+    # A poll hanging on a slow server ends at the deadline (and a last look) or at the first Ctrl-C (the engine).
+    def read() -> PoolView:
+        pool = get()
+        return PoolView(pool=pool, order_failure=reason(pool) if pool is not None and pool.status.failed() else None)
+
+    return wait(usable_condition(read, label, want, timeout_s, say, scopes), timeout_s=timeout_s, poll_s=poll_s,
+                clock=clock, cancel=lambda: cancelled(), error=PoolNotUsable)

@@ -30,7 +30,6 @@ left alone). Their OBS outputs are never touched.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Protocol
 
@@ -41,6 +40,8 @@ from ..client.errors import CLIENT_AMBIGUOUS_CREATE, JOB_NOT_FOUND, ModelArtsErr
 from ..core.call_urn import current_stack
 from ..core.ownership import OWNER_ANNOTATION, TAG_PREFIX as OWNER_TAG_PREFIX, OwnerMark, marked_for, owner_text, token_on
 from ..client.models import ACTIVE_PHASES, TERMINAL_PHASES, CreateTrainingJobRequest, TrainingJob
+from ..waiting import REAL, Clock, Condition, Done, Failed, wait
+from ..waiting.conditions import gone
 
 Printer = Callable[[str], None]
 
@@ -77,46 +78,59 @@ def _terminate(client: JobClient, job: TrainingJob) -> None:
                                f"{err.error_code} {err.error_msg} (HTTP {err.status}); it was not stopped") from None
 
 
-def stop(client: JobClient, job: TrainingJob, timeout_s: float, poll_s: float, say: Printer,
-         clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> TrainingJob | None:
-    """Terminate if active and wait until stopped. Returns the stopped job, or None if it is gone."""
+def stopped(client: JobClient, job: TrainingJob, timeout_s: float, say: Printer) -> Condition[TrainingJob | None,
+                                                                                        TrainingJob | None]:
+    """Until the job ended (the job) or is gone (None); terminated again in each active phase it moves on to
+    (Creating -> Pending before the terminate took). The caller terminated it in the phase it was in."""
     job_id = job.id or ""
+    last = [job.phase]
+    terminated_in = {job.phase} if job.phase in ACTIVE_PHASES else set()
+
+    def progress(fresh: TrainingJob | None) -> None:
+        if fresh is not None and fresh.phase != last[0]:
+            say(f"{fresh.name}: {last[0]} -> {fresh.phase}")
+            last[0] = fresh.phase
+
+    def judge(fresh: TrainingJob | None) -> Done[TrainingJob | None] | None:
+        if fresh is None:
+            return Done(None)
+        if fresh.phase in TERMINAL_PHASES:
+            return Done(fresh)
+        if fresh.phase in ACTIVE_PHASES and fresh.phase not in terminated_in:
+            terminated_in.add(fresh.phase)
+            _terminate(client, fresh)
+        return None
+
+    def too_late(fresh: TrainingJob | None) -> Failed:
+        return Failed(f"training job {fresh.name if fresh else job.name} ({job_id}) did not stop within "
+                      f"{timeout_s:g}s: it is {fresh.phase if fresh else job.phase}")
+
+    return Condition("job stopped", lambda: client.get_job(job_id), judge, too_late, answer=TrainingJob | None,
+                     progress=progress)
+
+
+def stop(client: JobClient, job: TrainingJob, timeout_s: float, poll_s: float, say: Printer,
+         clock: Clock = REAL) -> TrainingJob | None:
+    """Terminate if active and wait until stopped. Returns the stopped job, or None if it is gone."""
     if job.phase in ACTIVE_PHASES:
         say(f"{job.name}: terminating ({job.phase})")
         _terminate(client, job)
-    deadline = clock() + timeout_s
-    last = job.phase
-    terminated_in = {job.phase} if job.phase in ACTIVE_PHASES else set()
-    while True:
-        fresh = client.get_job(job_id)
-        if fresh is None:
-            return None
-        if fresh.phase != last:
-            say(f"{fresh.name}: {last} -> {fresh.phase}")
-            last = fresh.phase
-        if fresh.phase in TERMINAL_PHASES:
-            return fresh
-        if fresh.phase in ACTIVE_PHASES and fresh.phase not in terminated_in:
-            # Not terminating (yet): it moved on, e.g. Creating -> Pending, before terminate took.
-            terminated_in.add(fresh.phase)
-            _terminate(client, fresh)
-        if clock() >= deadline:
-            raise TrainingJobError(f"training job {fresh.name} ({job_id}) did not stop within {timeout_s:g}s: "
-                                   f"it is {fresh.phase}")
-        sleep(poll_s)
+    return wait(stopped(client, job, timeout_s, say), timeout_s=timeout_s, poll_s=poll_s, clock=clock,
+                error=TrainingJobError)
 
 
-def wait_deleted(client: JobClient, job: TrainingJob, timeout_s: float, poll_s: float,
-                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
+def deleted(client: JobClient, job: TrainingJob, timeout_s: float) -> Condition[TrainingJob | None, None]:
+    """Until a deleted job is gone (GET answers ModelArts.2775)."""
+    return gone(lambda: client.get_job(job.id or ""),
+                f"training job {job.name} ({job.id}) was deleted but is still there after {timeout_s:g}s; run "
+                "the command again to wait for it", answer=TrainingJob | None)
+
+
+def wait_deleted(client: JobClient, job: TrainingJob, timeout_s: float, poll_s: float, clock: Clock = REAL) -> None:
     """Wait until a deleted job is gone (GET answers ModelArts.2775). The service deletes asynchronously:
     the job is still answered, and still holds its name, for a while after the DELETE (Terraform's provider
     polls for ModelArts.2775 the same way), so a same-named successor can be created only after this."""
-    deadline = clock() + timeout_s
-    while client.get_job(job.id or "") is not None:
-        if clock() >= deadline:
-            raise TrainingJobError(f"training job {job.name} ({job.id}) was deleted but is still there after "
-                                   f"{timeout_s:g}s; run the command again to wait for it")
-        sleep(poll_s)
+    wait(deleted(client, job, timeout_s), timeout_s=timeout_s, poll_s=poll_s, clock=clock, error=TrainingJobError)
 
 
 def stop_and_delete(client: JobClient, job_id: str, timeout_s: float, poll_s: float, say: Printer,

@@ -23,14 +23,18 @@ by a name search. A project whose jobs all answer with their annotations costs n
 
 from __future__ import annotations
 
+import math
 import threading
-import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Annotated, Protocol
+
+from pydantic import PlainSerializer, PlainValidator
 
 from ..client.errors import ModelArtsError
 from ..client.models import TrainingJob
 from ..core.ownership import TOKEN_TAG, marks_from, token_on
+from ..waiting import REAL, Clock, Condition, Done, Failed, wait
 
 PAGE = 50
 DEFAULT_WORKSPACE = "0"  # what the list API lists when no workspace is given
@@ -105,8 +109,9 @@ class NameIndex:
     """One listing per workspace (the list API lists one workspace at a time; a job in another
     workspace is never ours)."""
 
-    def __init__(self, client: ListingClient, max_pages: int = 10) -> None:
+    def __init__(self, client: ListingClient, max_pages: int = 10, clock: Clock = REAL) -> None:
         self._client = client
+        self._clock = clock
         self._max_jobs = max_pages * PAGE
         self._lock = threading.Lock()
         self._listings: dict[str | None, _Listing] = {}
@@ -116,7 +121,7 @@ class NameIndex:
 
     def _listing(self, workspace_id: str | None) -> _Listing:
         workspace_id = None if workspace_id in (None, DEFAULT_WORKSPACE) else workspace_id
-        asked = time.monotonic()
+        asked = self._clock.now()
         with self._lock:
             listing = self._listings.get(workspace_id)
             if listing is None:
@@ -129,7 +134,7 @@ class NameIndex:
                 try:
                     jobs = self._list(limit=self._max_jobs + 1, workspace_id=workspace_id)
                 except ModelArtsError as err:
-                    self._failures[workspace_id] = (time.monotonic(), err)
+                    self._failures[workspace_id] = (self._clock.now(), err)
                     raise
                 complete = len(jobs) <= self._max_jobs
                 if complete:
@@ -141,14 +146,8 @@ class NameIndex:
     def _list(self, **kwargs: object) -> list[TrainingJob]:
         """The listing every create of this process waits for: a throttled or failing read is tried
         again (each try is itself retried by the transport) before the creates give up."""
-        for attempt in range(LIST_ATTEMPTS):
-            try:
-                return self._client.list_jobs(**kwargs)  # type: ignore[arg-type]
-            except ModelArtsError as err:
-                if not err.retryable or attempt == LIST_ATTEMPTS - 1:
-                    raise
-                time.sleep(2.0 * (attempt + 1))
-        raise AssertionError("unreachable")
+        return wait(listed(lambda: self._client.list_jobs(**kwargs)), timeout_s=math.inf,  # type: ignore[arg-type]
+                    poll_s=lambda tries: 2.0 * tries, clock=self._clock)
 
     def _tags_filled(self, jobs: list[TrainingJob], workspace_id: str | None) -> list[TrainingJob]:
         """The listed jobs, those answered without a token in their annotations with their tags (module
@@ -197,3 +196,42 @@ class NameIndex:
             self._deleted.add(job_id)
             for listing in self._listings.values():
                 listing.pop(job_id)
+
+
+_ERROR_FIELDS = ("error_msg", "status", "error_code", "error_solution", "request_id", "method", "path")
+
+
+def _error_from(value: object) -> ModelArtsError:
+    if isinstance(value, ModelArtsError):
+        return value
+    if not isinstance(value, dict):
+        raise ValueError("not a recorded error")
+    return ModelArtsError(**{k: value.get(k) for k in _ERROR_FIELDS})
+
+
+# A listing's answer as data (recordings of the wait): the jobs, or the error that ended the attempt.
+ListingAnswer = list[TrainingJob] | Annotated[ModelArtsError, PlainValidator(_error_from),
+                                              PlainSerializer(lambda e: {k: getattr(e, k) for k in _ERROR_FIELDS})]
+
+
+def listed(read: Callable[[], list[TrainingJob]]) -> Condition[list[TrainingJob] | ModelArtsError, list[TrainingJob]]:
+    """Until a listing answers: a retryable error is tried again (LIST_ATTEMPTS in all, 2 s, 4 s apart), any other
+    error, or the last, is raised as it is."""
+    tries = [0]
+
+    def attempt() -> list[TrainingJob] | ModelArtsError:
+        try:
+            return read()
+        except ModelArtsError as err:
+            return err
+
+    def judge(answer: list[TrainingJob] | ModelArtsError) -> Done[list[TrainingJob]] | Failed | None:
+        tries[0] += 1  # counted here, not in the read: a replay answers in place of the read
+        if not isinstance(answer, ModelArtsError):
+            return Done(answer)
+        if not answer.retryable or tries[0] >= LIST_ATTEMPTS:
+            return Failed(str(answer), answer)
+        return None
+
+    return Condition("job listing", attempt, judge, too_late=lambda answer: Failed(str(answer)),
+                     answer=ListingAnswer)

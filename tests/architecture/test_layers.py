@@ -148,3 +148,37 @@ def test_a_circle_is_seen_through_a_function_level_import(tmp_path: Path) -> Non
     finally:
         a.unlink()
         b.unlink()
+
+
+# Where the package may sleep: the wait engine's real clock, and the client's own retry pacing, which sits below
+# the engine (the client imports nothing above it): the create's backoff between ambiguous attempts (api.py,
+# bounded by the call's retry budget, not a wait for a state) and the watchdog that cuts calls past their
+# deadline (call_limits.py, ticking in its own thread). Every other wait is a condition on waiting/engine.py,
+# so it runs on an injectable clock and replays from a recording (tests/waits).
+SLEEPS_ALLOWED = {"modelarts_provider/waiting/clock.py", "modelarts_provider/client/api.py",
+                  "modelarts_provider/client/call_limits.py"}
+
+
+def _sleeps(path: Path) -> list[int]:
+    """Lines that call time.sleep or import it by name."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Attribute) and node.attr == "sleep" and isinstance(node.value, ast.Name) \
+                and node.value.id == "time":
+            out.append(node.lineno)
+        elif isinstance(node, ast.ImportFrom) and node.module == "time" and any(a.name == "sleep" for a in node.names):
+            out.append(node.lineno)
+    return out
+
+
+def test_nothing_sleeps_outside_the_wait_engine() -> None:
+    bad = sorted(f"{p.relative_to(ROOT)}:{line}" for p in _files(PKG) for line in _sleeps(p)
+                 if str(p.relative_to(ROOT)) not in SLEEPS_ALLOWED)
+    assert bad == []
+
+
+def test_the_wait_engine_imports_nothing_of_core_nor_of_a_resource_folder() -> None:
+    # core/ waits on it (owned objects, the orphan watchdog), so it sits below core, beside the client
+    bad = sorted(f"{p.relative_to(ROOT)} imports {m}" for p in _files(PKG / "waiting") for m in _imports(p)
+                 if any(_in(m, f"modelarts_provider.{x}") for x in ("core", *RESOURCES, "stack", "plugin", "cli")))
+    assert bad == []

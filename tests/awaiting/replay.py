@@ -34,6 +34,7 @@ from typing import Any, Iterator
 
 from modelarts_provider.client.errors import ModelArtsError
 from modelarts_provider.client.models import TrainingJob
+from modelarts_provider.waiting import FakeClock  # noqa: F401  - the replays' clock (re-exported)
 
 WORKFLOWS = Path(__file__).parent / "recordings" / "workflows"
 DEFAULT_WORKSPACE = "0"
@@ -52,20 +53,6 @@ def error_of(step: dict[str, Any]) -> ModelArtsError:
     if isinstance(code, int):
         return ModelArtsError(f"recorded HTTP {code}", status=code, error_code=f"Recorded.{code}")
     return ModelArtsError(f"recorded {code}", error_code=code)
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.sleeps: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        assert seconds >= 0
-        self.sleeps.append(seconds)
-        self.now += seconds
 
 
 class ReplayClient:

@@ -11,6 +11,7 @@ from modelarts_provider.awaiting.args import AwaitedJob
 from modelarts_provider.awaiting.progress import LiveMetrics, latest, line
 from modelarts_provider.awaiting.watcher import LINES_PER_ROUND, Watched, Watcher
 from modelarts_provider.client.models import TrainingJob
+from modelarts_provider.waiting import FnClock
 
 LOSS = {"name": "loss", "regex": r"epoch (?P<epoch>[0-9]+)/[0-9]+ loss=([0-9.]+)", "goal": "min"}
 ACC = {"name": "accuracy", "regex": "accuracy=([0-9.]+)", "goal": "max"}
@@ -139,7 +140,7 @@ def test_a_round_that_changes_many_jobs_says_one_line_per_kind() -> None:
         for i in ids:  # the next poll: all of them completed
             client.phases[i] = "Completed"
 
-    Watcher(client, said.append, strategy="get", clock=clock, sleep=sleep, summary_from=10**6,
+    Watcher(client, said.append, strategy="get", clock=FnClock(clock, sleep), summary_from=10**6,
             concurrency=1).run([Watched(f"k{i}", ids[i], f"name-{i}", "completed", 3600, 5) for i in range(n)])
     assert said == [f"{n} jobs changed phase: {n} Pending", f"{n} jobs changed phase: {n} Pending -> Completed",
                     f"{n} jobs reached their target: {n} completed"]
@@ -148,7 +149,7 @@ def test_a_round_that_changes_many_jobs_says_one_line_per_kind() -> None:
 def test_a_small_round_keeps_one_line_per_job() -> None:
     client = Phases({"id-a": "Running", "id-b": "Completed"})
     said: list[str] = []
-    Watcher(client, said.append, strategy="get", clock=Clock(), sleep=lambda s: None,
+    Watcher(client, said.append, strategy="get", clock=FnClock(Clock(), lambda s: None),
             concurrency=1).run([Watched("a", "id-a", "a", "running", 3600, 5),
                                 Watched("b", "id-b", "b", "completed", 3600, 5)])
     assert said == ["a: Running", "a: reached running (Running)", "b: Completed", "b: reached completed (Completed)"]

@@ -30,7 +30,7 @@ class Env:
 def env(monkeypatch: pytest.MonkeyPatch) -> Env:
     e = Env()
     monkeypatch.delenv("MODELARTS_AWAIT_STRATEGY", raising=False)
-    monkeypatch.setattr(provider_mod, "Watcher", functools.partial(Watcher, clock=e.clock, sleep=e.clock.sleep))
+    monkeypatch.setattr(provider_mod, "Watcher", functools.partial(Watcher, clock=e.clock))
     monkeypatch.setattr(provider_mod, "engine_alive", lambda: True)
     monkeypatch.setattr(provider_mod, "say", e.said.append)
 
@@ -80,7 +80,7 @@ def test_create_waits_for_every_job_and_records_what_it_saw(env):
               "reached": True, "workspace_id": None}}
     assert res.outs["jobs"]["a"]["job_id"] == "job-a"
     assert env.said[0] == "waiting for 2 training jobs: name-job-a (completed), name-job-b (created)"
-    assert env.clock.now == 10 and client.calls("get") == {"job-a": 3, "job-b": 2}
+    assert env.clock.t == 10 and client.calls("get") == {"job-a": 3, "job-b": 2}
 
 
 def test_create_of_the_same_keys_has_the_same_id(env):

@@ -31,7 +31,7 @@ def watched(job: dict[str, Any]) -> Watched:
 
 def replay(workflow: dict[str, Any], strategy: str) -> tuple[list[Result], ReplayClient, Lines, FakeClock]:
     client, lines, clock = ReplayClient(workflow["jobs"]), Lines(), FakeClock()
-    watcher = Watcher(client, lines, strategy=strategy, clock=clock, sleep=clock.sleep)
+    watcher = Watcher(client, lines, strategy=strategy, clock=clock)
     results = watcher.run([watched(j) for j in workflow["jobs"]])
     return results, client, lines, clock
 
@@ -60,7 +60,7 @@ def test_recorded_workflow(name, strategy):
     assert client.ids("terminate") == set(expect["terminated"])
     assert all(n == 1 for n in client.calls("terminate").values())
     assert lines == expect["lines"]
-    assert clock.now == expect["elapsed_s"]
+    assert clock.t == expect["elapsed_s"]
     calls = expect["calls"][strategy]
     assert client.calls("get") == calls["get"]
     assert client.calls("page") == calls["page"]
@@ -85,7 +85,7 @@ def test_list_and_get_strategies_agree_on_everything_but_the_calls():
     outcomes = []
     for strategy in ("get", "list", "auto"):
         results, _, lines, clock = replay(wf, strategy)
-        outcomes.append(([(r.watched.key, r.outcome, r.phase) for r in results], list(lines), clock.now))
+        outcomes.append(([(r.watched.key, r.outcome, r.phase) for r in results], list(lines), clock.t))
     assert outcomes[0] == outcomes[1] == outcomes[2]
 
 
@@ -103,7 +103,7 @@ def test_list_strategy_pages_until_every_awaited_job_was_seen():
     jobs = [{"key": f"k{i}", "id": f"job-{i}", "name": f"n{i}", "wait_for": "created", "timeout_s": 600,
              "poll_s": 5, "polls": ["Running"]} for i in range(90)]
     client, clock = ReplayClient(jobs), FakeClock()
-    results = Watcher(client, Lines(), strategy="list", clock=clock, sleep=clock.sleep).run(
+    results = Watcher(client, Lines(), strategy="list", clock=clock).run(
         [watched(j) for j in jobs[:3]])
     assert [r.outcome.verdict for r in results] == [Verdict.REACHED] * 3
     assert client.calls("page") == {"0": 2} and client.calls("get") == {}
@@ -113,7 +113,7 @@ def test_list_strategy_falls_back_to_a_get_for_jobs_beyond_the_page_budget():
     jobs = [{"key": f"k{i}", "id": f"job-{i}", "name": f"n{i}", "wait_for": "created", "timeout_s": 600,
              "poll_s": 5, "polls": ["Running"]} for i in range(160)]
     client, clock = ReplayClient(jobs), FakeClock()
-    Watcher(client, Lines(), strategy="list", clock=clock, sleep=clock.sleep).run([watched(j) for j in jobs[:3]])
+    Watcher(client, Lines(), strategy="list", clock=clock).run([watched(j) for j in jobs[:3]])
     # budget: (ceil(3/50) + 1) pages of 50 = 100 jobs; the 3 oldest are further down: one GET each
     assert client.calls("page") == {"0": 2} and client.calls("get") == {"job-0": 1, "job-1": 1, "job-2": 1}
 
@@ -123,7 +123,7 @@ def test_a_non_transient_poll_error_aborts_the_wait():
              "polls": ["Running", {"error": 403}]}]
     client, clock = ReplayClient(jobs), FakeClock()
     with pytest.raises(WaitAborted, match="Recorded.403 recorded HTTP 403"):
-        Watcher(client, Lines(), strategy="get", clock=clock, sleep=clock.sleep).run([watched(jobs[0])])
+        Watcher(client, Lines(), strategy="get", clock=clock).run([watched(jobs[0])])
     assert client.calls("terminate") == {}
 
 
@@ -133,7 +133,7 @@ def test_the_wait_stops_when_the_engine_is_gone():
     client, clock = ReplayClient(jobs), FakeClock()
     alive = iter([True, True, False])
     with pytest.raises(WaitAborted, match="the Pulumi engine that started this wait is gone"):
-        Watcher(client, Lines(), strategy="get", clock=clock, sleep=clock.sleep,
+        Watcher(client, Lines(), strategy="get", clock=clock,
                 alive=lambda: next(alive)).run([watched(jobs[0])])
     assert client.calls("get") == {"job-a": 1} and client.calls("terminate") == {}
 
@@ -144,7 +144,7 @@ def test_a_cancel_stops_the_wait_naming_the_jobs_left_running():
              "polls": ["Running"]} for k in ("b", "a")]
     client, clock = ReplayClient(jobs), FakeClock()
     with pytest.raises(WaitCancelled) as e:  # cancelled once the first round of polls went out
-        Watcher(client, Lines(), strategy="get", clock=clock, sleep=clock.sleep,
+        Watcher(client, Lines(), strategy="get", clock=clock,
                 cancelled=lambda: bool(client.calls("get"))).run([watched(j) for j in jobs])
     assert str(e.value) == "stopped waiting; 2 jobs keep running: a, b" and e.value.waiting == ["a", "b"]
     assert client.calls("terminate") == {}  # left running, as the engine's state says
@@ -157,7 +157,7 @@ def test_each_job_keeps_its_own_poll_interval():
             {"key": "slow", "id": "job-s", "name": "s", "wait_for": "completed", "timeout_s": 600, "poll_s": 30,
              "polls": ["Running", "Completed"]}]
     results, client, _, clock = replay({"jobs": jobs}, "get")
-    assert client.calls("get") == {"job-f": 6, "job-s": 2} and clock.now == 30
+    assert client.calls("get") == {"job-f": 6, "job-s": 2} and clock.t == 30
     assert [r.outcome.verdict for r in results] == [Verdict.REACHED, Verdict.REACHED]
 
 
@@ -174,7 +174,7 @@ def test_summary_line_format():
 
 def test_nothing_to_watch_returns_at_once():
     client, clock = ReplayClient([]), FakeClock()
-    assert Watcher(client, Lines(), clock=clock, sleep=clock.sleep).run([]) == [] and client.log == []
+    assert Watcher(client, Lines(), clock=clock).run([]) == [] and client.log == []
 
 
 def test_fetch_reports_gone_and_transient_views():
@@ -184,3 +184,13 @@ def test_fetch_reports_gone_and_transient_views():
     fresh = Watcher(client, Lines(), strategy="get").fetch([("job-a", None), ("job-b", None), ("job-c", None)])
     assert isinstance(fresh["job-a"], TrainingJob) and fresh["job-a"].phase == "Running"
     assert fresh["job-b"] is None and not isinstance(fresh["job-c"], TrainingJob) and fresh["job-c"] is not None
+
+
+def test_the_summary_comes_every_30_s_even_between_polls():
+    jobs = [{"key": k, "id": f"job-{k}", "name": k, "wait_for": "completed", "timeout_s": 600, "poll_s": 60,
+             "polls": ["Running", "Running", "Completed"]} for k in "abcde"]
+    client, lines, clock = ReplayClient(jobs), Lines(), FakeClock()
+    Watcher(client, lines, strategy="get", clock=clock, concurrency=1).run([watched(j) for j in jobs])
+    summaries = [line for line in lines if line.startswith("5 jobs:")]
+    assert summaries == ["5 jobs: 5 Running (0 done)"] * 3 + ["5 jobs: 5 Completed (5 done)"]  # at 30, 60, 90, 120 s
+    assert clock.t == 120 and client.calls("get") == {f"job-{k}": 3 for k in "abcde"}

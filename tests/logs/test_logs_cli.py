@@ -14,6 +14,7 @@ import pytest
 from modelarts_provider.client.models import TaskLogPreview
 from modelarts_provider.cli.logs import LogFollower
 from modelarts_provider.cli.stack_reader import JobRef, LogsError, find_job, successor
+from modelarts_provider.waiting import FakeClock
 from testkit.fake_pulumi import FakePulumi
 from testkit.harness import REPO_ROOT, Stack
 from tests.e2e.test_training_jobs import job, make_stack
@@ -184,14 +185,14 @@ class ReplacingPulumi(FakePulumi):
 def test_follow_finds_the_job_replacing_the_followed_one() -> None:
     # delete-first replacement: the key points at the new job only after the old one is gone
     old = JobRef("id-old", "a (a-old)", "a")
-    slept: list[float] = []
+    clock = FakeClock()
     p: Any = ReplacingPulumi(after=3)
-    assert successor(p, old, 120, 2.0, sleep=slept.append) == JobRef("id-new", "a (a-new)", "a")
-    assert slept == [2.0, 2.0] and p.exports == 3
+    assert successor(p, old, 120, 2.0, clock) == JobRef("id-new", "a (a-new)", "a")
+    assert clock.sleeps == [2.0, 2.0] and p.exports == 3
     # a job simply deleted (destroy): nothing replaces it within the wait
-    clock = iter(range(0, 1000, 2))
-    assert successor(ReplacingPulumi(after=10**6), old, 10, 2.0, sleep=lambda _s: None,
-                     clock=lambda: next(clock)) is None
+    clock, gone = FakeClock(), ReplacingPulumi(after=10**6)
+    assert successor(gone, old, 10, 2.0, clock) is None
+    assert clock.t == 10 and gone.exports == 6  # a look at 0, 2, ... and the last at the deadline
 
 
 def preview(text: str, full: int | None = None) -> TaskLogPreview:

@@ -18,6 +18,7 @@ from modelarts_provider.training_job import lifecycle
 from modelarts_provider.training_job.args import TrainingJobArgs
 from modelarts_provider.training_job.lifecycle import TrainingJobError, submit
 from modelarts_provider.training_job.name_index import NameIndex
+from modelarts_provider.waiting import FakeClock
 
 from .common import job_inputs, owner_of
 from .fakes import FakeClient
@@ -506,15 +507,11 @@ def test_stop_that_does_not_take_effect_times_out_naming_the_job():
     c = FakeClient()
     job = c.add(args().to_wire(), "Running")
     c.terminating_polls = 10**6
-    clock = [0.0]
-
-    def sleep(s: float) -> None:
-        clock[0] += s
-
+    clock = FakeClock()
     with pytest.raises(TrainingJobError) as e:
-        lifecycle.stop(c, job, 10, 2, Said(), clock=lambda: clock[0], sleep=sleep)
+        lifecycle.stop(c, job, 10, 2, Said(), clock=clock)
     assert str(e.value) == f"training job job-a ({job.id}) did not stop within 10s: it is Terminating"
-    assert clock[0] == 10 and c.count("terminate") == 1 and job.id in c.jobs
+    assert clock.t == 10 and c.count("terminate") == 1 and job.id in c.jobs
 
 
 def test_stop_terminates_again_a_job_that_moved_on_before_terminate_took():

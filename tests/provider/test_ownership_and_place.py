@@ -15,6 +15,7 @@ from modelarts_provider.training_job.diff import decide
 from modelarts_provider.training_job.lifecycle import TrainingJobError
 from modelarts_provider.training_job.provider import TrainingJobProvider
 from modelarts_provider.core.ownership import OwnerMark
+from modelarts_provider.waiting import FakeClock
 
 from .common import checked, job_inputs, owner_of, provider_for
 from .fakes import FakeClient
@@ -103,12 +104,12 @@ def test_a_refused_terminate_fails_at_once_with_the_service_code():
         raise ModelArtsError("no permission to stop training jobs", status=403, error_code="ModelArts.0203")
 
     c.terminate_job = refuse  # type: ignore[method-assign]
-    slept: list[float] = []
+    clock = FakeClock()
     with pytest.raises(TrainingJobError) as e:
-        lifecycle.stop(c, c._job(job.id), 900, 5, lambda _m: None, sleep=slept.append)
+        lifecycle.stop(c, c._job(job.id), 900, 5, lambda _m: None, clock=clock)
     assert str(e.value) == (f"terminate of training job job-a ({job.id}) was refused: ModelArts.0203 no permission "
                             "to stop training jobs (HTTP 403); it was not stopped")
-    assert slept == [] and c.phase_of(job.id) == "Running"  # no 15 minutes of polling
+    assert clock.sleeps == [] and c.phase_of(job.id) == "Running"  # no 15 minutes of polling
 
 
 # --- a run that did not complete is re-run -------------------------------------------------------------
