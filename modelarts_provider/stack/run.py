@@ -86,7 +86,7 @@ def main() -> None:
                 raise StackConfigError(f"invalid stack config: {PROJECT}:{section}: must be a map, "
                                        f"not a string{given}") from None
         secrets = secret_paths(raw, lambda s: f"{PROJECT}:{s}", is_config_secret,
-                               read_stack_config(Path.cwd(), pulumi.get_stack()))
+                               lambda: read_stack_config(Path.cwd(), pulumi.get_stack()))
         masked = Secrets.of(secrets.values)
         cfg = parse(raw, keys)
         refused = name_refusals(raw, secrets, lambda s: f"{PROJECT}:{s}")
