@@ -1,14 +1,14 @@
 """The one masking step every printed text passes: `up` output, errors, the logs command, failure reports.
 
 Two rules, applied together:
-- known values: every secret value the product knows (the stack's config secrets, a job's secret inputs as
-  recorded by their paths, the client's credentials) is masked as a whole: where it is not part of a longer
+- known values: every secret value handed in (`Secrets`: the stack's config secrets, a job's secret inputs as
+  recorded by their paths, the plugin's secret markers; the client's credentials) is masked as a whole: where it is not part of a longer
   word (`fail` never masks `failingsecret-8adyj3`); a value of LONG_ANYWHERE characters or more (a token, a
   key) wherever it appears; a value shorter than MIN_ANYWHERE characters only where it is assigned (a PIN
-  "42" must not turn "epoch 42/50" into a riddle). Values a secret section merely holds are learnt only
+  "42" must not turn "epoch 42/50" into a riddle). Values a secret section merely holds are masked only
   when they are secret material (`secret_material`): a number, true/false/none, a phase or a short word
   (`1`, `0.01`, `none`, `fail`, a pool name) would mask every count and phase in the output; an explicit
-  secret (`always=True`: an environment value set with `--secret --path`) is learnt whatever it is;
+  secret (`explicit`: an environment value set with `--secret --path`) is masked whatever it is;
 - shown names: the jobs' own names (`show`) are never masked, not even in part: a failure names its job;
 - shapes, for secrets nobody told us about: the value of a secret-looking key (token, key, secret,
   password, passwd, pwd, credential, auth, private, signature; AK/SK as whole words) in `KEY=value`
@@ -138,7 +138,7 @@ _ALNUM_AFTER = r"(?![A-Za-z0-9])"
 @functools.lru_cache(maxsize=32)
 def _values_pattern(values: frozenset[str], names: frozenset[str] = frozenset()) -> re.Pattern[str] | None:
     """One pattern for a set of values (and the names shown as they are), built once per set: every printed
-    line passes here, and the sets (the registry, the client's credentials) rarely change. A shown name is
+    line passes here, and the sets (a call's secrets, the client's credentials) rarely change. A shown name is
     matched first (group `keep`), so no value is masked inside it."""
     parts = []
     for v in sorted(values, key=len, reverse=True):  # longest first: no partial masks
