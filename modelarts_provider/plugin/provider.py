@@ -27,7 +27,9 @@ from pulumi.dynamic.config import Config as DynamicConfig
 from pulumi.provider.experimental import provider as p
 from pulumi.provider.experimental.property_value import PropertyValue
 
+from ..awaiting.provider import JobsAwaitProvider
 from ..core.failures import for_engine
+from ..core.job_secrets import secret_inputs
 from ..core.identity import is_seed, new_seed
 from ..core.masking import Secrets, binding
 from ..core.provider_base import CALLS_IN_FLIGHT, SettingsProvider, request_cancel  # blocking calls in flight at once
@@ -130,6 +132,36 @@ class ModelArtsPlugin(p.Provider):
         # The schema's camelCase names <-> the providers' snake_case ones, at this edge only (names.py).
         self._names = Names(snake_schema(VERSION))
         self._seed = ""
+        # Each TrainingJob's secret inputs {path: value} by its job id, as that job's own calls showed them: a YAML
+        # program's JobsAwait names its jobs by id only, and hands no `secrets` unless its author writes them; the
+        # wait then masks each job with that job's secrets (and only there), as the Python door's `await_jobs`
+        # hands them. Never recorded (stripped from what the JobsAwait returns), never a mask of its own.
+        self._job_secrets: dict[str, dict[str, Any]] = {}
+
+    def _note_job(self, door: Door, job_id: str, props: dict[str, Any]) -> None:
+        if door.provider is TrainingJobProvider and job_id:
+            found = secret_inputs(props)
+            if found:
+                self._job_secrets[job_id] = found
+
+    def _handed(self, door: Door, props: dict[str, Any]) -> dict[str, Any]:
+        """A JobsAwait's inputs with each awaited job's secrets its program did not hand (see _job_secrets)."""
+        jobs = props.get("jobs")
+        if door.provider is not JobsAwaitProvider or not isinstance(jobs, dict):
+            return props
+        given = props.get("secrets") if isinstance(props.get("secrets"), dict) else {}
+        known = {key: self._job_secrets[j["job_id"]] for key, j in jobs.items() if key not in given
+                 and isinstance(j, dict) and isinstance(j.get("job_id"), str) and j["job_id"] in self._job_secrets}
+        return {**props, "secrets": {**given, **known}} if known else props
+
+    @staticmethod
+    def _unhanded(outs: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
+        """What the engine records: the `secrets` as the program gave them, not as _handed added to them."""
+        if "secrets" not in outs:
+            return outs
+        if "secrets" in given:
+            return {**outs, "secrets": given["secrets"]}
+        return {k: v for k, v in outs.items() if k != "secrets"}
 
     def _in(self, urn: str, values: Any) -> dict[str, Any]:
         return self._names.to_snake(_type_name(urn), plain_map(values))
@@ -209,6 +241,7 @@ class ModelArtsPlugin(p.Provider):
         _door, provider = self._door(request.urn)
         secrets = _marked(_door, request.old_state, request.new_inputs)
         olds, news = self._in(request.urn, request.old_state), self._in(request.urn, request.new_inputs)
+        self._note_job(_door, request.resource_id, olds)
         result = await self._run(request.urn, secrets, provider.diff, request.resource_id, olds, news)
         replaces = [self._names.key(k) for k in result.replaces or []]
         kind = _type_name(request.urn)
@@ -229,9 +262,11 @@ class ModelArtsPlugin(p.Provider):
         secrets = _marked(door, request.properties)
         given = self._in(request.urn, request.properties)
         sent = door.timeouts("create", given, request.timeout) if request.timeout else given
-        result = await self._run(request.urn, secrets, provider.create, sent)
+        result = await self._run(request.urn, secrets, provider.create, self._handed(door, sent))
+        self._note_job(door, result.id, sent)
         return p.CreateResponse(resource_id=result.id, properties=self._out(
-            request.urn, _restore(door.outputs(result.outs or {}), given, sent), request.properties))
+            request.urn, self._unhanded(_restore(door.outputs(result.outs or {}), given, sent), given),
+            request.properties))
 
     async def read(self, request: p.ReadRequest) -> p.ReadResponse:
         door, provider = self._door(request.urn)
@@ -242,20 +277,25 @@ class ModelArtsPlugin(p.Provider):
                                            Context(request.urn, self._seed))
             return p.ReadResponse(resource_id=request.resource_id, properties=self._out(request.urn, outs),
                                   inputs=self._out(request.urn, inputs))
-        result = await self._run(request.urn, secrets, provider.read, request.resource_id, props)
+        self._note_job(door, request.resource_id, props)
+        result = await self._run(request.urn, secrets, provider.read, request.resource_id, self._handed(door, props))
         if not result.id:  # gone: the engine drops it from the state
             return p.ReadResponse(resource_id="", properties={}, inputs={})
         return p.ReadResponse(resource_id=result.id, inputs=request.inputs, properties=self._out(
-            request.urn, door.outputs(result.outs or {}), {**request.inputs, **request.properties}))
+            request.urn, self._unhanded(door.outputs(result.outs or {}), props),
+            {**request.inputs, **request.properties}))
 
     async def update(self, request: p.UpdateRequest) -> p.UpdateResponse:
         door, provider = self._door(request.urn)
         secrets = _marked(door, request.olds, request.news)
         olds, given = self._in(request.urn, request.olds), self._in(request.urn, request.news)
         sent = door.timeouts("update", given, request.timeout) if request.timeout else given
-        result = await self._run(request.urn, secrets, provider.update, request.resource_id, olds, sent)
+        self._note_job(door, request.resource_id, sent)
+        result = await self._run(request.urn, secrets, provider.update, request.resource_id, olds,
+                                 self._handed(door, sent))
         return p.UpdateResponse(properties=self._out(
-            request.urn, _restore(door.outputs(result.outs or {}), given, sent), request.news))
+            request.urn, self._unhanded(_restore(door.outputs(result.outs or {}), given, sent), given),
+            request.news))
 
     async def delete(self, request: p.DeleteRequest) -> None:
         door, provider = self._door(request.urn)
