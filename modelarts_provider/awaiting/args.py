@@ -6,7 +6,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..core.masking import known
+from ..core.job_secrets import job_secrets
+from ..core.masking import NONE, Secrets
 from ..core.rules import WaitFor
 from ..core.secret_leaves import secret_where
 from ..core.linear_regex import check_metric, check_objective
@@ -81,6 +82,18 @@ class JobsAwaitArgs(_AwaitModel):
     jobs: dict[str, AwaitedJob]
     # Failed points a group (sweep) tolerates: within the bound the wait succeeds (default 0).
     max_failures: dict[str, Annotated[int, Field(ge=0)]] = Field(default_factory=dict)
+    # Per job key, its secret inputs by path ({"algorithm.environments.HF_TOKEN": value}, a TrainingJob's values at
+    # its secret_paths): what is printed or recorded of that job masks them (core/job_secrets.py), and only of it.
+    # A Pulumi secret in the state; a change alone is no change of the wait (provider.diff compares the jobs).
+    secrets: dict[str, dict[str, str | int | float]] = Field(default_factory=dict)
+
+    def secrets_of(self, key: str) -> Secrets:
+        """The secrets of the job `key` (its own name shown as it is)."""
+        job = self.jobs.get(key)
+        return job_secrets(self.secrets.get(key) or {}, [job.job_name] if job is not None else [])
+
+    def per_job(self) -> dict[str, Secrets]:
+        return {key: self.secrets_of(key) for key in self.jobs}
 
 
 class AwaitedStatus(_AwaitModel):
@@ -110,18 +123,18 @@ class JobsAwaitOutputs(_AwaitModel):
     runs: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
 
     @classmethod
-    def of(cls, statuses: dict[str, AwaitedStatus], runs: dict[str, Any] | None = None) -> dict[str, Any]:
+    def of(cls, statuses: dict[str, AwaitedStatus], runs: dict[str, Any] | None = None,
+           secrets: dict[str, Secrets] | None = None) -> dict[str, Any]:
         out = cls(statuses=statuses, phases={k: s.phase for k, s in statuses.items()},
                   runs=runs if isinstance(runs, dict) else {}).model_dump(mode="json")
-        secrets = known(every=True)
-        for status in out["statuses"].values():  # results fields only where set: other jobs' statuses as before
+        for key, status in out["statuses"].items():  # results fields only where set: other jobs' statuses as before
             for name in RESULT_FIELDS:
                 if status.get(name) in (None, False):
                     status.pop(name, None)
             for trial in (status.get("search") or {}).get("trials") or []:
-                # A trial's value drawn from a secret of its space (its TrainingJob's secret inputs, which this
-                # process learnt at their check: masking.py) is a secret in the state; nothing else of it is.
-                trial["parameters"] = secret_where(trial.get("parameters") or {}, secrets)
+                # A trial's value drawn from a secret of its space (its TrainingJob's secret inputs, handed to the
+                # JobsAwait as its `secrets`) is a secret in the state; nothing else of it is.
+                trial["parameters"] = secret_where(trial.get("parameters") or {}, (secrets or {}).get(key, NONE).every)
         return out
 
 

@@ -5,8 +5,8 @@ its update receives its own previous outputs, so the records of a replaced run c
 happens to that run's TrainingJob (created anew, deleted after its successor, refused). A record is written
 from the job view a wait ended with (parameters, output path, times) and the status (phase, objective);
 a run that leaves while its recorded phase is not final is read once (one GET) so the record says what it
-became. Parameter values this process knows as secret (masking.py), or whose names look secret, are
-recorded masked: the state never holds them in plain text.
+became. Parameter values secret in the job's inputs (the JobsAwait's `secrets` of its key), or whose names look
+secret, are recorded masked: the state never holds them in plain text.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from ..client.models import TERMINAL_PHASES, TrainingJob, as_list, normalize_obs_path
-from ..core.masking import MASK, known, secret_looking
+from ..core.masking import MASK, NONE, Secrets, secret_looking
 from .args import AwaitedStatus
 
 
@@ -47,10 +47,10 @@ def _iso(ms: Any) -> str | None:
     return datetime.fromtimestamp(value / 1000, tz=timezone.utc).isoformat().replace("+00:00", "Z") if value else None
 
 
-def masked_parameters(job: TrainingJob) -> dict[str, str]:
-    """The job's running parameters; a value this process knows as secret, or under a secret-looking name,
+def masked_parameters(job: TrainingJob, known: Secrets = NONE) -> dict[str, str]:
+    """The job's running parameters; a value secret in its inputs (`known`), or under a secret-looking name,
     masked as a whole."""
-    secrets = known(every=True)  # a secret `lr: 0.01` too: readable in printed text, never in the state
+    secrets = known.every  # a secret `lr: 0.01` too: readable in printed text, never in the state
     out: dict[str, str] = {}
     for p in as_list((job.to_wire().get("algorithm") or {}).get("parameters")):
         if not isinstance(p, dict) or not p.get("name"):
@@ -60,7 +60,7 @@ def masked_parameters(job: TrainingJob) -> dict[str, str]:
     return out
 
 
-def from_job(job: TrainingJob) -> dict[str, Any]:
+def from_job(job: TrainingJob, secrets: Secrets = NONE) -> dict[str, Any]:
     """What a record takes from a job view."""
     live = job.to_wire()
     status = live.get("status") or {}
@@ -68,7 +68,7 @@ def from_job(job: TrainingJob) -> dict[str, Any]:
              for ch in as_list((live.get("algorithm") or {}).get("outputs")) if isinstance(ch, dict)]
     path = next((p for p in paths if p), None)
     duration = status.get("duration")
-    return {"job_name": job.name, "parameters": masked_parameters(job), "phase": job.phase,
+    return {"job_name": job.name, "parameters": masked_parameters(job, secrets), "phase": job.phase,
             "output_path": (normalize_obs_path(path) or path) if path else None,
             "create_time": _iso((live.get("metadata") or {}).get("create_time")),
             "start_time": _iso(status.get("start_time")),
@@ -82,10 +82,10 @@ def _node_count(live: dict[str, Any]) -> int | None:
 
 
 def _record(before: RunRecord | None, status: AwaitedStatus | None, job: TrainingJob | None,
-            job_id: str) -> RunRecord:
+            job_id: str, secrets: Secrets = NONE) -> RunRecord:
     data: dict[str, Any] = before.model_dump() if before is not None else {"job_id": job_id}
     if job is not None:
-        data.update({k: v for k, v in from_job(job).items() if v not in (None, {})})
+        data.update({k: v for k, v in from_job(job, secrets).items() if v not in (None, {})})
     if status is not None:
         data["job_name"] = data.get("job_name") or status.job_name
         data["phase"] = status.phase or data.get("phase")
@@ -98,11 +98,14 @@ def _record(before: RunRecord | None, status: AwaitedStatus | None, job: Trainin
 
 def merged(old_runs: dict[str, Any] | None, statuses: dict[str, AwaitedStatus], seen: dict[str, TrainingJob],
            read: Callable[[str, str | None], TrainingJob | None],
-           previous: dict[str, Any] | None = None) -> dict[str, list[RunRecord]]:
+           previous: dict[str, Any] | None = None,
+           secrets: dict[str, Secrets] | None = None) -> dict[str, list[RunRecord]]:
     """The history after a wait (or update): the recorded runs, each current run's record refreshed from
     `statuses` and the job views `seen` this time ({job id: view}); the `previous` statuses' runs recorded
     too when missing (a state written before the history was kept); a run no longer current whose recorded
-    phase is not final read once with `read(job_id, workspace_id)` (None: gone, the record stays as is)."""
+    phase is not final read once with `read(job_id, workspace_id)` (None: gone, the record stays as is).
+    `secrets`: per key, the job's secrets (its parameters recorded masked)."""
+    secrets = secrets or {}
     runs: dict[str, list[RunRecord]] = {}
     for key, records in (old_runs or {}).items():
         if isinstance(records, list):
@@ -119,16 +122,17 @@ def merged(old_runs: dict[str, Any] | None, statuses: dict[str, AwaitedStatus], 
         records = runs.setdefault(key, [])
         at = next((i for i, r in enumerate(records) if r.job_id == status.job_id), None)
         if at is None:
-            records.append(_record(None, status, seen.get(status.job_id), status.job_id))
+            records.append(_record(None, status, seen.get(status.job_id), status.job_id, secrets.get(key, NONE)))
         else:
-            records[at] = _record(records[at], status, seen.get(status.job_id), status.job_id)
+            records[at] = _record(records[at], status, seen.get(status.job_id), status.job_id,
+                                  secrets.get(key, NONE))
     for key, records in runs.items():
         current = statuses.get(key)
         for i, r in enumerate(records):
             if (current is None or r.job_id != current.job_id) and r.phase not in TERMINAL_PHASES \
                     and r.note is None:
                 live = read(r.job_id, current.workspace_id if current is not None else None)
-                records[i] = _record(r, None, live, r.job_id) if live is not None else \
+                records[i] = _record(r, None, live, r.job_id, secrets.get(key, NONE)) if live is not None else \
                     r.model_copy(update={"note": "gone before it was seen to finish"})
     return runs
 

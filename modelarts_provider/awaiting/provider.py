@@ -43,6 +43,10 @@ def _inputs(props: dict[str, Any]) -> dict[str, Any]:
 
 
 class JobsAwaitProvider(ModelArtsProvider):
+    # No secrets bound for the whole call (provider_base.secrets_of): what is printed of one job (its failure, log
+    # tail, table rows, recorded parameters) is masked with that job's own `secrets` where it is made, so that one
+    # job's secret never masks another job's plain value; the other lines hold names, phases and numbers.
+
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         raw = _inputs(news)
         try:
@@ -127,31 +131,34 @@ class JobsAwaitProvider(ModelArtsProvider):
         if failed:
             client = self._api()
             over = over_bound(args, statuses, results)
+            # Each job's part of the report is masked with that job's secrets (report.py): not with every job's.
+            per_job = args.per_job()
             if over is not None:
-                raise ProviderError(failure_report(client, results, tolerated=over) or over)
-            say(failure_report(client, results, tolerated=tolerated_note(args, statuses)) or "")
+                raise ProviderError(failure_report(client, results, tolerated=over, secrets=per_job) or over)
+            say(failure_report(client, results, tolerated=tolerated_note(args, statuses), secrets=per_job) or "")
         if results:
             enrich(self._api(), args, statuses, results)
             for line in report_tables(args, statuses):
-                say(line)
-        return statuses, self._history(olds or {}, statuses, results)
+                say(line)  # masked there, each job's values with its own secrets
+        return statuses, self._history(olds or {}, statuses, results, args)
 
     def _history(self, olds: dict[str, Any], statuses: dict[str, AwaitedStatus],
-                 results: list[Result]) -> dict[str, Any]:
+                 results: list[Result], args: JobsAwaitArgs) -> dict[str, Any]:
         """The `runs` output (history.py): each run stays on record after it is replaced or removed."""
         seen = {r.watched.job_id: r.job for r in results if r.job is not None}
 
         def read(job_id: str, _workspace: str | None) -> Any:
             return self._api().get_job(job_id)  # a run that left before its phase was final: once
 
-        return history.dumped(history.merged(olds.get("runs"), statuses, seen, read, olds.get("statuses")))
+        return history.dumped(history.merged(olds.get("runs"), statuses, seen, read, olds.get("statuses"),
+                                             args.per_job()))
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         args = JobsAwaitArgs.model_validate(_inputs(props))
         statuses, runs = self._settle(args, {}, set(args.jobs))
         digest = hashlib.sha256(",".join(sorted(args.jobs)).encode()).hexdigest()[:12]
         return CreateResult(f"jobs-await-{digest}",
-                            {**args.model_dump(mode="json"), **JobsAwaitOutputs.of(statuses, runs)})
+                            {**args.model_dump(mode="json"), **JobsAwaitOutputs.of(statuses, runs, args.per_job())})
 
     def update(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         args = JobsAwaitArgs.model_validate(_inputs(news))
@@ -160,7 +167,7 @@ class JobsAwaitProvider(ModelArtsProvider):
         kept = {k: AwaitedStatus.model_validate(v) for k, v in (olds.get("statuses") or {}).items()
                 if k in args.jobs and k not in changed}
         statuses, runs = self._settle(args, kept, {k for k in args.jobs if k in changed}, olds)
-        return UpdateResult({**dumped, **JobsAwaitOutputs.of(statuses, runs)})
+        return UpdateResult({**dumped, **JobsAwaitOutputs.of(statuses, runs, args.per_job())})
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         statuses = {k: AwaitedStatus.model_validate(v) for k, v in (props.get("statuses") or {}).items()}
@@ -172,7 +179,11 @@ class JobsAwaitProvider(ModelArtsProvider):
                     continue  # gone or not answered: the TrainingJob's own refresh says so
                 s.phase = job.phase
                 s.reached = s.reached or reached(s.wait_for, job.phase)
-        return ReadResult(id_, {**_inputs(props), **JobsAwaitOutputs.of(statuses, props.get("runs"))})
+        try:
+            per_job = JobsAwaitArgs.model_validate(_inputs(props)).per_job()
+        except ValidationError:
+            per_job = {}
+        return ReadResult(id_, {**_inputs(props), **JobsAwaitOutputs.of(statuses, props.get("runs"), per_job)})
 
     def delete(self, _id: str, _props: dict[str, Any]) -> None:
         return None

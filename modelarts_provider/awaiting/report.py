@@ -20,6 +20,7 @@ import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
+from ..core.masking import NONE, Secrets
 from ..results.show import printable
 from .conditions import Verdict
 from .watcher import Result
@@ -74,9 +75,19 @@ def cause(result: Result, job: Any) -> str:
     return result.outcome.verdict.value
 
 
-def failure_report(client: Any, results: list[Result], *, tolerated: str = "") -> str | None:
+def failure_report(client: Any, results: list[Result], *, tolerated: str = "",
+                   secrets: dict[str, Secrets] | None = None) -> str | None:
     """None when every job reached its target; else the report (`tolerated`: a sentence saying that
-    these failures are within the sweeps' maxFailures, placed under the first line)."""
+    these failures are within the sweeps' maxFailures, placed under the first line). Each job's lines are
+    masked with that job's `secrets` (per key), a cause many jobs share with all of theirs."""
+    secrets = secrets or {}
+
+    def of(*keys: str) -> Secrets:
+        out = NONE
+        for key in keys:
+            out |= secrets.get(key, NONE)
+        return out
+
     bad = [r for r in results if r.outcome.verdict is not Verdict.REACHED]
     if not bad:
         return None
@@ -95,40 +106,42 @@ def failure_report(client: Any, results: list[Result], *, tolerated: str = "") -
             if rank < len(with_logs) and len(tailed) < MAX_TAILS:
                 tailed.append(with_logs[rank])
     alone = {id(members[0][0]) for members in groups.values() if len(members) == 1}
-    texts = _fetch_all(lambda rj: _tail(client, rj[1], TAIL_LINES if id(rj[0]) in alone else GROUP_TAIL_LINES),
-                       tailed)
+    texts = _fetch_all(lambda rj: _tail(client, rj[1], TAIL_LINES if id(rj[0]) in alone else GROUP_TAIL_LINES,
+                                        of(rj[0].watched.key)), tailed)
     tails = dict(zip((id(r) for r, _ in tailed), texts))
 
     # The first line names the jobs: the engine's progress view shows an error's first line only.
     keys = [r.watched.key for r in bad]
     named = ", ".join(keys[:HEAD_KEYS]) + (f" and {len(keys) - HEAD_KEYS} more" if len(keys) > HEAD_KEYS else "")
-    lines = [f"{len(bad)} of {len(results)} awaited training jobs did not reach their target: {named}"]
+    lines = [printable(f"{len(bad)} of {len(results)} awaited training jobs did not reach their target: {named}",
+                       NONE)]
     if tolerated:
-        lines.append(tolerated)
+        lines.append(printable(tolerated, NONE))
     tail_lines: list[str] = []
     for why, members in groups.items():
         if len(members) == 1:
             r, job = members[0]
-            lines.append(f"- {r.watched.key}: {describe(r, job)}")
+            lines.append(printable(f"- {r.watched.key}: {describe(r, job)}", of(r.watched.key)))
         else:
-            lines.append(f"- {len(members)} jobs: {why}")
+            lines.append(printable(f"- {len(members)} jobs: {why}", of(*(m.watched.key for m, _ in members))))
             lines += textwrap.wrap(", ".join(r.watched.key for r, _ in members), WIDTH,
                                    initial_indent="    ", subsequent_indent="    ", break_on_hyphens=False)
         shown = 0
         for r, _ in members:
             tail = tails.get(id(r))
             if tail:  # "key (name): last N lines of worker-0:" and the lines, below every summary line
-                tail_lines.append(f"{r.watched.key} ({r.watched.name}): " + tail.strip())
+                tail_lines.append(printable(f"{r.watched.key} ({r.watched.name}): " + tail.strip(),
+                                            of(r.watched.key)))
                 shown += 1
         if len(members) > 1 and shown < len(members):
             lines.append(f"    (log tails of {len(members) - shown} more not shown: python -m modelarts_provider "
                          "logs --stack STACK KEY)")
     if tail_lines:
         lines += ["", *tail_lines]
-    return printable("\n".join(lines))
+    return "\n".join(lines)  # every line printable() above, with its own job's secrets
 
 
-def _tail(client: Any, job: Any, lines: int) -> str:
+def _tail(client: Any, job: Any, lines: int, secrets: Secrets) -> str:
     from ..core.job_logs import failure_log_tail  # noqa: PLC0415 - only needed on failure
 
-    return failure_log_tail(client, job, lines)
+    return failure_log_tail(client, job, lines, known=secrets)

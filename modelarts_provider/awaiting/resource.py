@@ -13,7 +13,8 @@ Outputs: `phases` {key: phase} and `statuses` {key: {job_id, job_name, wait_for,
 Results (issue 23): `scoring` {key: {objective: {name, regex, goal}, group: sweep, parameters}} makes
 the wait read each completed job's objective from its log, and `max_failures` {sweep: n} lets a sweep
 tolerate failed points; `statuses` then carry objective, objective_note, duration_s, retries,
-tolerated and failure.
+tolerated and failure. `secrets` {key: {path: value}} (from each TrainingJob's secret inputs, a Pulumi secret):
+what the wait prints of a job masks that job's secrets, and only of that job.
 """
 
 from __future__ import annotations
@@ -56,6 +57,10 @@ class JobsAwait(Resource, module="modelarts", name="JobsAwait"):
         props: dict[str, Any] = {"jobs": entries, "statuses": None, "phases": None, "runs": None}
         if max_failures:
             props["max_failures"] = dict(max_failures)
+        # Each job's secret inputs (a Pulumi secret): what the wait prints of a job masks that job's own.
+        secrets = {key: job.await_spec["secrets"] for key, job in jobs.items() if "secrets" in job.await_spec}
+        if secrets:
+            props["secrets"] = secrets
         super().__init__(PROVIDER, resource_name, props, opts)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..client.models import as_list
+from ..core.masking import NONE, Secrets
 from ..results.show import printable
 from ..results.table import Point, SweepObjective, SweepResults, collect, metric_text, number, table_lines
 from .args import AwaitedStatus, JobsAwaitArgs
@@ -116,9 +117,10 @@ def sweep_results(args: JobsAwaitArgs, statuses: dict[str, AwaitedStatus], keys:
 
 
 def report_tables(args: JobsAwaitArgs, statuses: dict[str, AwaitedStatus]) -> list[str]:
-    """Each sweep's table (best first), and a line per scored job outside sweeps."""
+    """Each sweep's table (best first), and a line per scored job outside sweeps: each masked with the secrets
+    of the jobs it shows (a sweep's: its points')."""
     groups: dict[str, list[str]] = {}
-    lines: list[str] = []
+    lines: list[tuple[str, Secrets]] = []
     for key, spec in args.jobs.items():
         if spec.group is not None:
             groups.setdefault(spec.group, []).append(key)
@@ -131,10 +133,15 @@ def report_tables(args: JobsAwaitArgs, statuses: dict[str, AwaitedStatus]) -> li
             point = Point(key=key, phase=s.phase, metrics=dict(s.metrics or {}))
             parts += [f"{m.name} {metric_text(point.metrics.get(m.name), point)}" for m in spec.metrics
                       if spec.objective is None or m.name != spec.objective.name]
-            lines.append(f"{key}: {', '.join(parts)}")
+            lines.append((f"{key}: {', '.join(parts)}", args.secrets_of(key)))
     for key, spec in args.jobs.items():
         if spec.search is not None and key in statuses:
-            lines += search_lines(key, spec.search, statuses[key].search)
+            secrets = args.secrets_of(key)
+            lines += [(line, secrets) for line in search_lines(key, spec.search, statuses[key].search,
+                                                               secrets=secrets)]
     for group, keys in groups.items():
-        lines += table_lines(group, sweep_results(args, statuses, keys), limit=TABLE_ROWS)
-    return [printable(line) for line in lines]
+        secrets = NONE
+        for key in keys:
+            secrets |= args.secrets_of(key)
+        lines += [(line, secrets) for line in table_lines(group, sweep_results(args, statuses, keys), limit=TABLE_ROWS)]
+    return [printable(line, secrets) for line, secrets in lines]

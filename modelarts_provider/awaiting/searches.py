@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..client.models import TrainingJob, output_urls, task_ids
 from ..client.search_models import Trial
 from ..core.job_logs import client_secrets, one_line_error
-from ..core.masking import MASK, known
+from ..core.masking import MASK, NONE, Secrets
 from ..results.table import Point, SweepObjective, SweepResults, collect, table_lines
 
 TAIL_LINES = 3  # of a failed trial's log (its own, task trial-<id>, else its lines in the job's log)
@@ -153,21 +153,23 @@ def as_sweep_results(exported: dict[str, Any]) -> SweepResults:
     return results_of(objective, SearchStatus(trials=trials))
 
 
-def search_lines(key: str, objective: Any, search: SearchStatus | None, limit: int | None = 20) -> list[str]:
+def search_lines(key: str, objective: Any, search: SearchStatus | None, limit: int | None = 20,
+                 secrets: Secrets = NONE) -> list[str]:
     """The table printed at the end of an `up`: the trials, best first."""
     if search is None or not search.trials:
         return [f"{key}: search, no trials ({search.note if search is not None and search.note else 'not read'})"]
     goal = SweepObjective(name=objective.name, goal=objective.goal)
-    return table_lines(f"{key} (search)", results_of(goal, masked_trials(search)), limit=limit, unit="trial")
+    return table_lines(f"{key} (search)", results_of(goal, masked_trials(search, secrets)), limit=limit,
+                       unit="trial")
 
 
-def masked_trials(search: SearchStatus) -> SearchStatus:
-    """The trials as printed: a parameter value drawn from a secret of the space is the mask before the table
-    is laid out, so no column's width tells a secret's length (the masking step of printed lines would mask
-    it only after)."""
-    secrets = known(every=True)
+def masked_trials(search: SearchStatus, secrets: Secrets = NONE) -> SearchStatus:
+    """The trials as printed: a parameter value drawn from a secret of the space (one of the job's `secrets`) is
+    the mask before the table is laid out, so no column's width tells a secret's length (the masking step of
+    printed lines would mask it only after)."""
+    every = secrets.every
     return search.model_copy(update={"trials": [
-        t.model_copy(update={"parameters": {k: MASK if v in secrets else v for k, v in t.parameters.items()}})
+        t.model_copy(update={"parameters": {k: MASK if v in every else v for k, v in t.parameters.items()}})
         for t in search.trials]})
 
 

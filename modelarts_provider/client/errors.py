@@ -63,7 +63,7 @@ def mask_errors_with(mask: Callable[[str], str]) -> None:
 
 def redact(text: str, secrets: Iterable[Optional[str]] = ()) -> str:
     """Replace every occurrence of each (non-trivial) secret value with ``***``, then pass the text through
-    the one masking step (every secret value this process knows, secret-looking shapes) handed in by core."""
+    the one masking step (the running provider call's secrets, secret-looking shapes) handed in by core."""
     for s in secrets:
         if s and len(s) >= 4:
             text = text.replace(s, "***")

@@ -3,7 +3,7 @@
 ``failure_log_tail(client, job)`` is called where a wait ends badly (awaiting/report.py). It fetches
 each failing task's log once, never raises (a log that cannot be fetched becomes a one-line note, so
 it can never hide the failure it explains) and never shows a credential: the client's own secret
-values, every secret value this process knows and secret-looking values are masked by the one
+values, the job's own secrets (handed in: masking.Secrets) and secret-looking values are masked by the one
 masking step (masking.py), whatever the service already did.
 """
 
@@ -50,24 +50,24 @@ def client_secrets(client: Any) -> list[str]:
         return []
 
 
-def safe_line(line: str, secrets: Iterable[str] = ()) -> str:
-    """One log line fit to show: no control characters, secret-looking values masked, secrets
-    redacted, at most LINE_MAX characters."""
-    text = masking.mask(_CONTROL.sub("", line.replace("\t", "    ")).rstrip(), secrets)
+def safe_line(line: str, secrets: Iterable[str] = (), known: masking.Secrets | None = None) -> str:
+    """One log line fit to show: no control characters, secret-looking values masked, secrets (values, and
+    `known`: else the running call's) redacted, at most LINE_MAX characters."""
+    text = masking.mask(_CONTROL.sub("", line.replace("\t", "    ")).rstrip(), known, values=secrets)
     return text if len(text) <= LINE_MAX else text[: LINE_MAX - 1] + "…"
 
 
-def safe_lines(text: str, secrets: Iterable[str] = ()) -> list[str]:
+def safe_lines(text: str, secrets: Iterable[str] = (), known: masking.Secrets | None = None) -> list[str]:
     secrets = list(secrets)
-    return [safe_line(line, secrets) for line in text.splitlines()]
+    return [safe_line(line, secrets, known) for line in text.splitlines()]
 
 
-def one_line_error(exc: BaseException, secrets: Iterable[str] = ()) -> str:
+def one_line_error(exc: BaseException, secrets: Iterable[str] = (), known: masking.Secrets | None = None) -> str:
     """An exception as one short line without secrets (ModelArtsError already is one)."""
     text = str(exc) or type(exc).__name__
     if not type(exc).__name__.startswith("ModelArts"):
         text = f"{type(exc).__name__}: {text}"
-    text = masking.mask(" ".join(text.split()), secrets)
+    text = masking.mask(" ".join(text.split()), known, values=secrets)
     return text if len(text) <= ERROR_MAX else text[: ERROR_MAX - 1] + "…"
 
 
@@ -84,22 +84,23 @@ def failing_tasks(job: TrainingJob) -> list[str]:
     return list(dict.fromkeys(bad)) or task_ids(job)
 
 
-def failure_log_tail(client: LogSource, job: TrainingJob, lines: int = 20) -> str:
+def failure_log_tail(client: LogSource, job: TrainingJob, lines: int = 20, known: masking.Secrets | None = None) -> str:
     """Text to append to the error of a failed or timed-out job: per failing task (at most
     MAX_TASKS), a blank line, ``last N lines of <task>:`` and those lines indented; or a one-line
-    note when its log cannot be fetched. One preview request per task. Never raises."""
+    note when its log cannot be fetched. One preview request per task. Never raises. `known`: the job's
+    secrets (else the running call's)."""
     secrets = client_secrets(client)
     lines = max(lines, 1)
     try:
         job_id = job.id
         tasks = failing_tasks(job)
     except Exception as exc:  # noqa: BLE001 - never hide the failure being reported
-        return f"\n(logs unavailable: {one_line_error(exc, secrets)})"
+        return f"\n(logs unavailable: {one_line_error(exc, secrets, known)})"
     if not job_id:
         return "\n(logs unavailable: the job has no id)"
     blocks: list[str] = []
     for i, task in enumerate(tasks[:MAX_TASKS]):
-        block, service_down = _task_tail(client, job_id, task, lines, secrets)
+        block, service_down = _task_tail(client, job_id, task, lines, secrets, known)
         blocks.append(block)
         if service_down and i + 1 < len(tasks):
             # the client already retried for a while: do not make the failed command wait again per task
@@ -111,14 +112,15 @@ def failure_log_tail(client: LogSource, job: TrainingJob, lines: int = 20) -> st
     return "".join("\n" + block for block in blocks)
 
 
-def _task_tail(client: LogSource, job_id: str, task: str, lines: int, secrets: list[str]) -> tuple[str, bool]:
+def _task_tail(client: LogSource, job_id: str, task: str, lines: int, secrets: list[str],
+               known: masking.Secrets | None) -> tuple[str, bool]:
     """(the block of ``task``, whether the service looked unreachable)."""
     try:
         text = client.get_task_log_preview(job_id, task).text
-        shown = [line for line in safe_lines(text, secrets) if line.strip() and not boilerplate(line)][-lines:]
+        shown = [line for line in safe_lines(text, secrets, known) if line.strip() and not boilerplate(line)][-lines:]
     except Exception as exc:  # noqa: BLE001 - a log we cannot fetch must not replace the error
         down = bool(getattr(exc, "retryable", True))  # throttled, 5xx, network, or not even an API error
-        return f"(logs of {task} unavailable: {one_line_error(exc, secrets)})", down
+        return f"(logs of {task} unavailable: {one_line_error(exc, secrets, known)})", down
     if not shown:
         return f"(the log of {task} is empty)", False
     return f"last {lines} lines of {task}:\n" + "\n".join(INDENT + line for line in shown), False

@@ -1,14 +1,14 @@
 """The one masking step every printed text passes: `up` output, errors, the logs command, failure reports.
 
 Two rules, applied together:
-- known values: every secret value the product knows (the stack's config secrets, a job's secret inputs as
-  recorded by their paths, the client's credentials) is masked as a whole: where it is not part of a longer
+- known values: every secret value handed in (`Secrets`: the stack's config secrets, a job's secret inputs as
+  recorded by their paths, the plugin's secret markers; the client's credentials) is masked as a whole: where it is not part of a longer
   word (`fail` never masks `failingsecret-8adyj3`); a value of LONG_ANYWHERE characters or more (a token, a
   key) wherever it appears; a value shorter than MIN_ANYWHERE characters only where it is assigned (a PIN
-  "42" must not turn "epoch 42/50" into a riddle). Values a secret section merely holds are learnt only
+  "42" must not turn "epoch 42/50" into a riddle). Values a secret section merely holds are masked only
   when they are secret material (`secret_material`): a number, true/false/none, a phase or a short word
   (`1`, `0.01`, `none`, `fail`, a pool name) would mask every count and phase in the output; an explicit
-  secret (`always=True`: an environment value set with `--secret --path`) is learnt whatever it is;
+  secret (`explicit`: an environment value set with `--secret --path`) is masked whatever it is;
 - shown names: the jobs' own names (`show`) are never masked, not even in part: a failure names its job;
 - shapes, for secrets nobody told us about: the value of a secret-looking key (token, key, secret,
   password, passwd, pwd, credential, auth, private, signature; AK/SK as whole words) in `KEY=value`
@@ -16,22 +16,26 @@ Two rules, applied together:
   Python-dict pairs (`"token": "..."`, `{'api_key': '...'}`), `--hf-token value` / `--token=value`
   flags, `Bearer ...` headers and `scheme://user:password@host` URLs.
 
-Values are replaced by MASK. A process-wide registry (`remember`) holds the values this process learnt
-(a provider process learns each job's secret inputs in check()); nothing of it is ever written anywhere.
-No Pulumi imports: the client uses it too.
+Values are replaced by MASK. Which values are secret travels with the data: a `Secrets` value, built where the
+inputs enter (a TrainingJob's values at its `secret_paths`, the plugin's secret markers, the stack program's
+secret config, a JobsAwait's per-job `secrets`), is handed to `mask` explicitly, or bound for the length of one
+provider call (`binding`: the call's own inputs, as its URN is, core/call_urn.py) for the lines and errors that
+call prints. Nothing is learnt across calls: two resources served by one process never mask each other's
+values. No Pulumi imports: the client uses it too.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
-import itertools
 import re
-import threading
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["MASK", "mask", "mask_shapes", "mask_values", "remember", "known", "secret_looking", "leaves",
-           "secret_material", "secret_values", "show", "shown"]
+__all__ = ["MASK", "NONE", "Secrets", "binding", "in_call", "mask", "mask_shapes", "mask_values", "secret_looking",
+           "leaves", "secret_material", "secret_values"]
 
 MASK = "******"
 MIN_ANYWHERE = 4
@@ -46,11 +50,6 @@ _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 SECRET_PARTS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "PASSPHRASE", "PASSWD", "PWD", "CREDENTIAL", "AUTH", "PRIVATE",
                 "SIGNATURE")
 SECRET_WORDS = frozenset({"AK", "SK"})
-
-_KNOWN: set[str] = set()
-_EVERY: set[str] = set()  # every secret value learnt, material or not: what a record in the state must not hold
-_SHOWN: set[str] = set()
-_KNOWN_LOCK = threading.Lock()
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_.-]*"
 _VALUE = r"(?:(?i:bearer|basic)\s+)?(?:\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|[^\s,;'\"}\])]+)"
@@ -139,7 +138,7 @@ _ALNUM_AFTER = r"(?![A-Za-z0-9])"
 @functools.lru_cache(maxsize=32)
 def _values_pattern(values: frozenset[str], names: frozenset[str] = frozenset()) -> re.Pattern[str] | None:
     """One pattern for a set of values (and the names shown as they are), built once per set: every printed
-    line passes here, and the sets (the registry, the client's credentials) rarely change. A shown name is
+    line passes here, and the sets (a call's secrets, the client's credentials) rarely change. A shown name is
     matched first (group `keep`), so no value is masked inside it."""
     parts = []
     for v in sorted(values, key=len, reverse=True):  # longest first: no partial masks
@@ -210,43 +209,77 @@ def secret_values(value: Any, explicit_under: frozenset[str] = frozenset({"envir
     return out
 
 
-def remember(values: Iterable[object], *, always: bool = False) -> None:
-    """Adds secret values this process learnt (strings, or numbers as their text) to the registry: the secret
-    material among them (`secret_material`), or all of them with `always` (a value set as a secret on its own)."""
-    texts = {v if isinstance(v, str) else str(v) for v in values
-             if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v).strip()}
-    fresh = {t for t in texts if always or secret_material(t)}
-    with _KNOWN_LOCK:
-        _KNOWN.update(fresh)
-        _EVERY.update(texts)
+def _texts(values: Iterable[object]) -> set[str]:
+    """Strings, and numbers as their text (what a printed line or a record holds of them)."""
+    return {v if isinstance(v, str) else str(v) for v in values
+            if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v).strip()}
 
 
-def show(names: Iterable[object]) -> None:
-    """Names printed as they are, never masked in part (the jobs' own names): a failure names its job."""
-    fresh = {n for n in names if isinstance(n, str) and n.strip()}
-    with _KNOWN_LOCK:
-        _SHOWN.update(fresh)
+@dataclass(frozen=True)
+class Secrets:
+    """What is secret for one piece of output, derived from the inputs it came from (never learnt).
+
+    masked: the values masked in printed text (see the module docstring: secret material, or any value set as a
+    secret of its own); every: all secret values, counts and short words too (what a record in the state must
+    never hold in plain text, e.g. a run's parameters); shown: names printed as they are (a job's own name)."""
+
+    masked: frozenset[str] = frozenset()
+    every: frozenset[str] = frozenset()
+    shown: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, values: Iterable[object] = (), *, explicit: bool = False, shown: Iterable[object] = ()) -> Secrets:
+        """Secret values (strings, or numbers as their text): the secret material among them is masked, or all of
+        them with `explicit` (a value set as a secret of its own, e.g. an environment value)."""
+        texts = _texts(values)
+        return cls(frozenset(t for t in texts if explicit or secret_material(t)), frozenset(texts),
+                   frozenset(n for n in shown if isinstance(n, str) and n.strip()))
+
+    def __or__(self, other: Secrets) -> Secrets:
+        if not other:
+            return self
+        if not self:
+            return other
+        return Secrets(self.masked | other.masked, self.every | other.every, self.shown | other.shown)
+
+    def __bool__(self) -> bool:
+        return bool(self.masked or self.every or self.shown)
+
+    def mask(self, text: str) -> str:
+        return mask(text, self)
 
 
-def known(every: bool = False) -> frozenset[str]:
-    """The values masked in printed text; `every`: all secret values learnt, counts and short words too (for
-    what is recorded in the state, e.g. a run's parameters: a secret never lands there in plain text)."""
-    with _KNOWN_LOCK:
-        return frozenset(_EVERY | _KNOWN) if every else frozenset(_KNOWN)
+NONE = Secrets()
+
+# The secrets of the provider call running in this context (its own inputs), bound by the call's entry
+# (provider_base.ModelArtsProvider, plugin/provider.py): what say() and ProviderError mask when not handed any.
+_CALL: contextvars.ContextVar[Secrets] = contextvars.ContextVar("modelarts_call_secrets", default=NONE)
 
 
-def shown() -> frozenset[str]:
-    with _KNOWN_LOCK:
-        return frozenset(_SHOWN)
+def in_call() -> Secrets:
+    """The secrets of the provider call running in this context (NONE outside a call)."""
+    return _CALL.get()
 
 
-def mask(text: str, values: Iterable[str | None] = (), names: Iterable[str] = ()) -> str:
-    """The masking step: known values (the registry and `values`) first, except inside shown names, then the
-    shapes."""
-    text = mask_values(text, known().union(v for v in values if v), itertools.chain(names, _shown_lazily()))
+@contextlib.contextmanager
+def binding(secrets: Secrets) -> Iterator[Secrets]:
+    """Bind `secrets` (with those already bound: the plugin's markers around the provider's own) for the length of
+    one provider call in this context."""
+    bound = _CALL.get() | secrets
+    token = _CALL.set(bound)
+    try:
+        yield bound
+    finally:
+        _CALL.reset(token)
+
+
+def mask(text: str, secrets: Secrets | Iterable[str | None] | None = None, *, values: Iterable[str | None] = (),
+         names: Iterable[str] = ()) -> str:
+    """The masking step: the secret values (`secrets`, else the running call's, and `values`: e.g. the client's
+    credentials, each masked whatever it is) first, except inside shown names, then the shapes. Plain values in
+    place of `secrets` are `values` besides the running call's."""
+    if secrets is not None and not isinstance(secrets, Secrets):
+        values, secrets = [*values, *secrets], None
+    given = in_call() if secrets is None else secrets
+    text = mask_values(text, given.masked.union(v for v in values if v), (*names, *given.shown))
     return mask_shapes(text)
-
-
-def _shown_lazily() -> Iterator[str]:
-    """The shown names, copied only if iterated (mask_values reads them only when a value occurs)."""
-    yield from shown()

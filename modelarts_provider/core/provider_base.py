@@ -21,7 +21,7 @@ from pulumi.dynamic import CheckFailure, CheckResult, ConfigureRequest, Resource
 
 from .failures import for_engine
 from .call_urn import CURRENT_URN
-from .masking import mask
+from .masking import NONE, Secrets, binding, mask
 from .provider_config import NAMESPACE, ProviderConfigError, ProviderSettings, resolve_settings
 from ..waiting import Condition, Done, Failed, wait
 from ..waiting.cancel import _CANCELLED, cancelled, request_cancel  # the engine's Cancel (re-exported: waits, plugin)
@@ -61,10 +61,10 @@ _CLIENTS_LOCK = threading.Lock()
 
 class ProviderError(Exception):
     """A provider call that cannot proceed; the message is one line, names the job, no secrets (it passes
-    the masking step: every secret value this process knows, secret-looking shapes)."""
+    the masking step: `secrets`, else the running call's own (masking.binding), and secret-looking shapes)."""
 
-    def __init__(self, message: object = "") -> None:
-        super().__init__(mask(str(message)))
+    def __init__(self, message: object = "", secrets: Secrets | None = None) -> None:
+        super().__init__(mask(str(message), secrets))
 
 
 # Where say() writes when not to stderr: the provider plugin's engine log (plugin/diagnostics.py).
@@ -77,14 +77,14 @@ def set_output(output: Callable[[str, str], None] | None) -> None:
     _OUTPUT = output
 
 
-def say(message: str) -> None:
+def say(message: str, secrets: Secrets | None = None) -> None:
     """One line to the provider's stderr, which the engine relays into `pulumi up` for a dynamic provider (the
     provider plugin sends it to the engine's log instead: the engine hides a plugin's stderr).
 
-    Every line passes the masking step. One write per line under a lock: provider calls run on many threads, and two `print`s could
+    Every line passes the masking step (`secrets`, else the running call's own). One write per line under a lock: provider calls run on many threads, and two `print`s could
     otherwise interleave into one merged line. A line starting with "warning:" is a warning.
     """
-    message = mask(message)
+    message = mask(message, secrets)
     output = _OUTPUT
     if output is not None:
         # The engine prints a warning's severity itself ("warning: ..."): the line's own prefix goes.
@@ -261,6 +261,19 @@ def client_for(settings: ProviderSettings) -> Any:
         return client
 
 
+_CALLS = ("check", "diff", "create", "read", "update", "delete")
+
+
+def _binding_secrets(method: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(method)
+    def bound(self: Any, *args: Any) -> Any:
+        with binding(self.secrets_of(*(a for a in args if isinstance(a, dict)))):
+            return method(self, *args)
+
+    bound._binds_secrets = True  # type: ignore[attr-defined]
+    return bound
+
+
 class SettingsProvider(ResourceProvider, Generic[S]):
     """Settings of type S from `configure()` (the `modelarts:` config, else the environment).
 
@@ -283,11 +296,22 @@ class SettingsProvider(ResourceProvider, Generic[S]):
     def __reduce__(self) -> tuple[type, tuple[()]]:
         return (type(self), ())
 
+    def secrets_of(self, *_props: dict[str, Any]) -> Secrets:
+        """The secrets among a call's inputs (a resource that takes secrets says which, from the inputs
+        themselves): bound for the call, so its lines and errors mask them (masking.binding). None by default."""
+        return NONE
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        """Every provider's check(), called by the SDK's dynamic-provider server (the news carry the pickled
-        provider), answers failures the engine prints well (failures.for_engine). The plugin does the same at
-        its edge, in its own naming; a direct call (a library user, a test) gets the failures as found."""
+        """Every provider call masks what it prints with the secrets of its own inputs (`secrets_of`, bound for
+        the call: masking.binding), on both front doors. Every provider's check(), called by the SDK's
+        dynamic-provider server (the news carry the pickled provider), answers failures the engine prints
+        well (failures.for_engine). The plugin does the same at its edge, in its own naming; a direct call
+        (a library user, a test) gets the failures as found."""
         super().__init_subclass__(**kwargs)
+        for name in _CALLS:
+            method = cls.__dict__.get(name)
+            if method is not None and not getattr(method, "_binds_secrets", False):
+                setattr(cls, name, _binding_secrets(method))
         check = cls.__dict__.get("check")
         if check is not None and not getattr(check, "_for_engine", False):
             @functools.wraps(check)

@@ -124,6 +124,9 @@ class Door:
     secret_outputs: SecretOutputs = _none_derived
     # What the engine records as outputs, from what the provider returned (create, update, read).
     outputs: Outputs = _outputs_as_given
+    # Inputs whose secrets the provider hands to masking per item itself, not for the whole call (a JobsAwait's
+    # `secrets`: each job's own, so that one job's secret does not mask another job's plain value).
+    item_secrets: frozenset[str] = frozenset()
 
 
 # --- TrainingJob ---------------------------------------------------------------------------------
@@ -254,7 +257,8 @@ DOORS: dict[str, Door] = {
                         prepare_training_job, training_job_timeouts, import_training_job,
                         secret_outputs=secret_outputs, outputs=training_job_outputs),
     "JobsAwait": Door(JobsAwaitProvider, "Waits for many training jobs at once, each to its own wait_for target.",
-                      timeouts=jobs_await_timeouts, importer=_not_importable("JobsAwait")),
+                      timeouts=jobs_await_timeouts, importer=_not_importable("JobsAwait"),
+                      item_secrets=frozenset({"secrets"})),
     "CodeUpload": Door(CodeUploadProvider, "A local code directory uploaded to OBS under a content-addressed prefix.",
                        prepare_code_upload, importer=_not_importable("CodeUpload"),
                        secret_outputs=_derived_from(("bucket", "prefix", "job_key"),

@@ -7,9 +7,10 @@ dynamic-provider server's 4 threads: the engine's own parallelism is the only ca
 the engine's log, attached to its resource (diagnostics.py). Nothing is pickled: the state holds the resource's
 inputs and outputs only.
 
-Secrets are accepted: every secret value the engine sends joins this process's masking registry, a job's secret
-inputs are recorded as its `secret_paths` (what the stack program sets on the dynamic path), and what goes back
-is secret where the inputs were, plus the outputs built from secret inputs (the door's `secret_outputs`).
+Secrets are accepted: the secret values the engine sends with a call are what that call masks (bound for the call,
+masking.binding; never kept for another resource), a job's secret inputs are recorded as its `secret_paths` (what
+the stack program sets on the dynamic path), and what goes back is secret where the inputs were, plus the outputs
+built from secret inputs (the door's `secret_outputs`).
 """
 
 from __future__ import annotations
@@ -26,9 +27,11 @@ from pulumi.dynamic.config import Config as DynamicConfig
 from pulumi.provider.experimental import provider as p
 from pulumi.provider.experimental.property_value import PropertyValue
 
+from ..awaiting.provider import JobsAwaitProvider
 from ..core.failures import for_engine
+from ..core.job_secrets import secret_inputs
 from ..core.identity import is_seed, new_seed
-from ..core.masking import remember
+from ..core.masking import Secrets, binding
 from ..core.provider_base import CALLS_IN_FLIGHT, SettingsProvider, request_cancel  # blocking calls in flight at once
 from ..core.provider_base import say
 from ..core.provider_config import NAMESPACE
@@ -98,10 +101,12 @@ def _anchored(outs: dict[str, Any], paths: list[str]) -> list[str]:
     return out
 
 
-def _learn(*maps: Any) -> None:
-    """Every secret value the engine sends joins this process's masking registry (masking.py)."""
-    for values in maps:
-        remember(secret_values(values))
+def _marked(door: Door, *maps: Any) -> Secrets:
+    """The secret values the engine sent with a call (its markers), but those of the inputs the provider hands to
+    masking per item itself (the door's `item_secrets`: a JobsAwait's `secrets`, each job's own)."""
+    return Secrets.of(value for values in maps
+                      for value in secret_values({k: v for k, v in (values or {}).items()
+                                                  if k not in door.item_secrets}))
 
 
 def _submitted(olds: dict[str, Any], inputs: dict[str, Any]) -> bool:
@@ -158,6 +163,11 @@ def _say_cost(tally: Tally, provider: Any, door: str, urn: str, inputs: dict[str
     return refused
 
 
+def _bound(secrets: Secrets, fn: Callable[..., T], *args: Any) -> T:
+    with binding(secrets):
+        return fn(*args)
+
+
 class ModelArtsPlugin(p.Provider):
     def __init__(self) -> None:
         self._providers: dict[str, SettingsProvider[Any]] = {name: door.provider() for name, door in DOORS.items()}
@@ -166,6 +176,36 @@ class ModelArtsPlugin(p.Provider):
         self._names = Names(snake_schema(VERSION))
         self._seed = ""
         self._cost = Tally()  # this run's cost items and the provider's budget (one process per provider)
+        # Each TrainingJob's secret inputs {path: value} by its job id, as that job's own calls showed them: a YAML
+        # program's JobsAwait names its jobs by id only, and hands no `secrets` unless its author writes them; the
+        # wait then masks each job with that job's secrets (and only there), as the Python door's `await_jobs`
+        # hands them. Never recorded (stripped from what the JobsAwait returns), never a mask of its own.
+        self._job_secrets: dict[str, dict[str, Any]] = {}
+
+    def _note_job(self, door: Door, job_id: str, props: dict[str, Any]) -> None:
+        if door.provider is TrainingJobProvider and job_id:
+            found = secret_inputs(props)
+            if found:
+                self._job_secrets[job_id] = found
+
+    def _handed(self, door: Door, props: dict[str, Any]) -> dict[str, Any]:
+        """A JobsAwait's inputs with each awaited job's secrets its program did not hand (see _job_secrets)."""
+        jobs = props.get("jobs")
+        if door.provider is not JobsAwaitProvider or not isinstance(jobs, dict):
+            return props
+        given = props.get("secrets") if isinstance(props.get("secrets"), dict) else {}
+        known = {key: self._job_secrets[j["job_id"]] for key, j in jobs.items() if key not in given
+                 and isinstance(j, dict) and isinstance(j.get("job_id"), str) and j["job_id"] in self._job_secrets}
+        return {**props, "secrets": {**given, **known}} if known else props
+
+    @staticmethod
+    def _unhanded(outs: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
+        """What the engine records: the `secrets` as the program gave them, not as _handed added to them."""
+        if "secrets" not in outs:
+            return outs
+        if "secrets" in given:
+            return {**outs, "secrets": given["secrets"]}
+        return {k: v for k, v in outs.items() if k != "secrets"}
 
     def _in(self, urn: str, values: Any) -> dict[str, Any]:
         return self._names.to_snake(_type_name(urn), plain_map(values))
@@ -184,11 +224,12 @@ class ModelArtsPlugin(p.Provider):
         """A camelCase property path (from the engine's values) in the providers' naming."""
         return ".".join(self._names.snake_key(part) for part in path.split("."))
 
-    async def _run(self, urn: str, fn: Callable[..., T], *args: Any) -> T:
-        """fn(*args) on a thread of the pool; what it prints is attached to the resource `urn` (diagnostics.py)."""
+    async def _run(self, urn: str, secrets: Secrets, fn: Callable[..., T], *args: Any) -> T:
+        """fn(*args) on a thread of the pool; what it prints is attached to the resource `urn` (diagnostics.py)
+        and masks the call's secrets (its inputs' secret markers) besides what the provider binds itself."""
         context = contextvars.copy_context()
         context.run(CURRENT_URN.set, urn)
-        return await asyncio.get_running_loop().run_in_executor(self._pool, context.run, fn, *args)
+        return await asyncio.get_running_loop().run_in_executor(self._pool, context.run, _bound, secrets, fn, *args)
 
     def _door(self, urn: str) -> tuple[Door, Any]:
         type_token = urn.split("::")[-2] if "::" in urn else urn
@@ -227,18 +268,18 @@ class ModelArtsPlugin(p.Provider):
 
     async def check(self, request: p.CheckRequest) -> p.CheckResponse:
         door, provider = self._door(request.urn)
-        _learn(request.old_inputs, request.new_inputs)
+        secrets = _marked(door, request.old_inputs, request.new_inputs)
         olds, news = self._in(request.urn, request.old_inputs), self._in(request.urn, request.new_inputs)
         news = door.prepare(Context(request.urn, self._seed), olds, news)
         secret = [self._snake_path(path) for path in secret_paths(request.new_inputs)]
         if secret and door.provider is TrainingJobProvider:  # what the stack program sets on the dynamic path
             news["secret_paths"] = sorted(set(news.get("secret_paths") or []) | set(secret))
-        result = await self._run(request.urn, provider.check, olds, news)
+        result = await self._run(request.urn, secrets, provider.check, olds, news)
         failures = [self._failure(f.property, f.reason, set(request.new_inputs)) for f in result.failures or []]
         if not failures and (
                 (door.provider is TrainingJobProvider and _submitted(olds, result.inputs))
                 or (door.provider is ResourcePoolProvider and _pool_changes(olds, result.inputs))):
-            refused = await self._run(request.urn, _say_cost, self._cost, provider, _type_name(request.urn),
+            refused = await self._run(request.urn, secrets, _say_cost, self._cost, provider, _type_name(request.urn),
                                       request.urn, result.inputs)
             if refused:
                 failures.append(p.CheckFailure("", refused))
@@ -250,9 +291,10 @@ class ModelArtsPlugin(p.Provider):
 
     async def diff(self, request: p.DiffRequest) -> p.DiffResponse:
         _door, provider = self._door(request.urn)
-        _learn(request.old_state, request.new_inputs)
+        secrets = _marked(_door, request.old_state, request.new_inputs)
         olds, news = self._in(request.urn, request.old_state), self._in(request.urn, request.new_inputs)
-        result = await self._run(request.urn, provider.diff, request.resource_id, olds, news)
+        self._note_job(_door, request.resource_id, olds)
+        result = await self._run(request.urn, secrets, provider.diff, request.resource_id, olds, news)
         replaces = [self._names.key(k) for k in result.replaces or []]
         kind = _type_name(request.urn)
         olds, news = self._names.to_camel(kind, olds), self._names.to_camel(kind, news)
@@ -269,43 +311,50 @@ class ModelArtsPlugin(p.Provider):
 
     async def create(self, request: p.CreateRequest) -> p.CreateResponse:
         door, provider = self._door(request.urn)
-        _learn(request.properties)
+        secrets = _marked(door, request.properties)
         given = self._in(request.urn, request.properties)
         sent = door.timeouts("create", given, request.timeout) if request.timeout else given
-        result = await self._run(request.urn, provider.create, sent)
+        result = await self._run(request.urn, secrets, provider.create, self._handed(door, sent))
+        self._note_job(door, result.id, sent)
         return p.CreateResponse(resource_id=result.id, properties=self._out(
-            request.urn, _restore(door.outputs(result.outs or {}), given, sent), request.properties))
+            request.urn, self._unhanded(_restore(door.outputs(result.outs or {}), given, sent), given),
+            request.properties))
 
     async def read(self, request: p.ReadRequest) -> p.ReadResponse:
         door, provider = self._door(request.urn)
-        _learn(request.properties, request.inputs)
+        secrets = _marked(door, request.properties, request.inputs)
         props = self._in(request.urn, request.properties)
         if not props:  # `pulumi import`: nothing recorded yet, the live object says what to declare
-            inputs, outs = await self._run(request.urn, door.importer, provider, request.resource_id,
+            inputs, outs = await self._run(request.urn, secrets, door.importer, provider, request.resource_id,
                                            Context(request.urn, self._seed))
             return p.ReadResponse(resource_id=request.resource_id, properties=self._out(request.urn, outs),
                                   inputs=self._out(request.urn, inputs))
-        result = await self._run(request.urn, provider.read, request.resource_id, props)
+        self._note_job(door, request.resource_id, props)
+        result = await self._run(request.urn, secrets, provider.read, request.resource_id, self._handed(door, props))
         if not result.id:  # gone: the engine drops it from the state
             return p.ReadResponse(resource_id="", properties={}, inputs={})
         return p.ReadResponse(resource_id=result.id, inputs=request.inputs, properties=self._out(
-            request.urn, door.outputs(result.outs or {}), {**request.inputs, **request.properties}))
+            request.urn, self._unhanded(door.outputs(result.outs or {}), props),
+            {**request.inputs, **request.properties}))
 
     async def update(self, request: p.UpdateRequest) -> p.UpdateResponse:
         door, provider = self._door(request.urn)
-        _learn(request.olds, request.news)
+        secrets = _marked(door, request.olds, request.news)
         olds, given = self._in(request.urn, request.olds), self._in(request.urn, request.news)
         sent = door.timeouts("update", given, request.timeout) if request.timeout else given
-        result = await self._run(request.urn, provider.update, request.resource_id, olds, sent)
+        self._note_job(door, request.resource_id, sent)
+        result = await self._run(request.urn, secrets, provider.update, request.resource_id, olds,
+                                 self._handed(door, sent))
         return p.UpdateResponse(properties=self._out(
-            request.urn, _restore(door.outputs(result.outs or {}), given, sent), request.news))
+            request.urn, self._unhanded(_restore(door.outputs(result.outs or {}), given, sent), given),
+            request.news))
 
     async def delete(self, request: p.DeleteRequest) -> None:
         door, provider = self._door(request.urn)
-        _learn(request.properties)
+        secrets = _marked(door, request.properties)
         props = self._in(request.urn, request.properties)
         sent = door.timeouts("delete", props, request.timeout) if request.timeout else props
-        await self._run(request.urn, provider.delete, request.resource_id, sent)
+        await self._run(request.urn, secrets, provider.delete, request.resource_id, sent)
 
     async def cancel(self) -> None:
         request_cancel()

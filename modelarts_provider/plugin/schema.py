@@ -283,7 +283,14 @@ def snake_schema(version: str) -> dict[str, Any]:
                     "max_failures": {"type": "object", "additionalProperties": {"type": "integer"},
                                      "description": "Group (a sweep: the jobs' group) -> how many of its jobs may "
                                                     "fail while the wait still succeeds (default 0); the failed "
-                                                    "ones are recorded as tolerated."}}
+                                                    "ones are recorded as tolerated."},
+                    "secrets": {"type": "object", "secret": True,
+                                "additionalProperties": {"type": "object", "additionalProperties": {"type": "string"}},
+                                "description": "Key -> the job's secret inputs by path, e.g. {\"algorithm.environments."
+                                               "HF_TOKEN\": <the secret>}: what the wait prints of that job (its "
+                                               "failure, log tail, tables) masks them, and only of that job; an "
+                                               "environments value whatever it is, any other when it is more "
+                                               "than a count or a short word. Secret in the state."}}
     await_outputs = {
         "statuses": {"type": "object", "additionalProperties": {"$ref": f"#/types/{token('AwaitedStatus')}"},
                      "description": "Key -> what the last wait (or refresh) saw."},

@@ -4,7 +4,7 @@ The dynamic providers were written against what `pulumi.dynamic` hands them: dic
 floats, bools, None, and the wire placeholder for a value not known yet. This plugin hands them the same,
 so their check/diff/lifecycle code runs unchanged behind either front door. Secrets: the plugin accepts them
 (configure), so it knows which values are secret: `secret_paths` names them (dotted paths, list indices as
-numbers, the dynamic path's `secret_paths` format), `secret_values` gives them to the masking registry, and
+numbers, the dynamic path's `secret_paths` format), `secret_values` gives them to the call's masking, and
 `property_map(..., secret=paths)` marks them secret again on the way out (with any output derived from them).
 """
 
@@ -73,7 +73,7 @@ def secret_paths(values: Mapping[str, PropertyValue] | None) -> list[str]:
 
 
 def secret_values(values: Mapping[str, PropertyValue] | None) -> list[Any]:
-    """The plain scalars inside every secret value (what the masking registry learns)."""
+    """The plain scalars inside every secret value (what the call masks: masking.binding)."""
     from ..core.masking import leaves
 
     return [leaf for k, v in (values or {}).items() for _, secret in _secret_walk(v, k)

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import re
 
-from ..core.masking import mask
+from ..core.masking import Secrets, mask
 
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
 
 
-def printable(text: str) -> str:
+def printable(text: str, secrets: Secrets | None = None) -> str:
     """`text` fit to print: control characters (ANSI sequences included) removed, newlines kept, and the one
-    masking step (masking.py: every secret value this process knows, secret-looking shapes)."""
-    return mask(_CONTROL.sub("", text))
+    masking step (masking.py: the secrets of what it shows, else the running call's, and secret-looking shapes)."""
+    return mask(_CONTROL.sub("", text), secrets)

@@ -23,7 +23,6 @@ from typing import Any
 import pulumi
 
 from ..awaiting.searches import SearchStatus
-from ..core.masking import known
 from ..awaiting.searches import export as search_export
 from ..results.table import Point, SweepObjective, collect
 from .config import StackConfig
@@ -100,8 +99,10 @@ def secret_trial_values(searches: dict[str, Any], secrets: frozenset[str]) -> di
             if isinstance(s, dict) else s for key, s in searches.items()}
 
 
-def export_results(cfg: StackConfig, plans: list[JobPlan], jobs: dict[str, Any], waited: Any) -> None:
-    """`pulumi.export` the sweeps (when there are any) and the scored jobs (when there are any)."""
+def export_results(cfg: StackConfig, plans: list[JobPlan], jobs: dict[str, Any], waited: Any,
+                   secret_values: frozenset[str] = frozenset()) -> None:
+    """`pulumi.export` the sweeps (when there are any) and the scored jobs (when there are any). `secret_values`:
+    the stack config's secret values (stack/secrets.py), which a search's trials may have drawn."""
     # A secret trial value makes the JobsAwait's whole `statuses` a secret Output here (the SDK keeps secrecy per
     # output, not per leaf): read plain, and the secret values made secrets again one by one (searches).
     statuses = pulumi.Output.unsecret(waited.statuses) if waited is not None else pulumi.Output.from_input({})
@@ -115,7 +116,7 @@ def export_results(cfg: StackConfig, plans: list[JobPlan], jobs: dict[str, Any],
     if searched:
         ids = pulumi.Output.from_input({k: jobs[k].job_id for k in searched})
         pulumi.export("searches", pulumi.Output.all(statuses, ids).apply(
-            lambda a: secret_trial_values(build_searches(plans, a[0], a[1]), known(every=True))))
+            lambda a: secret_trial_values(build_searches(plans, a[0], a[1]), secret_values)))
     if any(p.sweep is None and p.objective is not None for p in plans):
         pulumi.export("objectives", statuses.apply(lambda s: build_objectives(plans, s)))
     if waited is not None:

@@ -27,7 +27,7 @@ from typing import NoReturn
 import pulumi
 from pulumi.runtime import get_config_env, is_config_secret
 
-from modelarts_provider.core.masking import mask, remember
+from modelarts_provider.core.masking import NONE, Secrets, mask
 from modelarts_provider.core.messages import shown
 from modelarts_provider.core.provider_config import (NAMESPACE, ProviderConfigError, resolve_settings,
                                                      unknown_setting_errors)
@@ -65,6 +65,7 @@ def refuse(message: str) -> NoReturn:
 
 def main() -> None:
     keys = sorted(get_config_env())
+    masked = NONE  # the stack config's secrets, once read: every message of this program masks them
     try:
         # A slip in a namespace first: the program would see nothing there and the up delete it all (issue 41).
         bad = misspelled_namespaces(keys, (PROJECT, NAMESPACE)) or unknown_setting_errors(keys)
@@ -85,8 +86,8 @@ def main() -> None:
                 raise StackConfigError(f"invalid stack config: {PROJECT}:{section}: must be a map, "
                                        f"not a string{given}") from None
         secrets = secret_paths(raw, lambda s: f"{PROJECT}:{s}", is_config_secret,
-                               read_stack_config(Path.cwd(), pulumi.get_stack()))
-        remember(secrets.values)  # every message of this program passes the masking step
+                               lambda: read_stack_config(Path.cwd(), pulumi.get_stack()))
+        masked = Secrets.of(secrets.values)
         cfg = parse(raw, keys)
         refused = name_refusals(raw, secrets, lambda s: f"{PROJECT}:{s}")
         if refused:
@@ -95,11 +96,11 @@ def main() -> None:
         # What it can bill (docs/cost.md): shown before anything is declared; a budget it exceeds stops here.
         cost = cost_preview(cfg, plans, settings)
         for line in cost.lines:
-            pulumi.log.info(mask(line))
+            pulumi.log.info(mask(line, masked))
         if cost.refusal:
             raise StackConfigError(cost.refusal)
     except (ProviderConfigError, StackConfigError) as err:
-        refuse(mask(str(err)))
+        refuse(mask(str(err), masked))
 
     jobs, waited = declare(cfg, plans, secrets)
     exports = {}
@@ -113,6 +114,6 @@ def main() -> None:
     # Results (issue 23): per sweep its points and best point; per scored job its objective value.
     from modelarts_provider.stack.results import export_results
 
-    export_results(cfg, plans, jobs, waited)
+    export_results(cfg, plans, jobs, waited, secrets.values)
     export_cost(cfg, plans, waited, cost.book)  # what each run spent (cost/spent.py)
 

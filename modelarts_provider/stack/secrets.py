@@ -4,8 +4,11 @@ Pulumi tells a program only which top-level keys hold a secret (`modelarts-jobs:
 after `pulumi config set --secret --path modelarts-jobs:jobs.a.environments.HF_TOKEN ...`), and
 `Config.get_object` returns plain values. Which parts are secret is read from the stack's config file:
 a `secure:` leaf at a path (set with `--path`), or the whole key (`pulumi config set --secret KEY
-'<json>'`, one `secure:` for the whole map). When the file cannot be read (config from elsewhere, e.g.
-an ESC environment), the whole key counts as secret.
+'<json>'`, one `secure:` for the whole map). The engine cannot tell: its language host hands a Python program
+the config as strings and the names of the keys holding a secret (PULUMI_CONFIG, PULUMI_CONFIG_SECRET_KEYS;
+the RunRequest's `configPropertyMap`, which would mark sub-paths, is deprecated and left unset by the engine,
+3.259). So the file is read only for a secret key holding a map or list, and at most once. When it cannot be
+read (config from elsewhere, e.g. an ESC environment), the whole key counts as secret.
 
 From those paths (`SecretPaths`):
 - every resource input that carries a value from under a secret path is a Pulumi secret, whatever its
@@ -18,8 +21,9 @@ From those paths (`SecretPaths`):
   can list the bucket;
 - as a second line of defence, any other string input that contains a secret value of 4 or more
   characters (e.g. a secret the program put into a command line) becomes a secret too;
-- the TrainingJob gets `secret_paths`, the input paths it holds secrets at (paths only, never values), so
-  its provider process knows what to mask in everything it prints (masking.py).
+- the TrainingJob gets `secret_paths`, the input paths it holds secrets at (paths only, never values): the
+  dynamic provider gets plain values, and its calls mask what is at those paths (core/job_secrets.py); the
+  TrainingJob hands the values there to its JobsAwait (`secrets`, a Pulumi secret) for what the wait prints.
 Keys of a secret map (job keys) are names: they stay visible in URNs, as with any Pulumi resource.
 """
 
@@ -110,13 +114,26 @@ class SecretPaths:
 
 
 def secret_paths(sections: dict[str, Any], full_key: Callable[[str], str], is_secret: Callable[[str], bool],
-                 stack_config: dict[str, Any] | None) -> SecretPaths:
+                 stack_config: dict[str, Any] | None | Callable[[], dict[str, Any] | None]) -> SecretPaths:
+    """The secret parts of `sections`. The engine tells which top-level keys hold a secret (`is_secret`), and a
+    secret scalar is all secret: the stack file (`stack_config`, read lazily when a callable) is read only for
+    a secret map or list, whose secret parts the engine does not tell a Python program (its language host gets
+    the config as strings and the secret keys' names: PULUMI_CONFIG, PULUMI_CONFIG_SECRET_KEYS)."""
     paths: list[Path_] = []
     values: set[str] = set()
+    read: list[dict[str, Any] | None] = []
+
+    def config() -> dict[str, Any] | None:
+        if not callable(stack_config):
+            return stack_config
+        if not read:
+            read.append(stack_config())
+        return read[0]
+
     for section, value in sections.items():
         if value is None or not is_secret(full_key(section)):
             continue
-        written = (stack_config or {}).get(full_key(section))
+        written = (config() or {}).get(full_key(section)) if isinstance(value, (dict, list)) else None
         found = [(section, *p) for p in _secure_paths(written)] if written is not None else []
         try:
             held = [leaf for p in found for leaf in leaves(_at(value, p[1:]))]

@@ -25,33 +25,11 @@ from .plaintext_credentials import warn_once
 from .state_jobs import STATE_JOBS, StateUnreadable
 from ..client.errors import ModelArtsError
 from ..core.call_urn import current_urn
-from ..core.masking import remember, show
+from ..core.job_secrets import of_props
+from ..core.masking import NONE, Secrets, binding
 from ..core.location import check_same_place, location_of
 from ..core.ownership import OwnerMark, marked_for
 from ..core.provider_base import ModelArtsProvider, ProviderError, say, serving_engine
-
-
-# A secret section's pool, flavor and node count are names and counts, printed in every progress line.
-_NAMES_AND_COUNTS = frozenset({"flavor_id", "pool_id", "node_count"})
-
-
-def learn_secrets(props: dict[str, Any]) -> None:
-    """The values at the job's `secret_paths` join what this provider process masks (masking.py): the
-    JobsAwait's failure report runs in the same process, after the jobs' check. An environment value is a
-    secret of its own (any length); any other value only when it is secret material (a count, a phase or
-    `fail` is not; nor its pool, flavor or node count). The job's own name is shown as it is (a failure names its job)."""
-    show([props.get("name"), props.get("job_name")])
-    for dotted in props.get("secret_paths") or []:
-        value: Any = props
-        for part in str(dotted).split("."):
-            if isinstance(value, dict):
-                value = value.get(part)
-            elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
-                value = value[int(part)]
-            else:
-                value = None
-        if isinstance(value, (str, int, float)) and dotted not in _NAMES_AND_COUNTS:
-            remember([value], always=str(dotted).startswith("algorithm.environments."))
 
 
 class TrainingJobProvider(ModelArtsProvider):
@@ -62,8 +40,16 @@ class TrainingJobProvider(ModelArtsProvider):
     # orphan of a killed `up` (the engine deletes that one itself, after the create).
     _tracked: dict[str, set[str]] = {}
 
+    def secrets_of(self, *props: dict[str, Any]) -> Secrets:
+        """What this call masks: the job's values at its `secret_paths` (core/job_secrets.py), the stack's seed
+        (never printed; masked should it ever be); its own names are shown as they are."""
+        secrets = NONE
+        for p in props:
+            seed = p.get(SEED_INPUT)
+            secrets |= of_props(p) | Secrets.of([seed] if isinstance(seed, str) else [], explicit=True)
+        return secrets
+
     def _track(self, id_: str, props: dict[str, Any]) -> None:
-        learn_secrets(props)
         token = (props.get("owner") or {}).get("token") if isinstance(props.get("owner"), dict) else None
         if id_ and isinstance(token, str):
             with self._index_lock:
@@ -160,15 +146,16 @@ class TrainingJobProvider(ModelArtsProvider):
         return {**news, "owner": {**owner, "token": token}} if token else news
 
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
-        if isinstance(news.get(SEED_INPUT), str):
-            remember([news[SEED_INPUT]])  # never printed; masked should it ever be
         given = self._recorded_token(olds, news)
         news = with_identity(given, olds or None)  # owner token and derived name, before anything is created
         if not olds:
             taken = self._held_names(news)
             if taken:  # the state holds the job of this name: a replacement of it runs anew
                 news = with_identity(given, None, taken)
-        learn_secrets(news)
+        with binding(of_props(news)):  # the derived name, now known, is shown as it is
+            return self._check_bound(olds, news)
+
+    def _check_bound(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         inputs, failures = check_inputs(news, olds or None)
         out = [CheckFailure(f.property, f.reason) for f in failures]
         if not out:
@@ -238,7 +225,6 @@ class TrainingJobProvider(ModelArtsProvider):
         Unset (a derived name): when it was replaced, i.e. a newer run of ours carries its key's owner token
         (the successor a create-first replacement submitted before this delete); when it was not (its key
         removed, or destroy), the key's kept runs go with it (ours and finished only)."""
-        learn_secrets(props)
         timeout = props.get("delete_timeout_seconds") or 900
         poll = props.get("poll_interval_seconds") or 5.0
         self._same_place(id_, props)

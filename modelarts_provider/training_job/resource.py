@@ -35,6 +35,7 @@ from pulumi.dynamic import Resource
 from .args import TrainingJobArgs, WaitFor
 from ..core.identity import SUFFIX_LENGTH  # noqa: F401 - public here before
 from .naming import SEED_INPUT, name_prefix, with_run_folders  # noqa: F401 - public here before
+from ..core.job_secrets import at_path
 from ..core.marks import stack_label
 from ..core.registration_wait import await_registrations_first
 from ..core.short_stack_trace import runtime_frames_dropped
@@ -140,6 +141,16 @@ def stack_seed() -> pulumi.Output[str]:
     return _SEED[1]
 
 
+def _secret_inputs(props: Mapping[str, Any]) -> pulumi.Output[dict[str, Any]] | None:
+    """{path: value} of the inputs at `secret_paths` (core/job_secrets.py), a Pulumi secret: what a JobsAwait of
+    this job gets as its `secrets` entry. None when the job has no secret input."""
+    paths = props.get("secret_paths")
+    if not isinstance(paths, list) or not paths:
+        return None
+    found = {str(p): at_path(props, str(p)) for p in paths}
+    return pulumi.Output.secret(pulumi.Output.all(**{p: v for p, v in found.items() if v is not None}))
+
+
 class TrainingJob(Resource, module="modelarts", name="TrainingJob"):
     job_id: pulumi.Output[str]
     job_name: pulumi.Output[str]
@@ -173,6 +184,9 @@ class TrainingJob(Resource, module="modelarts", name="TrainingJob"):
             "poll_seconds": props.get("poll_interval_seconds", 5.0),
             "workspace_id": props.get("workspace_id"),
         }
+        secrets = _secret_inputs(props)
+        if secrets is not None:  # the JobsAwait masks this job's own secrets in what it prints of it
+            self.await_spec["secrets"] = secrets
 
         if props.get("owner") is None:
             # The token and a derived name come from the stack's seed, in check (training_job/naming.py).

@@ -30,12 +30,6 @@ def no_read(job_id: str, _ws: str | None) -> None:
     raise AssertionError(f"read {job_id}")
 
 
-@pytest.fixture(autouse=True)
-def registry(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(masking, "_KNOWN", set())  # this test's secrets only
-    monkeypatch.setattr(masking, "_EVERY", set())
-
-
 def test_a_completed_run_is_recorded_and_carried_after_its_replacement():
     first = dumped(merged(None, {"m": status("j1", "Completed", objective=0.9)}, {"j1": view("j1", "Completed", lr="0.1")},
                           no_read))
@@ -72,8 +66,11 @@ def test_runs_of_a_state_written_before_the_history_are_taken_from_its_statuses(
 
 
 def test_secret_parameter_values_are_never_recorded():
-    masking.remember(["s3cr3t-value-42"])
-    runs = dumped(merged(None, {"m": status("j1", "Completed")},
-                         {"j1": view("j1", "Completed", lr="0.1", seed="s3cr3t-value-42", api_token="abc")}, no_read))
+    secrets = {"m": masking.Secrets.of(["s3cr3t-value-42"])}  # the job's own (the JobsAwait's `secrets` of m)
+    seen = {"j1": view("j1", "Completed", lr="0.1", seed="s3cr3t-value-42", api_token="abc"),
+            "k1": view("k1", "Completed", lr="0.1", seed="s3cr3t-value-42")}
+    runs = dumped(merged(None, {"m": status("j1", "Completed"), "n": status("k1", "Completed")}, seen, no_read,
+                         None, secrets))
     assert runs["m"][0]["parameters"] == {"lr": "0.1", "seed": masking.MASK, "api_token": masking.MASK}
-    assert "s3cr3t-value-42" not in repr(runs)
+    assert "s3cr3t-value-42" not in repr(runs["m"])
+    assert runs["n"][0]["parameters"] == {"lr": "0.1", "seed": "s3cr3t-value-42"}  # another job's plain value

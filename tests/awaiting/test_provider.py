@@ -34,7 +34,7 @@ def env(monkeypatch: pytest.MonkeyPatch) -> Env:
     monkeypatch.setattr(provider_mod, "engine_alive", lambda: True)
     monkeypatch.setattr(provider_mod, "say", e.said.append)
 
-    def failure_log_tail(client: Any, job: Any, lines: int = 20) -> str:  # offline: no log request
+    def failure_log_tail(client: Any, job: Any, lines: int = 20, known: Any = None) -> str:  # offline: no log request
         e.tails.append(job.id)
         return f"\n    last lines of {job.name}/worker-0:\n    RuntimeError: {job.id} broke"
 

@@ -37,7 +37,6 @@ from pulumi.runtime import mocks, settings
 from pulumi.runtime.stack import wait_for_rpcs
 from pulumi.runtime.sync_await import _sync_await
 
-from modelarts_provider.core import masking
 from modelarts_provider.stack.run import InputRefused
 
 PROVIDER_KEY = "__provider"
@@ -120,10 +119,7 @@ def run_program(program: Path, config: Mapping[str, Any], secret_keys: set[str],
     texts: list[str] = []
     handed_over = {"PULUMI_CONFIG": json.dumps(engine_config),
                    "PULUMI_CONFIG_SECRET_KEYS": json.dumps(sorted(secret_keys))}
-    # The program remembers its config secrets in the process-wide masking registry: a registry of its own, so
-    # nothing of one program's secrets masks another test's text in this worker.
-    with mock.patch.dict(os.environ, handed_over), mock.patch.object(masking, "_KNOWN", set()), \
-            mock.patch.object(masking, "_EVERY", set()), no_network(), chdir(cwd):
+    with mock.patch.dict(os.environ, handed_over), no_network(), chdir(cwd):
         for key in [k for k in os.environ if k.startswith(_CLEARED_PREFIXES) and k not in handed_over]:
             del os.environ[key]  # patch.dict puts them back
         settings.reset_options()

@@ -174,17 +174,13 @@ class PrintsSecrets:
         return TaskLogPreview.model_validate({"content": self.LOG})
 
 
-def test_the_failure_report_masks_secret_shapes_and_the_jobs_secret_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
-    from modelarts_provider.core import masking
-    from modelarts_provider.training_job.provider import learn_secrets
+def test_the_failure_report_masks_secret_shapes_and_the_jobs_secret_inputs() -> None:
+    from modelarts_provider.core.job_secrets import of_props
 
-    monkeypatch.setattr(masking, "_KNOWN", set())  # the process-wide registry: left as found for other tests
-    monkeypatch.setattr(masking, "_EVERY", set())
-
-    # What a TrainingJob's check() sees in its provider process: a secret input at a recorded path.
-    learn_secrets({"algorithm": {"environments": {"PIN": "9Q"}}, "secret_paths": ["algorithm.environments.PIN"]})
+    # The job's own secrets, from its inputs: a secret input at a recorded path (handed in, never learnt).
+    secrets = of_props({"algorithm": {"environments": {"PIN": "9Q"}}, "secret_paths": ["algorithm.environments.PIN"]})
     job = job_of({"phase": "Failed", "task_statuses": [{"task": "worker-0", "exit_code": 1}]})
-    tail = failure_log_tail(PrintsSecrets(), job)
+    tail = failure_log_tail(PrintsSecrets(), job, known=secrets)
     for secret in ("hf_abcdefghij123", "sk-live-zyxwvu987", "py-dict-secret-55", "json-secret-66", "--hf-token x",
                    "pin 9Q"):
         assert secret not in tail, tail

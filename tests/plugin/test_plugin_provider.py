@@ -282,13 +282,14 @@ def test_a_new_resource_plugs_in_with_one_row(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_jobs_await_takes_every_argument_of_the_python_resource_and_checks_the_objective() -> None:
-    """The schema has JobsAwaitArgs' every input (max_failures too); a bad objective regex fails at check, not
-    after the jobs finished."""
+    """The schema has JobsAwaitArgs' every input (max_failures and each job's secrets too, the latter secret); a
+    bad objective regex fails at check, not after the jobs finished."""
     from modelarts_provider.awaiting.args import JobsAwaitArgs
 
     s = schema("0.1.0")
-    assert set(s["resources"]["modelarts:index:JobsAwait"]["inputProperties"]) == {"jobs", "maxFailures"}
-    assert set(JobsAwaitArgs.model_fields) == {"jobs", "max_failures"}
+    inputs = s["resources"]["modelarts:index:JobsAwait"]["inputProperties"]
+    assert set(inputs) == {"jobs", "maxFailures", "secrets"} and inputs["secrets"]["secret"] is True
+    assert set(JobsAwaitArgs.model_fields) == {"jobs", "max_failures", "secrets"}
     plugin = ModelArtsPlugin()
     jobs = {"a": {"jobId": "1", "objective": {"name": "acc", "regex": "acc=[0-9.]+"}}}
     checked = _run(plugin.check(p.CheckRequest(URN.format("JobsAwait", "w"), {},
@@ -308,12 +309,10 @@ def test_progress_and_warnings_reach_the_engines_log_attached_to_the_resource(mo
     from google.protobuf import empty_pb2
     from pulumi.runtime.proto import engine_pb2_grpc
 
-    from modelarts_provider.core import masking
-    from modelarts_provider.core.masking import remember
+    from modelarts_provider.core.masking import NONE, Secrets
     from modelarts_provider.plugin import diagnostics
     from modelarts_provider.core.provider_base import say, set_output
 
-    monkeypatch.setattr(masking, "_KNOWN", set())  # the process-wide registry: left as found for other tests
     got: list[Any] = []
 
     class Engine(engine_pb2_grpc.EngineServicer):
@@ -329,10 +328,10 @@ def test_progress_and_warnings_reach_the_engines_log_attached_to_the_resource(mo
     handlers, propagate = list(package.handlers), package.propagate
     try:
         diagnostics.route_to_engine(f"127.0.0.1:{port}")
-        remember(["sup3r-secret-value"])
+        secrets = Secrets.of(["sup3r-secret-value"])  # the call's secret markers
         urn = URN.format("TrainingJob", "train")
-        _run(ModelArtsPlugin()._run(urn, say, "train-abc: submitted with sup3r-secret-value"))
-        _run(ModelArtsPlugin()._run(urn, say, "warning: catalog check skipped"))
+        _run(ModelArtsPlugin()._run(urn, secrets, say, "train-abc: submitted with sup3r-secret-value"))
+        _run(ModelArtsPlugin()._run(urn, NONE, say, "warning: catalog check skipped"))
         logging.getLogger("modelarts_provider.client.api").warning("create of %s was ambiguous", "train-abc")
     finally:
         set_output(None)
@@ -345,13 +344,14 @@ def test_progress_and_warnings_reach_the_engines_log_attached_to_the_resource(mo
 
 def test_secrets_are_accepted_learnt_and_kept_secret_with_what_is_built_from_them(
         emulator: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A secret input is known to the plugin process (masked in what it prints), recorded as the job's
+    """A secret input is masked in what its call prints (never learnt for other calls), recorded as the job's
     secret_paths, secret again in the checked inputs and the state, and the output paths built from a secret
     OBS URL are secret too; nothing secret comes back plain."""
     from modelarts_provider.core import masking
+    from modelarts_provider.plugin.doors import DOORS
+    from modelarts_provider.plugin.provider import _marked
     from modelarts_provider.plugin.values import secret_paths
 
-    monkeypatch.setattr(masking, "_KNOWN", set())  # the process-wide registry: left as found for other tests
     plugin = _configured(emulator)
     assert _run(plugin.configure(p.ConfigureRequest({}, {}, True, False))).accept_secrets
     plugin = _configured(emulator)
@@ -365,7 +365,8 @@ def test_secrets_are_accepted_learnt_and_kept_secret_with_what_is_built_from_the
     news["algorithm"] = p.PropertyValue(algorithm)
     checked = _run(plugin.check(p.CheckRequest(urn, {}, news, b"")))
     assert not checked.failures, [(f.property, f.reason) for f in checked.failures]
-    assert "hf-abcdef-123" in masking.known() and masking.mask("env HF hf-abcdef-123") == "env HF ******"
+    assert _marked(DOORS["TrainingJob"], news).mask("env HF hf-abcdef-123") == "env HF ******"  # the call's
+    assert masking.mask("env HF hf-abcdef-123") == "env HF hf-abcdef-123"  # nothing kept after it
     assert secret_paths(checked.inputs) == ["algorithm.environments.HF", "algorithm.outputs.0.obsUrl"]
     # recorded as the stack program records it (an internal input: not in the schema, its own naming)
     assert to_plain(checked.inputs["secret_paths"]) == ["algorithm.environments.HF", "algorithm.outputs.0.obs_url"]

@@ -48,8 +48,8 @@ def test_a_whole_secret_search_is_all_secret():
 
 @pytest.fixture
 def known_secret():
-    masking.remember([SECRET], always=True)
-    yield SECRET
+    # the search job's secret input, as its JobsAwait gets it (`secrets`: the job's values at its secret_paths)
+    yield masking.Secrets.of([SECRET], explicit=True)
 
 
 def _status() -> AwaitedStatus:
@@ -61,7 +61,7 @@ def _status() -> AwaitedStatus:
 
 
 def test_the_jobs_await_records_a_drawn_secret_as_a_secret_of_its_own(known_secret):
-    out = JobsAwaitOutputs.of({"tune": _status()})
+    out = JobsAwaitOutputs.of({"tune": _status()}, secrets={"tune": known_secret})
     first, second = out["statuses"]["tune"]["search"]["trials"]
     assert first["parameters"] == {"variant": secret(SECRET), "lr": "0.01"}
     assert second["parameters"] == {"variant": "plain-b", "lr": "0.02"}
@@ -75,7 +75,8 @@ def test_the_jobs_await_records_a_drawn_secret_as_a_secret_of_its_own(known_secr
 
 
 def test_the_table_masks_a_drawn_secret_before_laying_out_its_columns(known_secret):
-    lines = search_lines("tune", SearchConfig.model_validate(CONFIG).objective, _status().search)
+    lines = search_lines("tune", SearchConfig.model_validate(CONFIG).objective, _status().search,
+                         secrets=known_secret)
     text = "\n".join(lines)
     assert SECRET not in text and "plain-b" in text and "0.01" in text
     header = next(line for line in lines if "variant" in line)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import string
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import assume, given, settings
@@ -45,15 +46,15 @@ def test_known_values_are_masked_anywhere_and_short_ones_where_assigned() -> Non
     assert mask("42", ["42"]) == MASK
 
 
-def test_the_registry_masks_what_this_process_learnt(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(masking, "_KNOWN", set())  # the process-wide registry: left as found for other tests
-    monkeypatch.setattr(masking, "_EVERY", set())
-    value = "registry-secret-0815"
-    assert value in mask(f"x {value}")
-    masking.remember([value, 12345, True, None])
-    assert mask(f"x {value} {12345}") == f"x {MASK} 12345"  # a number is no secret material...
-    masking.remember([4321], always=True)  # ...unless it was set as a secret of its own
-    assert mask("PIN=4321") == f"PIN={MASK}"
+def test_secrets_mask_their_material_and_their_explicit_values() -> None:
+    value = "secrets-value-0815"
+    assert value in mask(f"x {value}")  # nothing learnt: outside a call, only shapes
+    secrets = masking.Secrets.of([value, 12345, True, None])
+    assert mask(f"x {value} {12345}", secrets) == f"x {MASK} 12345"  # a number is no secret material...
+    assert "12345" in secrets.every  # ...but it is never recorded in plain text
+    explicit = masking.Secrets.of([4321], explicit=True)  # ...unless it was set as a secret of its own
+    assert mask("PIN=4321", explicit) == f"PIN={MASK}"
+    assert mask("PIN=4321", secrets | explicit) == f"PIN={MASK}"
 
 
 # --- a whole secret section: its secrets masked, its plain values and the jobs' names readable -----------
@@ -65,21 +66,20 @@ SECTION = {"jobs": {"failing": {"pool": "gpu", "nodes": 1, "parameters": {"lr": 
 
 
 @pytest.fixture
-def section_learnt(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(masking, "_KNOWN", set())  # the process-wide registries: left as found for other tests
-    monkeypatch.setattr(masking, "_SHOWN", set())
-    monkeypatch.setattr(masking, "_EVERY", set())
-    from modelarts_provider.training_job.provider import learn_secrets
+def section_learnt() -> Iterator[None]:
+    from modelarts_provider.training_job.provider import TrainingJobProvider
 
-    # what a provider learns from a job whose whole section is secret (secret_paths name every leaf)
-    learn_secrets({"name": "failingsecret-8adyj3", "node_count": 1, "flavor_id": "modelarts.vm.gpu.tnt004",
-                   "pool_id": "gpu", "description": "uses the db-pass-8812 account",
-                   "annotations": {"note": "none"},
-                   "algorithm": {"parameters": [{"name": "lr", "value": "0.1"}, {"name": "mode", "value": "fail"}],
-                                 "environments": {"HF_TOKEN": "hf_abcdefghijklmnop", "PIN": "42"}},
-                   "secret_paths": ["node_count", "flavor_id", "pool_id", "description", "annotations.note",
-                                    "algorithm.parameters.0.value", "algorithm.parameters.1.value",
-                                    "algorithm.environments.HF_TOKEN", "algorithm.environments.PIN"]})
+    # what a provider call binds for a job whose whole section is secret (secret_paths name every leaf)
+    props = {"name": "failingsecret-8adyj3", "node_count": 1, "flavor_id": "modelarts.vm.gpu.tnt004",
+             "pool_id": "gpu", "description": "uses the db-pass-8812 account",
+             "annotations": {"note": "none"},
+             "algorithm": {"parameters": [{"name": "lr", "value": "0.1"}, {"name": "mode", "value": "fail"}],
+                           "environments": {"HF_TOKEN": "hf_abcdefghijklmnop", "PIN": "42"}},
+             "secret_paths": ["node_count", "flavor_id", "pool_id", "description", "annotations.note",
+                              "algorithm.parameters.0.value", "algorithm.parameters.1.value",
+                              "algorithm.environments.HF_TOKEN", "algorithm.environments.PIN"]}
+    with masking.binding(TrainingJobProvider().secrets_of(props)):
+        yield
 
 
 @pytest.mark.parametrize("line", [
@@ -105,9 +105,9 @@ def test_the_secrets_of_a_secret_section_are_masked(section_learnt: None, line: 
 
 
 def test_the_job_named_in_a_failure_is_always_shown(section_learnt: None) -> None:
-    masking.remember(["8adyj3"], always=True)  # even a secret that is a part of the job's name
-    assert mask("job failingsecret-8adyj3 failed: exit 1") == "job failingsecret-8adyj3 failed: exit 1"
-    assert mask("token 8adyj3") == f"token {MASK}"
+    with masking.binding(masking.Secrets.of(["8adyj3"], explicit=True)):  # even a secret inside the job's name
+        assert mask("job failingsecret-8adyj3 failed: exit 1") == "job failingsecret-8adyj3 failed: exit 1"
+        assert mask("token 8adyj3") == f"token {MASK}"
 
 
 def test_a_secret_is_masked_as_a_whole_not_inside_other_words() -> None:
@@ -183,21 +183,21 @@ def test_a_plain_value_of_a_secret_section_is_still_never_recorded_in_plain_text
         "parameters": [{"name": "lr", "value": "0.1"}, {"name": "mode", "value": "fail"},
                        {"name": "epochs", "value": "7"}]}})
     assert mask("--lr=0.1 --mode=fail") == "--lr=0.1 --mode=fail"
-    assert masked_parameters(job) == {"lr": MASK, "mode": MASK, "epochs": "7"}
+    assert masked_parameters(job, masking.in_call()) == {"lr": MASK, "mode": MASK, "epochs": "7"}
+    assert masked_parameters(job) == {"lr": "0.1", "mode": "fail", "epochs": "7"}  # another job's: plain
 
 
-def test_a_sweep_of_shown_job_names_builds_no_pattern_per_job(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_sweep_of_shown_job_names_builds_no_pattern_per_job() -> None:
     """Each job of a sweep shows its name and then prints its lines: the pattern is built from the secret values,
     not again for each new name (that was N compiles of N names: quadratic in the sweep's size). A value inside
     a shown name is still left alone."""
-    monkeypatch.setattr(masking, "_KNOWN", {SECRET, "abc123xyz"})
-    monkeypatch.setattr(masking, "_SHOWN", set())
+    values = frozenset({SECRET, "abc123xyz"})
     masking._values_pattern.cache_clear()
     for i in range(300):
-        masking.show([f"bench-i{i}-e52c96"])
-        assert mask(f"bench-i{i}-e52c96: submitted") == f"bench-i{i}-e52c96: submitted"
+        shown = masking.Secrets(masked=values, shown=frozenset({f"bench-i{i}-e52c96"}))
+        assert mask(f"bench-i{i}-e52c96: submitted", shown) == f"bench-i{i}-e52c96: submitted"
     assert masking._values_pattern.cache_info().misses == 1, masking._values_pattern.cache_info()
-    masking.show(["bench-i7-abc123xyz"])
-    assert mask("bench-i7-abc123xyz: submitted") == "bench-i7-abc123xyz: submitted"
-    assert mask(f"job bench-i7-abc123xyz got {SECRET}") == f"job bench-i7-abc123xyz got {MASK}"
-    assert mask("a lone abc123xyz") == f"a lone {MASK}"
+    shown = masking.Secrets(masked=values, shown=frozenset({"bench-i7-abc123xyz"}))
+    assert mask("bench-i7-abc123xyz: submitted", shown) == "bench-i7-abc123xyz: submitted"
+    assert mask(f"job bench-i7-abc123xyz got {SECRET}", shown) == f"job bench-i7-abc123xyz got {MASK}"
+    assert mask("a lone abc123xyz", shown) == f"a lone {MASK}"

@@ -27,3 +27,19 @@ def test_a_whole_key_set_as_one_secret_is_all_of_it() -> None:
 def test_a_stack_file_that_cannot_be_read_counts_the_whole_key() -> None:
     got = secret_paths(RAW, _full, lambda k: k == "modelarts-jobs:pools", None)
     assert got.paths == (("pools",),) and got.values == {"f"}
+
+
+def test_the_stack_file_is_read_only_where_the_engine_cannot_tell() -> None:
+    """No secret key, or a secret scalar: the engine's secret keys tell all, the file is not read. A secret map:
+    the engine does not tell a Python program its secret parts, the file is read, once for every section."""
+    reads: list[int] = []
+
+    def stack_config() -> dict[str, object]:
+        reads.append(1)
+        return {"modelarts-jobs:jobs": {"a": {"environments": {"PIN": {"secure": "v1:..."}}}}}
+
+    assert secret_paths(RAW, _full, lambda k: False, stack_config).paths == () and reads == []
+    scalar = secret_paths({**RAW, "keepRuns": 3}, _full, lambda k: k == "modelarts-jobs:keepRuns", stack_config)
+    assert scalar.paths == (("keepRuns",),) and scalar.values == {"3"} and reads == []
+    both = secret_paths(RAW, _full, lambda k: True, stack_config)
+    assert (("jobs", "a", "environments", "PIN"),) == both.paths[:1] and reads == [1]
