@@ -26,6 +26,7 @@ from modelarts_provider.client import (
 )
 
 from .doc_examples import create_examples  # noqa: E402
+from testkit.sleeps import record_sleeps
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -272,19 +273,11 @@ def test_5xx_on_idempotent_calls_is_retried(emu, status):
     assert c["get"] == 3 and c["update"] == 2 and c["search"] == 2
 
 
-def _record_sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """Backoff sleeps are recorded, not slept: what the client would wait is asserted, not how fast the
-    machine is."""
-    slept: list[float] = []
-    monkeypatch.setattr(time, "sleep", slept.append)
-    return slept
-
-
 def test_persistent_503_gives_clear_error_within_budget(emu, monkeypatch):
     s = settings_for(emu, max_retries=3)
     with ModelArtsClient(s) as client:
         emu.set_faults([{"operation": "get", "kind": "status", "status": 503, "times": 100}])
-        slept = _record_sleeps(monkeypatch)
+        slept = record_sleeps(monkeypatch)
         with pytest.raises(ModelArtsError) as ei:
             client.get_job("whatever")
         monkeypatch.undo()
@@ -297,7 +290,7 @@ def test_persistent_503_gives_clear_error_within_budget(emu, monkeypatch):
 def test_retry_after_beyond_limit_is_not_waited_for(emu, monkeypatch):
     with ModelArtsClient(settings_for(emu, retry_after_max=2)) as client:
         emu.set_faults([{"operation": "get", "kind": "status", "status": 429, "retry_after": 3600, "times": 1}])
-        slept = _record_sleeps(monkeypatch)
+        slept = record_sleeps(monkeypatch)
         with pytest.raises(ModelArtsError) as ei:
             client.get_job("x")
         monkeypatch.undo()

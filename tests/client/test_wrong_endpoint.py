@@ -5,14 +5,13 @@ the documented ModelArts.2775 keeps meaning "gone"."""
 from __future__ import annotations
 
 import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from testkit.sleeps import record_sleeps
 from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient, ModelArtsError
 
 
@@ -60,18 +59,8 @@ def test_a_refused_connection_is_not_retried_and_names_the_setting(emu: Any) -> 
     url = f"http://127.0.0.1:{_closed_port()}"
     # A retry would back off first: backoffs are recorded instead of slept, and there must be none.
     with _client(emu, url, max_retries=4, backoff_factor=5, backoff_max=20) as client:
-        slept: list[float] = []
-        caller = threading.get_ident()
-
-        def sleep(seconds: float) -> None:  # only this thread's sleeps: the call watchdog ticks in its own
-            if threading.get_ident() == caller:
-                slept.append(seconds)
-            else:
-                real_sleep(seconds)
-
-        real_sleep = time.sleep
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(time, "sleep", sleep)
+            slept = record_sleeps(mp)
             with pytest.raises(ModelArtsError) as first:
                 client.get_job("abc")
         assert slept == [], "a refused connection was retried"
