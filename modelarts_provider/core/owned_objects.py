@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol, TypeVar
 
+from .cancel import WaitStopped, look, pause
 from .ownership import NETWORK_TOKEN_ANNOTATION, OwnerMark, marks_from, owner_text, token_on
 from .provider_base import ProviderError, say
 
@@ -71,13 +72,19 @@ def ours_to_delete(kind: str, id_: str, live: T | None, props: Mapping[str, Any]
     return live
 
 
-def wait_gone(get: Callable[[], object | None], deadline_s: float, poll_s: float, too_late: str) -> None:
-    """Polls `get` until the service no longer has the object; `too_late` is the error past the deadline."""
+def wait_gone(get: Callable[[], object | None], deadline_s: float, poll_s: float, too_late: str,
+              what: str = "the object") -> None:
+    """Polls `get` until the service no longer has the object; `too_late` is the error past the deadline. The
+    engine's Cancel ends the wait at once (core/cancel.py): the delete was sent, `what` is named as left deleting."""
     deadline = time.monotonic() + deadline_s
-    while get() is not None:
-        if time.monotonic() > deadline:
-            raise ProviderError(too_late)
-        time.sleep(poll_s)
+    try:
+        while look(get, deadline) is not None:
+            if time.monotonic() > deadline:
+                raise ProviderError(too_late)
+            pause(poll_s)
+    except WaitStopped:
+        raise ProviderError(f"{what}: deleting; stopped waiting until it is gone (cancelled): the next command "
+                            "waits for it again") from None
 
 
 def network_token_mark(network_annotations: Mapping[str, str] | None) -> dict[str, str]:

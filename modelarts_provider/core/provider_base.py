@@ -21,6 +21,8 @@ from pulumi.dynamic import CheckFailure, CheckResult, ConfigureRequest, Resource
 
 from .failures import for_engine
 from .call_urn import CURRENT_URN
+# The engine's Cancel, recorded by listen_for_cancel() here and first-hand by the plugin (cancel.py).
+from .cancel import cancelled, request_cancel  # noqa: F401 - re-exported for the providers
 from .masking import mask
 from .provider_config import NAMESPACE, ProviderConfigError, ProviderSettings, resolve_settings
 
@@ -94,14 +96,8 @@ def say(message: str) -> None:
         sys.stderr.flush()
 
 
-_CANCELLED = threading.Event()
 _CANCEL_LISTENING = threading.Event()  # listen_for_cancel() ran in this process
 _CANCEL_METHOD = "/pulumirpc.ResourceProvider/Cancel"
-
-
-def cancelled() -> bool:
-    """The engine asked this provider process to cancel (the user's first Ctrl-C)."""
-    return _CANCELLED.is_set()
 
 
 def listen_for_cancel() -> None:
@@ -120,7 +116,7 @@ def listen_for_cancel() -> None:
         answer = handler.unary_unary
 
         def cancel(request: Any, context: Any) -> Any:
-            _CANCELLED.set()
+            request_cancel()
             return answer(request, context)
 
         return grpc.unary_unary_rpc_method_handler(cancel, request_deserializer=handler.request_deserializer,
@@ -347,8 +343,3 @@ class ModelArtsProvider(SettingsProvider[ProviderSettings]):
             out.append(CheckFailure("modelarts", f"provider configuration: {self._config_error}"))
         return CheckResult(news, out)
 
-
-def request_cancel() -> None:
-    """The engine's Cancel as the provider plugin (modelarts_provider.plugin) receives it first-hand: every wait
-    of this process stops as it does after listen_for_cancel() recorded it."""
-    _CANCELLED.set()

@@ -15,12 +15,12 @@ from typing import Any
 
 from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 
-from ..client import call_limits
 from ..client.pool_models import WORKSPACE_LABEL, Network, create_network_body
 from ..core.location import check_same_place, location_of
 from ..core.owned_objects import marks_of, our_namesake, our_pools_on, ours_to_delete, wait_gone
 from ..core.ownership import token_on
-from ..core.provider_base import ModelArtsProvider, ProviderError, cancelled, say
+from ..core.cancel import WaitStopped, look, pause
+from ..core.provider_base import ModelArtsProvider, ProviderError, say
 from .args import OUTPUT_KEYS, NetworkArgs
 from .check import check_inputs, strip_outputs
 from .diff import option_changes, replaced_fields
@@ -64,21 +64,27 @@ class NetworkProvider(ModelArtsProvider):
 
     def _wait_active(self, name: str, args: NetworkArgs) -> Network:
         deadline = time.monotonic() + args.timeout_seconds
-        while True:
-            # A poll hanging on a slow server ends at the deadline (and a last look) or at the first Ctrl-C.
-            with call_limits.limits(deadline=max(deadline, time.monotonic() + 2.0), abort=cancelled):
-                net = self._api().get_network(name)
-            if net is None:
-                raise ProviderError(f"network {args.name} ({name}) disappeared while it was being created")
-            if net.status.phase == "Active":
-                say(f"network {args.name}: Active")
-                return net
-            if net.status.phase == "Abnormal":
-                raise ProviderError(f"network {args.name} ({name}) is Abnormal")
-            if time.monotonic() > deadline or cancelled():
-                raise ProviderError(f"network {args.name} ({name}) not Active after {args.timeout_seconds:g} s "
-                                    f"(phase {net.status.phase}); it is kept: the next up waits for it again")
-            time.sleep(args.poll_interval_seconds)
+        phase = "not read yet"
+        try:
+            while True:
+                # A poll hanging on a slow server ends at the deadline (and a last look) or at the first Ctrl-C, and
+                # so does the pause between two polls (core/cancel.py).
+                net = look(lambda: self._api().get_network(name), deadline)
+                if net is None:
+                    raise ProviderError(f"network {args.name} ({name}) disappeared while it was being created")
+                phase = net.status.phase
+                if phase == "Active":
+                    say(f"network {args.name}: Active")
+                    return net
+                if phase == "Abnormal":
+                    raise ProviderError(f"network {args.name} ({name}) is Abnormal")
+                if time.monotonic() > deadline:
+                    raise ProviderError(f"network {args.name} ({name}) not Active after {args.timeout_seconds:g} s "
+                                        f"(phase {phase}); it is kept: the next up waits for it again")
+                pause(args.poll_interval_seconds)
+        except WaitStopped:
+            raise ProviderError(f"network {args.name} ({name}): stopped waiting until Active (cancelled; phase "
+                                f"{phase}); it is kept: the next up waits for it again") from None
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         check_same_place(props.get("location"), location_of(self._require_settings()), f"network {id_}")
@@ -111,10 +117,11 @@ class NetworkProvider(ModelArtsProvider):
             api.delete_pool(pool.name)
             wait_gone(lambda: api.get_pool(pool.name), POOL_GONE_WAIT_S, poll_s,
                       f"pool {pool.name}: still deleting after {POOL_GONE_WAIT_S:g} s; the next destroy waits "
-                      "for it again")
+                      "for it again", f"pool {pool.name}")
         api.delete_network(net.name)
         wait_gone(lambda: api.get_network(net.name), timeout_s, poll_s,
-                  f"network {net.name}: still there after the delete's deadline; the next destroy waits for it again")
+                  f"network {net.name}: still there after the delete's deadline; the next destroy waits for it again",
+                  f"network {net.name}")
 
 
 def _differences(net: Network, args: NetworkArgs) -> str:

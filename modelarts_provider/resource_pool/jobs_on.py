@@ -24,7 +24,8 @@ from ..client.errors import JOB_NOT_FOUND, ModelArtsError
 from ..client.models import ACTIVE_PHASES, TrainingJob
 from ..client.pool_models import WORKSPACE_LABEL, Pool
 from ..core.ownership import OWNER_ANNOTATION, OwnerMark, owner_text
-from ..core.provider_base import ProviderError, cancelled
+from ..core.cancel import WaitStopped, look, pause
+from ..core.provider_base import ProviderError
 
 LISTED_AT_MOST = 10_000  # active jobs listed (pages of 50, filtered by phase): far above any pool's
 STOP_WAIT_S = 900.0
@@ -79,12 +80,16 @@ def _stop(api: Any, job: TrainingJob, refusal: str, poll_s: float, say: Callable
         if err.error_code != JOB_NOT_FOUND:
             raise ProviderError(f"{refusal} and terminating it failed: {err}") from None
     deadline = time.monotonic() + STOP_WAIT_S
-    while True:
-        fresh = api.get_job(job.id or "")
-        if fresh is None or fresh.phase not in (*ACTIVE_PHASES, "Terminating"):
-            say(f"{job.name}: stopped ({fresh.phase if fresh is not None else 'gone'})")
-            return
-        if time.monotonic() > deadline or cancelled():
-            raise ProviderError(f"{refusal} and it did not stop within {STOP_WAIT_S:g} s (it is {fresh.phase}); "
-                                "the next destroy tries again")
-        time.sleep(poll_s)
+    try:
+        while True:
+            fresh = look(lambda: api.get_job(job.id or ""), deadline)
+            if fresh is None or fresh.phase not in (*ACTIVE_PHASES, "Terminating"):
+                say(f"{job.name}: stopped ({fresh.phase if fresh is not None else 'gone'})")
+                return
+            if time.monotonic() > deadline:
+                raise ProviderError(f"{refusal} and it did not stop within {STOP_WAIT_S:g} s (it is {fresh.phase}); "
+                                    "the next destroy tries again")
+            pause(poll_s)
+    except WaitStopped:
+        raise ProviderError(f"{refusal}: stopped waiting for it to stop (cancelled); the next destroy tries "
+                            "again") from None

@@ -127,7 +127,7 @@ class ResourcePoolProvider(ModelArtsProvider):
         api.delete_pool(pool.name)
         wait_gone(lambda: api.get_pool(pool.name), GONE_WAIT_S, args.poll_interval_seconds,
                   f"pool {args.name}: our earlier pool {pool.name} still deleting after {GONE_WAIT_S:g} s; "
-                  "run up again to wait for it")
+                  "run up again to wait for it", f"pool {args.name}: our earlier pool {pool.name}")
         return None
 
     def _remove_unusable(self, name: str, args: ResourcePoolArgs) -> str:
@@ -202,7 +202,7 @@ class ResourcePoolProvider(ModelArtsProvider):
         api.delete_pool(id_)
         say(f"pool {id_}: deleting (it was {pool.summary()}); billing ends when it is gone")
         wait_gone(lambda: api.get_pool(id_), GONE_WAIT_S, float(props.get("poll_interval_seconds") or 5.0),
-                  f"pool {id_}: still deleting after {GONE_WAIT_S:g} s; the next destroy waits for it again")
+                  f"pool {id_}: still deleting after {GONE_WAIT_S:g} s; the next destroy waits for it again", f"pool {id_}")
         say(f"pool {id_}: deleted")
 
 

@@ -13,9 +13,8 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
-from ..client import call_limits
 from ..client.pool_models import Pool
-from ..core.provider_base import cancelled
+from ..core.cancel import WaitStopped, look, pause
 
 
 class PoolNotUsable(Exception):
@@ -44,9 +43,12 @@ def wait_usable(get: Callable[[], Pool | None], label: str, want: dict[str, int]
     deadline = time.monotonic() + timeout_s
     shown = ""
     while True:
-        # A poll hanging on a slow server ends at the deadline (and a last look) or at the first Ctrl-C.
-        with call_limits.limits(deadline=max(deadline, time.monotonic() + 2.0), abort=cancelled):
-            pool = get()
+        # A poll hanging on a slow server ends at the deadline (and a last look) or at the first Ctrl-C, and so
+        # does the pause between two polls (core/cancel.py).
+        try:
+            pool = look(get, deadline)
+        except WaitStopped:
+            raise PoolNotUsable(f"pool {label}: waiting stopped (cancelled) at {shown or 'its first look'}") from None
         if pool is None:
             raise PoolNotUsable(f"pool {label} disappeared while waiting for its nodes")
         line = pool.summary()
@@ -64,6 +66,7 @@ def wait_usable(get: Callable[[], Pool | None], label: str, want: dict[str, int]
         if time.monotonic() > deadline:
             message = pool.status.message or "no status message"
             raise PoolNotUsable(f"pool {label} not usable after {timeout_s:g} s ({line}): {message}")
-        if cancelled():
-            raise PoolNotUsable(f"pool {label}: waiting stopped (cancelled) at {line}")
-        time.sleep(poll_s)
+        try:
+            pause(poll_s)
+        except WaitStopped:
+            raise PoolNotUsable(f"pool {label}: waiting stopped (cancelled) at {line}") from None

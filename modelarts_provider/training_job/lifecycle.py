@@ -39,6 +39,7 @@ from .compare import mismatches
 from .name_index import NameIndex, job_token, marks, with_tags_read
 from ..client.errors import CLIENT_AMBIGUOUS_CREATE, JOB_NOT_FOUND, ModelArtsError
 from ..core.call_urn import current_stack
+from ..core.cancel import WaitStopped, look, pause
 from ..core.ownership import OWNER_ANNOTATION, TAG_PREFIX as OWNER_TAG_PREFIX, OwnerMark, marked_for, owner_text, token_on
 from ..client.models import ACTIVE_PHASES, TERMINAL_PHASES, CreateTrainingJobRequest, TrainingJob
 
@@ -78,45 +79,55 @@ def _terminate(client: JobClient, job: TrainingJob) -> None:
 
 
 def stop(client: JobClient, job: TrainingJob, timeout_s: float, poll_s: float, say: Printer,
-         clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> TrainingJob | None:
-    """Terminate if active and wait until stopped. Returns the stopped job, or None if it is gone."""
+         clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = pause) -> TrainingJob | None:
+    """Terminate if active and wait until stopped. Returns the stopped job, or None if it is gone.
+    The wait ends at `timeout_s` and at the engine's Cancel (core/cancel.py), whatever the server does."""
     job_id = job.id or ""
-    if job.phase in ACTIVE_PHASES:
-        say(f"{job.name}: terminating ({job.phase})")
-        _terminate(client, job)
-    deadline = clock() + timeout_s
     last = job.phase
-    terminated_in = {job.phase} if job.phase in ACTIVE_PHASES else set()
-    while True:
-        fresh = client.get_job(job_id)
-        if fresh is None:
-            return None
-        if fresh.phase != last:
-            say(f"{fresh.name}: {last} -> {fresh.phase}")
-            last = fresh.phase
-        if fresh.phase in TERMINAL_PHASES:
-            return fresh
-        if fresh.phase in ACTIVE_PHASES and fresh.phase not in terminated_in:
-            # Not terminating (yet): it moved on, e.g. Creating -> Pending, before terminate took.
-            terminated_in.add(fresh.phase)
-            _terminate(client, fresh)
-        if clock() >= deadline:
-            raise TrainingJobError(f"training job {fresh.name} ({job_id}) did not stop within {timeout_s:g}s: "
-                                   f"it is {fresh.phase}")
-        sleep(poll_s)
+    try:
+        if job.phase in ACTIVE_PHASES:
+            say(f"{job.name}: terminating ({job.phase})")
+            _terminate(client, job)
+        deadline = clock() + timeout_s
+        terminated_in = {job.phase} if job.phase in ACTIVE_PHASES else set()
+        while True:
+            fresh = look(lambda: client.get_job(job_id), time.monotonic() + max(deadline - clock(), 0.0))
+            if fresh is None:
+                return None
+            if fresh.phase != last:
+                say(f"{fresh.name}: {last} -> {fresh.phase}")
+                last = fresh.phase
+            if fresh.phase in TERMINAL_PHASES:
+                return fresh
+            if fresh.phase in ACTIVE_PHASES and fresh.phase not in terminated_in:
+                # Not terminating (yet): it moved on, e.g. Creating -> Pending, before terminate took.
+                terminated_in.add(fresh.phase)
+                _terminate(client, fresh)
+            if clock() >= deadline:
+                raise TrainingJobError(f"training job {fresh.name} ({job_id}) did not stop within {timeout_s:g}s: "
+                                       f"it is {fresh.phase}")
+            sleep(poll_s)
+    except WaitStopped:
+        raise TrainingJobError(f"training job {job.name} ({job_id}): stopped waiting for it to stop (cancelled); "
+                               f"it was {last} and is left so: the next command waits for it again") from None
 
 
 def wait_deleted(client: JobClient, job: TrainingJob, timeout_s: float, poll_s: float,
-                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = pause) -> None:
     """Wait until a deleted job is gone (GET answers ModelArts.2775). The service deletes asynchronously:
     the job is still answered, and still holds its name, for a while after the DELETE (Terraform's provider
-    polls for ModelArts.2775 the same way), so a same-named successor can be created only after this."""
+    polls for ModelArts.2775 the same way), so a same-named successor can be created only after this.
+    Ends at `timeout_s` and at the engine's Cancel."""
     deadline = clock() + timeout_s
-    while client.get_job(job.id or "") is not None:
-        if clock() >= deadline:
-            raise TrainingJobError(f"training job {job.name} ({job.id}) was deleted but is still there after "
-                                   f"{timeout_s:g}s; run the command again to wait for it")
-        sleep(poll_s)
+    try:
+        while look(lambda: client.get_job(job.id or ""), time.monotonic() + max(deadline - clock(), 0.0)) is not None:
+            if clock() >= deadline:
+                raise TrainingJobError(f"training job {job.name} ({job.id}) was deleted but is still there after "
+                                       f"{timeout_s:g}s; run the command again to wait for it")
+            sleep(poll_s)
+    except WaitStopped:
+        raise TrainingJobError(f"training job {job.name} ({job.id}) was deleted; stopped waiting until the service "
+                               "no longer has it (cancelled): run the command again to wait for it") from None
 
 
 def stop_and_delete(client: JobClient, job_id: str, timeout_s: float, poll_s: float, say: Printer,

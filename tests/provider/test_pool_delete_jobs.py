@@ -5,6 +5,8 @@ anyway, naming the job in a warning; a job of the pool's own stack (left outside
 
 from __future__ import annotations
 
+import threading
+
 from typing import Any
 
 import pytest
@@ -12,6 +14,7 @@ import pytest
 from modelarts_emulator.testing import RunningEmulator
 from modelarts_provider.client.models import CreateTrainingJobRequest
 from modelarts_provider.core.ownership import OwnerMark
+from modelarts_provider.core import cancel
 from modelarts_provider.core.provider_base import ProviderError
 from modelarts_provider.resource_pool import jobs_on
 from modelarts_provider.resource_pool.provider import ResourcePoolProvider
@@ -31,7 +34,7 @@ def emulator_times() -> dict[str, float]:  # jobs run long: they are Running whe
 def said(monkeypatch) -> list[str]:
     lines: list[str] = []
     monkeypatch.setattr(pool_provider_module, "say", lines.append)
-    monkeypatch.setattr("modelarts_provider.resource_pool.wait.cancelled", lambda: False)
+    monkeypatch.setattr(cancel, "_CANCELLED", threading.Event())  # not cancelled, whatever an earlier test did
     return lines
 
 
@@ -80,7 +83,6 @@ def test_another_stacks_job_stops_the_delete_naming_it(emu, said):
 
 
 def test_a_job_of_the_pools_own_stack_is_stopped_first(emu, said, monkeypatch):
-    monkeypatch.setattr(jobs_on, "cancelled", lambda: False)
     pools, pool, outs = _pool(emu)
     ours = _job_on(emu, pools, pool, "left-behind", owner_of("job-x"))  # same stack as the pool, another resource
     pools.delete(pool, outs)
