@@ -13,7 +13,8 @@ its nodes are where the declaration says. check/diff make no API call.
 * update: one merge-patch PATCH of node counts (a flavor added too), job types and the description, on the
   same pool, then the same wait; a failed scale-up leaves the pool as it is (it is in use) and fails the up
   naming the order's reason.
-* delete: only a pool carrying our owner token, after the jobs running on it (jobs_on.py): this stack's stopped,
+* delete (and update): only a pool carrying our owner token in a mark naming this stack (owned_objects.py: a copied
+  stack never changes or deletes the original's), after the jobs running on it (jobs_on.py): this stack's stopped,
   anyone else's stop the delete naming them unless `force_delete`; waits until it is gone.
 """
 
@@ -27,7 +28,8 @@ from ..client.errors import ModelArtsError
 from ..client.pool_models import DESCRIPTION_ANNOTATION, WORKSPACE_LABEL, Pool, create_pool_body, patch_pool_body
 from ..core.location import check_same_place, location_of
 from ..core.ownership import OwnerMark
-from ..core.owned_objects import marks_of, network_token_mark, our_namesake, ours_to_delete, wait_gone
+from ..core.owned_objects import (marks_of, network_token_mark, our_namesake, ours_to_delete, require_ours,
+                                  wait_gone)
 from ..core.provider_base import ModelArtsProvider, ProviderError, say
 from .args import OUTPUT_KEYS, ResourcePoolArgs
 from .check import check_inputs, strip_outputs
@@ -171,6 +173,9 @@ class ResourcePoolProvider(ModelArtsProvider):
         status = {k: olds.get(k) for k in OUTPUT_KEYS}
         if old != args.counts() or old_scope != args.scope or old_description != args.description:
             api = self._api()
+            live = api.get_pool(id_)
+            if live is not None:  # a copied stack's state names the original's pool: never changed from the copy
+                require_ours("pool", id_, live, news, "changed")
             counts = [f"{f} {old.get(f, 0)} -> {n}" for f, n in sorted(args.counts().items()) if old.get(f) != n]
             changes = [f"scaling {', '.join(counts)}"] if counts else []
             if old_scope != args.scope:
