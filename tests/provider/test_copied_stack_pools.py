@@ -72,3 +72,18 @@ def test_the_copy_never_takes_over_changes_or_deletes_the_originals_pool_and_net
     pools.delete(made.id, made.outs)
     nets.delete(net, net_outs)
     assert all(o["gone"] for o in emu.pools()["items"])
+
+
+def test_a_call_the_server_serves_before_its_handlers_are_wrapped_names_its_stack() -> None:
+    """The dynamic-provider server's first calls set no URN (provider_base.clean_errors wraps the handlers while
+    the first call configures the provider): the stack is read from the request the SDK's handler serves."""
+    from modelarts_provider.core.call_urn import current_stack
+
+    class Request:
+        urn = "urn:pulumi:copy::proj::pulumi-python:dynamic/modelarts:ResourcePool::pool-gpu"
+
+    def Delete(request: Any, context: Any) -> str | None:  # noqa: N802 - the SDK servicer's method, in spirit
+        return current_stack()
+
+    assert Delete(Request(), None) == "proj/copy"
+    assert current_stack() is None  # outside a served call: nothing
