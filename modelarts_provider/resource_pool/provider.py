@@ -14,7 +14,7 @@ its nodes are where the declaration says. check/diff make no API call.
   same pool, then the same wait; a failed scale-up leaves the pool as it is (it is in use) and fails the up
   naming the order's reason.
 * delete (and update): only a pool carrying our owner token in a mark naming this stack (owned_objects.py: a copied
-  stack never changes or deletes the original's), after the jobs running on it (jobs_on.py): this stack's stopped,
+  stack never changes or deletes the original's), after the jobs running on it (core/jobs_on_pool.py): this stack's stopped,
   anyone else's stop the delete naming them unless `force_delete`; waits until it is gone.
 """
 
@@ -26,6 +26,7 @@ from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, Up
 
 from ..client.errors import ModelArtsError
 from ..client.pool_models import DESCRIPTION_ANNOTATION, WORKSPACE_LABEL, Pool, create_pool_body, patch_pool_body
+from ..core.jobs_on_pool import clear_for_delete
 from ..core.location import check_same_place, location_of
 from ..core.ownership import OwnerMark
 from ..core.owned_objects import (marks_of, network_token_mark, our_namesake, ours_to_delete, require_ours,
@@ -34,7 +35,6 @@ from ..core.provider_base import ModelArtsProvider, ProviderError, say
 from .args import OUTPUT_KEYS, ResourcePoolArgs
 from .check import check_inputs, strip_outputs
 from .diff import decide
-from .jobs_on import clear_for_delete
 from .wait import PoolNotUsable, wait_usable
 
 GONE_WAIT_S = 1800.0

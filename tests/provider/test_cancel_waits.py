@@ -19,7 +19,7 @@ from modelarts_provider.core.owned_objects import wait_gone
 from modelarts_provider.core.provider_base import ProviderError
 from modelarts_provider.network.args import NetworkArgs
 from modelarts_provider.network.provider import NetworkProvider
-from modelarts_provider.resource_pool import jobs_on
+from modelarts_provider.core import jobs_on_pool as jobs_on
 from modelarts_provider.resource_pool.wait import PoolNotUsable, wait_usable
 from modelarts_provider.training_job import lifecycle
 from modelarts_provider.training_job.args import TrainingJobArgs
