@@ -39,6 +39,7 @@ from .compare import mismatches
 from .name_index import NameIndex, job_token, marks, with_tags_read
 from ..client.errors import CLIENT_AMBIGUOUS_CREATE, JOB_NOT_FOUND, ModelArtsError
 from ..core.call_urn import current_stack
+from ..core import replaced_runs
 from ..core.cancel import WaitStopped, look, pause
 from ..core.ownership import OWNER_ANNOTATION, TAG_PREFIX as OWNER_TAG_PREFIX, OwnerMark, marked_for, owner_text, token_on
 from ..client.models import ACTIVE_PHASES, TERMINAL_PHASES, CreateTrainingJobRequest, TrainingJob
@@ -284,6 +285,7 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
         mine += [j for j in index.owned_by(args.owner.token, args.workspace_id)
                  if j.id not in seen and _is_ours(j, args.owner)]
     mine = [j for j in mine if j.id not in tracked]
+    replaced = set(tracked)  # the runs of this key the state holds: the new run replaces them (history)
     if mine and held_by_state is not None:
         held = held_by_state()
         recorded = [j for j in mine if held is None or j.id in held]
@@ -302,6 +304,7 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
                         "it first (deleted once the replacement was accepted)")
                     stop(client, job, args.delete_timeout_seconds, args.poll_interval_seconds, say)
         left = {j.id for j in recorded}
+        replaced |= {i for i in left if i}
         mine = [j for j in mine if j.id not in left]
     current = [j for j in mine if j.name == name and not mismatches(args, j)]
     if current:
@@ -331,6 +334,7 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
             f"again: it finds the job by its owner mark and takes it over if it was created, or creates it") from None
     job = set_tags(client, job, args)
     index.add(job, args.workspace_id)
+    replaced_runs.note(job.id or "", replaced)
     say(f"{name}: submitted {job.id}")
     if args.keeps_finished_runs:
         prune_runs(client, args, index, job, say)
