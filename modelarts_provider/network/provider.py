@@ -60,7 +60,7 @@ class NetworkProvider(ModelArtsProvider):
         if net is None:
             net = api.create_network(create_network_body(
                 args.name, args.cidr, workspace_id=args.workspace_id,
-                annotations=args.owner.annotations() if args.owner else {}))
+                annotations=args.owner.object_marks() if args.owner else {}))
             say(f"network {args.name}: created as {net.name}, waiting until Active")
         net = self._wait_active(net.name, args)
         return CreateResult(net.name, {**args.model_dump(mode="json"), **self._outputs(net)})

@@ -71,7 +71,7 @@ class ResourcePoolProvider(ModelArtsProvider):
             pool = self._take_over(pool, args)
         if pool is None:
             net = api.get_network(args.network)
-            marks = {**(args.owner.annotations() if args.owner else {}),
+            marks = {**(args.owner.object_marks() if args.owner else {}),
                      **network_token_mark(marks_of(net) if net is not None else None),
                      **({DESCRIPTION_ANNOTATION: args.description} if args.description else {})}
             pool = api.create_pool(create_pool_body(
