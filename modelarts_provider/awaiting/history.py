@@ -1,6 +1,7 @@
 """Run history: every run of a job key stays on record after it is replaced or deleted.
 
-The JobsAwait keeps it (its `runs` output, {key: [record, ...]}, newest last): it sees each run finish, and
+The JobsAwait keeps it (its `runs` output, {key: [record, ...]}, newest last): it sees each run finish (and learns
+of the runs a new run replaces that no wait recorded, a killed `up`'s: core/replaced_runs.py), and
 its update receives its own previous outputs, so the records of a replaced run carry forward whatever
 happens to that run's TrainingJob (created anew, deleted after its successor, refused). A record is written
 from the job view a wait ended with (parameters, output path, times) and the status (phase, objective);
@@ -11,7 +12,7 @@ secret, are recorded masked: the state never holds them in plain text.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from typing import Any
 
@@ -99,12 +100,14 @@ def _record(before: RunRecord | None, status: AwaitedStatus | None, job: Trainin
 def merged(old_runs: dict[str, Any] | None, statuses: dict[str, AwaitedStatus], seen: dict[str, TrainingJob],
            read: Callable[[str, str | None], TrainingJob | None],
            previous: dict[str, Any] | None = None,
-           secrets: dict[str, Secrets] | None = None) -> dict[str, list[RunRecord]]:
+           secrets: dict[str, Secrets] | None = None,
+           replaced: Callable[[str], Iterable[str]] = lambda _job_id: ()) -> dict[str, list[RunRecord]]:
     """The history after a wait (or update): the recorded runs, each current run's record refreshed from
     `statuses` and the job views `seen` this time ({job id: view}); the `previous` statuses' runs recorded
-    too when missing (a state written before the history was kept); a run no longer current whose recorded
-    phase is not final read once with `read(job_id, workspace_id)` (None: gone, the record stays as is).
-    `secrets`: per key, the job's secrets (its parameters recorded masked)."""
+    too when missing (a state written before the history was kept), and the runs a current run replaces
+    (`replaced(job_id)`, core/replaced_runs.py: a run whose `up` was killed during its wait) when no record has them;
+    a run no longer current whose recorded phase is not final read once with `read(job_id, workspace_id)` (None:
+    gone, the record notes it). `secrets`: per key, the job's secrets (its parameters recorded masked)."""
     secrets = secrets or {}
     runs: dict[str, list[RunRecord]] = {}
     for key, records in (old_runs or {}).items():
@@ -120,6 +123,10 @@ def merged(old_runs: dict[str, Any] | None, statuses: dict[str, AwaitedStatus], 
             records.append(_record(None, before, None, before.job_id))
     for key, status in statuses.items():
         records = runs.setdefault(key, [])
+        for earlier in replaced(status.job_id):  # runs it replaces that no wait recorded: older, before it
+            if not any(r.job_id == earlier for r in records):
+                at = next((i for i, r in enumerate(records) if r.job_id == status.job_id), len(records))
+                records.insert(at, RunRecord(job_id=earlier, job_name=None))
         at = next((i for i, r in enumerate(records) if r.job_id == status.job_id), None)
         if at is None:
             records.append(_record(None, status, seen.get(status.job_id), status.job_id, secrets.get(key, NONE)))

@@ -30,6 +30,7 @@ from ..core.failures import failures_from
 from ..core.unknowns import contains_unknown
 from .args import OUTPUT_KEYS, AwaitedJob, AwaitedStatus, JobsAwaitArgs, JobsAwaitOutputs
 from .conditions import Verdict, reached
+from ..core import replaced_runs
 from . import history
 from .removals import removal_warning
 from .report import failure_report
@@ -151,7 +152,7 @@ class JobsAwaitProvider(ModelArtsProvider):
             return self._api().get_job(job_id)  # a run that left before its phase was final: once
 
         return history.dumped(history.merged(olds.get("runs"), statuses, seen, read, olds.get("statuses"),
-                                             args.per_job()))
+                                             args.per_job(), replaced_runs.replaced_by))
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         args = JobsAwaitArgs.model_validate(_inputs(props))

@@ -9,12 +9,26 @@ carries the original stack's owner marks, its URNs name the copy (core/ownership
 from __future__ import annotations
 
 import contextvars
+import sys
 
 CURRENT_URN: contextvars.ContextVar[str] = contextvars.ContextVar("modelarts_current_urn", default="")
 
 
 def current_urn() -> str:
-    return CURRENT_URN.get()
+    return CURRENT_URN.get() or _served_request_urn()
+
+
+def _served_request_urn() -> str:
+    """The URN of the engine's request this thread serves, read from the SDK handler's frame (`request`): the
+    dynamic-provider server's first calls run before its handlers are wrapped (they are wrapped while the first
+    call configures the provider), so they set no URN; a copied stack's `destroy` starts with such a call."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        urn = getattr(frame.f_locals.get("request"), "urn", None)
+        if isinstance(urn, str) and urn.startswith("urn:pulumi:"):
+            return urn
+        frame = frame.f_back
+    return ""
 
 
 def stack_of_urn(urn: str) -> str | None:

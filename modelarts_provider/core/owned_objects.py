@@ -2,9 +2,12 @@
 and the user names by label (`metadata.user_name`): the ownership rules of ownership.py.
 
 - create: an object of the declared name is taken over only when it carries this resource's owner token (our
-  earlier create); any other of that name stops the `up`, naming its owner;
-- delete: only an object carrying this resource's token is deleted, then waited for until the service no
-  longer has it;
+  earlier create) in a mark that names this stack; any other of that name stops the `up`, naming its owner;
+- delete (and a pool's change in place): only an object carrying this resource's token, in a mark that names this
+  stack, is deleted (changed), then waited for until the service no longer has it.
+  "This stack" is the one the call's URN names (call_urn.py), else the resource's recorded mark: a copied stack
+  (`stack export`, URNs renamed, `stack import`) shares the original's seed and tokens, and its calls name the
+  copy, so it never takes over, changes or deletes the original's pools and networks (issue 43);
 - a pool records the token of the network it was created on (`modelarts-pulumi/network-token`, copied from
   the network the service holds): a pool on our network that carries our network's token was made by this
   stack, so a network's delete (or replacement) removes such pools first, even one no state holds any more
@@ -15,11 +18,14 @@ and the user names by label (`metadata.user_name`): the ownership rules of owner
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from typing import Any, Protocol, TypeVar
 
-from .ownership import NETWORK_TOKEN_ANNOTATION, OwnerMark, marks_from, owner_text, token_on
+from .call_urn import current_stack
+from .ownership import NETWORK_TOKEN_ANNOTATION, OwnerMark, marked_for, marks_from, owner_text, token_on
 from .provider_base import ProviderError, say
-from ..waiting import REAL, Clock, wait
+from ..waiting import REAL, Clock, Failed, wait
+from ..waiting.cancel import cancelled
 from ..waiting.conditions import gone
 
 
@@ -45,21 +51,25 @@ T = TypeVar("T", bound=NamedObject)
 
 def our_namesake(kind: str, name: str, listed: Iterable[T], owner: OwnerMark | None) -> T | None:
     """The object of the user's `name` this resource created earlier, if any; another of that name is refused."""
-    token = owner.token if owner else None
     same = [o for o in listed if o.metadata.user_name == name]
-    ours = [o for o in same if token and token_on(marks_of(o)) == token]
+    ours = [o for o in same if is_ours(o, owner)]
     if same and not ours:
         raise ProviderError(f"{kind} {name}: a {kind} of that name exists ({same[0].name}) and "
                             f"{owner_text(marks_of(same[0]))}; choose another name")
     return ours[0] if ours else None
 
 
-def require_ours(kind: str, id_: str, live: NamedObject, props: Mapping[str, Any]) -> None:
-    """Refuses to delete a live object that does not carry the owner token in the resource's state."""
+def is_ours(o: NamedObject, owner: OwnerMark | None) -> bool:
+    """This resource's token, in a mark that names this stack (the call's, else the recorded one), or none."""
+    return owner is not None and marked_for(marks_of(o), owner.token, current_stack() or owner.stack)
+
+
+def require_ours(kind: str, id_: str, live: NamedObject, props: Mapping[str, Any], doing: str = "deleted") -> None:
+    """Refuses to delete (or change: `doing`) a live object that is not this resource's (is_ours)."""
     owner = OwnerMark.model_validate(props["owner"]) if props.get("owner") else None
-    if owner is None or token_on(marks_of(live)) != owner.token:
-        raise ProviderError(f"{kind} {id_}: not deleted, {owner_text(marks_of(live))} (only a {kind} "
-                            "this resource created is deleted); `pulumi state delete` it to stop managing it")
+    if not is_ours(live, owner):
+        raise ProviderError(f"{kind} {id_}: not {doing}, {owner_text(marks_of(live))} (only a {kind} "
+                            f"this resource created is {doing}); `pulumi state delete` it to stop managing it")
 
 
 def ours_to_delete(kind: str, id_: str, live: T | None, props: Mapping[str, Any]) -> T | None:
@@ -72,10 +82,13 @@ def ours_to_delete(kind: str, id_: str, live: T | None, props: Mapping[str, Any]
     return live
 
 
-def wait_gone(get: Callable[[], object | None], deadline_s: float, poll_s: float, too_late: str, *,
-              clock: Clock = REAL) -> None:
-    """Polls `get` until the service no longer has the object; `too_late` is the error past the deadline."""
-    wait(gone(get, too_late), timeout_s=deadline_s, poll_s=poll_s, clock=clock, error=ProviderError)
+def wait_gone(get: Callable[[], object | None], deadline_s: float, poll_s: float, too_late: str,
+              what: str = "the object", *, clock: Clock = REAL) -> None:
+    """Polls `get` until the service no longer has the object; `too_late` is the error past the deadline. The
+    engine's Cancel ends the wait at once: the delete was sent, `what` is named as left deleting."""
+    condition = replace(gone(get, too_late), on_cancel=lambda _last: Failed(
+        f"{what}: deleting; stopped waiting until it is gone (cancelled): the next command waits for it again"))
+    wait(condition, timeout_s=deadline_s, poll_s=poll_s, clock=clock, cancel=lambda: cancelled(), error=ProviderError)
 
 
 def network_token_mark(network_annotations: Mapping[str, str] | None) -> dict[str, str]:

@@ -16,7 +16,9 @@ The service may leave `metadata.annotations` out of its responses (Terraform's h
 documentation says it does), so the mark is written where the service keeps and returns it too:
 
 - jobs: two tags (TMS, set right after the create; a tag key allows no '/', hence `modelarts-pulumi.token`);
-- pools and networks: the token as a label (`metadata.labels`, returned: the service's own user-name label is);
+- pools and networks: the token as a label (`metadata.labels`, returned: the service's own user-name label is), and
+  a digest of the stack (`modelarts-pulumi/stack`, 16 hex characters of the SHA-256 of `project/stack`: a label
+  value holds no `/`), so a copied stack is told apart where only the labels come back;
 - a derived job name proves itself: it is an HMAC of the stack's secret seed (lifecycle.py uses it for a job
   created by a killed `up` before its tags were set).
 
@@ -27,14 +29,15 @@ the annotations (written in the create request itself, and never changed after),
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 # The token annotation is the one part of the mark the client reads itself (an ambiguous create): declared there.
-from ..client.owner_token import (LABEL_MARKS, NETWORK_TOKEN_ANNOTATION, PREFIX, TOKEN_ANNOTATION,  # noqa: F401
-                                  token_on)  # re-exported: the client's part of the mark
+from ..client.owner_token import (LABEL_MARKS, NETWORK_TOKEN_ANNOTATION, PREFIX, STACK_ANNOTATION,  # noqa: F401
+                                  TOKEN_ANNOTATION, token_on)  # re-exported: the client's part of the mark
 
 OWNER_ANNOTATION = PREFIX + "owner"
 TOKEN_RE = re.compile(r"[0-9a-f]{16,64}\Z")
@@ -69,6 +72,11 @@ class OwnerMark(BaseModel):
 
     def annotations(self) -> dict[str, str]:
         return {OWNER_ANNOTATION: self.label, TOKEN_ANNOTATION: self.token}
+
+    def object_marks(self) -> dict[str, str]:
+        """The mark of a pool or network: the annotations and the stack's digest (copied to its labels)."""
+        digest = stack_digest(self.stack)
+        return {**self.annotations(), **({STACK_ANNOTATION: digest} if digest else {})}
 
     def tags(self) -> dict[str, str]:
         """The mark as job tags: the token always, the owner text where a tag value may hold it."""
@@ -111,6 +119,12 @@ def stack_of_label(label: str | None) -> str | None:
     return "/".join(parts[-2:]) if len(parts) >= 2 else None
 
 
+def stack_digest(stack: str | None) -> str | None:
+    """The label-safe digest of a stack (`project/stack` of an owner text or a URN's stack)."""
+    named = stack_of_label(stack)
+    return hashlib.sha256(named.encode()).hexdigest()[:16] if named else None
+
+
 def mark_stack(annotations: Mapping[str, str] | None) -> str | None:
     """`project/stack` named by a live job's owner text, if it carries one."""
     return stack_of_label((annotations or {}).get(OWNER_ANNOTATION))
@@ -119,9 +133,15 @@ def mark_stack(annotations: Mapping[str, str] | None) -> str | None:
 def marked_for(annotations: Mapping[str, str] | None, token: str, stack: str | None) -> bool:
     """Whether a live job carries this owner token and its owner text names the stack `stack`
     (`organization/project/stack` or `project/stack`; None: the token alone decides, for callers that cannot
-    know the stack). A job with the token and no owner text counts by its token (the two are written together)."""
+    know the stack). A mark with the token and no owner text (labels only) names its stack by digest, if it carries
+    one; one without either counts by its token (a mark written before stacks were recorded)."""
     ann = annotations or {}
     if token_on(ann) != token:
         return False
+    if stack is None:
+        return True
     named = mark_stack(ann)
-    return stack is None or named is None or named == stack_of_label(stack)
+    if named is not None:
+        return named == stack_of_label(stack)
+    digest = ann.get(STACK_ANNOTATION)  # a pool's or network's labels: the stack's digest, no owner text
+    return digest is None or digest == stack_digest(stack)

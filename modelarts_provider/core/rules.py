@@ -12,6 +12,10 @@ OBS_URL_RE = re.compile(r"^(obs://|/)[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[^\s]*)?\
 # A path inside the training container (the create page: "When code_dir is prefixed with file://").
 FILE_URL_RE = re.compile(r"^file:///[^\s]*\Z")
 
+# The most trials (num_samples) and trials at once (max_concurrent) a search may ask for: a search bills every trial.
+MAX_TRIALS = 1000
+TRIAL_COUNT_KEYS = ("num_samples", "max_concurrent")  # the algorithm parameters that count trials
+
 # How far `up` follows a job: submitted only, admitted, running, or finished.
 WaitFor = Literal["none", "created", "running", "completed"]
 

@@ -22,6 +22,9 @@ class NetworkArgs(BaseModel):
     timeout_seconds: Annotated[float, Field(gt=0, le=7200, description=(
         "how long create waits until the network is Active (customTimeouts take precedence)"))] = 600
     poll_interval_seconds: Annotated[float, Field(gt=0, le=300, description="seconds between polls")] = 2.0
+    force_delete: bool = Field(False, description=(
+        "delete the pools this stack made on the network that no state holds any more even while jobs of another "
+        "owner run on them (they fail); without it such a delete stops naming them"))
     owner: OwnerMark | None = Field(None, description="this resource's owner mark (set by the resource)")
 
 

@@ -14,5 +14,5 @@ def replaced_fields(olds: dict[str, Any], news: dict[str, Any]) -> list[str]:
 def option_changes(olds: dict[str, Any], news: dict[str, Any]) -> list[str]:
     """Provider options that changed; the state holds their defaults, a declaration may leave them out."""
     fields = NetworkArgs.model_fields
-    return [k for k in ("timeout_seconds", "poll_interval_seconds")
+    return [k for k in ("timeout_seconds", "poll_interval_seconds", "force_delete")
             if olds.get(k, fields[k].default) != news.get(k, fields[k].default)]

@@ -5,7 +5,9 @@ A create first looks for a network of the same user name (os.modelarts/name): on
 resource's token is ours (an earlier, interrupted create) and is taken over when its fields (CIDR,
 workspace) are the declared ones, replaced (deleted with our pools on it, then created) when they are not;
 any other stops the create naming its owner. A delete removes the pools of this stack on the network first
-(they carry its token, see owned_objects.py), so no pool outside the state is left billing on it.
+(they carry its token, see owned_objects.py), so no pool outside the state is left billing on it; each after the
+jobs running on it, as a pool's own delete (core/jobs_on_pool.py): this stack's stopped, another owner's stop the
+delete naming them unless `force_delete`.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from typing import Any
 from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 
 from ..client.pool_models import WORKSPACE_LABEL, Network, create_network_body
+from ..core.jobs_on_pool import NETWORK_FORCE, clear_for_delete
 from ..core.location import check_same_place, location_of
 from ..core.owned_objects import marks_of, our_namesake, our_pools_on, ours_to_delete, wait_gone
-from ..core.ownership import token_on
+from ..core.ownership import OwnerMark, token_on
 from ..core.provider_base import ModelArtsProvider, ProviderError, cancelled, say
 from .args import OUTPUT_KEYS, NetworkArgs
 from .check import check_inputs, strip_outputs
@@ -52,12 +55,12 @@ class NetworkProvider(ModelArtsProvider):
             else:
                 say(f"network {args.name}: ours already ({net.name}, left by an earlier up) but it differs "
                     f"({differs}): deleting it to create the declared one")
-                self._remove(net, args.timeout_seconds, args.poll_interval_seconds)
+                self._remove(net, args.timeout_seconds, args.poll_interval_seconds, args.owner, args.force_delete)
                 net = None
         if net is None:
             net = api.create_network(create_network_body(
                 args.name, args.cidr, workspace_id=args.workspace_id,
-                annotations=args.owner.annotations() if args.owner else {}))
+                annotations=args.owner.object_marks() if args.owner else {}))
             say(f"network {args.name}: created as {net.name}, waiting until Active")
         net = self._wait_active(net.name, args)
         return CreateResult(net.name, {**args.model_dump(mode="json"), **self._outputs(net)})
@@ -86,23 +89,30 @@ class NetworkProvider(ModelArtsProvider):
         net = ours_to_delete("network", id_, api.get_network(id_), props)
         if net is None:
             return
-        self._remove(net, float(props.get("timeout_seconds") or 600), float(props.get("poll_interval_seconds") or 2.0))
+        owner = OwnerMark.model_validate(props["owner"]) if props.get("owner") else None
+        self._remove(net, float(props.get("timeout_seconds") or 600), float(props.get("poll_interval_seconds") or 2.0),
+                     owner, props.get("force_delete") is True)
         say(f"network {id_}: deleted")
 
-    def _remove(self, net: Network, timeout_s: float, poll_s: float) -> None:
+    def _remove(self, net: Network, timeout_s: float, poll_s: float, owner: OwnerMark | None, force: bool) -> None:
         """Deletes our network (its token checked by the caller) after the pools this stack made on it (a pool
-        a killed `up` left outside the state bills per node-hour and blocks the network's delete)."""
+        a killed `up` left outside the state bills per node-hour and blocks the network's delete), each after the
+        jobs running on it (clear_for_delete: every pool is checked before any is deleted)."""
         api = self._api()
-        for pool in our_pools_on(net.name, token_on(marks_of(net)), api.list_pools()):
+        pools = our_pools_on(net.name, token_on(marks_of(net)), api.list_pools())
+        for pool in pools:
+            clear_for_delete(api, pool, pool.name, owner, force, poll_s, say, NETWORK_FORCE)
+        for pool in pools:
             say(f"pool {pool.name}: made by this stack on network {net.name} ({pool.summary()}), deleting it "
                 "first; billing ends when it is gone")
             api.delete_pool(pool.name)
             wait_gone(lambda: api.get_pool(pool.name), POOL_GONE_WAIT_S, poll_s,
                       f"pool {pool.name}: still deleting after {POOL_GONE_WAIT_S:g} s; the next destroy waits "
-                      "for it again")
+                      "for it again", f"pool {pool.name}")
         api.delete_network(net.name)
         wait_gone(lambda: api.get_network(net.name), timeout_s, poll_s,
-                  f"network {net.name}: still there after the delete's deadline; the next destroy waits for it again")
+                  f"network {net.name}: still there after the delete's deadline; the next destroy waits for it again",
+                  f"network {net.name}")
 
 
 def _differences(net: Network, args: NetworkArgs) -> str:
@@ -135,7 +145,12 @@ def active(read: Callable[[], Network | None], label: str, name: str, timeout_s:
                       f"(phase {net.status.phase if net is not None else 'unknown'}); it is kept: the next up waits "
                       "for it again")
 
-    return Condition("network active", read, judge, too_late, answer=Network | None)
+    def on_cancel(net: Network | None) -> Failed:
+        return Failed(f"network {label} ({name}): stopped waiting until Active (cancelled; phase "
+                      f"{net.status.phase if net is not None else 'not read yet'}); it is kept: the next up waits for "
+                      "it again")
+
+    return Condition("network active", read, judge, too_late, on_cancel, answer=Network | None)
 
 
 def wait_active(get: Callable[[], Network | None], label: str, name: str, timeout_s: float, poll_s: float,

@@ -27,6 +27,7 @@ class NetworkInputs(TypedDict, total=False):
     workspace_id: pulumi.Input[str]
     timeout_seconds: pulumi.Input[float]
     poll_interval_seconds: pulumi.Input[float]
+    force_delete: pulumi.Input[bool]
 
 
 class Network(OwnedResource, module="modelarts", name="Network"):

@@ -13,7 +13,8 @@ its nodes are where the declaration says. check/diff make no API call.
 * update: one merge-patch PATCH of node counts (a flavor added too), job types and the description, on the
   same pool, then the same wait; a failed scale-up leaves the pool as it is (it is in use) and fails the up
   naming the order's reason.
-* delete: only a pool carrying our owner token, after the jobs running on it (jobs_on.py): this stack's stopped,
+* delete (and update): only a pool carrying our owner token in a mark naming this stack (owned_objects.py: a copied
+  stack never changes or deletes the original's), after the jobs running on it (core/jobs_on_pool.py): this stack's stopped,
   anyone else's stop the delete naming them unless `force_delete`; waits until it is gone.
 """
 
@@ -25,14 +26,15 @@ from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, Up
 
 from ..client.errors import ModelArtsError
 from ..client.pool_models import DESCRIPTION_ANNOTATION, WORKSPACE_LABEL, Pool, create_pool_body, patch_pool_body
+from ..core.jobs_on_pool import clear_for_delete
 from ..core.location import check_same_place, location_of
 from ..core.ownership import OwnerMark
-from ..core.owned_objects import marks_of, network_token_mark, our_namesake, ours_to_delete, wait_gone
+from ..core.owned_objects import (marks_of, network_token_mark, our_namesake, ours_to_delete, require_ours,
+                                  wait_gone)
 from ..core.provider_base import ModelArtsProvider, ProviderError, say
 from .args import OUTPUT_KEYS, ResourcePoolArgs
 from .check import check_inputs, strip_outputs
 from .diff import decide
-from .jobs_on import clear_for_delete
 from .wait import PoolNotUsable, wait_usable
 
 GONE_WAIT_S = 1800.0
@@ -69,7 +71,7 @@ class ResourcePoolProvider(ModelArtsProvider):
             pool = self._take_over(pool, args)
         if pool is None:
             net = api.get_network(args.network)
-            marks = {**(args.owner.annotations() if args.owner else {}),
+            marks = {**(args.owner.object_marks() if args.owner else {}),
                      **network_token_mark(marks_of(net) if net is not None else None),
                      **({DESCRIPTION_ANNOTATION: args.description} if args.description else {})}
             pool = api.create_pool(create_pool_body(
@@ -127,7 +129,7 @@ class ResourcePoolProvider(ModelArtsProvider):
         api.delete_pool(pool.name)
         wait_gone(lambda: api.get_pool(pool.name), GONE_WAIT_S, args.poll_interval_seconds,
                   f"pool {args.name}: our earlier pool {pool.name} still deleting after {GONE_WAIT_S:g} s; "
-                  "run up again to wait for it")
+                  "run up again to wait for it", f"pool {args.name}: our earlier pool {pool.name}")
         return None
 
     def _remove_unusable(self, name: str, args: ResourcePoolArgs) -> str:
@@ -171,6 +173,9 @@ class ResourcePoolProvider(ModelArtsProvider):
         status = {k: olds.get(k) for k in OUTPUT_KEYS}
         if old != args.counts() or old_scope != args.scope or old_description != args.description:
             api = self._api()
+            live = api.get_pool(id_)
+            if live is not None:  # a copied stack's state names the original's pool: never changed from the copy
+                require_ours("pool", id_, live, news, "changed")
             counts = [f"{f} {old.get(f, 0)} -> {n}" for f, n in sorted(args.counts().items()) if old.get(f) != n]
             changes = [f"scaling {', '.join(counts)}"] if counts else []
             if old_scope != args.scope:
@@ -202,7 +207,7 @@ class ResourcePoolProvider(ModelArtsProvider):
         api.delete_pool(id_)
         say(f"pool {id_}: deleting (it was {pool.summary()}); billing ends when it is gone")
         wait_gone(lambda: api.get_pool(id_), GONE_WAIT_S, float(props.get("poll_interval_seconds") or 5.0),
-                  f"pool {id_}: still deleting after {GONE_WAIT_S:g} s; the next destroy waits for it again")
+                  f"pool {id_}: still deleting after {GONE_WAIT_S:g} s; the next destroy waits for it again", f"pool {id_}")
         say(f"pool {id_}: deleted")
 
 

@@ -168,6 +168,8 @@ class NetworkConfig(_Cfg):
 
     name: Annotated[str, Field(pattern=NETWORK_NAME_RE)] | None = None  # default: <key>-<random>
     cidr: Annotated[str, Field(pattern=CIDR_RE)] = "192.168.128.0/17"
+    # Delete the pools this stack made on it outside the state even while another owner's jobs run on them.
+    force_delete: bool = False
 
 
 class PoolCreate(_Cfg):

@@ -36,7 +36,8 @@ def declare_pools(cfg: StackConfig) -> dict[str, ResourcePool]:
     networks: dict[str, Network] = {}
     for key, net in cfg.networks.items():
         res = f"network-{key}"
-        networks[key] = Network(res, {"name": net.name or _derived(res, key, NAME_MAX), "cidr": net.cidr})
+        networks[key] = Network(res, {"name": net.name or _derived(res, key, NAME_MAX), "cidr": net.cidr,
+                                      **({"force_delete": True} if net.force_delete else {})})
     pools: dict[str, ResourcePool] = {}
     for key, pool in cfg.pools.items():
         if pool.create is None:

@@ -31,7 +31,7 @@ from pydantic.alias_generators import to_camel
 
 from ..core.linear_regex import check_objective
 from ..core.messages import PARAM_NAME_RE, shown
-from ..core.rules import rule
+from ..core.rules import MAX_TRIALS, rule
 from ..cost.config import ItemBudget
 from .sweep import as_param
 
@@ -45,7 +45,6 @@ PARALLEL_KEY = "max_concurrent"
 CONTINUOUS_ONLY = frozenset({"bayes_opt_search"})
 LOG_POINTS = 10      # values a loguniform range becomes when `points` is not given
 MAX_INT_VALUES = 1000  # an int range becomes every integer in it: keep the request small
-MAX_TRIALS = 1000
 
 
 class _Cfg(BaseModel):

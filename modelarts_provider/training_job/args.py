@@ -21,7 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from ..core import messages
 from ..core.ownership import PREFIX as OWNERSHIP_PREFIX, TAG_PREFIX as OWNER_TAG_PREFIX, TAG_VALUE_RE, OwnerMark
-from ..core.rules import FILE_URL_RE, OBS_URL_RE, WaitFor, rule
+from ..core.rules import FILE_URL_RE, MAX_TRIALS, OBS_URL_RE, TRIAL_COUNT_KEYS, WaitFor, rule
+from ..core.unknowns import contains_unknown
 from ..client.models import FAILED_PHASES, TERMINAL_PHASES as STOPPED_PHASES
 
 JOB_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
@@ -192,6 +193,16 @@ class AlgoConfigParamArg(_ArgModel):
     key: str | None = None
     value: str | None = None
     type: str | None = None
+
+    @model_validator(mode="after")
+    def _trials_capped(self) -> AlgoConfigParamArg:
+        # The stack config's cap (stack/search_config.py), for a search given as policies (a YAML program).
+        if self.key in TRIAL_COUNT_KEYS and self.value is not None and not contains_unknown(self.value):
+            text = self.value.strip()
+            if not (text.isdigit() and 1 <= int(text) <= MAX_TRIALS):
+                raise rule("value", f"{self.key} must be a whole number from 1 to {MAX_TRIALS} (the trials a search "
+                                    "may run)")
+        return self
 
 
 class AlgoConfigArg(_ArgModel):

@@ -31,6 +31,7 @@ left alone). Their OBS outputs are never touched.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Protocol
 
 from .args import TrainingJobArgs
@@ -38,9 +39,11 @@ from .compare import mismatches
 from .name_index import NameIndex, job_token, marks, with_tags_read
 from ..client.errors import CLIENT_AMBIGUOUS_CREATE, JOB_NOT_FOUND, ModelArtsError
 from ..core.call_urn import current_stack
+from ..core import replaced_runs
 from ..core.ownership import OWNER_ANNOTATION, TAG_PREFIX as OWNER_TAG_PREFIX, OwnerMark, marked_for, owner_text, token_on
 from ..client.models import ACTIVE_PHASES, TERMINAL_PHASES, CreateTrainingJobRequest, TrainingJob
 from ..waiting import REAL, Clock, Condition, Done, Failed, wait
+from ..waiting.cancel import cancelled
 from ..waiting.conditions import gone
 
 Printer = Callable[[str], None]
@@ -105,8 +108,12 @@ def stopped(client: JobClient, job: TrainingJob, timeout_s: float, say: Printer)
         return Failed(f"training job {fresh.name if fresh else job.name} ({job_id}) did not stop within "
                       f"{timeout_s:g}s: it is {fresh.phase if fresh else job.phase}")
 
-    return Condition("job stopped", lambda: client.get_job(job_id), judge, too_late, answer=TrainingJob | None,
-                     progress=progress)
+    def on_cancel(_fresh: TrainingJob | None) -> Failed:
+        return Failed(f"training job {job.name} ({job_id}): stopped waiting for it to stop (cancelled); it was "
+                      f"{last[0]} and is left so: the next command waits for it again")
+
+    return Condition("job stopped", lambda: client.get_job(job_id), judge, too_late, on_cancel=on_cancel,
+                     answer=TrainingJob | None, progress=progress)
 
 
 def stop(client: JobClient, job: TrainingJob, timeout_s: float, poll_s: float, say: Printer,
@@ -116,21 +123,25 @@ def stop(client: JobClient, job: TrainingJob, timeout_s: float, poll_s: float, s
         say(f"{job.name}: terminating ({job.phase})")
         _terminate(client, job)
     return wait(stopped(client, job, timeout_s, say), timeout_s=timeout_s, poll_s=poll_s, clock=clock,
-                error=TrainingJobError)
+                cancel=lambda: cancelled(), error=TrainingJobError)
 
 
 def deleted(client: JobClient, job: TrainingJob, timeout_s: float) -> Condition[TrainingJob | None, None]:
     """Until a deleted job is gone (GET answers ModelArts.2775)."""
-    return gone(lambda: client.get_job(job.id or ""),
-                f"training job {job.name} ({job.id}) was deleted but is still there after {timeout_s:g}s; run "
-                "the command again to wait for it", answer=TrainingJob | None)
+    return replace(gone(lambda: client.get_job(job.id or ""),
+                        f"training job {job.name} ({job.id}) was deleted but is still there after {timeout_s:g}s; "
+                        "run the command again to wait for it", answer=TrainingJob | None),
+                   on_cancel=lambda _last: Failed(
+                       f"training job {job.name} ({job.id}) was deleted; stopped waiting until the service no longer "
+                       "has it (cancelled): run the command again to wait for it"))
 
 
 def wait_deleted(client: JobClient, job: TrainingJob, timeout_s: float, poll_s: float, clock: Clock = REAL) -> None:
     """Wait until a deleted job is gone (GET answers ModelArts.2775). The service deletes asynchronously:
     the job is still answered, and still holds its name, for a while after the DELETE (Terraform's provider
     polls for ModelArts.2775 the same way), so a same-named successor can be created only after this."""
-    wait(deleted(client, job, timeout_s), timeout_s=timeout_s, poll_s=poll_s, clock=clock, error=TrainingJobError)
+    wait(deleted(client, job, timeout_s), timeout_s=timeout_s, poll_s=poll_s, clock=clock,
+         cancel=lambda: cancelled(), error=TrainingJobError)
 
 
 def stop_and_delete(client: JobClient, job_id: str, timeout_s: float, poll_s: float, say: Printer,
@@ -287,6 +298,7 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
         mine += [j for j in index.owned_by(args.owner.token, args.workspace_id)
                  if j.id not in seen and _is_ours(j, args.owner)]
     mine = [j for j in mine if j.id not in tracked]
+    replaced = set(tracked)  # the runs of this key the state holds: the new run replaces them (history)
     if mine and held_by_state is not None:
         held = held_by_state()
         recorded = [j for j in mine if held is None or j.id in held]
@@ -305,6 +317,7 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
                         "it first (deleted once the replacement was accepted)")
                     stop(client, job, args.delete_timeout_seconds, args.poll_interval_seconds, say)
         left = {j.id for j in recorded}
+        replaced |= {i for i in left if i}
         mine = [j for j in mine if j.id not in left]
     current = [j for j in mine if j.name == name and not mismatches(args, j)]
     if current:
@@ -334,6 +347,7 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
             f"again: it finds the job by its owner mark and takes it over if it was created, or creates it") from None
     job = set_tags(client, job, args)
     index.add(job, args.workspace_id)
+    replaced_runs.note(job.id or "", replaced)
     say(f"{name}: submitted {job.id}")
     if args.keeps_finished_runs:
         prune_runs(client, args, index, job, say)

@@ -145,8 +145,17 @@ def wait(condition: Condition[A, R], *, timeout_s: float, poll_s: float | Callab
         if listening():
             return end(on_cancel(last), "cancelled")
         cut_at = None if math.isinf(deadline) else on_real_clock(clock, max(deadline, clock.now() + LAST_LOOK_S))
-        with call_limits.limits(deadline=cut_at, abort=cancel):
-            answer = _read(condition)
+        try:
+            with call_limits.limits(deadline=cut_at, abort=cancel):
+                answer = _read(condition)
+        except Exception:
+            if not listening():
+                raise
+            cut = True  # a read cut by the Cancel (or failing meanwhile): the wait stopped, not the service
+        else:
+            cut = False
+        if cut:
+            return end(on_cancel(last), "cancelled")
         polls += 1
         _tell("answered", condition, clock.now() - start, answer)
         if condition.progress is not None:

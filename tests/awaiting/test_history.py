@@ -74,3 +74,43 @@ def test_secret_parameter_values_are_never_recorded():
     assert runs["m"][0]["parameters"] == {"lr": "0.1", "seed": masking.MASK, "api_token": masking.MASK}
     assert "s3cr3t-value-42" not in repr(runs["m"])
     assert runs["n"][0]["parameters"] == {"lr": "0.1", "seed": "s3cr3t-value-42"}  # another job's plain value
+
+
+def test_a_run_whose_up_was_killed_during_its_wait_is_recorded_when_its_successor_replaces_it():
+    """Issue 43: the killed `up`'s JobsAwait never finished, so no record has its run; the next `up` replaces it
+    (an edit) and the engine deletes it after the wait. The successor's create noted what it replaces
+    (core/replaced_runs.py): the history records the run, read once (what it became), older than its successor."""
+    reads: list[str] = []
+
+    def read(job_id: str, _ws: str | None) -> TrainingJob | None:
+        reads.append(job_id)
+        return view(job_id, "Terminated", lr="0.1")  # stopped by its replacement before the engine deletes it
+
+    runs = dumped(merged(None, {"m": status("j2", "Completed")}, {"j2": view("j2", "Completed", lr="0.2")}, read,
+                         replaced=lambda job_id: ("j1",) if job_id == "j2" else ()))
+    assert [(r["job_id"], r["phase"], r["parameters"]["lr"]) for r in runs["m"]] == [("j1", "Terminated", "0.1"),
+                                                                                    ("j2", "Completed", "0.2")]
+    assert reads == ["j1"]
+    # gone already: recorded all the same, with a note
+    gone = dumped(merged(None, {"m": status("j2", "Completed")}, {"j2": view("j2", "Completed")},
+                         lambda _id, _ws: None, replaced=lambda job_id: ("j1",)))
+    assert gone["m"][0] == {"job_id": "j1", "parameters": {}, "note": "gone before it was seen to finish"}
+    # a run the history has already is not recorded twice, nor read again
+    again = dumped(merged(runs, {"m": status("j2", "Completed")}, {"j2": view("j2", "Completed", lr="0.2")}, no_read,
+                          replaced=lambda job_id: ("j1",)))
+    assert again == runs
+
+
+def test_the_create_notes_the_runs_of_its_key_the_state_holds():
+    from modelarts_provider.core import replaced_runs
+    from modelarts_provider.training_job import lifecycle
+    from modelarts_provider.training_job.args import TrainingJobArgs
+    from modelarts_provider.training_job.name_index import NameIndex
+    from tests.provider.common import job_inputs
+    from tests.provider.fakes import FakeClient
+
+    c = FakeClient()
+    args = TrainingJobArgs.model_validate(job_inputs())
+    old = c.add(args.to_wire(), "Running", name="job-old")  # the killed up's run, in the state
+    new = lifecycle.submit(c, args, NameIndex(c), lambda _: None, tracked=frozenset({old.id or ""}))
+    assert replaced_runs.replaced_by(new.id or "") == (old.id,)

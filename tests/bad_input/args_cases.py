@@ -329,6 +329,11 @@ ARGS_CASES: list[Case] = [
     Case("args-reward-regex-not-string", alg("policies", {"auto_search": {"reward_attrs": [{"regex": 5}]}}),
          'algorithm.policies.auto_search.reward_attrs[0].regex: must be a string, not a number 5',
          covers=(SEARCH("reward_attrs", 0, "regex"),)),
+    Case("args-search-num-samples-above-the-cap", alg("policies", {"auto_search": {"algo_configs": [
+             {"name": "tpe_search", "params": [{"key": "num_samples", "value": "10000000", "type": "Integer"}]}]}}),
+         "algorithm.policies.auto_search.algo_configs[0].params[0].value: num_samples must be a whole number from 1 "
+         "to 1000 (the trials a search may run)",
+         covers=(SEARCH("algo_configs", 0, "params", 0, "value"),)),
     Case("args-search-params-not-list", alg("policies", {"auto_search": {"search_params": "lr"}}),
          "algorithm.policies.auto_search.search_params: must be a list, not a string 'lr'",
          covers=(SEARCH("search_params"),)),

@@ -472,6 +472,9 @@ STACK_CASES += [
     Case("network-cidr-bad", put((NETWORKS, "main"), {"cidr": "10.0.0.0"}),
          cfg("networks.main.cidr: '10.0.0.0' is not an IPv4 CIDR block, e.g. 192.168.128.0/17"),
          covers=((NETWORKS, "main", "cidr"),)),
+    Case("network-force-delete-not-bool", put((NETWORKS, "main"), {"forceDelete": "always"}),
+         cfg("networks.main.forceDelete: must be a boolean (true or false), not a string 'always'"),
+         covers=((NETWORKS, "main", "forceDelete"),)),
     Case("network-name-bad", put((NETWORKS, "main"), {"name": "Bad_Name"}),
          cfg("networks.main.name: 'Bad_Name' is not a valid network name: 4-32 characters: lowercase letters, digits "
              "and '-'; starts with a letter, ends with a letter or digit"), covers=((NETWORKS, "main", "name"),)),

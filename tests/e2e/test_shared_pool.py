@@ -2,6 +2,9 @@
 `destroy` stops before deleting the pool, with one line naming B's job and its owner, and B's job keeps running.
 With `forceDelete: true` (recorded by an `up`), A's destroy deletes the pool and B's job fails.
 
+The same for a network's delete, which removes the pools A made on it that left its state: it stops naming B's job,
+and deletes with the network's `forceDelete`.
+
 Both doors: A as the stack program (`pools.<key>.create.forceDelete`) and as a YAML program (the ResourcePool's
 `forceDelete`); B is the stack program in both.
 """
@@ -92,3 +95,70 @@ def test_destroying_a_pool_another_stacks_job_runs_on_is_refused(tmp_path: Path,
     assert "deleted with forceDelete while b-train" in forced, forced
     assert pools_of(emu, live=True) == []
     assert phase_of(emu.jobs()[0]) == "Failed"  # B's job failed with the pool, as the user accepted
+
+
+# --- a network's delete (issue 43): the pools it removes are checked the same way ------------------------------
+
+
+def _python_net_owner(tmp_path: Path, emu: Any) -> Stack:
+    st = job_stack(tmp_path / "a", emu, jobs={}, pools=own_pool(1, timeout_seconds=60), stack="a")
+    update_config(st, {f"{PROJECT}:networks": {"main": {}}})
+    return st
+
+
+def _python_net_only(st: Stack, force: bool) -> None:
+    update_config(st, {f"{PROJECT}:pools": {}, f"{PROJECT}:networks": {"main": {"forceDelete": True} if force else {}}})
+
+
+def _yaml_net_owner(tmp_path: Path, emu: Any) -> Stack:
+    return yaml_stack(tmp_path / "a", emu, _yaml_resources(False))
+
+
+def _yaml_net_only(st: Stack, force: bool) -> None:
+    from testkit.plugin_program import write_program
+
+    net = _yaml_resources(False)["main"]
+    write_program(st.workdir, {"main": {**net, "properties": {**net["properties"],
+                                                              **({"forceDelete": True} if force else {})}}})
+
+
+NET_OWNERS = {"python": (_python_net_owner, _python_net_only), "yaml": (_yaml_net_owner, _yaml_net_only)}
+
+
+@pytest.mark.parametrize("door", sorted(NET_OWNERS))
+def test_a_network_delete_removing_our_untracked_pool_stops_on_another_stacks_job(tmp_path: Path, emu: Any,
+                                                                                 door: str) -> None:
+    make, net_only = NET_OWNERS[door]
+    a = make(tmp_path, emu)
+    a.up()
+    (pool,) = pools_of(emu, live=True)
+    pool_name = pool["metadata"]["name"]
+    # The pool leaves A's state (a killed `up`, a `state delete`): A's network's delete is what removes it.
+    (pool_urn,) = [r["urn"] for r in a.resources() if r["type"].endswith(":ResourcePool")]
+    a.run("state", "delete", pool_urn, "--yes")
+    net_only(a, False)
+    a.up()
+    assert [p["metadata"]["name"] for p in pools_of(emu, live=True)] == [pool_name]
+
+    b = job_stack(tmp_path / "b", emu, stack="b", pools={"theirs": {"poolId": pool_name, "maxNodes": 1}},
+                  jobs={"train": job(name="b-train", pool="theirs", waitFor="running")})
+    b.up()
+    (theirs,) = emu.jobs()
+
+    refused = a.destroy(check=False)
+    text = output_of(refused)
+    assert refused.returncode != 0, text
+    assert f"pool {pool_name} ({pool_name}): not deleted, 1 job of another owner runs on it and would fail: b-train " \
+           f"({theirs['metadata']['id']}, Running; it belongs to " in text and "/b::" in text, text
+    assert "set forceDelete: true on the network" in text, text
+    assert [p["metadata"]["name"] for p in pools_of(emu, live=True)] == [pool_name]
+    assert not [e for e in emu.pools()["events"] if e["action"] == "delete"]  # nothing deleted
+    assert phase_of(emu.jobs()[0]) == "Running" and emu.counters()["terminate"] == 0
+
+    net_only(a, True)
+    a.up()  # records forceDelete
+    forced = output_of(a.destroy())
+    assert f"pool {pool_name}: deleted with forceDelete while b-train" in forced, forced
+    assert pools_of(emu, live=True) == [] and phase_of(emu.jobs()[0]) == "Failed"
+    assert [(e["kind"], e["action"]) for e in emu.pools()["events"] if e["action"] == "delete"] == [
+        ("pool", "delete"), ("network", "delete")]

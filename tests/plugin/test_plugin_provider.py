@@ -168,13 +168,14 @@ def test_calls_run_beside_each_other() -> None:
 def test_engine_cancel_reaches_the_waits() -> None:
     """The engine's Cancel (first Ctrl-C) arrives first-hand: the flag every wait of the process checks."""
     from modelarts_provider.core import provider_base
+    from modelarts_provider.waiting import cancel
 
     assert not provider_base.cancelled()
     try:
         _run(ModelArtsPlugin().cancel())
         assert provider_base.cancelled()
     finally:
-        provider_base._CANCELLED.clear()  # process-wide: other tests of this worker wait normally
+        cancel._CANCELLED.clear()  # process-wide: other tests of this worker wait normally
 
 
 def _import(plugin: ModelArtsPlugin, name: str, job_id: str) -> Any:

@@ -5,6 +5,8 @@ anyway, naming the job in a warning; a job of the pool's own stack (left outside
 
 from __future__ import annotations
 
+import threading
+
 from typing import Any
 
 import pytest
@@ -12,8 +14,9 @@ import pytest
 from modelarts_emulator.testing import RunningEmulator
 from modelarts_provider.client.models import CreateTrainingJobRequest
 from modelarts_provider.core.ownership import OwnerMark
+from modelarts_provider.waiting import cancel
 from modelarts_provider.core.provider_base import ProviderError
-from modelarts_provider.resource_pool import jobs_on
+from modelarts_provider.core import jobs_on_pool as jobs_on
 from modelarts_provider.resource_pool.provider import ResourcePoolProvider
 from modelarts_provider.resource_pool import provider as pool_provider_module
 from tests.emulator.helpers import minimal_job
@@ -31,7 +34,7 @@ def emulator_times() -> dict[str, float]:  # jobs run long: they are Running whe
 def said(monkeypatch) -> list[str]:
     lines: list[str] = []
     monkeypatch.setattr(pool_provider_module, "say", lines.append)
-    monkeypatch.setattr("modelarts_provider.resource_pool.wait.cancelled", lambda: False)
+    monkeypatch.setattr(cancel, "_CANCELLED", threading.Event())  # not cancelled, whatever an earlier test did
     return lines
 
 
@@ -80,7 +83,6 @@ def test_another_stacks_job_stops_the_delete_naming_it(emu, said):
 
 
 def test_a_job_of_the_pools_own_stack_is_stopped_first(emu, said, monkeypatch):
-    monkeypatch.setattr(jobs_on, "cancelled", lambda: False)
     pools, pool, outs = _pool(emu)
     ours = _job_on(emu, pools, pool, "left-behind", owner_of("job-x"))  # same stack as the pool, another resource
     pools.delete(pool, outs)
@@ -95,3 +97,32 @@ def test_a_pool_without_jobs_is_deleted_after_one_listing(emu, said):
     before = emu.counters()["search"]
     pools.delete(pool, outs)
     assert emu.counters()["search"] == before + 1
+
+
+def test_a_network_delete_checks_the_jobs_on_the_pools_it_removes(emu, said, monkeypatch):
+    """Issue 43: a network's delete removes the pools this stack made on it that no state holds (a killed `up`, a
+    `state delete`); each after the same check as a pool's own delete: another owner's job stops it (nothing is
+    deleted), ours is stopped, and `force_delete` on the network deletes anyway, naming the job."""
+    from .test_resource_pool import _network
+
+    monkeypatch.setattr("modelarts_provider.network.provider.say", said.append)
+    nets, net, net_outs = _network(emu)
+    pools = _configured(ResourcePoolProvider, emu)
+    pool = pools.create(_pool_props(net)).id  # in no state: the network's delete removes it
+    theirs = _job_on(emu, pools, pool, "their-job", owner_of("train", stack="organization/proj/other"))
+    ours = _job_on(emu, pools, pool, "left-behind", owner_of("job-x"))  # the network's stack
+    with pytest.raises(ProviderError) as refused:
+        nets.delete(net, net_outs)
+    msg = str(refused.value)
+    assert "\n" not in msg
+    assert f"pool {pool} ({pool}): not deleted, 1 job of another owner runs on it and would fail: their-job " \
+           f"({theirs}, Running; it belongs to organization/proj/other::train" in msg, msg
+    assert "set forceDelete: true on the network (force_delete in a program)" in msg, msg
+    assert [e for e in emu.pools()["events"] if e["action"] == "delete"] == []  # nothing deleted
+    assert {_phase(emu, theirs), _phase(emu, ours)} == {"Running"} and emu.counters()["terminate"] == 0
+
+    nets.delete(net, {**net_outs, "force_delete": True})
+    assert any(line.startswith(f"warning: pool {pool}: deleted with forceDelete while their-job") for line in said)
+    assert _phase(emu, ours) == "Terminated" and _phase(emu, theirs) == "Failed"
+    assert [(e["kind"], e["action"]) for e in emu.pools()["events"] if e["action"] == "delete"] == [
+        ("pool", "delete"), ("network", "delete")]

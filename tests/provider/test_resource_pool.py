@@ -4,12 +4,15 @@ and the error says so, only our pools and networks are deleted, check refuses ba
 
 from __future__ import annotations
 
+import threading
+
 from typing import Any
 
 import pytest
 
 from modelarts_emulator.testing import RunningEmulator
 from modelarts_provider.network.provider import NetworkProvider
+from modelarts_provider.waiting import cancel
 from modelarts_provider.core.provider_base import ProviderError
 from modelarts_provider.core.provider_config import resolve_settings
 from modelarts_provider.resource_pool import provider as pool_provider_module
@@ -37,7 +40,7 @@ def _configured(cls: type, emu: RunningEmulator) -> Any:
 def said(monkeypatch) -> list[str]:
     lines: list[str] = []
     monkeypatch.setattr(pool_provider_module, "say", lines.append)
-    monkeypatch.setattr("modelarts_provider.resource_pool.wait.cancelled", lambda: False)
+    monkeypatch.setattr(cancel, "_CANCELLED", threading.Event())  # not cancelled, whatever an earlier test did
     return lines
 
 

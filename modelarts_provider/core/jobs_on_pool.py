@@ -1,4 +1,6 @@
-"""Before a pool is deleted: the jobs still running on it (issue 43, finding 5).
+"""Before a pool is deleted: the jobs still running on it (issue 43, finding 5), for the two deletes that remove a
+pool: the pool's own (resource_pool/), and a network's, which removes the pools this stack made on it that no state
+holds any more (network/, owned_objects.our_pools_on).
 
 Deleting a pool fails every job running on it. At a `destroy` this stack's own jobs are deleted before the pool
 (Pulumi dependencies), so a job still running on it is either ours but outside the state (a killed `up` left it)
@@ -7,8 +9,9 @@ or someone else's: another stack that names this pool by `poolId`, or a job made
 - ours (its owner mark names this pool's stack): stopped (terminated, waited for until it stopped, not deleted:
   a run's record stays), then the pool goes;
 - anyone else's (another stack's mark, or no mark): the delete stops with one line naming each of them and their
-  owner, as a network's delete stops on a pool it did not make, unless the pool says `force_delete: true`
-  (stack config `forceDelete`): then they are named in a warning and fail with the pool.
+  owner, as a network's delete stops on a pool it did not make, unless the pool (or, for a network's delete, the
+  network) says `force_delete: true` (stack config `forceDelete`): then they are named in a warning and fail with
+  the pool.
 
 "Ours" is read from the mark written on the job when it was created (core/ownership.py), never guessed from its
 name.
@@ -22,9 +25,12 @@ from typing import Any
 from ..client.errors import JOB_NOT_FOUND, ModelArtsError
 from ..client.models import ACTIVE_PHASES, TrainingJob
 from ..client.pool_models import WORKSPACE_LABEL, Pool
-from ..core.ownership import OWNER_ANNOTATION, OwnerMark, owner_text
-from ..core.provider_base import ProviderError, cancelled
 from ..waiting import REAL, Clock, Condition, Done, Failed, wait
+from .ownership import OWNER_ANNOTATION, OwnerMark, owner_text
+from .provider_base import ProviderError, cancelled
+
+POOL_FORCE = "on the pool (force_delete in a program)"  # where the force of a pool's own delete is set
+NETWORK_FORCE = "on the network (force_delete in a program)"  # ... of a network's delete (its untracked pools)
 
 LISTED_AT_MOST = 10_000  # active jobs listed (pages of 50, filtered by phase): far above any pool's
 STOP_WAIT_S = 900.0
@@ -48,8 +54,9 @@ def _named(job: TrainingJob) -> str:
 
 
 def clear_for_delete(api: Any, pool: Pool, label: str, owner: OwnerMark | None, force: bool, poll_s: float,
-                     say: Callable[[str], None]) -> None:
-    """Make way for the pool's delete: ours stopped, anyone else's refused (ProviderError) unless `force`."""
+                     say: Callable[[str], None], force_where: str = POOL_FORCE) -> None:
+    """Make way for the pool's delete: ours stopped, anyone else's refused (ProviderError) unless `force`
+    (`force_where` says where it is set)."""
     jobs = running_on(api, pool)
     if not jobs:
         return
@@ -60,8 +67,8 @@ def clear_for_delete(api: Any, pool: Pool, label: str, owner: OwnerMark | None, 
             f"pool {label} ({pool.name}): not deleted, {len(others)} job{'s' if len(others) != 1 else ''} of another "
             f"owner run{'s' if len(others) == 1 else ''} on it and would fail: "
             + "; ".join(_named(j) for j in others)
-            + "; stop them (or wait until they end) and run the command again, or set forceDelete: true on the "
-              "pool (force_delete in a program) to delete it anyway")
+            + "; stop them (or wait until they end) and run the command again, or set forceDelete: true "
+            + force_where + " to delete it anyway")
     for job in others:
         say(f"warning: pool {label}: deleted with forceDelete while {_named(job)} runs on it: it fails")
     for job in ours:
@@ -83,7 +90,11 @@ def ended(api: Any, job: TrainingJob, refusal: str, say: Callable[[str], None]) 
         return Failed(f"{refusal} and it did not stop within {STOP_WAIT_S:g} s (it is "
                       f"{fresh.phase if fresh is not None else job.phase}); the next destroy tries again")
 
-    return Condition("pool job stopped", lambda: api.get_job(job.id or ""), judge, too_late, answer=TrainingJob | None)
+    def on_cancel(_fresh: TrainingJob | None) -> Failed:
+        return Failed(f"{refusal}: stopped waiting for it to stop (cancelled); the next destroy tries again")
+
+    return Condition("pool job stopped", lambda: api.get_job(job.id or ""), judge, too_late, on_cancel,
+                     answer=TrainingJob | None)
 
 
 def _stop(api: Any, job: TrainingJob, refusal: str, poll_s: float, say: Callable[[str], None],
