@@ -26,7 +26,7 @@ from modelarts_provider.awaiting.watcher import Watched, Watcher
 from modelarts_provider.client.models import TrainingJob
 from modelarts_provider.core.owned_objects import wait_gone
 from modelarts_provider.network.provider import wait_active
-from modelarts_provider.resource_pool import jobs_on
+from modelarts_provider.core import jobs_on_pool as jobs_on
 from modelarts_provider.resource_pool.wait import wait_usable
 from modelarts_provider.training_job import lifecycle
 from modelarts_provider.training_job.name_index import NameIndex
