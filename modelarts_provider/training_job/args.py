@@ -421,7 +421,8 @@ class TrainingJobArgs(_ArgModel):
     description: Annotated[str, Field(max_length=256), Declared(
         api="metadata.description", change=Change.IN_PLACE, config="description")] = Field(
         "", description="Job description, at most 256 characters; updated in place.")
-    workspace_id: Annotated[str | None, Declared(api="metadata.workspace_id", read=wire_forms.workspace_read)] = Field(
+    workspace_id: Annotated[str | None, Declared(api="metadata.workspace_id", read=wire_forms.workspace_read,
+                                                 config="workspaceId")] = Field(
         None, description="Workspace of the job (service default \"0\").")
     annotations: Annotated[dict[str, str], Declared(api="metadata.annotations",
                                                     read=wire_forms.annotations_read)] = Field(
