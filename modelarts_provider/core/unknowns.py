@@ -23,3 +23,12 @@ def contains_unknown(value: Any) -> bool:
     if isinstance(value, (list, tuple)):
         return any(contains_unknown(v) for v in value)
     return False
+
+
+# Stand-ins: values of the right shape that let the known fields be validated while one is not known yet. They
+# are never sent or recorded (whatever holds one is validated, then given the real value), and they live here,
+# once, so that no module spells its own.
+STAND_IN_NAME = "placeholder-name"  # a derived job name (known at `up`: check derives it from the stack's seed)
+STAND_IN_TOKEN = "0" * 16  # an owner token whose seed (a RandomPassword) is created in the same preview or `up`
+STAND_IN_POOL = "pending-created-pool"  # the id of a pool the stack creates (declare passes the pool's output)
+STAND_IN_HASH = "0" * 16  # the content hash of a code upload, in its code_dir (the upload's output at deploy)
