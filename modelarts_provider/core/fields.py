@@ -79,6 +79,11 @@ def fields_changing(model: type[BaseModel], *changes: Change) -> frozenset[str]:
     return frozenset(f.name for f in declarations(model) if f.declared.change in changes)
 
 
+def names_changing(model: type[BaseModel], change: Change) -> tuple[str, ...]:
+    """The fields whose change is `change`, in declaration order (the order a diff names them in)."""
+    return tuple(f.name for f in declarations(model) if f.declared.change is change)
+
+
 def config_names(model: type[BaseModel]) -> dict[str, str]:
     """field name -> the stack config key that sets it as it is."""
     return {f.name: f.declared.config for f in declarations(model) if f.declared.config}

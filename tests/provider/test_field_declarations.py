@@ -42,3 +42,50 @@ def test_derived_diff_rules_equal_the_hand_written_ones() -> None:
 def test_every_nested_model_says_where_it_sits_in_the_request(model: type) -> None:
     # the schema describes its fields without a description of their own by this path (plugin/schema.py)
     assert model.API_PATH and model.API_PATH.split(".")[0] in ("algorithm", "spec"), model.__name__
+
+
+def test_a_config_name_is_the_job_entry_key_that_sets_the_argument_as_it_is() -> None:
+    # the job entry (stack/config.py) declares its own keys for the arguments it shapes; any other argument with a
+    # config name is derived into it (stack/job_fields.with_declared): either way the key maps to the argument
+    from modelarts_provider.stack.config import JobEntry
+    from modelarts_provider.stack.job_fields import maps_of
+
+    table = maps_of(JobEntry)
+    for f in declarations(TrainingJobArgs):
+        if f.declared.config is not None:
+            row = table.row(f.declared.config)
+            assert row.maps.direct and row.maps.paths == (f.name,), f"{f.name}: {row}"
+            assert (f.name,) in table.sent or not f.declared.sent, f"{f.name}: sent, yet not in what a job sends"
+
+
+def test_what_to_wire_and_from_wire_do_along_a_path() -> None:
+    from pydantic import BaseModel, Field
+    from typing import Annotated
+
+    from modelarts_provider.core.fields import from_wire, to_wire
+
+    class Probe(BaseModel):
+        a: Annotated[int, Declared(api="spec.x.a")] = 1
+        b: Annotated[list[int], Declared(api="spec.b", wire=lambda v: [i * 2 for i in v],
+                                         read=lambda v: [i // 2 for i in v or []])] = Field(default_factory=list)
+        c: Annotated[str | None, Declared(change=Change.PROVIDER)] = None
+
+    body = to_wire(Probe(a=3, b=[1, 2], c="x"))
+    assert body == {"spec": {"x": {"a": 3}, "b": [2, 4]}}  # c: never sent
+    assert from_wire(Probe, body) == {"a": 3, "b": [1, 2]}
+    assert to_wire(Probe()) == {"spec": {"x": {"a": 1}}}  # an empty list is left out
+    assert from_wire(Probe, {"spec": {"x": {"a": 1}}}) == {}  # the default is what a declaration leaves unset
+
+
+def test_pools_and_networks_declare_each_field_and_their_diff_follows() -> None:
+    from modelarts_provider.network import args as network
+    from modelarts_provider.resource_pool import args as pool, diff as pool_diff
+
+    for model in (network.NetworkArgs, pool.ResourcePoolArgs):
+        for f in declarations(model):
+            assert f.info.description, f"{model.__name__}.{f.name}: no description"
+    # as written by hand before the declarations
+    assert network.REPLACING == ("name", "cidr", "workspace_id")
+    assert network.OPTIONS == ("timeout_seconds", "poll_interval_seconds")
+    assert pool_diff.REPLACING == ("name", "network", "workspace_id")
+    assert pool_diff.OPTIONS == ("timeout_seconds", "poll_interval_seconds", "force_delete")
