@@ -1,4 +1,9 @@
-"""Values not known yet during preview (outputs of resources still to be created or changed)."""
+"""Values not known yet during preview (outputs of resources still to be created or changed).
+
+One spelling inside the providers: the wire's sentinel string UNKNOWN. The plugin's values arrive as it
+(plugin/values.py); the dynamic-provider server hands pulumi.output.Unknown instances, turned into it at the
+door (one_spelling, core/provider_base.py), so no module meets two kinds of unknown.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +18,17 @@ UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 
 def is_unknown(value: Any) -> bool:
     return isinstance(value, Unknown) or (isinstance(value, str) and value == UNKNOWN)
+
+
+def one_spelling(value: Any) -> Any:
+    """`value` with every unknown spelt UNKNOWN (the wire's sentinel: the engine reads it back as unknown)."""
+    if isinstance(value, Unknown):
+        return UNKNOWN
+    if isinstance(value, dict):
+        return {k: one_spelling(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [one_spelling(v) for v in value]
+    return value
 
 
 def contains_unknown(value: Any) -> bool:

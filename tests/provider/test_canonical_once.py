@@ -67,3 +67,31 @@ def test_an_invalid_value_fails_each_time_it_is_met(validations: list[Any]) -> N
         with pytest.raises(ValueError, match="node_count"):
             normalize.validated(bad)
     assert len(validations) == 1
+
+
+def test_unknowns_reach_the_provider_in_one_spelling(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the dynamic-provider server hands pulumi's Unknown objects; inside, every unknown is the wire's sentinel
+    from pulumi.output import Unknown
+
+    from modelarts_provider.core.unknowns import UNKNOWN
+
+    seen: dict[str, Any] = {}
+    p = provider_for(FakeClient())
+    p._catalog_cache = lambda: None  # type: ignore[method-assign]
+    news = {**job_inputs(), "description": Unknown(), "algorithm": {**job_inputs()["algorithm"],
+                                                                    "environments": {"A": Unknown()}}}
+    result = p.check({}, news)
+    assert result.failures == [] and result.inputs["description"] == UNKNOWN
+    assert result.inputs["algorithm"] == UNKNOWN or result.inputs["algorithm"]["environments"]["A"] == UNKNOWN
+    real = normalize.try_canonical
+
+    def spy(raw: Any, fallback: Any = None) -> Any:
+        seen["raw"] = raw
+        return real(raw, fallback)
+
+    import modelarts_provider.training_job.diff as diff_module
+
+    monkeypatch.setattr(diff_module, "try_canonical", spy)
+    assert p.diff("id-1", {**normalize.canonical(job_inputs()), "job_id": "id-1", "job_name": "job-a"},
+                  {**news, "name": "job-a"}).changes
+    assert not any(isinstance(v, Unknown) for v in seen["raw"].values()) and seen["raw"]["description"] == UNKNOWN
