@@ -5,12 +5,10 @@ the job in that workspace."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient
 from modelarts_provider.client.models import CreateTrainingJobRequest
 from modelarts_provider.plugin.schema import snake_schema
 from modelarts_provider.stack.config import StackConfigError, parse
@@ -19,6 +17,7 @@ from modelarts_provider.training_job.args import TrainingJobArgs
 from modelarts_provider.training_job.diff import decide
 from modelarts_provider.training_job.from_live import declaration_of
 from modelarts_provider.training_job.resource import TrainingJobInputs
+from tests.logs.conftest import client_for
 from tests.provider.common import CODE, checked
 
 RAW: dict[str, Any] = {"obs": {"main": {"bucket": "bkt"}}, "pools": {"cpu": {"flavor": "modelarts.vm.cpu.2u"}},
@@ -51,21 +50,14 @@ def test_a_change_replaces_the_job_and_both_doors_know_it() -> None:
     assert "Workspace" in props["workspace_id"]["description"]
 
 
-@pytest.fixture
-def client(emu: Any) -> Iterator[ModelArtsClient]:
-    with ModelArtsClient(ClientSettings(region="cn-north-4", project_id=emu.project_id, endpoint=emu.url,
-                                        credentials=AkSkCredentials(access_key=emu.access_key,
-                                                                    secret_key=emu.secret_key))) as c:
-        yield c
-
-
 ENGINE = {"engine_name": "PyTorch", "engine_version": "pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64"}
 
 
-def test_the_service_holds_the_job_in_that_workspace_and_import_reads_it_back(emu: Any, client: ModelArtsClient) -> None:
+def test_the_service_holds_the_job_in_that_workspace_and_import_reads_it_back(emu: Any) -> None:
     args = TrainingJobArgs.model_validate(checked(workspace_id="ws-1", algorithm={**CODE, "engine": ENGINE}))
-    job = client.create_job(CreateTrainingJobRequest.model_validate(args.to_wire("job-ws")))
+    with client_for(emu) as client:  # the local ModelArts' client of tests/logs (short retries)
+        job = client.create_job(CreateTrainingJobRequest.model_validate(args.to_wire("job-ws")))
+        live = client.get_job(job.id)
     held = [j for j in emu.jobs() if j["metadata"]["id"] == job.id]
     assert held and held[0]["metadata"]["workspace_id"] == "ws-1"
-    live = client.get_job(job.id)
     assert live is not None and declaration_of(live)["workspace_id"] == "ws-1"
