@@ -55,14 +55,14 @@ class Declared:
 
 
 @dataclass(frozen=True)
-class Field_:
+class DeclaredField:
     name: str
     info: FieldInfo
     declared: Declared
 
 
 @cache
-def declarations(model: type[BaseModel]) -> tuple[Field_, ...]:
+def declarations(model: type[BaseModel]) -> tuple[DeclaredField, ...]:
     """Every field of `model` with its declaration, in declaration order. A field without exactly one
     `Declared` is a programming error, raised at once (every layer needs it)."""
     out = []
@@ -70,7 +70,7 @@ def declarations(model: type[BaseModel]) -> tuple[Field_, ...]:
         found = [m for m in info.metadata if isinstance(m, Declared)]
         if len(found) != 1:
             raise TypeError(f"{model.__name__}.{name}: needs exactly one Declared(...) (core/fields.py)")
-        out.append(Field_(name, info, found[0]))
+        out.append(DeclaredField(name, info, found[0]))
     return tuple(out)
 
 

@@ -374,7 +374,6 @@ class AutoStopArg(_ArgModel):
 # --- the resource args -------------------------------------------------------------------------
 
 
-
 def _OPTION(config: str | None = None) -> Declared:  # noqa: N802 - reads as a kind of field
     """A provider option: never sent; a change is recorded by an update without API call."""
     return Declared(change=Change.PROVIDER, config=config)

@@ -22,7 +22,6 @@ def _norm(v: Any) -> Any:
     return normalize_obs_path(v) if isinstance(v, str) else v
 
 
-
 # Names whose values are likely credentials: never quoted in a message.
 SECRET_LOOKING = re.compile(r"(?i)key|secret|token|passw|credential|auth")
 
