@@ -89,3 +89,29 @@ def test_pools_and_networks_declare_each_field_and_their_diff_follows() -> None:
     assert network.OPTIONS == ("timeout_seconds", "poll_interval_seconds")
     assert pool_diff.REPLACING == ("name", "network", "workspace_id")
     assert pool_diff.OPTIONS == ("timeout_seconds", "poll_interval_seconds", "force_delete")
+
+
+@pytest.mark.parametrize("declared", [
+    {"name": "j1", "description": "d", "workspace_id": "ws", "annotations": {"a": "b"}, "flavor_id": "f",
+     "node_count": 3, "volumes": [{"nfs_server_path": "h:/x", "local_path": "/mnt", "read_only": True}],
+     "log_export_path": {"obs_url": "obs://bkt/logs/"}, "auto_stop": {"duration": 4},
+     "algorithm": {"code_dir": "obs://bkt/code/", "boot_file": "/bkt/code/t.py", "engine": {"engine_id": "e1"},
+                   "parameters": {"lr": 0.1}, "environments": {"A": "1"},
+                   "inputs": [{"name": "data", "obs_url": "obs://bkt/data/"}],
+                   "outputs": [{"name": "out", "obs_url": "obs://bkt/out/", "local_dir": "/home/o"}]}},
+    {"name": "j2", "pool_id": "p1", "log_export_path": {"host_path": "/var/log"},
+     "algorithm": {"engine": {"image_url": "swr/x:1"}, "command": "python x.py"}},
+])
+def test_every_sent_field_reads_back_as_declared(declared: dict) -> None:
+    # the payload and the read-back follow the same declared paths: a job created from a declaration reads back
+    # as that declaration (what `pulumi import` records), field by field
+    from modelarts_provider.client.models import TrainingJob
+    from modelarts_provider.training_job.from_live import declaration_of
+    from modelarts_provider.training_job.normalize import canonical
+
+    args = TrainingJobArgs.model_validate(declared)
+    wire = args.to_wire()
+    live = TrainingJob.model_validate({**wire, "metadata": {**wire["metadata"], "id": "id-1"}})
+    sent = {f.name for f in declarations(TrainingJobArgs) if f.declared.sent}
+    assert {k: v for k, v in canonical(declaration_of(live)).items() if k in sent} == \
+        {k: v for k, v in canonical(declared).items() if k in sent}
