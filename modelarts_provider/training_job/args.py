@@ -33,8 +33,9 @@ __all__ = ["FAILED_PHASES", "STOPPED_PHASES", "TrainingJobArgs", "WaitFor"]
 
 
 class _ArgModel(BaseModel):
-    # extra="forbid": a typo in a field name is a check failure, not a silently ignored key.
-    model_config = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=False)
+    # extra="forbid": a typo in a field name is a check failure, not a silently ignored key. frozen: validated
+    # args are shared by the steps of an engine call (normalize.validated), a change is a copy.
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
     # Where the model sits in the create-training-job request: the description of a field without its own.
     API_PATH: ClassVar[str] = ""
 

@@ -58,8 +58,7 @@ def validated(raw: Mapping[str, Any]) -> TrainingJobArgs:
     """`raw` validated as TrainingJobArgs (raises its ValidationError), once per distinct value: one engine call
     meets a job's inputs several times (check derives the name, checks, canonicalises and stores them; diff
     compares both sides, maybe twice; naming tries the recorded layouts), each a pure function of the value;
-    the canonical form of a validated value is known valid too (canonical() records it). A copy each time: a
-    caller may change its args."""
+    the canonical form of a validated value is known valid too (canonical() records it)."""
     try:
         key = _fingerprint(dict(raw))
     except (TypeError, ValueError):  # not JSON-like (never from the engine): validated as it is
@@ -74,7 +73,7 @@ def validated(raw: Mapping[str, Any]) -> TrainingJobArgs:
         _remember(key, found)
     if isinstance(found, ValidationError):
         raise found
-    return found.model_copy(deep=True)
+    return found  # shared: args are frozen (args.py), a caller changes a copy (model_copy(update=...))
 
 
 def canonical(raw: Mapping[str, Any], fallback: Mapping[str, Any] | None = None, *,
