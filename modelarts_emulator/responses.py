@@ -65,6 +65,16 @@ class Reply:
     drop: bool = False  # close the connection with a reset instead of answering
 
 
+@dataclass(frozen=True)
+class Call:
+    """One authenticated request to a training-job action: what its method reads."""
+
+    params: dict[str, str]  # the route's parts (project, job, task, algorithm)
+    raw_query: str
+    body: bytes
+    user_name: str  # the caller (IAM user) the job is created for
+
+
 def _error(exc: ApiError) -> Reply:
     return Reply(exc.status, exc.body(), dict(exc.headers))
 
@@ -172,7 +182,6 @@ class EmulatorApp:
             return Reply(201, payload, {"X-Subject-Token": token})
         principal = self.auth.authenticate(method, raw_path, raw_query, headers, body,
                                            params["project"])
-        store = self.store
         self.pools.schedule()  # jobs queued on created pools start when the pool has room
         if op in pool_api.OPERATIONS:
             return Reply(*self.pools.handle(op, params, _json(body) if body else None, raw_query))
@@ -181,66 +190,85 @@ class EmulatorApp:
             return Reply(*self.tags.handle(op, params, query, _json(body) if body else None))
         if op in auto_search.OPERATIONS:
             return Reply(*self.auto_search.handle(op, params, raw_query))
-        if op == "create":
-            catalog = self.pools.catalog_for(self.catalog, params["project"], body)
-            draft = validation.validate_create(_json(body), catalog,
-                                               environments_as_array=self.config.environments_shape == "array")
-            c = self.config
-            run_here = self.executor is not None and execution_plan.executable(draft)
-            if run_here:  # what a local process cannot do is refused before anything is stored
-                execution_plan.refuse_unrunnable(draft, c.max_processes,
-                                                 self.executor.gpus.total if self.executor else 0)
-            if c.obs_endpoint:
-                draft = obs_check.check_boot_file(draft, c.obs_endpoint, c.access_key, c.secret_key)
-            run_here = run_here and draft.outcome == "complete"  # a missing boot file fails as before
-            timings = Timings(c.phase_seconds, c.phase_seconds, c.run_seconds, c.phase_seconds)
-            on_pool = catalog is not self.catalog  # a pool the stack created: queued by pool_jobs
-            run_here = run_here and not on_pool  # its scheduling is emulated: generated logs, not processes
-            # a search runs one process per trial (auto_search/runner.py); refused before storing without Optuna
-            trials_here = run_here and auto_search.search_of_draft(draft, self.searches)
-            job = store.create(draft, timings, principal.user_name,
-                               allow_duplicate_names=self.allow_duplicate_names,
-                               execute_in=self.work_dir if run_here else None)
-            if trials_here and self.searches is not None:
-                self.searches.submit(job["metadata"]["id"])
-            elif run_here and self.executor is not None:
-                self.executor.submit(job["metadata"]["id"])
-            return Reply(201, self.pools.queue_if_on_pool(job, on_pool))
-        if op == "get":
-            return Reply(200, store.get(params["job"]))
-        if op == "terminate":
-            req = _json(body)
-            action = req.get("action_type") if isinstance(req, dict) else None
-            if action != "terminate":
-                store.get(params["job"])  # an unknown job is reported first
-                raise errors.bad_action(action)
-            return Reply(202, store.terminate(params["job"]))
-        if op == "delete":
-            row = store.row(params["job"]) if self.executor is not None else None
-            c = self.config
-            delete_s = c.phase_seconds if c.delete_seconds is None else c.delete_seconds
-            store.delete(params["job"], round(delete_s * 1000))
-            if self.executor is not None:
-                self.executor.deleted(params["job"], row)
-            self.pools.store.record_job_delete(params["job"])
-            return Reply(202, None)
-        if op == "update":
-            req = parse(UpdateRequest, _json(body))
-            return Reply(200, store.update_description(params["job"], req.description))
-        if op == "logs":  # counted as "logs"; fault rules reach it through operation "any"
-            row = store.row(params["job"])
-            trial_log = auto_search.trial_log(row, params["task"], store.now())  # task "trial-<trial_id>"
-            return Reply(200, trial_log if trial_log is not None else log_preview(row, params["task"], store.now()))
-        if op == "flavors":
-            return Reply(200, catalog_api.flavors(self.catalog, raw_query))
-        if op == "engines":
-            return Reply(200, catalog_api.engines(self.catalog))
-        if op == "algorithm":
-            return Reply(200, catalog_api.algorithm(self.catalog, params["algorithm"]))
-        if op == "search":
-            req = parse(SearchRequest, _json(body) if body else {})
-            return Reply(200, list_filters.search(store, req, self.search_offset, self.search_all_workspaces))
-        raise errors.not_found_route(raw_path)  # pragma: no cover - route() covers every op
+        action = getattr(self, f"_job_{op}", None)  # one thin method per action, below
+        if action is None:  # pragma: no cover - route() covers every op
+            raise errors.not_found_route(raw_path)
+        reply: Reply = action(Call(params, raw_query, body, principal.user_name))
+        return reply
+
+    # --- training jobs: one method per action, its rules beside it (the create body's: jobs/validation.py) --
+
+    def _job_create(self, call: Call) -> Reply:
+        catalog = self.pools.catalog_for(self.catalog, call.params["project"], call.body)
+        draft = validation.validate_create(_json(call.body), catalog,
+                                           environments_as_array=self.config.environments_shape == "array")
+        c = self.config
+        run_here = self.executor is not None and execution_plan.executable(draft)
+        if run_here:  # what a local process cannot do is refused before anything is stored
+            execution_plan.refuse_unrunnable(draft, c.max_processes,
+                                             self.executor.gpus.total if self.executor else 0)
+        if c.obs_endpoint:
+            draft = obs_check.check_boot_file(draft, c.obs_endpoint, c.access_key, c.secret_key)
+        run_here = run_here and draft.outcome == "complete"  # a missing boot file fails as before
+        timings = Timings(c.phase_seconds, c.phase_seconds, c.run_seconds, c.phase_seconds)
+        on_pool = catalog is not self.catalog  # a pool the stack created: queued by pool_jobs
+        run_here = run_here and not on_pool  # its scheduling is emulated: generated logs, not processes
+        # a search runs one process per trial (auto_search/runner.py); refused before storing without Optuna
+        trials_here = run_here and auto_search.search_of_draft(draft, self.searches)
+        job = self.store.create(draft, timings, call.user_name,
+                                allow_duplicate_names=self.allow_duplicate_names,
+                                execute_in=self.work_dir if run_here else None)
+        if trials_here and self.searches is not None:
+            self.searches.submit(job["metadata"]["id"])
+        elif run_here and self.executor is not None:
+            self.executor.submit(job["metadata"]["id"])
+        return Reply(201, self.pools.queue_if_on_pool(job, on_pool))
+
+    def _job_get(self, call: Call) -> Reply:
+        return Reply(200, self.store.get(call.params["job"]))
+
+    def _job_terminate(self, call: Call) -> Reply:
+        req = _json(call.body)
+        action = req.get("action_type") if isinstance(req, dict) else None
+        if action != "terminate":  # the one action the actions route documents
+            self.store.get(call.params["job"])  # an unknown job is reported first
+            raise errors.bad_action(action)
+        return Reply(202, self.store.terminate(call.params["job"]))
+
+    def _job_delete(self, call: Call) -> Reply:
+        job_id = call.params["job"]
+        row = self.store.row(job_id) if self.executor is not None else None
+        c = self.config
+        delete_s = c.phase_seconds if c.delete_seconds is None else c.delete_seconds
+        self.store.delete(job_id, round(delete_s * 1000))
+        if self.executor is not None:
+            self.executor.deleted(job_id, row)
+        self.pools.store.record_job_delete(job_id)
+        return Reply(202, None)
+
+    def _job_update(self, call: Call) -> Reply:
+        # only the description changes in place (the update page); the rest of a job is fixed at create
+        req = parse(UpdateRequest, _json(call.body))
+        return Reply(200, self.store.update_description(call.params["job"], req.description))
+
+    def _job_logs(self, call: Call) -> Reply:  # counted as "logs"; fault rules reach it through operation "any"
+        row = self.store.row(call.params["job"])
+        trial_log = auto_search.trial_log(row, call.params["task"], self.store.now())  # task "trial-<trial_id>"
+        return Reply(200, trial_log if trial_log is not None else log_preview(row, call.params["task"],
+                                                                              self.store.now()))
+
+    def _job_flavors(self, call: Call) -> Reply:
+        return Reply(200, catalog_api.flavors(self.catalog, call.raw_query))
+
+    def _job_engines(self, call: Call) -> Reply:
+        return Reply(200, catalog_api.engines(self.catalog))
+
+    def _job_algorithm(self, call: Call) -> Reply:
+        return Reply(200, catalog_api.algorithm(self.catalog, call.params["algorithm"]))
+
+    def _job_search(self, call: Call) -> Reply:
+        req = parse(SearchRequest, _json(call.body) if call.body else {})
+        return Reply(200, list_filters.search(self.store, req, self.search_offset, self.search_all_workspaces))
 
     # --- /_emulator controls (no auth, not counted) -------------------------------------------------
 

@@ -124,16 +124,9 @@ def validate_create(body: Any, catalog: Catalog, *, environments_as_array: bool 
 
     meta = _obj(body.get("metadata"), "metadata", required=True)
     assert meta is not None
-    name = _str(meta.get("name"), "metadata.name", required=True)
-    assert name is not None
-    if not NAME_RE.match(name):
-        raise errors.invalid_param(
-            "metadata.name", "must be 1 to 64 characters of letters, digits, _ and -")
-    description = _str(meta.get("description"), "metadata.description") or ""
-    if len(description) > DESCRIPTION_MAX:
-        raise errors.invalid_param("metadata.description",
-                                   f"must be at most {DESCRIPTION_MAX} characters")
-    workspace_id = _str(meta.get("workspace_id"), "metadata.workspace_id") or "0"
+    name = _name(meta.get("name"))
+    description = _description(meta.get("description"))
+    workspace_id = _workspace_id(meta.get("workspace_id"))
     annotations = _str_map(meta.get("annotations"), "metadata.annotations")
     outcome, run_seconds, exit_code, message = _emulator_annotations(annotations)
 
@@ -146,6 +139,31 @@ def validate_create(body: Any, catalog: Catalog, *, environments_as_array: bool 
                     annotations=annotations, algorithm=algorithm, spec=spec,
                     node_count=node_count, outcome=outcome, run_seconds=run_seconds,
                     exit_code=exit_code, message=message, tasks=tasks or None)
+
+
+# --- metadata (the create page's Table 3): one rule per field ---------------------------------------------
+
+
+def _name(value: Any) -> str:
+    name = _str(value, "metadata.name", required=True)
+    assert name is not None
+    if not NAME_RE.match(name):
+        raise errors.invalid_param(
+            "metadata.name", "must be 1 to 64 characters of letters, digits, _ and -")
+    return name
+
+
+def _description(value: Any) -> str:
+    description = _str(value, "metadata.description") or ""
+    if len(description) > DESCRIPTION_MAX:
+        raise errors.invalid_param("metadata.description",
+                                   f"must be at most {DESCRIPTION_MAX} characters")
+    return description
+
+
+def _workspace_id(value: Any) -> str:
+    """A string; none (or empty) is the default workspace, "0" (documented default)."""
+    return _str(value, "metadata.workspace_id") or "0"
 
 
 def validate_description(value: Any) -> str:
@@ -185,7 +203,31 @@ def _emulator_annotations(ann: dict[str, str]) -> tuple[str, float | None, int, 
 
 def validate_algorithm(alg: dict[str, Any] | None, catalog: Catalog, *,
                        environments_as_array: bool = False) -> dict[str, Any]:
+    """algorithm (the create page's Table 4): its form, then one rule per part, each below."""
     assert alg is not None
+    form, engine = _algorithm_form(alg)
+    params = _parameters(alg.get("parameters"))
+    if form in ("id", "subscription_id+item_version_id"):
+        out = _by_reference(alg, form, engine, params, catalog)
+    else:
+        out = _own_code_or_image(alg, form, engine, params, catalog)
+    out.update(_algorithm_paths(alg))
+    _put_given(out, "inputs", _inputs(alg.get("inputs"), "algorithm.inputs"))
+    _put_given(out, "outputs", _outputs(alg.get("outputs"), "algorithm.outputs"))
+    out["policies"] = _policies(alg.get("policies"), params)
+    envs = _environments(alg.get("environments"))
+    if envs:
+        # Echoed as one map, as the service answers: terraform-provider-huaweicloud reads it into a map
+        # (schema.TypeMap) and its acceptance test checks algorithm.0.environments.TRAIN_URL after a read.
+        # The response table and the SDK's JobAlgorithmResponse say an array of key:value maps: that is
+        # --environments-shape array.
+        out["environments"] = [{k: v} for k, v in envs.items()] if environments_as_array else envs
+    return out
+
+
+def _algorithm_form(alg: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
+    """Exactly one of id, subscription_id+item_version_id, code_dir+boot_file, engine.image_url+command (and
+    the engine object, checked among them)."""
     alg_id = _str(alg.get("id"), "algorithm.id")
     sub_id = _str(alg.get("subscription_id"), "algorithm.subscription_id")
     item_ver = _str(alg.get("item_version_id"), "algorithm.item_version_id")
@@ -194,7 +236,6 @@ def validate_algorithm(alg: dict[str, Any] | None, catalog: Catalog, *,
     command = _str(alg.get("command"), "algorithm.command")
     engine = _obj(alg.get("engine"), "algorithm.engine")
     image_url = _str(engine.get("image_url"), "algorithm.engine.image_url") if engine else None
-
     forms = []
     if alg_id:
         forms.append("id")
@@ -220,45 +261,60 @@ def validate_algorithm(alg: dict[str, Any] | None, catalog: Catalog, *,
             "code_dir+boot_file, or engine.image_url+command")
     if len(forms) > 1:
         raise errors.invalid_param("algorithm", f"only one algorithm form may be set, got {forms}")
-    form = forms[0]
+    return forms[0], engine
 
+
+def _by_reference(alg: dict[str, Any], form: str, engine: dict[str, Any] | None, params: list[dict[str, Any]],
+                  catalog: Catalog) -> dict[str, Any]:
+    """An algorithm of the catalog (id) or a subscription: its code, engine and parameters come from there."""
+    if engine:
+        raise errors.invalid_param(
+            "algorithm.engine", "leave it blank when the algorithm is chosen by id or subscription")
+    sub_id, item_ver = alg.get("subscription_id"), alg.get("item_version_id")
+    found = (catalog.algorithms.get(alg.get("id") or "") if form == "id"
+             else catalog.subscription(sub_id or "", item_ver or ""))
+    if found is None:
+        raise errors.algorithm_not_found()
+    stored_engine = catalog.engines.get(found.engine_id)
     out: dict[str, Any] = {}
-    params = _parameters(alg.get("parameters"))
-    if form in ("id", "subscription_id+item_version_id"):
-        if engine:
-            raise errors.invalid_param(
-                "algorithm.engine", "leave it blank when the algorithm is chosen by id or subscription")
-        found = (catalog.algorithms.get(alg_id or "") if form == "id"
-                 else catalog.subscription(sub_id or "", item_ver or ""))
-        if found is None:
-            raise errors.algorithm_not_found()
-        stored_engine = catalog.engines.get(found.engine_id)
-        if form == "id":
-            out["id"] = found.id
-        else:
-            out["subscription_id"] = sub_id
-            out["item_version_id"] = item_ver
-        out["name"] = found.name
-        out["code_dir"] = found.code_dir
-        out["boot_file"] = found.boot_file
-        out["parameters"] = _merge_parameters(found.parameters, params)
-        if stored_engine is not None:
-            out["engine"] = stored_engine.echo()
+    if form == "id":
+        out["id"] = found.id
     else:
-        if form == "code_dir+boot_file":
-            _obs(code_dir, "algorithm.code_dir", required=True)
-            _obs(boot_file, "algorithm.boot_file", required=True)
-            assert code_dir and boot_file
-            if not boot_file.startswith(code_dir.rstrip("/") + "/"):
-                raise errors.invalid_param("algorithm.boot_file",
-                                           "must be stored in the code directory (code_dir)")
-            out["code_dir"] = code_dir
-            out["boot_file"] = boot_file
-        if command:
-            out["command"] = command
-        out["parameters"] = [_echo_parameter(p) for p in params]
-        out["engine"] = _engine(engine, catalog, "algorithm.engine")
+        out["subscription_id"] = sub_id
+        out["item_version_id"] = item_ver
+    out["name"] = found.name
+    out["code_dir"] = found.code_dir
+    out["boot_file"] = found.boot_file
+    out["parameters"] = _merge_parameters(found.parameters, params)
+    if stored_engine is not None:
+        out["engine"] = stored_engine.echo()
+    return out
 
+
+def _own_code_or_image(alg: dict[str, Any], form: str, engine: dict[str, Any] | None,
+                       params: list[dict[str, Any]], catalog: Catalog) -> dict[str, Any]:
+    """Own code in OBS (boot file inside the code directory) or a custom image, on an engine of the catalog."""
+    out: dict[str, Any] = {}
+    if form == "code_dir+boot_file":
+        code_dir = _obs(alg.get("code_dir"), "algorithm.code_dir", required=True)
+        boot_file = _obs(alg.get("boot_file"), "algorithm.boot_file", required=True)
+        assert code_dir and boot_file
+        if not boot_file.startswith(code_dir.rstrip("/") + "/"):
+            raise errors.invalid_param("algorithm.boot_file",
+                                       "must be stored in the code directory (code_dir)")
+        out["code_dir"] = code_dir
+        out["boot_file"] = boot_file
+    command = alg.get("command")
+    if command:
+        out["command"] = command
+    out["parameters"] = [_echo_parameter(p) for p in params]
+    out["engine"] = _engine(engine, catalog, "algorithm.engine")
+    return out
+
+
+def _algorithm_paths(alg: dict[str, Any]) -> dict[str, Any]:
+    """The auto search paths (OBS URLs) and the container's directories (local_code_dir under /home)."""
+    out: dict[str, Any] = {}
     for key in ("autosearch_config_path", "autosearch_framework_path"):
         value = _obs(alg.get(key), f"algorithm.{key}")
         if value:
@@ -270,23 +326,18 @@ def validate_algorithm(alg: dict[str, Any] | None, catalog: Catalog, *,
                 raise errors.invalid_param("algorithm.local_code_dir",
                                            "must be a directory in /home")
             out[key] = value
+    return out
 
-    _put_given(out, "inputs", _inputs(alg.get("inputs"), "algorithm.inputs"))
-    _put_given(out, "outputs", _outputs(alg.get("outputs"), "algorithm.outputs"))
-    policies = _obj(alg.get("policies"), "algorithm.policies") or {}
-    out["policies"] = {k: v for k, v in policies.items() if v is not None}
+
+def _policies(value: Any, params: list[dict[str, Any]]) -> dict[str, Any]:
+    """algorithm.policies: the service's own search (auto_search/), over the declared parameters."""
+    policies = _obj(value, "algorithm.policies") or {}
+    out = {k: v for k, v in policies.items() if v is not None}
     searched = auto_search.validate(policies.get("auto_search"), {p["name"] for p in params})
     if searched is not None:
-        out["policies"]["auto_search"] = searched
+        out["auto_search"] = searched
     else:
-        out["policies"].pop("auto_search", None)
-    envs = _environments(alg.get("environments"))
-    if envs:
-        # Echoed as one map, as the service answers: terraform-provider-huaweicloud reads it into a map
-        # (schema.TypeMap) and its acceptance test checks algorithm.0.environments.TRAIN_URL after a read.
-        # The response table and the SDK's JobAlgorithmResponse say an array of key:value maps: that is
-        # --environments-shape array.
-        out["environments"] = [{k: v} for k, v in envs.items()] if environments_as_array else envs
+        out.pop("auto_search", None)
     return out
 
 
@@ -538,8 +589,23 @@ def _task_resource(res: dict[str, Any] | None, where: str, catalog: Catalog) -> 
 # --- spec ------------------------------------------------------------------------------------------
 
 def validate_spec(spec: dict[str, Any] | None, catalog: Catalog) -> tuple[dict[str, Any], int]:
+    """spec (the create page's Table 38): one rule per part, each below."""
     assert spec is not None
-    res = _obj(spec.get("resource"), "spec.resource", required=True)
+    resource, node_count = _resource(spec.get("resource"), catalog)
+    out: dict[str, Any] = {"resource": resource}
+    volumes = _volumes(spec.get("volumes"))
+    if volumes:
+        out["volumes"] = volumes
+    out["log_export_path"] = _log_export_path(spec.get("log_export_path"))
+    auto_stop = _auto_stop(spec.get("auto_stop"))
+    if auto_stop is not None:
+        out["auto_stop"] = auto_stop
+    return out, node_count
+
+
+def _resource(value: Any, catalog: Catalog) -> tuple[dict[str, Any], int]:
+    """spec.resource (Table 39): flavor_id, or pool_id with an optional flavor_id; node_count within both."""
+    res = _obj(value, "spec.resource", required=True)
     assert res is not None
     flavor_id = _str(res.get("flavor_id"), "spec.resource.flavor_id")
     pool_id = _str(res.get("pool_id"), "spec.resource.pool_id")
@@ -586,10 +652,13 @@ def validate_spec(spec: dict[str, Any] | None, catalog: Catalog) -> tuple[dict[s
     elif flavor is not None:
         # Documented as available only for public resource pools.
         resource["flavor_detail"] = flavor.detail()
-    out: dict[str, Any] = {"resource": resource}
+    return resource, node_count
 
+
+def _volumes(value: Any) -> list[dict[str, Any]]:
+    """spec.volumes (Tables 40-41): NFS volumes, host:/path mounted at an absolute path."""
     volumes = []
-    for i, vol in enumerate(_list(spec.get("volumes"), "spec.volumes")):
+    for i, vol in enumerate(_list(value, "spec.volumes")):
         vol = _obj(vol, f"spec.volumes[{i}]")
         assert vol is not None
         nfs = _obj(vol.get("nfs"), f"spec.volumes[{i}].nfs", required=True)
@@ -609,22 +678,27 @@ def validate_spec(spec: dict[str, Any] | None, catalog: Catalog) -> tuple[dict[s
             raise errors.invalid_param(f"spec.volumes[{i}].nfs.read_only", "must be a boolean")
         volumes.append({"nfs": {"nfs_server_path": server, "local_path": local,
                                 "read_only": read_only}})
-    if volumes:
-        out["volumes"] = volumes
+    return volumes
 
-    log = _obj(spec.get("log_export_path"), "spec.log_export_path") or {}
+
+def _log_export_path(value: Any) -> dict[str, Any]:
+    """spec.log_export_path (Table 42): an OBS URL and/or a host path."""
+    log = _obj(value, "spec.log_export_path") or {}
     log_out: dict[str, Any] = {}
     _put_given(log_out, "obs_url", _obs(log.get("obs_url"), "spec.log_export_path.obs_url"))
     _put_given(log_out, "host_path", _str(log.get("host_path"), "spec.log_export_path.host_path"))
-    out["log_export_path"] = log_out
+    return log_out
 
-    auto_stop = _obj(spec.get("auto_stop"), "spec.auto_stop")
-    if auto_stop is not None:
-        unit = auto_stop.get("time_unit")
-        if unit != "HOURS":
-            raise errors.invalid_param("spec.auto_stop.time_unit", "must be HOURS")
-        duration = _int(auto_stop.get("duration"), "spec.auto_stop.duration")
-        if duration is None or duration < 1:
-            raise errors.invalid_param("spec.auto_stop.duration", "must be an integer >= 1")
-        out["auto_stop"] = {"time_unit": unit, "duration": duration}
-    return out, node_count
+
+def _auto_stop(value: Any) -> dict[str, Any] | None:
+    """spec.auto_stop (Table 43): time_unit HOURS, duration at least 1."""
+    auto_stop = _obj(value, "spec.auto_stop")
+    if auto_stop is None:
+        return None
+    unit = auto_stop.get("time_unit")
+    if unit != "HOURS":
+        raise errors.invalid_param("spec.auto_stop.time_unit", "must be HOURS")
+    duration = _int(auto_stop.get("duration"), "spec.auto_stop.duration")
+    if duration is None or duration < 1:
+        raise errors.invalid_param("spec.auto_stop.duration", "must be an integer >= 1")
+    return {"time_unit": unit, "duration": duration}

@@ -47,20 +47,32 @@ MAX_METRICS = 16
 
 
 class AwaitedJob(_AwaitModel):
-    job_id: Annotated[str, Field(min_length=1)]
-    job_name: str | None = None
-    wait_for: WaitFor = "created"
-    timeout_seconds: Annotated[float, Field(gt=0, le=7 * 24 * 3600)] = 3600
-    poll_seconds: Annotated[float, Field(ge=0.05, le=600)] = 5.0
-    workspace_id: str | None = None
+    job_id: Annotated[str, Field(min_length=1)] = Field(description="The job to wait for (a TrainingJob's job_id).")
+    job_name: str | None = Field(None, description="Its name, for progress lines and errors.")
+    wait_for: WaitFor = Field("created", description="Target: none, created (left Creating), running, or completed.")
+    timeout_seconds: Annotated[float, Field(gt=0, le=7 * 24 * 3600)] = Field(3600, description=(
+        "Deadline in seconds (default 3600): past it the job is terminated and the wait fails. customTimeouts"
+        " on the JobsAwait take precedence."))
+    poll_seconds: Annotated[float, Field(ge=0.05, le=600)] = Field(5.0, description=(
+        "Poll interval in seconds (default 5)."))
+    workspace_id: str | None = Field(None, description=(
+        "The job's workspace, when not the default one."))
     # Results (issue 23): what the job is scored by, the sweep it is a point of, and its grid values.
-    objective: Objective | None = None
-    group: str | None = None
-    parameters: dict[str, str] = Field(default_factory=dict)
+    objective: Objective | None = Field(None, description=(
+        "What the job is scored by {name, regex, goal}: the last match in its completed log."))
+    group: str | None = Field(None, description=(
+        "The sweep the job is a point of (its table, best point and maxFailures)."))
+    parameters: dict[str, str] = Field(default_factory=dict, description=(
+        "The job's grid values, for its sweep's table and chart."))
     # The service's own search (stack/search_config.py): its trials are read after the wait (searches.py).
-    search: Objective | None = None
+    search: Objective | None = Field(None, description=(
+        "The job runs the service's own search scored by this objective {name, regex, goal}: its trials are "
+        "read once after the wait (one request for all of them)."))
     # Metric curves (issue 41): every match in the log a point; read while it runs (progress lines) and after.
-    metrics: Annotated[list[Metric], Field(max_length=MAX_METRICS)] = Field(default_factory=list)
+    metrics: Annotated[list[Metric], Field(max_length=MAX_METRICS)] = Field(default_factory=list, description=(
+        "Metrics [{name, regex, goal}] read from the job's log: every match a point (step, value) (the step "
+        "from a group named step or epoch, else the match's number); progress lines of their latest values "
+        "while the job runs, a curve each once it completed."))
 
     @field_validator("metrics")
     @classmethod
@@ -99,12 +111,13 @@ class JobsAwaitArgs(_AwaitModel):
 class AwaitedStatus(_AwaitModel):
     """What the last successful wait (or refresh) saw of one job."""
 
-    job_id: str
-    job_name: str | None = None
-    wait_for: WaitFor
-    phase: str | None = None
-    reached: bool
-    workspace_id: str | None = None
+    job_id: str = Field(description="The job's id.")
+    job_name: str | None = Field(None, description="The job's name.")
+    wait_for: WaitFor = Field(description="The target waited for.")
+    phase: str | None = Field(None, description="Phase last seen.")
+    reached: bool = Field(description="Whether the job reached its target.")
+    workspace_id: str | None = Field(None, description=(
+        "The job's workspace."))
     # A failure its sweep's maxFailures tolerates: settled (not waited for again), not reached.
     tolerated: bool = False
     failure: str | None = None  # why it failed (exit code and message), for tables
@@ -112,8 +125,11 @@ class AwaitedStatus(_AwaitModel):
     objective_note: str | None = None  # why a completed job has no objective value
     duration_s: float | None = None
     retries: int | None = None  # how often the service restarted it (running records beyond the first)
-    search: SearchStatus | None = None  # a search job's trials (searches.py)
-    metrics: dict[str, Curve] | None = None  # the objective's and each metric's curve, by name (metrics.py)
+    search: SearchStatus | None = Field(None, description=(
+        "A search job's trials: {trials: [{trial_id, phase, parameters, reward, early_stopped, note}], note}."))
+    metrics: dict[str, Curve] | None = Field(None, description=(
+        "The objective's and each metric's curve by name: {points: [[step, value]], last, best, matches, "
+        "note}."))
 
 
 class JobsAwaitOutputs(_AwaitModel):

@@ -25,12 +25,13 @@ MAX_TAILS = 4   # failed trials whose log is fetched, one request each (as for t
 class TrialStatus(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    trial_id: str
-    phase: str
-    parameters: dict[str, str] = Field(default_factory=dict)
-    reward: float | None = None
-    early_stopped: bool = False
-    note: str | None = None  # a failed trial's log tail
+    trial_id: str = Field(description="The service's trial id.")
+    phase: str = Field(description="Pending, Running, Completed or Failed.")
+    parameters: dict[str, str] = Field(default_factory=dict, description="The trial's parameter values.")
+    reward: float | None = Field(None, description=(
+        "The objective value the trial scored (last regex match in its log)."))
+    early_stopped: bool = Field(False, description="Whether the trial was stopped early.")
+    note: str | None = Field(None, description="A failed trial's log tail.")
     duration_s: float | None = None  # how long it ran (the service's time_total_s)
     output_path: str | None = None  # where its outputs are: trial_output_path
 
@@ -38,8 +39,8 @@ class TrialStatus(BaseModel):
 class SearchStatus(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    trials: list[TrialStatus] = Field(default_factory=list)
-    note: str | None = None  # why there are no trials
+    trials: list[TrialStatus] = Field(default_factory=list, description="Every trial the service lists.")
+    note: str | None = Field(None, description="Why there are no trials.")
 
 
 def _tail(text: str, trial_id: str) -> str | None:

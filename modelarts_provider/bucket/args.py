@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["BucketArgs", "BucketOutputs", "OUTPUT_KEYS"]
 
@@ -10,16 +10,20 @@ __all__ = ["BucketArgs", "BucketOutputs", "OUTPUT_KEYS"]
 class BucketArgs(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    bucket: str
-    create: bool = True  # False: an existing bucket, checked at create, never deleted
-    force_destroy: bool = False  # destroy deletes the objects first (create: true only)
+    bucket: str = Field(description="Bucket name (3-63 characters; global across OBS).")
+    create: bool = Field(True, description=(
+        "true (default): create it (destroyed only if this stack created it); false: only check that it "
+        "exists, never delete it."))
+    force_destroy: bool = Field(False, description=(
+        "Destroy deletes the bucket's objects first (create: true only)."))
 
 
 class BucketOutputs(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    url: str  # obs://bucket/
-    created: bool  # this resource created the bucket (False: it was there, empty, and adopted)
+    url: str = Field(description="obs://<bucket>/")
+    created: bool = Field(description=(
+        "This resource created the bucket (false: it existed and was taken over empty, or create: false)."))
 
 
 OUTPUT_KEYS = frozenset(BucketOutputs.model_fields)

@@ -78,11 +78,13 @@ class CodeUploadOutputs(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    code_dir: str  # obs://bucket/prefix/job_key/hash16/
-    boot_file: str  # obs://bucket/prefix/job_key/hash16/<boot_file>
-    marker_key: str
-    uploaded_files: int
-    skipped_files: int
+    code_dir: str = Field(description=(
+        "obs://bucket/prefix/job_key/<owner token>/<hash16>/ (for algorithm.code_dir)."))
+    boot_file: str = Field(description=(
+        "The boot file's OBS URL (for algorithm.boot_file)."))
+    marker_key: str = Field(description="The completion marker's key: written last, removed first.")
+    uploaded_files: int = Field(description="Files uploaded by the last create.")
+    skipped_files: int = Field(description="Files already in OBS with the same content.")
 
 
 OUTPUT_KEYS = frozenset(CodeUploadOutputs.model_fields)

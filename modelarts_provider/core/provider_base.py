@@ -20,6 +20,7 @@ from typing import Any, Callable, ClassVar, Generic, Mapping, TypeVar
 from pulumi.dynamic import CheckFailure, CheckResult, ConfigureRequest, ResourceProvider
 
 from .failures import for_engine
+from .unknowns import one_spelling
 from .call_urn import CURRENT_URN
 from .masking import NONE, Secrets, binding, mask
 from .provider_config import NAMESPACE, ProviderConfigError, ProviderSettings, resolve_settings
@@ -308,6 +309,14 @@ class SettingsProvider(ResourceProvider, Generic[S]):
         well (failures.for_engine). The plugin does the same at its edge, in its own naming; a direct call
         (a library user, a test) gets the failures as found."""
         super().__init_subclass__(**kwargs)
+        diff = cls.__dict__.get("diff")
+        if diff is not None and not getattr(diff, "_one_spelling", False):
+            @functools.wraps(diff)
+            def diffed(self: Any, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> Any:
+                return diff(self, id_, one_spelling(olds), one_spelling(news))
+
+            diffed._one_spelling = True  # type: ignore[attr-defined]
+            cls.diff = diffed  # type: ignore[method-assign]
         for name in _CALLS:
             method = cls.__dict__.get(name)
             if method is not None and not getattr(method, "_binds_secrets", False):
@@ -316,7 +325,7 @@ class SettingsProvider(ResourceProvider, Generic[S]):
         if check is not None and not getattr(check, "_for_engine", False):
             @functools.wraps(check)
             def checked(self: Any, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
-                result = check(self, olds, news)
+                result = check(self, one_spelling(olds), one_spelling(news))  # unknowns: one spelling
                 if isinstance(news, dict) and _PROVIDER_KEY in news:
                     top_level = set(news)
                     result.failures = [CheckFailure(*for_engine(f.property, f.reason, top_level))

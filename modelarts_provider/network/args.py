@@ -6,6 +6,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..core.fields import Change, Declared, names_changing
 from ..core.ownership import OwnerMark
 
 from ..core.messages import CIDR_RE, NETWORK_NAME_RE  # documented name rule, IPv4 CIDR
@@ -16,16 +17,23 @@ OUTPUT_KEYS = ("network_name", "phase", "location")
 class NetworkArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: Annotated[str, Field(pattern=NETWORK_NAME_RE, description="the user's name (os.modelarts/name)")]
-    cidr: Annotated[str, Field(pattern=CIDR_RE, description="e.g. 192.168.128.0/17")]
-    workspace_id: str | None = Field(None, description="the workspace of the network (default: the service's)")
+    # Each field declared once (core/fields.py): the CreateNetwork fields replace (none changes in place), the
+    # options are recorded without a call, the owner mark never diffs (the resource sets it).
+    name: Annotated[str, Field(pattern=NETWORK_NAME_RE, description="the user's name (os.modelarts/name)"),
+                    Declared()]
+    cidr: Annotated[str, Field(pattern=CIDR_RE, description="e.g. 192.168.128.0/17"), Declared()]
+    workspace_id: Annotated[str | None, Declared()] = Field(
+        None, description="the workspace of the network (default: the service's)")
     timeout_seconds: Annotated[float, Field(gt=0, le=7200, description=(
-        "how long create waits until the network is Active (customTimeouts take precedence)"))] = 600
-    poll_interval_seconds: Annotated[float, Field(gt=0, le=300, description="seconds between polls")] = 2.0
-    force_delete: bool = Field(False, description=(
+        "how long create waits until the network is Active (customTimeouts take precedence)")),
+        Declared(change=Change.PROVIDER)] = 600
+    poll_interval_seconds: Annotated[float, Field(gt=0, le=300, description="seconds between polls"),
+                                     Declared(change=Change.PROVIDER)] = 2.0
+    owner: Annotated[OwnerMark | None, Declared(change=Change.IGNORED)] = Field(
+        None, description="this resource's owner mark (set by the resource)")
+    force_delete: Annotated[bool, Declared(change=Change.PROVIDER)] = Field(False, description=(
         "delete the pools this stack made on the network that no state holds any more even while jobs of another "
         "owner run on them (they fail); without it such a delete stops naming them"))
-    owner: OwnerMark | None = Field(None, description="this resource's owner mark (set by the resource)")
 
 
 class NetworkOutputs(BaseModel):
@@ -36,4 +44,5 @@ class NetworkOutputs(BaseModel):
     location: dict[str, str] | None = Field(None, description="where the network lives (cloud, region, project, endpoint)")
 
 
-REPLACING = ("name", "cidr", "workspace_id")  # CreateNetwork fields: none changes in place
+REPLACING = names_changing(NetworkArgs, Change.REPLACE)  # CreateNetwork fields: none changes in place
+OPTIONS = names_changing(NetworkArgs, Change.PROVIDER)

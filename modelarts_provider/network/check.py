@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..core.messages import explain
-from ..core.unknowns import contains_unknown
+from ..core.unknowns import STAND_IN_TOKEN, contains_unknown
 from .args import OUTPUT_KEYS, NetworkArgs
 
 
@@ -28,4 +28,4 @@ def check_inputs(news: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 _STAND_IN: dict[str, Any] = {"name": "network-stand-in", "cidr": "10.0.0.0/16",
-                             "owner": {"stack": "s", "resource": "r", "token": "0" * 16}}
+                             "owner": {"stack": "s", "resource": "r", "token": STAND_IN_TOKEN}}

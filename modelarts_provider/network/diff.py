@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .args import REPLACING, NetworkArgs
+from .args import OPTIONS, REPLACING, NetworkArgs
 
 
 def replaced_fields(olds: dict[str, Any], news: dict[str, Any]) -> list[str]:
@@ -14,5 +14,5 @@ def replaced_fields(olds: dict[str, Any], news: dict[str, Any]) -> list[str]:
 def option_changes(olds: dict[str, Any], news: dict[str, Any]) -> list[str]:
     """Provider options that changed; the state holds their defaults, a declaration may leave them out."""
     fields = NetworkArgs.model_fields
-    return [k for k in ("timeout_seconds", "poll_interval_seconds", "force_delete")
+    return [k for k in OPTIONS
             if olds.get(k, fields[k].default) != news.get(k, fields[k].default)]

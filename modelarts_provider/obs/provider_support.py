@@ -12,24 +12,18 @@ import threading
 from typing import Any
 
 from pulumi.dynamic import CheckFailure
-from pulumi.output import Unknown
 
 from ..core.provider_base import SettingsProvider
 from ..core.provider_config import NAMESPACE
+from ..core.unknowns import is_unknown
 from .client import ObsClient
 from .errors import ObsConfigError
 from .settings import ObsSettings, resolve_obs_settings
 
 __all__ = ["ObsProviderBase", "ObsProviderError", "is_unknown"]
 
-# pulumi.runtime.rpc.UNKNOWN: a value not known yet at preview (e.g. another resource's output)
-_UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 _CLIENTS: dict[ObsSettings, ObsClient] = {}
 _CLIENTS_LOCK = threading.Lock()
-
-
-def is_unknown(value: Any) -> bool:
-    return isinstance(value, Unknown) or value == _UNKNOWN
 
 
 class ObsProviderError(Exception):

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..core.fields import Change, Declared
 from ..core.ownership import OwnerMark
 
 from ..core.messages import POOL_DESCRIPTION_RE, POOL_NAME_RE  # the documented rules
@@ -26,23 +27,32 @@ class PoolNodes(BaseModel):
 class ResourcePoolArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: Annotated[str, Field(pattern=POOL_NAME_RE, description="the user's name (os.modelarts/name)")]
+    # Each field declared once (core/fields.py): what a change does (diff.py derives its lists from it).
+    name: Annotated[str, Field(pattern=POOL_NAME_RE, description="the user's name (os.modelarts/name)"), Declared()]
+    # in place, except a flavor taken away (PatchPool only adds flavors): that replaces (diff.py)
     resources: Annotated[list[PoolNodes], Field(min_length=1, max_length=16, description=(
         "nodes per flavor; a count change or a flavor added is a PATCH in place, a flavor taken away replaces "
-        "the pool"))]
-    network: Annotated[str, Field(min_length=1, description="the network's service name (Network.network_name)")]
+        "the pool")), Declared(change=Change.IN_PLACE)]
+    network: Annotated[str, Field(min_length=1, description="the network's service name (Network.network_name)"),
+                       Declared()]
     scope: Annotated[list[Literal["Train", "Infer", "Notebook"]], Field(
-        min_length=1, description="job types the pool serves (changed in place; ready once each is Enabled)")] = ["Train"]
-    workspace_id: str | None = Field(None, description="the workspace of the pool (default: the service's)")
-    description: Annotated[str, Field(pattern=POOL_DESCRIPTION_RE, description=(
-        "the pool's description (annotation os.modelarts/description; changed in place)"))] | None = None
+        min_length=1, description="job types the pool serves (changed in place; ready once each is Enabled)"),
+        Declared(change=Change.IN_PLACE)] = ["Train"]
+    workspace_id: Annotated[str | None, Declared()] = Field(
+        None, description="the workspace of the pool (default: the service's)")
+    description: Annotated[Annotated[str, Field(pattern=POOL_DESCRIPTION_RE)] | None,
+                           Declared(change=Change.IN_PLACE)] = Field(None, description=(
+        "the pool's description (annotation os.modelarts/description; changed in place)"))
     timeout_seconds: Annotated[float, Field(gt=0, le=6 * 3600, description=(
-        "how long create and scaling wait for every node to be available (customTimeouts take precedence)"))] = 3600
-    poll_interval_seconds: Annotated[float, Field(gt=0, le=300, description="seconds between polls")] = 5.0
-    force_delete: bool = Field(False, description=(
+        "how long create and scaling wait for every node to be available (customTimeouts take precedence)")),
+        Declared(change=Change.PROVIDER)] = 3600
+    poll_interval_seconds: Annotated[float, Field(gt=0, le=300, description="seconds between polls"),
+                                     Declared(change=Change.PROVIDER)] = 5.0
+    force_delete: Annotated[bool, Declared(change=Change.PROVIDER)] = Field(False, description=(
         "delete the pool even while jobs of another owner run on it (they fail); without it such a delete stops "
         "naming them"))
-    owner: OwnerMark | None = Field(None, description="this resource's owner mark (set by the resource)")
+    owner: Annotated[OwnerMark | None, Declared(change=Change.IGNORED)] = Field(
+        None, description="this resource's owner mark (set by the resource)")
 
     @field_validator("resources")
     @classmethod

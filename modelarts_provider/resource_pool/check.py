@@ -8,12 +8,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..core.messages import explain
-from ..core.unknowns import contains_unknown
+from ..core.unknowns import STAND_IN_TOKEN, contains_unknown
 from .args import OUTPUT_KEYS, ResourcePoolArgs
 
 _STAND_IN: dict[str, Any] = {"name": "pool-stand-in", "network": "network-stand-in",
                              "resources": [{"flavor": "stand-in", "count": 1}],
-                             "owner": {"stack": "s", "resource": "r", "token": "0" * 16}}
+                             "owner": {"stack": "s", "resource": "r", "token": STAND_IN_TOKEN}}
 
 
 def strip_outputs(props: dict[str, Any]) -> dict[str, Any]:

@@ -7,7 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.fields import Change, names_changing
 from .args import ResourcePoolArgs
+
+# What a change does, from the fields' declarations (args.py); resources are compared as a map below.
+REPLACING = names_changing(ResourcePoolArgs, Change.REPLACE)
+OPTIONS = names_changing(ResourcePoolArgs, Change.PROVIDER)
 
 
 def _counts(props: dict[str, Any]) -> dict[str, int]:
@@ -21,7 +26,7 @@ def _scope(props: dict[str, Any]) -> list[str]:
 
 def decide(olds: dict[str, Any], news: dict[str, Any]) -> tuple[list[str], list[str]]:
     """(replaced fields, fields updated in place)."""
-    replaces = [k for k in ("name", "network", "workspace_id") if olds.get(k) != news.get(k)]
+    replaces = [k for k in REPLACING if olds.get(k) != news.get(k)]
     old, new = _counts(olds), _counts(news)
     if set(old) - set(new):  # a flavor taken away: PatchPool only adds flavors
         replaces.append("resources")
@@ -33,6 +38,6 @@ def decide(olds: dict[str, Any], news: dict[str, Any]) -> tuple[list[str], list[
     if not set(old) - set(new) and old != new:
         updates.append("resources")
     fields = ResourcePoolArgs.model_fields  # the state holds the defaults, a declaration may leave them out
-    updates += [k for k in ("timeout_seconds", "poll_interval_seconds", "force_delete")
+    updates += [k for k in OPTIONS
                 if olds.get(k, fields[k].default) != news.get(k, fields[k].default)]
     return replaces, updates

@@ -110,8 +110,8 @@ from ..core.messages import (BUCKET_RE, CIDR_RE, KEY_RE, NETWORK_NAME_RE, PARAM_
                              did_you_mean, explain)
 from ..core.rules import FILE_URL_RE, OBS_URL_RE, rule
 from ..cost.config import COST_MODEL_NAMES, BudgetConfig, FlavorPrice, ItemBudget
-from ..training_job.args import MAX_KEEP_RUNS
-from .job_fields import Maps
+from ..training_job.args import MAX_KEEP_RUNS, TrainingJobArgs
+from .job_fields import Maps, with_declared
 from .search_config import SEARCH_MODEL_NAMES, SearchConfig
 from .sweep import as_param
 
@@ -429,7 +429,12 @@ class JobEntry(_Cfg):
         return self
 
 
-class SweepConfig(JobEntry):
+# The job arguments an entry sets as they are, under the config name their declaration gives (training_job/args.py):
+# an argument declared with a config name is a key of every job and sweep without a row of its own above.
+JobEntry = with_declared(JobEntry, TrainingJobArgs)  # type: ignore[misc]
+
+
+class SweepConfig(JobEntry):  # type: ignore[misc, valid-type]
     grid: dict[Annotated[str, Field(pattern=PARAM_NAME_RE)], Annotated[list[Scalar], Field(min_length=1)]]
     max_jobs: Annotated[int, Field(ge=1, le=10000)] = 500
     max_failures: Annotated[int, Field(ge=0, le=10000)] = 0

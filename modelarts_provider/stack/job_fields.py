@@ -23,9 +23,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic.alias_generators import to_camel
+from pydantic import Field, create_model
+from pydantic.alias_generators import to_camel, to_snake
+
+from ..core.fields import declarations
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -141,3 +144,23 @@ def _table(model: type[BaseModel]) -> Table:
             raise TypeError(f"{model.__name__}.{attr}: needs exactly one Maps(...) row (stack/job_fields.py)")
         rows.append(Row(attr, info.alias or to_camel(attr), found[0]))
     return Table(tuple(rows))
+
+
+def with_declared(entry: type[BaseModel], args: type[BaseModel]) -> type[BaseModel]:
+    """`entry` with a field for each argument whose declaration names a config key (core/fields.py: `config`)
+    that `entry` does not declare itself: the argument's type, rules and default, its value the argument as it
+    is (a `direct` row). A new job argument with a config name is then a job entry key without a second
+    declaration; the entry's own fields are the keys that shape their value (pool, code, logs, ...)."""
+    own = {r.key for r in maps_of(entry).rows}
+    extra: dict[str, Any] = {}
+    for f in declarations(args):
+        key = f.declared.config
+        if key is None or key in own:
+            continue
+        row = Maps(f.name, secret=f.declared.secret, sends=f.declared.sent, direct=True)
+        default = (Field(default_factory=f.info.default_factory) if f.info.default_factory is not None
+                   else f.info.default)
+        extra[to_snake(key)] = (Annotated[(f.info.annotation, *f.info.metadata, row)], default)  # type: ignore[misc]
+    if not extra:
+        return entry
+    return create_model(entry.__name__, __base__=entry, __module__=entry.__module__, **extra)

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from ..code_upload.check import directory_failures
 from ..code_upload.manifest import Limits, source_of
+from ..core.unknowns import STAND_IN_HASH, STAND_IN_NAME, STAND_IN_POOL
 from ..training_job.args import TrainingJobArgs
 from ..training_job.check import failures_from
 from .search_config import SearchConfig
@@ -50,7 +51,7 @@ class JobPlan:
 
 
 # Stands in for the id of a pool the stack creates until the pool exists (declare passes its output).
-PENDING_POOL = "pending-created-pool"
+PENDING_POOL = STAND_IN_POOL
 
 
 def _rel(obs: ObsConfig | None, prefix_attr: str, value: str, *extra: str) -> str:
@@ -81,7 +82,7 @@ def _engine(job: JobEntry) -> dict[str, Any] | None:
 
 
 # Stands in for the content hash in a code_dir that the upload fills in at deploy time.
-PENDING_HASH = "0" * 16
+PENDING_HASH = STAND_IN_HASH
 
 
 def upload_of(cfg: StackConfig, job: JobEntry, key: str) -> Upload | None:
@@ -193,7 +194,7 @@ def _validate(path: str, raw: dict[str, Any]) -> TrainingJobArgs:
     # with a stand-in of the same shape and hand the resource no name.
     # The stand-in is marked derived, as the resource marks the name it derives (rules such as outputPerRun's
     # need a derived name).
-    checked = {**raw, "name": "derived-name-000000", "derived_name": True} if derived else raw
+    checked = {**raw, "name": STAND_IN_NAME, "derived_name": True} if derived else raw
     try:
         args = TrainingJobArgs.model_validate(checked)
         return args.model_copy(update={"name": None, "derived_name": bool(raw.get("derived_name"))}) if derived else args

@@ -15,15 +15,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..core import messages
+from ..core.fields import Change, Declared, fields_changing, to_wire as declared_wire
 from ..core.ownership import PREFIX as OWNERSHIP_PREFIX, TAG_PREFIX as OWNER_TAG_PREFIX, TAG_VALUE_RE, OwnerMark
 from ..core.rules import FILE_URL_RE, MAX_TRIALS, OBS_URL_RE, TRIAL_COUNT_KEYS, WaitFor, rule
 from ..core.unknowns import contains_unknown
 from ..client.models import FAILED_PHASES, TERMINAL_PHASES as STOPPED_PHASES
+from . import wire_forms
 
 JOB_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 ENV_NAME_RE = re.compile(messages.ENV_NAME_RE)
@@ -32,13 +34,11 @@ __all__ = ["FAILED_PHASES", "STOPPED_PHASES", "TrainingJobArgs", "WaitFor"]
 
 
 class _ArgModel(BaseModel):
-    # extra="forbid": a typo in a field name is a check failure, not a silently ignored key.
-    model_config = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=False)
-
-
-def to_api_obs(url: str) -> str:
-    """obs://bucket/key -> /bucket/key, the form the v2 API documents and returns."""
-    return "/" + url[len("obs://"):] if url.startswith("obs://") else url
+    # extra="forbid": a typo in a field name is a check failure, not a silently ignored key. frozen: validated
+    # args are shared by the steps of an engine call (normalize.validated), a change is a copy.
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+    # Where the model sits in the create-training-job request: the description of a field without its own.
+    API_PATH: ClassVar[str] = ""
 
 
 def _obs_url(v: str | None) -> str | None:
@@ -81,6 +81,8 @@ NonEmpty = Annotated[str, Field(min_length=1, max_length=1024)]
 
 
 class ParameterConstraintArg(_ArgModel):
+    API_PATH = "algorithm.parameters[].constraint"
+
     type: str | None = None
     editable: bool | None = None
     required: bool | None = None
@@ -90,6 +92,8 @@ class ParameterConstraintArg(_ArgModel):
 
 
 class I18nDescriptionArg(_ArgModel):
+    API_PATH = "algorithm.parameters[].i18n_description"
+
     language: str | None = None
     description: str | None = None
 
@@ -97,6 +101,7 @@ class I18nDescriptionArg(_ArgModel):
 class ParameterArg(_ArgModel):
     """A running parameter (passed to the boot file as --name=value)."""
 
+    API_PATH = "algorithm.parameters[]"
     name: Annotated[str, Field(min_length=1, max_length=256, pattern=messages.PARAM_NAME_RE)]
     value: str = ""
     description: str | None = None
@@ -115,12 +120,16 @@ class ParameterArg(_ArgModel):
 
 
 class DatasetRef(_ArgModel):
+    API_PATH = "algorithm.inputs[].remote.dataset"
+
     id: NonEmpty
     version_id: NonEmpty
     obs_url: str | None = None
 
 
 class RemoteConstraintArg(_ArgModel):
+    API_PATH = "algorithm.inputs[].remote_constraint[]"
+
     data_type: str | None = None
     attributes: str | None = None
 
@@ -128,6 +137,7 @@ class RemoteConstraintArg(_ArgModel):
 class InputChannel(_ArgModel):
     """A data input: exactly one of ``obs_url`` or ``dataset``."""
 
+    API_PATH = "algorithm.inputs[]"
     name: Annotated[str, Field(min_length=1, max_length=64)]
     obs_url: ObsUrl | None = None
     dataset: DatasetRef | None = None
@@ -145,6 +155,8 @@ class InputChannel(_ArgModel):
 
 
 class OutputChannel(_ArgModel):
+    API_PATH = "algorithm.outputs[]"
+
     name: Annotated[str, Field(min_length=1, max_length=64)]
     obs_url: ObsUrl
     local_dir: str | None = None
@@ -156,6 +168,7 @@ class OutputChannel(_ArgModel):
 class EngineArg(_ArgModel):
     """``engine_id``, or ``engine_name`` + ``engine_version``, or ``image_url``."""
 
+    API_PATH = "algorithm.engine"
     engine_id: str | None = None
     engine_name: str | None = None
     engine_version: str | None = None
@@ -175,24 +188,33 @@ class EngineArg(_ArgModel):
 
 
 class RewardAttrArg(_ArgModel):
-    name: str | None = None
-    mode: Literal["max", "min"] | None = None
-    regex: str | None = None
+    API_PATH = "algorithm.policies.auto_search.reward_attrs[]"
+
+    name: str | None = Field(None, description="Metric name, as the training script prints it.")
+    mode: Literal["max", "min"] | None = Field(None, description="max or min: which way is better.")
+    regex: str | None = Field(None, description="Regex over the trial's log with one capture group around the "
+                                                "number (last match).")
 
 
 class SearchParamArg(_ArgModel):
-    name: str | None = None
-    param_type: Literal["continuous", "discrete"] | None = None
-    lower_bound: str | None = None
-    upper_bound: str | None = None
-    discrete_points_num: str | None = None
-    discrete_values: list[str] | None = None
+    API_PATH = "algorithm.policies.auto_search.search_params[]"
+
+    name: str | None = Field(None, description="The parameter's name (passed to the script as --name=value).")
+    param_type: Literal["continuous", "discrete"] | None = Field(
+        None, description="continuous (lower_bound..upper_bound) or discrete (discrete_values).")
+    lower_bound: str | None = Field(None, description="Lower bound of a continuous parameter (a number, as a string).")
+    upper_bound: str | None = Field(None, description="Upper bound of a continuous parameter; greater than lower_bound.")
+    discrete_points_num: str | None = Field(None, description="How many evenly spaced points a continuous range is "
+                                                              "cut into.")
+    discrete_values: list[str] | None = Field(None, description="The values of a discrete parameter (at least one).")
 
 
 class AlgoConfigParamArg(_ArgModel):
-    key: str | None = None
-    value: str | None = None
-    type: str | None = None
+    API_PATH = "algorithm.policies.auto_search.algo_configs[].params[]"
+
+    key: str | None = Field(None, description="Parameter key, e.g. num_samples.")
+    value: str | None = Field(None, description="Its value, as a string.")
+    type: str | None = Field(None, description="Integer, Float, String or List.")
 
     @model_validator(mode="after")
     def _trials_capped(self) -> AlgoConfigParamArg:
@@ -206,18 +228,29 @@ class AlgoConfigParamArg(_ArgModel):
 
 
 class AlgoConfigArg(_ArgModel):
-    name: str | None = None
-    params: list[AlgoConfigParamArg] | None = None
+    API_PATH = "algorithm.policies.auto_search.algo_configs[]"
+
+    name: str | None = Field(None, description="Search algorithm, e.g. bayes_opt_search, tpe_search, anneal_search.")
+    params: list[AlgoConfigParamArg] | None = Field(None, description="The algorithm's parameters; keys as the "
+                                                                      "catalog lists them.")
 
 
 class AutoSearchArg(_ArgModel):
-    skip_search_params: str | None = None
-    reward_attrs: list[RewardAttrArg] | None = None
-    search_params: list[SearchParamArg] | None = None
-    algo_configs: list[AlgoConfigArg] | None = None
+    API_PATH = "algorithm.policies.auto_search"
+
+    skip_search_params: str | None = Field(None, description="Comma-separated fixed parameters the search leaves "
+                                                             "alone.")
+    reward_attrs: list[RewardAttrArg] | None = Field(None, description="The objective: one entry {name, mode, regex}.")
+    search_params: list[SearchParamArg] | None = Field(None, description="The space: one entry per searched "
+                                                                         "parameter.")
+    algo_configs: list[AlgoConfigArg] | None = Field(None, description=(
+        "The search algorithm (a name of the service's catalog, GET search-algorithms) and its parameters, e.g. "
+        "num_samples (the number of trials)."))
 
 
 class PoliciesArg(_ArgModel):
+    API_PATH = "algorithm.policies"
+
     auto_search: AutoSearchArg | None = None
 
 
@@ -234,6 +267,8 @@ def _environments(v: Any) -> Any:
 
 
 class AlgorithmArg(_ArgModel):
+    API_PATH = "algorithm"
+
     id: str | None = None
     name: str | None = None
     subscription_id: str | None = None
@@ -325,12 +360,16 @@ def _inside(path: str, directory: str) -> bool:
 
 
 class NfsVolume(_ArgModel):
+    API_PATH = "spec.volumes[].nfs"
+
     nfs_server_path: Annotated[str, Field(pattern=messages.NFS_SERVER_RE)]
     local_path: Annotated[str, Field(pattern=messages.ABS_PATH_RE)]
     read_only: bool = False
 
 
 class LogExportPathArg(_ArgModel):
+    API_PATH = "spec.log_export_path"
+
     obs_url: ObsUrl | None = None
     host_path: str | None = None
 
@@ -338,30 +377,28 @@ class LogExportPathArg(_ArgModel):
 
 
 class AutoStopArg(_ArgModel):
+    API_PATH = "spec.auto_stop"
+
     time_unit: Literal["HOURS"] = "HOURS"
     duration: Annotated[int, Field(ge=1, le=24 * 365)]
 
 
 # --- the resource args -------------------------------------------------------------------------
 
-# Fields that steer the provider only; they are never sent and their changes touch nothing remote.
-PROVIDER_ONLY_FIELDS = frozenset({
-    "wait_for", "wait_timeout_seconds", "poll_interval_seconds", "delete_timeout_seconds",
-    "delete_before_replace", "replace_failed", "adopt_job_id", "derived_name", "owner", "keep_finished_runs",
-    "output_per_run", "keep_runs", "secret_paths",
-})
+
+def _OPTION(config: str | None = None) -> Declared:  # noqa: N802 - reads as a kind of field
+    """A provider option: never sent; a change is recorded by an update without API call."""
+    return Declared(change=Change.PROVIDER, config=config)
+
+
 # Runs of one job the service keeps by default when finished runs are kept (keep_runs).
 DEFAULT_KEEP_RUNS = 10
 MAX_KEEP_RUNS = 1000
-# Fields the service can change in place (description: PUT; tags: the tag API).
-UPDATABLE_FIELDS = frozenset({"description", "tags"})
 # A job's tags (TMS), as the SDK's TmsTag says: key 1-128 letters (any language), digits, spaces and
 # _ . : = + - @, no space at either end, not _sys_...; value 0-255 of the same and '/'. A job holds at most
 # MAX_TAGS (TMS's limit per resource, assumed), two of them the owner mark's.
 TAG_KEY_RE = re.compile(r"[\w .:=+\-@]{1,128}\Z")
 MAX_USER_TAGS = 18
-# For messages only (catalog_check.py): never sent, never part of the spec, never a diff.
-MESSAGE_ONLY_FIELDS = frozenset({"config_keys"})
 
 
 def check_tags(v: dict[str, str]) -> dict[str, str]:
@@ -383,70 +420,108 @@ def check_tags(v: dict[str, str]) -> dict[str, str]:
 
 
 class TrainingJobArgs(_ArgModel):
-    """Validated inputs of a TrainingJob. See the module docstring for the layout."""
+    """Validated inputs of a TrainingJob. See the module docstring for the layout.
+
+    Each field is declared once, here: its type and rules, its description (the plugin schema's), and beside it
+    a `Declared` (core/fields.py): its path in the create request (the payload and the read-back follow it),
+    what a change does (the diff), and the stack config key that sets it as it is (the config mapping)."""
 
     # metadata
-    name: str | None = Field(
+    name: Annotated[str | None, Declared(api="metadata.name")] = Field(
         None, description="Job name, 1-64 of [A-Za-z0-9_-]. Required unless adopt_job_id is set.")
-    description: Annotated[str, Field(max_length=256)] = ""
-    workspace_id: str | None = None
-    annotations: dict[str, str] = Field(default_factory=dict)
-    tags: dict[str, str] = Field(default_factory=dict, description=(
+    description: Annotated[str, Field(max_length=256), Declared(
+        api="metadata.description", change=Change.IN_PLACE, config="description")] = Field(
+        "", description="Job description, at most 256 characters; updated in place.")
+    workspace_id: Annotated[str | None, Declared(api="metadata.workspace_id", read=wire_forms.workspace_read,
+                                                 config="workspaceId")] = Field(
+        None, description="Workspace of the job (service default \"0\").")
+    annotations: Annotated[dict[str, str], Declared(api="metadata.annotations",
+                                                    read=wire_forms.annotations_read)] = Field(
+        default_factory=dict, description="metadata.annotations sent with the job (keys starting modelarts-pulumi/ "
+                                          "are the owner mark this provider writes itself).")
+    # sent by the tag API right after the create (lifecycle.set_tags), not in the create body
+    tags: Annotated[dict[str, str], Declared(change=Change.IN_PLACE)] = Field(default_factory=dict, description=(
         "Tags of the job (the service's tag API: billing and search by tag), set right after the create; a "
         "change updates them in place, never replaces the job. Keys starting with modelarts-pulumi. are the owner "
         "mark's."))
-    kind: Literal["job"] = "job"
+    kind: Annotated[Literal["job"], Declared(api="kind")] = Field("job", description="Job kind; only \"job\".")
     # body
-    algorithm: AlgorithmArg | None = None
-    tasks: list[Any] | None = None  # refused by the rules below (documented as not implemented)
+    algorithm: Annotated[AlgorithmArg | None, Declared(api="algorithm", wire=wire_forms.algorithm_wire,
+                                                       read=wire_forms.algorithm_read)] = Field(
+        None, description="The algorithm: exactly one of id, subscription_id + item_version_id, code_dir + "
+                          "boot_file + engine, or engine.image_url + command.")
+    # refused by the rules below (documented as not implemented): never sent, never read back
+    tasks: Annotated[list[Any] | None, Declared()] = Field(
+        None, description="Refused: the service documents the task list as not implemented.")
     # spec.resource
-    flavor_id: Annotated[str, Field(min_length=1, max_length=128)] | None = None
-    pool_id: Annotated[str, Field(min_length=1, max_length=128)] | None = None
-    node_count: Annotated[int, Field(ge=1, le=1024)] = 1
+    flavor_id: Annotated[Annotated[str, Field(min_length=1, max_length=128)] | None,
+                         Declared(api="spec.resource.flavor_id")] = Field(
+        None, description="Resource flavor, e.g. modelarts.vm.cpu.2u (required unless pool_id is set).")
+    pool_id: Annotated[Annotated[str, Field(min_length=1, max_length=128)] | None,
+                       Declared(api="spec.resource.pool_id")] = Field(
+        None, description="Dedicated resource pool id.")
+    node_count: Annotated[int, Field(ge=1, le=1024), Declared(
+        api="spec.resource.node_count", read=wire_forms.node_count_read, config="nodes")] = Field(
+        1, description="Number of nodes, 1-1024 (default 1).")
     # spec
-    volumes: list[NfsVolume] = Field(default_factory=list)
-    log_export_path: LogExportPathArg | None = None
-    auto_stop: AutoStopArg | None = None
-    # provider options
-    wait_for: WaitFor = Field("created", description=(
+    volumes: Annotated[list[NfsVolume], Declared(api="spec.volumes", wire=wire_forms.volumes_wire,
+                                                 read=wire_forms.volumes_read)] = Field(
+        default_factory=list, description="NFS volumes mounted into the training container.")
+    log_export_path: Annotated[LogExportPathArg | None, Declared(
+        api="spec.log_export_path", wire=wire_forms.log_export_wire, read=wire_forms.log_export_read)] = Field(
+        None, description="Where the job's logs are exported (OBS URL or host path).")
+    auto_stop: Annotated[AutoStopArg | None, Declared(api="spec.auto_stop", read=wire_forms.auto_stop_read)] = Field(
+        None, description="Stop the job after this many hours.")
+    # provider options: never sent, a change touches nothing remote
+    wait_for: Annotated[WaitFor, _OPTION("waitFor")] = Field("created", description=(
         "none: return after POST; created: until the job left Creating (default); running: until "
         "Running; completed: until Completed. Failed/Abnormal fail the create."))
-    wait_timeout_seconds: Annotated[float, Field(gt=0, le=7 * 24 * 3600)] = 3600
-    poll_interval_seconds: Annotated[float, Field(ge=0.05, le=600)] = 5.0
-    delete_timeout_seconds: Annotated[float, Field(gt=0, le=24 * 3600)] = 900
-    delete_before_replace: bool | None = Field(None, description=(
+    wait_timeout_seconds: Annotated[float, Field(gt=0, le=7 * 24 * 3600), _OPTION("waitTimeoutSeconds")] = Field(
+        3600, description="A JobsAwait's deadline for this job, in seconds (default 3600): past it the job is "
+                          "terminated. customTimeouts on the JobsAwait take precedence.")
+    poll_interval_seconds: Annotated[float, Field(ge=0.05, le=600), _OPTION("pollIntervalSeconds")] = Field(
+        5.0, description="How often a JobsAwait polls this job, in seconds (default 5).")
+    delete_timeout_seconds: Annotated[float, Field(gt=0, le=24 * 3600), _OPTION("deleteTimeoutSeconds")] = Field(
+        900, description="How long a delete waits for the job to stop, in seconds (default 900). "
+                         "customTimeouts.delete takes precedence.")
+    delete_before_replace: Annotated[bool | None, _OPTION("deleteBeforeReplace")] = Field(None, description=(
         "Replacement order. Unset (default): a finished run (Completed, Failed, Abnormal, Terminated) is kept "
         "until its successor is accepted; a running one is stopped first only when both would write to one "
         "OBS path, or when an explicit name stays the same (the service may hold a name once). true: always "
         "stop and delete first; false: create first unless a running job shares an output path or the name."))
-    output_per_run: bool | None = Field(None, description=(
+    output_per_run: Annotated[bool | None, _OPTION("outputPerRun")] = Field(None, description=(
         "Each run writes its outputs and logs into a folder named after the run (the derived job name) under "
         "the declared paths: a replacement never writes over an earlier run's files (read the current one from "
         "the output_path/output_paths outputs). Unset (default): on for a derived name, off for an explicit "
         "one; false: the old layout, every run in the declared paths. A recorded run keeps the layout it was "
         "created with: the option applies from the next run."))
-    keep_finished_runs: bool | None = Field(None, description=(
+    keep_finished_runs: Annotated[bool | None, _OPTION("keepFinishedRuns")] = Field(None, description=(
         "On replacement or destroy, a finished run (Completed, Failed, Abnormal, Terminated) leaves the state "
         "but stays in the service with its logs and outputs; a running one is still stopped and deleted. "
         "Unset (default, a derived name): a finished run is kept when it was replaced (a newer run of ours "
         "carries its key's owner token), deleted when its key is removed or the stack destroyed; true: kept "
         "then too; false: finished runs deleted (the old behaviour). An explicit name: false."))
-    keep_runs: Annotated[int, Field(ge=1, le=MAX_KEEP_RUNS)] | None = Field(None, description=(
-        f"How many runs of this job the service keeps (the current one included) when finished runs are kept; "
-        f"when a new run is created, our own finished runs beyond it are deleted, oldest first (their OBS files "
-        f"stay). Default {DEFAULT_KEEP_RUNS}."))
-    replace_failed: bool = Field(False, description="Replace the job on the next up if it is Failed/Abnormal "
-                                                    "(read from the service when the diff needs it, no refresh needed).")
-    adopt_job_id: Annotated[str, Field(min_length=1, max_length=128)] | None = None
-    derived_name: bool = Field(False, description="The name was generated (resource name + random suffix): "
-                                                  "a new suffix alone never replaces the job.")
-    secret_paths: list[str] | None = Field(None, description=(
+    keep_runs: Annotated[Annotated[int, Field(ge=1, le=MAX_KEEP_RUNS)] | None, _OPTION("keepRuns")] = Field(
+        None, description=(
+            f"How many runs of this job the service keeps (the current one included) when finished runs are kept; "
+            f"when a new run is created, our own finished runs beyond it are deleted, oldest first (their OBS files "
+            f"stay). Default {DEFAULT_KEEP_RUNS}."))
+    replace_failed: Annotated[bool, _OPTION("replaceFailed")] = Field(False, description=(
+        "Replace the job on the next up if it is Failed/Abnormal (read from the service when the diff needs it, "
+        "no refresh needed)."))
+    # a replacement only when set to another job than the one managed (diff.py)
+    adopt_job_id: Annotated[Annotated[str, Field(min_length=1, max_length=128)] | None, _OPTION("adoptJobId")] = \
+        Field(None, description="Take over this existing job instead of creating one (its spec must match).")
+    derived_name: Annotated[bool, _OPTION()] = Field(False, description=(
+        "The name was generated (resource name + random suffix): a new suffix alone never replaces the job."))
+    secret_paths: Annotated[list[str] | None, _OPTION()] = Field(None, description=(
         "Dotted paths of the inputs that are Pulumi secrets (the stack program sets it; paths, never values): "
         "the provider masks the values there in everything it prints."))
-    config_keys: dict[str, str] | None = Field(None, description=(
+    # for messages only (catalog_check.py): never sent, never part of the spec, never a diff
+    config_keys: Annotated[dict[str, str] | None, Declared(change=Change.IGNORED)] = Field(None, description=(
         "Where checked values were declared, for messages: argument path (flavor_id, algorithm.engine, "
         "algorithm.id) -> config key (the stack program sets it, e.g. modelarts-jobs:pools.gpu.flavor)."))
-    owner: OwnerMark | None = Field(None, description=(
+    owner: Annotated[OwnerMark | None, _OPTION()] = Field(None, description=(
         "This resource's owner mark (the TrainingJob resource sets it): written on the job it creates, "
         "checked before any takeover, stop or delete."))
 
@@ -506,75 +581,24 @@ class TrainingJobArgs(_ArgModel):
     # --- wire ----------------------------------------------------------------------------------
 
     def to_wire(self, name: str | None = None) -> dict[str, Any]:
-        """The POST /training-jobs body (API naming), without provider options."""
-        meta: dict[str, Any] = {"name": name or self.name, "description": self.description}
-        if self.workspace_id is not None:
-            meta["workspace_id"] = self.workspace_id
+        """The POST /training-jobs body (API naming): every sent field along its declared path, named `name`
+        when given, with this resource's owner mark among the annotations."""
+        body = declared_wire(self)
+        meta = body.setdefault("metadata", {})
+        meta["name"] = name or self.name
         annotations = {**self.annotations, **(self.owner.annotations() if self.owner else {})}
         if annotations:
             meta["annotations"] = annotations
-        body: dict[str, Any] = {"kind": self.kind, "metadata": meta}
-        if self.algorithm is not None:
-            body["algorithm"] = _algorithm_wire(self.algorithm)
-        resource: dict[str, Any] = {"node_count": self.node_count}
-        if self.flavor_id is not None:
-            resource["flavor_id"] = self.flavor_id
-        if self.pool_id is not None:
-            resource["pool_id"] = self.pool_id
-        spec: dict[str, Any] = {"resource": resource}
-        if self.volumes:
-            spec["volumes"] = [{"nfs": v.model_dump()} for v in self.volumes]
-        if self.log_export_path is not None:
-            log = self.log_export_path.model_dump(exclude_none=True)
-            if "obs_url" in log:
-                log["obs_url"] = to_api_obs(log["obs_url"])
-            spec["log_export_path"] = log
-        if self.auto_stop is not None:
-            spec["auto_stop"] = self.auto_stop.model_dump()
-        body["spec"] = spec
         return body
 
 
-def _channel_in(c: InputChannel) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": c.name}
-    if c.obs_url is not None:
-        out["remote"] = {"obs": {"obs_url": to_api_obs(c.obs_url)}}
-    else:
-        assert c.dataset is not None
-        out["remote"] = {"dataset": c.dataset.model_dump(exclude_none=True)}
-    for k in ("local_dir", "description"):
-        if getattr(c, k) is not None:
-            out[k] = getattr(c, k)
-    if c.remote_constraint:
-        out["remote_constraint"] = [r.model_dump(exclude_none=True) for r in c.remote_constraint]
-    return out
-
-
-def _channel_out(c: OutputChannel) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": c.name, "remote": {"obs": {"obs_url": to_api_obs(c.obs_url)}}}
-    for k in ("local_dir", "description"):
-        if getattr(c, k) is not None:
-            out[k] = getattr(c, k)
-    return out
-
-
-def _algorithm_wire(a: AlgorithmArg) -> dict[str, Any]:
-    plain = a.model_dump(exclude_none=True, exclude={"inputs", "outputs", "parameters", "environments",
-                                                      "policies", "engine"})
-    for key in ("code_dir", "boot_file", "autosearch_config_path", "autosearch_framework_path"):
-        if key in plain:
-            plain[key] = to_api_obs(plain[key])
-    plain["parameters"] = [p.model_dump(exclude_none=True) for p in a.parameters]
-    if a.inputs:
-        plain["inputs"] = [_channel_in(c) for c in a.inputs]
-    if a.outputs:
-        plain["outputs"] = [_channel_out(c) for c in a.outputs]
-    if a.engine is not None:
-        plain["engine"] = a.engine.model_dump(exclude_none=True)
-    if a.policies is not None:
-        plain["policies"] = a.policies.model_dump(exclude_none=True)
-    plain["environments"] = dict(a.environments)  # the service takes a map
-    return plain
+# What a change of each field does (the diff, normalize's spec), from the declarations above.
+# Fields that steer the provider only; they are never sent and their changes touch nothing remote.
+PROVIDER_ONLY_FIELDS = fields_changing(TrainingJobArgs, Change.PROVIDER)
+# Fields the service can change in place (description: PUT; tags: the tag API).
+UPDATABLE_FIELDS = fields_changing(TrainingJobArgs, Change.IN_PLACE)
+# For messages only (catalog_check.py): never sent, never part of the spec, never a diff.
+MESSAGE_ONLY_FIELDS = fields_changing(TrainingJobArgs, Change.IGNORED)
 
 
 # Model class names, which pydantic puts into error locations of unions; never part of a field path.

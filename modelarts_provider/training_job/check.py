@@ -16,9 +16,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..core.failures import Failure, failures_from as _failures_from
-from ..core.unknowns import contains_unknown, is_unknown
-from .args import MODEL_NAMES, TrainingJobArgs
-from .normalize import spec_of, try_canonical
+from ..core.unknowns import STAND_IN_TOKEN, contains_unknown, is_unknown
+from .args import MODEL_NAMES
+from .normalize import spec_of, try_canonical, validated
 from .outputs import strip_outputs
 
 
@@ -39,9 +39,9 @@ def _keep_name(news: dict[str, Any], olds: dict[str, Any]) -> dict[str, Any]:
     return {**news, "name": old_name}
 
 
-# Stands in for an owner token not known yet (its RandomId is created in the same preview or `up`): a new
-# job's token is always unknown at preview, and must not hide the errors of the whole declaration.
-TOKEN_PLACEHOLDER = "0" * 16
+# A new job's owner token is always unknown at preview (core/unknowns.py: its stand-in), and must not hide the
+# errors of the whole declaration.
+TOKEN_PLACEHOLDER = STAND_IN_TOKEN
 
 
 def _probe(raw: dict[str, Any]) -> dict[str, Any]:
@@ -56,7 +56,7 @@ def check_inputs(news: dict[str, Any], olds: dict[str, Any] | None = None) -> tu
     raw = strip_outputs(news)
     probe = _probe(raw)
     try:
-        TrainingJobArgs.model_validate(probe)
+        validated(probe)
     except ValidationError as e:
         failures = failures_from(e, probe)
         if failures:

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from .args import TrainingJobArgs
+from .wire_forms import DEFAULT_WORKSPACE
 from ..client.models import TrainingJob, as_list, as_text, normalize_obs_path
 from .search_form import auto_search_of, search_summary
 
@@ -21,7 +22,6 @@ def _norm(v: Any) -> Any:
     return normalize_obs_path(v) if isinstance(v, str) else v
 
 
-DEFAULT_WORKSPACE = "0"
 # Names whose values are likely credentials: never quoted in a message.
 SECRET_LOOKING = re.compile(r"(?i)key|secret|token|passw|credential|auth")
 

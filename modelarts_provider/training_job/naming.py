@@ -28,7 +28,7 @@ from ..core.identity import SUFFIX_LENGTH, is_seed, suffix_for, token_for
 from .args import writes_per_run
 from .normalize import spec_hash, spec_of, try_canonical
 from .outputs import strip_outputs
-from ..core.unknowns import UNKNOWN, contains_unknown, is_unknown
+from ..core.unknowns import STAND_IN_NAME, UNKNOWN, contains_unknown, is_unknown
 
 SEED_INPUT = "owner_seed"
 
@@ -124,7 +124,7 @@ def with_identity(news: dict[str, Any], olds: dict[str, Any] | None,
                 return candidate
     owner = out.get("owner") if isinstance(out.get("owner"), dict) else {}
     resource = owner.get("resource") if isinstance(owner.get("resource"), str) else None
-    canonical = try_canonical({**out, "name": "placeholder-name"})
+    canonical = try_canonical({**out, "name": STAND_IN_NAME})
     if is_unknown(seed) or contains_unknown(spec_of(canonical if canonical is not None else out)):
         return _named(out, UNKNOWN)  # known at `up`
     if not is_seed(seed) or resource is None:

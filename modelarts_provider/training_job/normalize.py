@@ -15,12 +15,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+import threading
+from collections import OrderedDict
 from typing import Any
 
 from pydantic import ValidationError
 
 from .args import MESSAGE_ONLY_FIELDS, PROVIDER_ONLY_FIELDS, UPDATABLE_FIELDS, TrainingJobArgs
-from ..core.unknowns import contains_unknown
+from ..core.unknowns import STAND_IN_NAME, UNKNOWN, contains_unknown, is_unknown
 
 # Fields that never replace the job, so they are not part of its "spec" (the name suffix keepers,
 # the takeover comparison key and the derived-name rule all use the spec).
@@ -29,8 +31,49 @@ NOT_SPEC = PROVIDER_ONLY_FIELDS | UPDATABLE_FIELDS | MESSAGE_ONLY_FIELDS | {"nam
 # so state and checked inputs agree), and the stored form, which the state records (see stored_form).
 _CANONICAL: dict[str, Any] = {"mode": "json", "exclude_none": True}
 _STORED: dict[str, Any] = {**_CANONICAL, "exclude_defaults": True, "exclude": MESSAGE_ONLY_FIELDS}
-# Stand-ins that let validation of the known fields go on while a required field is unknown.
-_PLACEHOLDER_NAME = "placeholder-name"
+
+
+def _fingerprint(value: Any) -> str:
+    """One text per value as validation sees it: unknowns in their one spelling (core/unknowns.py). Key order
+    kept: it is meaningful (parameters given as a map become a list in its order)."""
+    return json.dumps(value, separators=(",", ":"),
+                      default=lambda v: UNKNOWN if is_unknown(v) else repr(v))
+
+
+# Validated values by fingerprint, newest last (a pure function's results: bounded, never stale).
+_VALIDATED: OrderedDict[str, TrainingJobArgs | ValidationError] = OrderedDict()
+_VALIDATED_MAX = 256
+_VALIDATED_LOCK = threading.Lock()
+
+
+def _remember(key: str, result: TrainingJobArgs | ValidationError) -> None:
+    with _VALIDATED_LOCK:
+        _VALIDATED[key] = result
+        _VALIDATED.move_to_end(key)
+        while len(_VALIDATED) > _VALIDATED_MAX:
+            _VALIDATED.popitem(last=False)
+
+
+def validated(raw: Mapping[str, Any]) -> TrainingJobArgs:
+    """`raw` validated as TrainingJobArgs (raises its ValidationError), once per distinct value: one engine call
+    meets a job's inputs several times (check derives the name, checks, canonicalises and stores them; diff
+    compares both sides, maybe twice; naming tries the recorded layouts), each a pure function of the value;
+    the canonical form of a validated value is known valid too (canonical() records it)."""
+    try:
+        key = _fingerprint(dict(raw))
+    except (TypeError, ValueError):  # not JSON-like (never from the engine): validated as it is
+        return TrainingJobArgs.model_validate(raw)
+    with _VALIDATED_LOCK:
+        found = _VALIDATED.get(key)
+    if found is None:
+        try:
+            found = TrainingJobArgs.model_validate(json.loads(key))
+        except ValidationError as err:
+            found = err
+        _remember(key, found)
+    if isinstance(found, ValidationError):
+        raise found
+    return found  # shared: args are frozen (args.py), a caller changes a copy (model_copy(update=...))
 
 
 def canonical(raw: Mapping[str, Any], fallback: Mapping[str, Any] | None = None, *,
@@ -48,8 +91,11 @@ def canonical(raw: Mapping[str, Any], fallback: Mapping[str, Any] | None = None,
         if fallback is not None and key in fallback and not contains_unknown(fallback[key]):
             probe[key] = fallback[key]
         elif key == "name":
-            probe[key] = _PLACEHOLDER_NAME
-    out = TrainingJobArgs.model_validate(probe).model_dump(**(_STORED if stored else _CANONICAL))
+            probe[key] = STAND_IN_NAME
+    args = validated(probe)
+    out = args.model_dump(**(_STORED if stored else _CANONICAL))
+    if not stored:  # the canonical form validates to the same args (the state's readers rely on it); the
+        _remember(_fingerprint(out), args)  # stored form does not hold the message-only fields
     for key in unknown - (MESSAGE_ONLY_FIELDS if stored else set()):
         out[key] = raw[key]
     return out
@@ -93,6 +139,6 @@ def spec_hash(raw: Mapping[str, Any]) -> str:
 
     Invalid inputs hash as written: check() reports them before anything is created.
     """
-    norm = try_canonical({**raw, "name": raw.get("name") or _PLACEHOLDER_NAME})
+    norm = try_canonical({**raw, "name": raw.get("name") or STAND_IN_NAME})
     spec = spec_of(norm if norm is not None else {k: v for k, v in raw.items() if v is not None})
     return hashlib.sha256(json.dumps(spec, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:32]

@@ -9,36 +9,41 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from ..client.clouds import CLOUDS, DEFAULT_CLOUD
 from ..client.models import TrainingJob, as_list, normalize_obs_path, output_urls
 
 
 class TaskStatusOutput(BaseModel):
-    task: str | None = None
-    exit_code: int | None = None
-    message: str | None = None
+    task: str | None = Field(None, description="Task name.")
+    exit_code: int | None = Field(None, description="Exit code of the task's process.")
+    message: str | None = Field(None, description="The service's message about the task.")
 
 
 class JobStatusOutputs(BaseModel):
     """What a TrainingJob reports about its live job."""
 
-    job_id: str
-    job_name: str | None = None
-    phase: str | None = None
-    secondary_phase: str | None = None
-    create_time: str | None = None
-    start_time: str | None = None
-    duration_ms: int = 0
-    flavor_name: str | None = None
-    task_names: list[str] = []
-    task_statuses: list[TaskStatusOutput] = []
-    output_paths: dict[str, str] = {}
-    output_path: str | None = None
-    console_url: str | None = None
+    job_id: str = Field(description="The job's id.")
+    job_name: str | None = Field(None, description="The job's name as the service holds it.")
+    phase: str | None = Field(None, description=(
+        "Phase last seen: Creating, Pending, Running, Completed, Failed, Terminating, Terminated or Abnormal."))
+    secondary_phase: str | None = Field(None, description="The service's finer-grained phase.")
+    create_time: str | None = Field(None, description="When the job was created (ISO 8601, UTC).")
+    start_time: str | None = Field(None, description="When the job started running (ISO 8601, UTC).")
+    duration_ms: int = Field(0, description="Running time in milliseconds.")
+    flavor_name: str | None = Field(None, description="The flavor's display name.")
+    task_names: list[str] = Field(default_factory=list, description="The job's task names, e.g. worker-0.")
+    task_statuses: list[TaskStatusOutput] = Field(default_factory=list, description=(
+        "Each task's exit code and message."))
+    output_paths: dict[str, str] = Field(default_factory=dict, description="Output channel name -> OBS URL.")
+    output_path: str | None = Field(None, description="The first output channel's OBS URL.")
+    console_url: str | None = Field(None, description=(
+        "The job's page in the ModelArts console."))
     # Where the job lives (location.py): checked by read, update and delete before any call.
-    location: dict[str, str] | None = None
+    location: dict[str, str] | None = Field(None, description=(
+        "Where the job lives (cloud, region, project, endpoint): read, update and delete refuse another "
+        "place."))
 
 
 OUTPUT_KEYS = frozenset(JobStatusOutputs.model_fields)

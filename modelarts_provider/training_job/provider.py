@@ -19,7 +19,7 @@ from .check import check_inputs
 from .diff import decide, needs_live_phase, pool_replacement_refusal, same_name_refusal
 from .name_index import NameIndex, marks
 from .naming import SEED_INPUT, with_identity
-from .normalize import stored_args, stored_form
+from .normalize import stored_args, stored_form, validated
 from .outputs import OUTPUT_KEYS, status_outputs, strip_outputs
 from .plaintext_credentials import warn_once
 from .state_jobs import STATE_JOBS, StateUnreadable
@@ -185,7 +185,7 @@ class TrainingJobProvider(ModelArtsProvider):
                           delete_before_replace=d.delete_before_replace if d.replaces else None)
 
     def create(self, props: dict[str, Any]) -> CreateResult:
-        args = TrainingJobArgs.model_validate(strip_outputs(props))
+        args = validated(strip_outputs(props))
         # The stack's state is there to read only for the engine's calls (they name their resource's URN).
         job = lifecycle.submit(self._api(), args, self._names(), say, self._tracked_for(args),
                                (lambda: self._held_ids(args)) if serving_engine() else None)
@@ -206,7 +206,7 @@ class TrainingJobProvider(ModelArtsProvider):
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         self._same_place(id_, olds)
-        args = TrainingJobArgs.model_validate(strip_outputs(news))
+        args = validated(strip_outputs(news))
         status = {k: olds.get(k) for k in OUTPUT_KEYS}
         if (olds.get("description") or "") != args.description:
             job = self._api().update_description(id_, args.description)

@@ -32,7 +32,8 @@ import pulumi
 import pulumi_random as random
 from pulumi.dynamic import Resource
 
-from .args import TrainingJobArgs, WaitFor
+from .args import TrainingJobArgs
+from ..core.fields import declarations
 from ..core.identity import SUFFIX_LENGTH  # noqa: F401 - public here before
 from .naming import SEED_INPUT, name_prefix, with_run_folders  # noqa: F401 - public here before
 from ..core.job_secrets import at_path
@@ -95,38 +96,13 @@ class AlgorithmInputs(TypedDict, total=False):
     environments: pulumi.Input[Mapping[str, pulumi.Input[str]]]
 
 
-class TrainingJobInputs(TypedDict, total=False):
-    # metadata
-    name: pulumi.Input[str]
-    description: pulumi.Input[str]
-    workspace_id: pulumi.Input[str]
-    annotations: pulumi.Input[Mapping[str, pulumi.Input[str]]]
-    tags: pulumi.Input[Mapping[str, pulumi.Input[str]]]  # the job's tags: updated in place
-    kind: pulumi.Input[str]
-    # body
-    algorithm: pulumi.Input[AlgorithmInputs]
-    tasks: pulumi.Input[list[Mapping[str, Any]]]
-    # spec
-    flavor_id: pulumi.Input[str]
-    pool_id: pulumi.Input[str]
-    node_count: pulumi.Input[int]
-    volumes: pulumi.Input[list[Mapping[str, Any]]]  # [{nfs_server_path, local_path, read_only}]
-    log_export_path: pulumi.Input[Mapping[str, pulumi.Input[str]]]  # {obs_url?, host_path?}
-    auto_stop: pulumi.Input[Mapping[str, Any]]  # {duration: hours, time_unit: "HOURS"}
-    # provider options
-    wait_for: pulumi.Input[WaitFor]
-    wait_timeout_seconds: pulumi.Input[float]
-    poll_interval_seconds: pulumi.Input[float]
-    delete_timeout_seconds: pulumi.Input[float]
-    delete_before_replace: pulumi.Input[bool]
-    keep_finished_runs: pulumi.Input[bool]
-    output_per_run: pulumi.Input[bool]
-    keep_runs: pulumi.Input[int]
-    replace_failed: pulumi.Input[bool]
-    adopt_job_id: pulumi.Input[str]
-    secret_paths: pulumi.Input[list[str]]  # set by the stack program: the dotted paths of secret inputs
-    owner: pulumi.Input[Mapping[str, pulumi.Input[str]]]  # {stack, resource, token}: set by the resource
-    config_keys: pulumi.Input[Mapping[str, str]]  # where checked values were declared (stack program)
+# Every input of a TrainingJob, typed as its declaration takes it (args.py: any value may be a pulumi.Input); the
+# algorithm with its forms spelt out above. `derived_name` is the resource's own (set below).
+TrainingJobInputs = TypedDict(  # type: ignore[misc] - derived from the one declaration of the fields
+    "TrainingJobInputs",
+    {f.name: pulumi.Input[AlgorithmInputs if f.name == "algorithm" else f.info.annotation]  # type: ignore[name-defined]
+     for f in declarations(TrainingJobArgs) if f.name != "derived_name"},
+    total=False)
 
 
 def stack_seed() -> pulumi.Output[str]:

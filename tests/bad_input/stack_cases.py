@@ -170,6 +170,8 @@ STACK_CASES: list[Case] = [
          cfg('jobs.a.deleteTimeoutSeconds: must be greater than 0, not 0')),
     Case("auto-stop-zero", a("autoStopHours", 0),
          cfg('jobs.a.autoStopHours: must be at least 1, not 0')),
+    Case("workspace-not-a-string", a("workspaceId", 7),
+         cfg('jobs.a.workspaceId: must be a string, not a whole number 7')),
     Case("description-too-long", a("description", "d" * 300),
          cfg('jobs.a.description: must be at most 256 characters (got 300)')),
     # --- bad names and keys ---
@@ -197,7 +199,7 @@ STACK_CASES: list[Case] = [
              'codeDir, bootFile, code, engine, image, command, parameters, inputs, outputs, environments, logs, '
              'autoStopHours, volumes, annotations, tags, workingDir, localCodeDir, waitFor, waitTimeoutSeconds, '
              'pollIntervalSeconds, deleteTimeoutSeconds, deleteBeforeReplace, keepFinishedRuns, outputPerRun, keepRuns, '
-             'replaceFailed, adoptJobId, movedFrom, objective, metrics, retries, search)'),
+             'replaceFailed, adoptJobId, movedFrom, objective, metrics, retries, search, workspaceId)'),
          covers=()),
     Case("moved-from-a-declared-key", both(a("movedFrom", ["b"]), put((JOBS, "b"), job(name="bad-input-b"))),
          cfg("jobs.a.movedFrom: b is still declared: a job moves from a key that is no longer in jobs or sweeps"),

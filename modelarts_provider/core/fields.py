@@ -1,0 +1,137 @@
+"""A resource's field, declared once: the facts every layer needs beside the field's type.
+
+    flavor_id: Annotated[str | None, Declared(api="spec.resource.flavor_id"),
+                         Field(description="Resource flavor ...")] = None
+
+The pydantic field holds the type, the rules, the default and the description (the plugin schema's text); the
+`Declared` beside it says where the value goes and what a change of it does:
+
+- `api`: where it sits in the create request, dotted (`metadata.workspace_id`), which is also where the
+  service's details give it back: the wire payload (to_wire) and the read-back (from_live) copy it along that
+  path; `None`: never in the create body (a provider option, or sent by another API such as the tag API);
+- `change`: what a change of it does: replace the resource, update it in place, touch nothing remote
+  (a provider option: recorded by an update without API call) or nothing at all (messages only: never a diff);
+- `secret`: its values are secret material (masked wherever printed);
+- `config`: the key a modelarts-jobs job entry sets it by, as it is (the stack config's mapping), if any;
+- `wire` / `read`: the value's shape on the wire where it is not the canonical value itself (a list of
+  volumes wrapped as `{nfs: ...}`), and back; `read` returns None for what a declaration leaves unset.
+
+Everything else is derived from these (which fields replace, which the stack config maps, the schema's
+descriptions, the payload); tests/provider/test_field_declarations.py checks every field has its declaration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+from functools import cache
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+
+
+class Change(Enum):
+    REPLACE = "replace"  # the service cannot change it: a new resource
+    IN_PLACE = "in place"  # updated by an API call, the resource stays
+    PROVIDER = "provider only"  # steers the provider: an update records it, no API call
+    IGNORED = "ignored"  # never part of a diff (messages only)
+
+
+@dataclass(frozen=True)
+class Declared:
+    api: str | None = None
+    change: Change = Change.REPLACE
+    secret: bool = False
+    config: str | None = None
+    wire: Callable[[Any], Any] | None = None
+    read: Callable[[Any], Any] | None = None
+
+    @property
+    def sent(self) -> bool:
+        """Whether the service receives it in the create request."""
+        return self.api is not None
+
+
+@dataclass(frozen=True)
+class DeclaredField:
+    name: str
+    info: FieldInfo
+    declared: Declared
+
+
+@cache
+def declarations(model: type[BaseModel]) -> tuple[DeclaredField, ...]:
+    """Every field of `model` with its declaration, in declaration order. A field without exactly one
+    `Declared` is a programming error, raised at once (every layer needs it)."""
+    out = []
+    for name, info in model.model_fields.items():
+        found = [m for m in info.metadata if isinstance(m, Declared)]
+        if len(found) != 1:
+            raise TypeError(f"{model.__name__}.{name}: needs exactly one Declared(...) (core/fields.py)")
+        out.append(DeclaredField(name, info, found[0]))
+    return tuple(out)
+
+
+def fields_changing(model: type[BaseModel], *changes: Change) -> frozenset[str]:
+    """The names of the fields whose change is one of `changes`."""
+    return frozenset(f.name for f in declarations(model) if f.declared.change in changes)
+
+
+def names_changing(model: type[BaseModel], change: Change) -> tuple[str, ...]:
+    """The fields whose change is `change`, in declaration order (the order a diff names them in)."""
+    return tuple(f.name for f in declarations(model) if f.declared.change is change)
+
+
+def config_names(model: type[BaseModel]) -> dict[str, str]:
+    """field name -> the stack config key that sets it as it is."""
+    return {f.name: f.declared.config for f in declarations(model) if f.declared.config}
+
+
+def _empty(value: Any) -> bool:
+    return value is None or (isinstance(value, (list, dict)) and not value)
+
+
+def put(body: dict[str, Any], dotted: str, value: Any) -> None:
+    """body[a][b][c] = value for 'a.b.c', creating the objects on the way."""
+    *parents, last = dotted.split(".")
+    for part in parents:
+        body = body.setdefault(part, {})
+    body[last] = value
+
+
+def get(body: Mapping[str, Any], dotted: str) -> Any:
+    value: Any = body
+    for part in dotted.split("."):
+        value = value.get(part) if isinstance(value, Mapping) else None
+    return value
+
+
+def to_wire(args: BaseModel, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The declared fields of `args` along their API paths; None and empty lists/maps are left out."""
+    body = {} if body is None else body
+    for f in declarations(type(args)):
+        value = getattr(args, f.name)
+        if f.declared.api is None or _empty(value):
+            continue
+        put(body, f.declared.api, f.declared.wire(value) if f.declared.wire else
+            (value.model_dump(exclude_none=True) if isinstance(value, BaseModel) else value))
+    return body
+
+
+def from_wire(model: type[BaseModel], live: Mapping[str, Any]) -> dict[str, Any]:
+    """The declaration (field name -> value) a live object's details give back, along the API paths: what a
+    declaration would leave unset (None, empty, the field's default) is left out."""
+    out: dict[str, Any] = {}
+    for f in declarations(model):
+        if f.declared.api is None:
+            continue
+        value = get(live, f.declared.api)
+        if f.declared.read is not None:
+            value = f.declared.read(value)
+        if _empty(value) or value == "" or (not f.info.is_required() and value == f.info.get_default(
+                call_default_factory=True)):
+            continue
+        out[f.name] = value
+    return out

@@ -1,0 +1,117 @@
+"""Each field of a job is declared once (core/fields.py): these tests hold the declarations complete and the
+rules derived from them equal to the ones written by hand before (the diff's sets, the payload, the read-back)."""
+
+from __future__ import annotations
+
+import pytest
+
+from modelarts_provider.core.fields import Change, Declared, declarations, fields_changing
+from modelarts_provider.training_job import args as ARGS
+from modelarts_provider.training_job.args import TrainingJobArgs
+
+
+def test_every_job_field_has_one_complete_declaration() -> None:
+    for f in declarations(TrainingJobArgs):  # raises for a field without exactly one Declared
+        assert isinstance(f.declared, Declared)
+        assert f.info.description and len(f.info.description) > 10, f"{f.name}: no description"
+        assert isinstance(f.declared.change, Change)
+        if f.declared.api is not None:
+            assert f.declared.api.split(".")[0] in ("metadata", "spec", "algorithm", "kind"), f.name
+            assert f.declared.change in (Change.REPLACE, Change.IN_PLACE), f"{f.name}: sent, yet {f.declared.change}"
+
+
+# The diff's rules as they were written by hand before the declarations (training_job/args.py at 9615b31).
+BEFORE_PROVIDER_ONLY = {"wait_for", "wait_timeout_seconds", "poll_interval_seconds", "delete_timeout_seconds",
+                        "delete_before_replace", "replace_failed", "adopt_job_id", "derived_name", "owner",
+                        "keep_finished_runs", "output_per_run", "keep_runs", "secret_paths"}
+BEFORE_UPDATABLE = {"description", "tags"}
+BEFORE_MESSAGE_ONLY = {"config_keys"}
+
+
+def test_derived_diff_rules_equal_the_hand_written_ones() -> None:
+    assert ARGS.PROVIDER_ONLY_FIELDS == BEFORE_PROVIDER_ONLY
+    assert ARGS.UPDATABLE_FIELDS == BEFORE_UPDATABLE
+    assert ARGS.MESSAGE_ONLY_FIELDS == BEFORE_MESSAGE_ONLY
+    replaced = fields_changing(TrainingJobArgs, Change.REPLACE)
+    assert replaced == set(TrainingJobArgs.model_fields) - BEFORE_PROVIDER_ONLY - BEFORE_UPDATABLE - BEFORE_MESSAGE_ONLY
+
+
+@pytest.mark.parametrize("model", [m for m in vars(ARGS).values()
+                                   if isinstance(m, type) and issubclass(m, ARGS._ArgModel)
+                                   and m not in (ARGS._ArgModel, TrainingJobArgs)])
+def test_every_nested_model_says_where_it_sits_in_the_request(model: type) -> None:
+    # the schema describes its fields without a description of their own by this path (plugin/schema.py)
+    assert model.API_PATH and model.API_PATH.split(".")[0] in ("algorithm", "spec"), model.__name__
+
+
+def test_a_config_name_is_the_job_entry_key_that_sets_the_argument_as_it_is() -> None:
+    # the job entry (stack/config.py) declares its own keys for the arguments it shapes; any other argument with a
+    # config name is derived into it (stack/job_fields.with_declared): either way the key maps to the argument
+    from modelarts_provider.stack.config import JobEntry
+    from modelarts_provider.stack.job_fields import maps_of
+
+    table = maps_of(JobEntry)
+    for f in declarations(TrainingJobArgs):
+        if f.declared.config is not None:
+            row = table.row(f.declared.config)
+            assert row.maps.direct and row.maps.paths == (f.name,), f"{f.name}: {row}"
+            assert (f.name,) in table.sent or not f.declared.sent, f"{f.name}: sent, yet not in what a job sends"
+
+
+def test_what_to_wire_and_from_wire_do_along_a_path() -> None:
+    from pydantic import BaseModel, Field
+    from typing import Annotated
+
+    from modelarts_provider.core.fields import from_wire, to_wire
+
+    class Probe(BaseModel):
+        a: Annotated[int, Declared(api="spec.x.a")] = 1
+        b: Annotated[list[int], Declared(api="spec.b", wire=lambda v: [i * 2 for i in v],
+                                         read=lambda v: [i // 2 for i in v or []])] = Field(default_factory=list)
+        c: Annotated[str | None, Declared(change=Change.PROVIDER)] = None
+
+    body = to_wire(Probe(a=3, b=[1, 2], c="x"))
+    assert body == {"spec": {"x": {"a": 3}, "b": [2, 4]}}  # c: never sent
+    assert from_wire(Probe, body) == {"a": 3, "b": [1, 2]}
+    assert to_wire(Probe()) == {"spec": {"x": {"a": 1}}}  # an empty list is left out
+    assert from_wire(Probe, {"spec": {"x": {"a": 1}}}) == {}  # the default is what a declaration leaves unset
+
+
+def test_pools_and_networks_declare_each_field_and_their_diff_follows() -> None:
+    from modelarts_provider.network import args as network
+    from modelarts_provider.resource_pool import args as pool, diff as pool_diff
+
+    for model in (network.NetworkArgs, pool.ResourcePoolArgs):
+        for f in declarations(model):
+            assert f.info.description, f"{model.__name__}.{f.name}: no description"
+    # as written by hand before the declarations
+    assert network.REPLACING == ("name", "cidr", "workspace_id")
+    assert network.OPTIONS == ("timeout_seconds", "poll_interval_seconds")
+    assert pool_diff.REPLACING == ("name", "network", "workspace_id")
+    assert pool_diff.OPTIONS == ("timeout_seconds", "poll_interval_seconds", "force_delete")
+
+
+@pytest.mark.parametrize("declared", [
+    {"name": "j1", "description": "d", "workspace_id": "ws", "annotations": {"a": "b"}, "flavor_id": "f",
+     "node_count": 3, "volumes": [{"nfs_server_path": "h:/x", "local_path": "/mnt", "read_only": True}],
+     "log_export_path": {"obs_url": "obs://bkt/logs/"}, "auto_stop": {"duration": 4},
+     "algorithm": {"code_dir": "obs://bkt/code/", "boot_file": "/bkt/code/t.py", "engine": {"engine_id": "e1"},
+                   "parameters": {"lr": 0.1}, "environments": {"A": "1"},
+                   "inputs": [{"name": "data", "obs_url": "obs://bkt/data/"}],
+                   "outputs": [{"name": "out", "obs_url": "obs://bkt/out/", "local_dir": "/home/o"}]}},
+    {"name": "j2", "pool_id": "p1", "log_export_path": {"host_path": "/var/log"},
+     "algorithm": {"engine": {"image_url": "swr/x:1"}, "command": "python x.py"}},
+])
+def test_every_sent_field_reads_back_as_declared(declared: dict) -> None:
+    # the payload and the read-back follow the same declared paths: a job created from a declaration reads back
+    # as that declaration (what `pulumi import` records), field by field
+    from modelarts_provider.client.models import TrainingJob
+    from modelarts_provider.training_job.from_live import declaration_of
+    from modelarts_provider.training_job.normalize import canonical
+
+    args = TrainingJobArgs.model_validate(declared)
+    wire = args.to_wire()
+    live = TrainingJob.model_validate({**wire, "metadata": {**wire["metadata"], "id": "id-1"}})
+    sent = {f.name for f in declarations(TrainingJobArgs) if f.declared.sent}
+    assert {k: v for k, v in canonical(declaration_of(live)).items() if k in sent} == \
+        {k: v for k, v in canonical(declared).items() if k in sent}
