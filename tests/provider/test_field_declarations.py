@@ -86,7 +86,7 @@ def test_pools_and_networks_declare_each_field_and_their_diff_follows() -> None:
             assert f.info.description, f"{model.__name__}.{f.name}: no description"
     # as written by hand before the declarations
     assert network.REPLACING == ("name", "cidr", "workspace_id")
-    assert network.OPTIONS == ("timeout_seconds", "poll_interval_seconds")
+    assert network.OPTIONS == ("timeout_seconds", "poll_interval_seconds", "force_delete")  # as h4 added it
     assert pool_diff.REPLACING == ("name", "network", "workspace_id")
     assert pool_diff.OPTIONS == ("timeout_seconds", "poll_interval_seconds", "force_delete")
 
