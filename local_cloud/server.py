@@ -41,6 +41,25 @@ class LocalHTTPServer(ThreadingHTTPServer):
         return f"http://{host}:{port}"
 
 
+class AppHandler(BaseHTTPRequestHandler):
+    """A local cloud's HTTP/1.1 handler whose server holds an `app` (with `config.quiet`): the request read as
+    the app's dispatch takes it, and request lines logged unless quiet."""
+
+    protocol_version = "HTTP/1.1"  # keep-alive: clients reuse connections
+    sys_version = ""
+
+    def request_parts(self) -> tuple[str, str, dict[str, str], bytes]:
+        """(path, query, headers, body) of the request being handled (the body by its Content-Length)."""
+        raw_path, _, raw_query = self.path.partition("?")
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length > 0 else b""
+        return raw_path, raw_query, dict(self.headers.items()), body
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        if not self.server.app.config.quiet:  # type: ignore[attr-defined]
+            super().log_message(format, *args)
+
+
 def reset_connection(handler: BaseHTTPRequestHandler) -> None:
     """Close with an RST (SO_LINGER 0) and no response: the client sees a connection reset."""
     handler.close_connection = True
