@@ -15,24 +15,15 @@ from modelarts_provider.core.ownership import OwnerMark
 from modelarts_provider.core.provider_base import ProviderError
 from modelarts_provider.resource_pool import jobs_on
 from modelarts_provider.resource_pool.provider import ResourcePoolProvider
-from modelarts_provider.resource_pool import provider as pool_provider_module
 from tests.emulator.helpers import minimal_job
 
 from .common import owner_of
-from .test_resource_pool import _configured, _network, _pool_props
+from .test_resource_pool import _configured, _network, _pool_props, said  # noqa: F401 - said: a fixture
 
 
 @pytest.fixture(scope="module")
 def emulator_times() -> dict[str, float]:  # jobs run long: they are Running when the pool is deleted
     return {"phase_seconds": 0.2, "run_seconds": 600, "network_seconds": 0.2, "pool_seconds": 0.6}
-
-
-@pytest.fixture
-def said(monkeypatch) -> list[str]:
-    lines: list[str] = []
-    monkeypatch.setattr(pool_provider_module, "say", lines.append)
-    monkeypatch.setattr("modelarts_provider.resource_pool.wait.cancelled", lambda: False)
-    return lines
 
 
 def _pool(emu: RunningEmulator) -> tuple[ResourcePoolProvider, str, dict[str, Any]]:
