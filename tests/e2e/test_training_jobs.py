@@ -354,6 +354,7 @@ def test_a_flavor_typo_fails_preview_and_up_before_touching_the_finished_run(tmp
     cfg = stack_config(jobs)
     cfg["modelarts-jobs:pools"]["gpu"]["flavor"] = "modelarts.p3.largee.public"
     st.write_config(cfg)
+    before = emu.counters()
     change = assert_refused_by_preview_and_up(
         st, emu, "modelarts-jobs:pools.gpu.flavor: unknown flavor 'modelarts.p3.largee.public' in cn-north-4; "
                  "did you mean modelarts.p3.large.public?")
