@@ -17,12 +17,11 @@ import json
 import threading
 import uuid
 from decimal import ROUND_HALF_UP, Decimal
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from pydantic import ValidationError
 
-from local_cloud.server import LocalHTTPServer
+from local_cloud.server import AppHandler, LocalHTTPServer
 from modelarts_provider.client import signer
 from modelarts_provider.client.billing_models import (MEASURE_HOUR, RATING_PATH, DemandProductRatingResult,
                                                       ListOnDemandResourceRatingsResponse, RateOnDemandReq)
@@ -120,17 +119,12 @@ class BillingApp:
         return 404, {"error": f"no control {name}"}
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class Handler(AppHandler):
     server_version = "BillingEmulator/1.0"
-    sys_version = ""
 
     def _handle(self) -> None:
         app: BillingApp = self.server.app  # type: ignore[attr-defined]
-        raw_path, _, raw_query = self.path.partition("?")
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length > 0 else b""
-        status, reply = app.dispatch(self.command, raw_path, raw_query, dict(self.headers.items()), body)
+        status, reply = app.dispatch(self.command, *self.request_parts())
         payload = json.dumps(reply, default=float).encode()  # amounts as JSON numbers, as BSS
         self.send_response(status)
         self.send_header("Content-Type", "application/json;charset=UTF-8")
@@ -140,10 +134,6 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(payload)
 
     do_GET = do_POST = do_PUT = do_DELETE = _handle
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
-        if not self.server.app.config.quiet:  # type: ignore[attr-defined]
-            super().log_message(format, *args)
 
 
 class BillingServer(LocalHTTPServer):

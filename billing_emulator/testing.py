@@ -13,7 +13,7 @@ import contextlib
 from pathlib import Path
 from typing import Any, Iterator
 
-from local_cloud.server import LocalServerProcess, LocalStartError
+from local_cloud.server import LocalServerProcess, LocalStartError, ServerKind
 
 from . import config as c
 
@@ -23,15 +23,9 @@ class BillingStartError(LocalStartError):
 
 
 class RunningBilling(LocalServerProcess):
-    module = "billing_emulator"
-    label = "local billing"
-    control_prefix = c.CONTROL_PREFIX
-    log_name = "billing.log"
-    start_timeout = 20.0
+    kind = ServerKind(module="billing_emulator", label="local billing", control_prefix=c.CONTROL_PREFIX,
+                      log_name="billing.log", access_key=c.DEFAULT_ACCESS_KEY, secret_key=c.DEFAULT_SECRET_KEY)
     start_error = BillingStartError
-
-    def __init__(self, workdir: Path | str, **flags: Any) -> None:
-        super().__init__(workdir, flags, c.DEFAULT_ACCESS_KEY, c.DEFAULT_SECRET_KEY)
 
     def _state_argv(self) -> list[str]:
         return []  # no state: the price list is read at start

@@ -17,6 +17,7 @@ import struct
 import subprocess
 import threading
 import time
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar, Self
@@ -39,6 +40,25 @@ class LocalHTTPServer(ThreadingHTTPServer):
     def url(self) -> str:
         host, port = self.server_address[:2]
         return f"http://{host}:{port}"
+
+
+class AppHandler(BaseHTTPRequestHandler):
+    """A local cloud's HTTP/1.1 handler whose server holds an `app` (with `config.quiet`): the request read as
+    the app's dispatch takes it, and request lines logged unless quiet."""
+
+    protocol_version = "HTTP/1.1"  # keep-alive: clients reuse connections
+    sys_version = ""
+
+    def request_parts(self) -> tuple[str, str, dict[str, str], bytes]:
+        """(path, query, headers, body) of the request being handled (the body by its Content-Length)."""
+        raw_path, _, raw_query = self.path.partition("?")
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length > 0 else b""
+        return raw_path, raw_query, dict(self.headers.items()), body
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        if not self.server.app.config.quiet:  # type: ignore[attr-defined]
+            super().log_message(format, *args)
 
 
 def reset_connection(handler: BaseHTTPRequestHandler) -> None:
@@ -101,31 +121,40 @@ class LocalStartError(RuntimeError):
     pass
 
 
+@dataclass(frozen=True)
+class ServerKind:
+    """One local cloud as the process that starts it knows it."""
+
+    module: str  # python -m <module>
+    label: str  # the server's name in error messages
+    control_prefix: str  # path prefix of the unauthenticated controls, e.g. "/_obs"
+    log_name: str
+    access_key: str  # the credentials it accepts unless its flags name others
+    secret_key: str
+    start_timeout: float = 20.0
+
+
 class LocalServerProcess:
     """``python -m <module>`` on 127.0.0.1 and a free port (kept across restarts), with its controls.
 
     Keyword flags map to command-line flags (``run_seconds=1`` -> ``--run-seconds 1``; ``True`` ->
-    bare flag). A subclass names the module and adds the flags of its state (``_state_argv``).
+    bare flag). A subclass declares its `kind` and adds the flags of its state (``_state_argv``).
     """
 
-    module: ClassVar[str]
-    label: ClassVar[str]  # the server's name in error messages
-    control_prefix: ClassVar[str]  # path prefix of the unauthenticated controls, e.g. "/_obs"
-    log_name: ClassVar[str]
-    start_timeout: ClassVar[float]
+    kind: ClassVar[ServerKind]
     start_error: ClassVar[type[LocalStartError]] = LocalStartError
 
-    def __init__(self, workdir: Path | str, flags: dict[str, Any], access_key: str, secret_key: str) -> None:
+    def __init__(self, workdir: Path | str, **flags: Any) -> None:
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.flags = dict(flags)
         # the credentials the server accepts (its flags, else its defaults): what a test's client signs with
-        self.access_key: str = self.flags.get("access_key", access_key)
-        self.secret_key: str = self.flags.get("secret_key", secret_key)
+        self.access_key: str = self.flags.get("access_key", self.kind.access_key)
+        self.secret_key: str = self.flags.get("secret_key", self.kind.secret_key)
         self.security_token: str | None = self.flags.get("security_token")
         self.flags.pop("port", None)  # chosen by the OS on first start, then kept
         self.flags.pop("host", None)
-        self.log_path = self.workdir / self.log_name
+        self.log_path = self.workdir / self.kind.log_name
         self.port = 0
         self.url = ""
         self._proc: ServerProcess | None = None
@@ -152,15 +181,15 @@ class LocalServerProcess:
 
     def start(self, timeout: float | None = None) -> Self:
         if self._proc is not None:
-            raise RuntimeError(f"{self.label} already running")
+            raise RuntimeError(f"{self.kind.label} already running")
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
         env["PYTHONUNBUFFERED"] = "1"
         # stdout (the ready line) goes to a file beside the log: both kinds of start read it the same way
-        out_path = self.workdir / (self.log_name + ".out")
-        self._proc = start_process(self.module, self._args(), cwd=self.workdir, env=env,
+        out_path = self.workdir / (self.kind.log_name + ".out")
+        self._proc = start_process(self.kind.module, self._args(), cwd=self.workdir, env=env,
                                    stdout=out_path, stderr=self.log_path)
-        deadline = time.monotonic() + (self.start_timeout if timeout is None else timeout)
+        deadline = time.monotonic() + (self.kind.start_timeout if timeout is None else timeout)
         while True:
             m = READY_RE.search(out_path.read_text(errors="replace"))
             if m:
@@ -168,13 +197,13 @@ class LocalServerProcess:
                 self.port = int(self.url.rsplit(":", 1)[1])
                 break
             if self._proc.poll() is not None:
-                raise self.start_error(f"{self.label} exited with {self._proc.returncode}:\n"
+                raise self.start_error(f"{self.kind.label} exited with {self._proc.returncode}:\n"
                                        + self._log_tail())
             if time.monotonic() > deadline:
                 self.stop()
-                raise self.start_error(f"{self.label} did not become ready:\n" + self._log_tail())
+                raise self.start_error(f"{self.kind.label} did not become ready:\n" + self._log_tail())
             time.sleep(0.01)
-        self._http.get(f"{self.url}{self.control_prefix}/counters", timeout=5).raise_for_status()
+        self._http.get(f"{self.url}{self.kind.control_prefix}/counters", timeout=5).raise_for_status()
         return self
 
     def stop(self, timeout: float = 5.0) -> None:
@@ -215,7 +244,7 @@ class LocalServerProcess:
     # --- controls --------------------------------------------------------------------------------
 
     def _control(self, method: str, name: str, json: Any = None) -> Any:
-        r = self._http.request(method, f"{self.url}{self.control_prefix}/{name}", json=json, timeout=10)
+        r = self._http.request(method, f"{self.url}{self.kind.control_prefix}/{name}", json=json, timeout=10)
         r.raise_for_status()
         return r.json()
 

@@ -1,6 +1,6 @@
 """HTTP layer: routing, request parsing, faults, auth, JSON responses.
 
-One ``EmulatorApp`` holds the state; ``Handler`` (a ``BaseHTTPRequestHandler`` speaking HTTP/1.1
+One ``EmulatorApp`` holds the state; ``Handler`` (local_cloud's ``AppHandler``, speaking HTTP/1.1
 keep-alive) turns each request into ``app.dispatch(...)`` and writes the answer — or, for the
 ``reset`` / ``drop_after_commit`` faults, slams the connection shut without one.
 """
@@ -17,11 +17,10 @@ import traceback
 import uuid
 from urllib.parse import parse_qs
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
-from local_cloud.server import reset_connection
+from local_cloud.server import AppHandler, reset_connection
 
 from . import errors
 from .auth import Authenticator
@@ -370,22 +369,16 @@ def _json(body: bytes) -> Any:
         raise errors.bad_json() from None
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive: clients reuse connections
+class Handler(AppHandler):
     server_version = "ModelArtsEmulator/1.0"
     # Headers and body leave in one segment (buffered wfile, flushed per request) and Nagle is off:
     # otherwise delayed ACKs cap a keep-alive connection at ~25 requests/s.
     wbufsize = -1
     disable_nagle_algorithm = True
-    sys_version = ""
 
     def _handle(self) -> None:
         app: EmulatorApp = self.server.app  # type: ignore[attr-defined]
-        raw_path, _, raw_query = self.path.partition("?")
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length > 0 else b""
-        headers = {k: v for k, v in self.headers.items()}
-        reply = app.dispatch(self.command, raw_path, raw_query, headers, body)
+        reply = app.dispatch(self.command, *self.request_parts())
         if reply.drop:
             self._reset_connection()
             return
@@ -405,7 +398,3 @@ class Handler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _handle
 
     _reset_connection = reset_connection  # an RST and no response: the client sees a reset
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
-        if not self.server.app.config.quiet:  # type: ignore[attr-defined]
-            super().log_message(format, *args)

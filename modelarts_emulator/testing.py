@@ -27,7 +27,7 @@ from typing import Any, Iterator
 import requests
 
 from . import config as c
-from local_cloud.server import READY_RE, REPO_ROOT, LocalServerProcess, LocalStartError
+from local_cloud.server import READY_RE, REPO_ROOT, LocalServerProcess, LocalStartError, ServerKind
 
 __all__ = ["READY_RE", "REPO_ROOT", "EmulatorStartError", "RunningEmulator", "running_emulator"]
 
@@ -37,15 +37,12 @@ class EmulatorStartError(LocalStartError):
 
 
 class RunningEmulator(LocalServerProcess):
-    module = "modelarts_emulator"
-    label = "emulator"
-    control_prefix = "/_emulator"
-    log_name = "emulator.log"
-    start_timeout = 20.0
+    kind = ServerKind(module="modelarts_emulator", label="emulator", control_prefix="/_emulator",
+                      log_name="emulator.log", access_key=c.DEFAULT_ACCESS_KEY, secret_key=c.DEFAULT_SECRET_KEY)
     start_error = EmulatorStartError
 
     def __init__(self, workdir: Path | str, **flags: Any) -> None:
-        super().__init__(workdir, flags, c.DEFAULT_ACCESS_KEY, c.DEFAULT_SECRET_KEY)
+        super().__init__(workdir, **flags)
         self.db = Path(self.flags.pop("db", self.workdir / "emulator.db"))
         self.project_id: str = self.flags.get("project_id", c.DEFAULT_PROJECT_ID)
         self.iam_user: str = self.flags.get("iam_user", c.DEFAULT_IAM_USER)

@@ -21,7 +21,7 @@ import contextlib
 from pathlib import Path
 from typing import Any, Iterator
 
-from local_cloud.server import READY_RE, REPO_ROOT, LocalServerProcess, LocalStartError
+from local_cloud.server import READY_RE, REPO_ROOT, LocalServerProcess, LocalStartError, ServerKind
 
 from . import config as c
 
@@ -33,15 +33,12 @@ class ObsStartError(LocalStartError):
 
 
 class RunningObs(LocalServerProcess):
-    module = "obs_emulator"
-    label = "local OBS"
-    control_prefix = "/_obs"
-    log_name = "obs.log"
-    start_timeout = 30.0
+    kind = ServerKind(module="obs_emulator", label="local OBS", control_prefix="/_obs", log_name="obs.log",
+                      access_key=c.DEFAULT_ACCESS_KEY, secret_key=c.DEFAULT_SECRET_KEY, start_timeout=30.0)
     start_error = ObsStartError
 
     def __init__(self, workdir: Path | str, **flags: Any) -> None:
-        super().__init__(workdir, flags, c.DEFAULT_ACCESS_KEY, c.DEFAULT_SECRET_KEY)
+        super().__init__(workdir, **flags)
         self.state_dir = Path(self.flags.pop("state_dir", self.workdir / "state"))
         self.region: str = self.flags.get("region", c.DEFAULT_REGION)
 

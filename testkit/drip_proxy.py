@@ -33,7 +33,9 @@ class DripProxy:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-def _read_request(conn: socket.socket) -> bytes | None:
+def read_request(conn: socket.socket) -> bytes | None:
+    """One whole HTTP/1.1 request off `conn` (head, then Content-Length bytes of body); None if the peer closes
+    before the end of the head. Also the SDK request recorder's (scripts/capture_sdk_requests)."""
     data = b""
     while b"\r\n\r\n" not in data:
         chunk = conn.recv(65536)
@@ -76,7 +78,7 @@ def _serve(proxy: DripProxy, conn: socket.socket, upstream: tuple[str, int], rul
            stop: threading.Event) -> None:
     with conn:
         try:
-            request = _read_request(conn)
+            request = read_request(conn)
             if request is None:
                 return
             method, path = request.split(b" ", 2)[:2]

@@ -263,6 +263,12 @@ class Background:
         finally:
             self._log.close()
 
+    def kill_if_running(self) -> None:
+        """SIGKILL the command's whole group if it still runs: a failed test leaves no engine behind."""
+        if self.proc.poll() is None:
+            self.signal_group(signal.SIGKILL)
+            self.wait(30)
+
     @property
     def output(self) -> str:
         return self.log_path.read_text(errors="replace")
@@ -272,22 +278,27 @@ def up_in_background(st: Stack, log: Path) -> Background:
     return Background(st, "up", "--yes", "--skip-preview", log=log)
 
 
+@contextlib.contextmanager
+def running_up(st: Stack, log: Path) -> Iterator[Background]:
+    """`up_in_background` for the body of a `with`, killed on the way out if it still runs."""
+    bg = up_in_background(st, log=log)
+    try:
+        yield bg
+    finally:
+        bg.kill_if_running()
+
+
 def up_advancing(st: Stack, emu: Any, seconds: float, *, log: Path, once: str = "waiting for",
                  check: bool = True, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     """`pulumi up` whose jobs are held by the emulator (long run times) until its output shows `once`
     (by default: the wait has started, so every job was submitted); then the emulator's clock moves
     `seconds` forward and the up finishes. Nothing it sees depends on how fast the machine is, and no
     test waits for a job in real time."""
-    bg = up_in_background(st, log=log)
-    try:
+    with running_up(st, log) as bg:
         wait_until(lambda: once in bg.output or bg.proc.poll() is not None, timeout, what=repr(once))
         if once in bg.output:
             emu.advance(seconds)
         code = bg.wait(timeout)
-    finally:
-        if bg.proc.poll() is None:
-            bg.signal_group(signal.SIGKILL)
-            bg.wait(30)
     done = subprocess.CompletedProcess(bg.proc.args, code, stdout=bg.output, stderr="")
     if check and code != 0:
         raise harness.PulumiError(f"`pulumi up` exited {code}\n{done.stdout}")
@@ -354,6 +365,24 @@ def killed_up(st: Stack, emu: Any, log: Path, slow: list[dict[str, Any]], *, fir
         yield bg
     finally:
         reap(tree)
+
+
+CHANGING_CALLS = ("create", "delete", "terminate", "update")  # the emulator's counters of calls that change a job
+
+
+def assert_refused_by_preview_and_up(st: Stack, emu: Any, line: str, *, never: tuple[str, ...] = ()) -> dict[str, int]:
+    """`pulumi preview`, then `pulumi up`, each fail with `line` in their output (no traceback, none of `never`),
+    and no call that changes a job reaches the service. The emulator's counters' change over both."""
+    before = emu.counters()
+    for command in (st.preview, st.up):
+        proc = command(check=False)
+        out = proc.stdout + proc.stderr
+        assert proc.returncode != 0 and line in out, out
+        assert "Traceback" not in out and not [w for w in never if w in out], out
+    after = emu.counters()
+    change = {k: after.get(k, 0) - before.get(k, 0) for k in {*before, *after}}
+    assert {k: change.get(k, 0) for k in CHANGING_CALLS} == dict.fromkeys(CHANGING_CALLS, 0), change
+    return change
 
 
 def converge(st: Stack, emu: Any, expected: int | set[str]) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -99,6 +100,19 @@ def state_search(exported: StackExport, key: str) -> SweepResults | None:
     return None
 
 
+def _from_state(pulumi: PulumiCli, sweep: str,
+                readers: tuple[Callable[[StackExport, str], SweepResults | None], ...]) -> SweepResults | None:
+    """The first of `readers` that finds `sweep` in the stack's state (an unreadable state finds nothing)."""
+    for read in readers:
+        try:
+            found = read(StackExport.model_validate(pulumi.json("stack", "export")), sweep)
+        except ValidationError:
+            found = None
+        if found is not None:
+            return found
+    return None
+
+
 def sweep_results(pulumi: PulumiCli, sweep: str) -> SweepResults:
     outputs = pulumi.json("stack", "output", "--json")
     sweeps = outputs.get("sweeps") if isinstance(outputs, dict) else None
@@ -111,17 +125,9 @@ def sweep_results(pulumi: PulumiCli, sweep: str) -> SweepResults:
             raise LogsError(f"the export searches.{sweep} of stack {pulumi.stack} is not a search's trials")
         return as_sweep_results(searches[sweep])
     if not isinstance(sweeps, dict):
-        try:
-            from_state = state_sweep(StackExport.model_validate(pulumi.json("stack", "export")), sweep)
-        except ValidationError:
-            from_state = None
-        if from_state is not None:
-            return from_state
-    if not isinstance(sweeps, dict) and not isinstance(searches, dict):
-        try:
-            from_state = state_search(StackExport.model_validate(pulumi.json("stack", "export")), sweep)
-        except ValidationError:
-            from_state = None
+        # no sweeps exported (a YAML program): the state's sweep, else (no searches exported either) its search
+        from_state = _from_state(pulumi, sweep, (state_sweep,) if isinstance(searches, dict)
+                                 else (state_sweep, state_search))
         if from_state is not None:
             return from_state
     if not isinstance(sweeps, dict) or sweep not in sweeps:

@@ -320,13 +320,7 @@ class ModelArtsClient(PoolOperations, SearchOperations, TagOperations):
         job_id = self._check_id(job_id)
         if not task_id or not isinstance(task_id, str) or any(c in task_id for c in "/?#"):
             raise ValueError(f"invalid task id {task_id!r}")
-        response = self._call("GET", f"/training-jobs/{job_id}/tasks/{task_id}/logs/preview")
-        if response.status_code != 200:
-            raise self._error(response)
-        try:
-            return TaskLogPreview.model_validate(response.json())
-        except (ValueError, ValidationError):
-            raise self._bad_response(response, "the task log is not in the documented format") from None
+        return self._read(f"/training-jobs/{job_id}/tasks/{task_id}/logs/preview", TaskLogPreview, "task log")
 
     def terminate_job(self, job_id: str) -> TrainingJob:
         """Terminate a job. A job that already ended (ModelArts.2796) is returned as it is.
@@ -457,12 +451,7 @@ class ModelArtsClient(PoolOperations, SearchOperations, TagOperations):
         extra = {} if workspace_id is None else {"workspace_id": workspace_id}  # sent only when given
         req = TrainingJobSearchRequest(offset=offset, limit=limit, filters=filters, **extra)
         response = self._call("POST", "/training-job-searches", body=req.to_wire(), idempotent=True)
-        if response.status_code != 200:
-            raise self._error(response)
-        try:
-            return TrainingJobList.model_validate(response.json())
-        except (ValueError, ValidationError):
-            raise self._bad_response(response, "the job list is not in the documented format") from None
+        return self._answer_as(response, TrainingJobList, "job list")
 
     def find_by_name(self, name: str, workspace_id: Optional[str] = None, *,
                      token: Optional[str] = None) -> Optional[TrainingJob]:
@@ -484,7 +473,11 @@ class ModelArtsClient(PoolOperations, SearchOperations, TagOperations):
     # --- training catalogs (read by the catalog check at preview) -----------------------------------
 
     def _read(self, path: str, model: type[Any], what: str, params: Optional[dict] = None) -> Any:
-        response = self._call("GET", path, params=params)
+        return self._answer_as(self._call("GET", path, params=params), model, what)
+
+    def _answer_as(self, response: requests.Response, model: type[Any], what: str) -> Any:
+        """A 200 answer as `model`; another status raised as the service's error, a body of another shape as
+        a bad response naming `what`."""
         if response.status_code != 200:
             raise self._error(response)
         try:

@@ -87,32 +87,24 @@ class ObsClient:
         except ObsError as err:
             if err.status != 404:
                 raise
-        try:
-            self._call("list_objects", bucket, None, Bucket=bucket, MaxKeys=1)
-            return True
-        except ObsError as err:
-            if err.code == "NoSuchBucket":
-                return False
-            raise
+        return self._unless("NoSuchBucket", "list_objects", bucket, Bucket=bucket, MaxKeys=1)
 
     def create_bucket(self, bucket: str) -> bool:
         """Create it in the settings' region. True: created now; False: it already was ours."""
-        try:
-            self._call("create_bucket", bucket, None, Bucket=bucket,
-                       CreateBucketConfiguration={"LocationConstraint": self.settings.region})
-            return True
-        except ObsError as err:
-            if err.code == "BucketAlreadyOwnedByYou":
-                return False
-            raise
+        return self._unless("BucketAlreadyOwnedByYou", "create_bucket", bucket, Bucket=bucket,
+                            CreateBucketConfiguration={"LocationConstraint": self.settings.region})
 
     def delete_bucket(self, bucket: str) -> bool:
         """False when it was already gone. A bucket that still holds objects raises (BucketNotEmpty)."""
+        return self._unless("NoSuchBucket", "delete_bucket", bucket, Bucket=bucket)
+
+    def _unless(self, code: str, op: str, bucket: str, **params: Any) -> bool:
+        """True when the bucket call succeeds; False when OBS answers `code` (the outcome was already so)."""
         try:
-            self._call("delete_bucket", bucket, None, Bucket=bucket)
+            self._call(op, bucket, None, **params)
             return True
         except ObsError as err:
-            if err.code == "NoSuchBucket":
+            if err.code == code:
                 return False
             raise
 

@@ -253,12 +253,16 @@ RETRY_ANNOTATION = "fault-tolerance/job-retry-num"
 MAX_RETRIES = 128
 
 
-class ObjectiveConfig(_Cfg):
-    """What a point scored: the last match of `regex` (one group: the number) in its log."""
+class _LogNumber(_Cfg):
+    """A named number read from a job's log by `regex`, and which way is better (each kind checks its regex)."""
 
     name: Annotated[str, Field(min_length=1, max_length=64)]
     regex: Annotated[str, Field(min_length=1, max_length=500)]
     goal: Literal["max", "min"] = "max"
+
+
+class ObjectiveConfig(_LogNumber):
+    """What a point scored: the last match of `regex` (one group: the number) in its log."""
 
     @field_validator("regex")
     @classmethod
@@ -266,13 +270,9 @@ class ObjectiveConfig(_Cfg):
         return check_objective(v)  # RE2: linear time whatever the pattern; one group (core/linear_regex.py)
 
 
-class MetricConfig(_Cfg):
+class MetricConfig(_LogNumber):
     """A metric whose every match in the log is a point (step, value): one group around the number, and
     optionally a group named step or epoch (the point's step; else the match's number)."""
-
-    name: Annotated[str, Field(min_length=1, max_length=64)]
-    regex: Annotated[str, Field(min_length=1, max_length=500)]
-    goal: Literal["max", "min"] = "max"
 
     @field_validator("regex")
     @classmethod

@@ -29,6 +29,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: the repository's testkit
+from testkit.drip_proxy import read_request  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 
 # Made-up credentials, the same for every client: the tests start the local ModelArts with them.
@@ -53,27 +56,6 @@ def _answer(method: str, target: str) -> tuple[int, bytes]:
     job = {"kind": "job", "metadata": {"id": JOB_ID, "name": "captured-job"},
            "status": {"phase": "Creating", "secondary_phase": "Creating"}}
     return (201 if method == "POST" else 200), json.dumps(job).encode()
-
-
-def _read_request(conn: socket.socket) -> bytes | None:
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = conn.recv(65536)
-        if not chunk:
-            return data or None
-        data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    length = 0
-    for line in head.split(b"\r\n")[1:]:
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-length":
-            length = int(value.strip())
-    while len(body) < length:
-        chunk = conn.recv(65536)
-        if not chunk:
-            break
-        body += chunk
-    return head + b"\r\n\r\n" + body
 
 
 def parse(raw: bytes) -> dict[str, Any]:
@@ -107,7 +89,7 @@ class CaptureServer:
             except OSError:
                 return
             with conn:
-                raw = _read_request(conn)
+                raw = read_request(conn)
                 if raw is None:
                     continue
                 request = parse(raw)

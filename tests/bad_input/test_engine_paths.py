@@ -27,6 +27,9 @@ from tests.bad_input.stack_cases import STACK_CASES
 from testkit.harness import REPO_ROOT, Stack, new_stack
 from testkit.faults import FAST_EMULATOR, PROJECT, TRACEBACK_RE, output_of, read_config, replace_config
 
+# One xdist group: the module's cases run on one worker, so its two stacks (a module fixture: init, config and a
+# clean preview each) are made once, not once per worker the cases would otherwise be spread over.
+pytestmark = pytest.mark.xdist_group("bad-input-engine-paths")
 # A check failure of a resource: "... resource 'direct': property node_count value {-1} has a problem: <reason>"
 PROPERTY_RE = re.compile(r"resource '[^']*': property (\S+) value .*? has a problem: (.*)$")
 # ... and one whose path is no top-level input, its path leading the reason (core/failures.for_engine):

@@ -9,7 +9,6 @@ from typing import Any, Iterator
 
 import pytest
 
-from modelarts_emulator.testing import running_emulator
 from modelarts_provider.client import ModelArtsClient
 from modelarts_provider.client.pool_models import create_network_body, create_pool_body, patch_pool_body
 
@@ -20,16 +19,13 @@ UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 
 
 @pytest.fixture(scope="module")
-def emu(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def emulator_times() -> dict[str, float]:  # tests/conftest.py's module_emu (reset per test as `emu`) runs with these
     # Held: nothing moves unless the test moves the emulated clock.
-    with running_emulator(tmp_path_factory.mktemp("emu"), phase_seconds=30, network_seconds=10, pool_seconds=100,
-                          scope_seconds=5) as e:
-        yield e
+    return {"phase_seconds": 30, "network_seconds": 10, "pool_seconds": 100, "scope_seconds": 5}
 
 
 @pytest.fixture
 def client(emu: Any) -> Iterator[ModelArtsClient]:
-    emu.reset()
     with ModelArtsClient(settings_for(emu)) as c:
         yield c
 

@@ -35,15 +35,12 @@ def _request(name: str, **envs: str) -> CreateTrainingJobRequest:
 
 
 @pytest.fixture(scope="module")
-def emu(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningEmulator]:
-    # a deleted job stays until the test moves the clock
-    with running_emulator(tmp_path_factory.mktemp("shapes"), **{**HELD, "delete_seconds": 30}) as e:
-        yield e
+def emulator_times() -> dict[str, float]:  # tests/conftest.py's module_emu (reset per test as `emu`) runs with these
+    return {**HELD, "delete_seconds": 30}  # a deleted job stays until the test moves the clock
 
 
 @pytest.fixture
 def client(emu: RunningEmulator) -> Iterator[ModelArtsClient]:
-    emu.reset()
     with ModelArtsClient(_settings(emu)) as c:
         yield c
 

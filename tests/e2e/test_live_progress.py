@@ -11,17 +11,16 @@ them on stderr; the plugin through the engine's diagnostics (the engine hides a 
 from __future__ import annotations
 
 import re
-import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from modelarts_provider.stack.sweep import point_name
-from testkit.faults import job_stack, up_in_background, wait_until
+from testkit.emulators import fresh_emulator
+from testkit.faults import job_stack, running_up, wait_until
 from testkit.harness import REPO_ROOT, Stack
 from testkit.plugin_program import yaml_stack
 
@@ -41,19 +40,13 @@ RUNNING = re.compile(r"(\S+): (?:\S+ -> )?Running\s*$", re.MULTILINE)  # the pha
 pytestmark = [pytest.mark.engine, pytest.mark.timeout(420)]
 
 
-@pytest.fixture
-def emu(tmp_path: Path, pulumi_engine: Path) -> Iterator[Any]:
-    from modelarts_emulator.testing import running_emulator
-
-    with running_emulator(tmp_path / "emulator", phase_seconds=0.2, run_seconds=RUN_SECONDS) as e:
-        yield e
+emu = fresh_emulator(phase_seconds=0.2, run_seconds=RUN_SECONDS)
 
 
 def progress_while_waiting(st: Stack, emu: Any, log: Path) -> str:
     """`up` in the background: once every job runs, three epochs on the emulator's clock; every job's progress
     line is awaited before the jobs may complete. The up's whole output."""
-    bg = up_in_background(st, log=log)
-    try:
+    with running_up(st, log) as bg:
         wait_until(lambda: "waiting for 4 training jobs" in bg.output or bg.proc.poll() is not None, 300,
                    what="the wait to start")
         wait_until(lambda: len(set(RUNNING.findall(bg.output))) >= 4 or bg.proc.poll() is not None, 120,
@@ -68,10 +61,6 @@ def progress_while_waiting(st: Stack, emu: Any, log: Path) -> str:
         assert bg.proc.poll() is None, bg.output  # still waiting: the lines came during the wait
         emu.advance(FINISH)
         code = bg.wait(300)
-    finally:
-        if bg.proc.poll() is None:
-            bg.signal_group(signal.SIGKILL)
-            bg.wait(30)
     assert code == 0, bg.output
     return bg.output
 

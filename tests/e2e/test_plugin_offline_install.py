@@ -24,6 +24,9 @@ import pytest
 
 from testkit.harness import REPO_ROOT
 
+# One xdist group: the module's tests run on one worker, so the archive (a module fixture: ~10 CPU-s of
+# `./dev package --offline`) is built once, not once per worker the tests would otherwise be spread over.
+pytestmark = pytest.mark.xdist_group("plugin-offline-archive")
 UV = REPO_ROOT / ".venv" / "bin" / "uv"
 FIRST_START_BOUND_S = 120.0  # a start asking the index offline takes minutes (pip's retries); ours seconds
 

@@ -10,13 +10,13 @@ fail (every new pool turns Abnormal, an emulator fault), as in the issue's repro
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from testkit.faults import PROJECT, job, job_stack, output_of, own_pool, phase_of, pools_of, update_config, wait_until
+from testkit.emulators import fresh_emulator
 from testkit.harness import Stack
 from testkit.plugin_program import write_program, yaml_stack
 
@@ -24,13 +24,7 @@ ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator catalog
 OTHER_FLAVOR = "modelarts.vm.gpu.8v100"
 
 
-@pytest.fixture
-def emu(tmp_path: Path, pulumi_engine: Path) -> Iterator[Any]:
-    from modelarts_emulator.testing import running_emulator
-
-    with running_emulator(tmp_path / "emulator", phase_seconds=0.2, run_seconds=1, network_seconds=0.3,
-                          pool_seconds=1.0) as e:
-        yield e
+emu = fresh_emulator(phase_seconds=0.2, run_seconds=1, network_seconds=0.3, pool_seconds=1.0)
 
 
 def _python(tmp_path: Path, emu: Any) -> tuple[Stack, Any]:

@@ -11,26 +11,20 @@ Both doors: A as the stack program (`pools.<key>.create.forceDelete`) and as a Y
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from testkit.faults import PROJECT, job, job_stack, output_of, own_pool, phase_of, pools_of, update_config
+from testkit.emulators import fresh_emulator
 from testkit.harness import Stack
 from testkit.plugin_program import yaml_stack
 
 POOL_FLAVOR = "modelarts.vm.gpu.tnt004"
 
 
-@pytest.fixture
-def emu(tmp_path: Path, pulumi_engine: Path) -> Iterator[Any]:
-    from modelarts_emulator.testing import running_emulator
-
-    with running_emulator(tmp_path / "emulator", phase_seconds=0.2, run_seconds=600, network_seconds=0.3,
-                          pool_seconds=1.0) as e:
-        yield e
+emu = fresh_emulator(phase_seconds=0.2, run_seconds=600, network_seconds=0.3, pool_seconds=1.0)
 
 
 def _python_owner(tmp_path: Path, emu: Any) -> tuple[Stack, dict[str, Any]]:

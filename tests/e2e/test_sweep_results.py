@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +24,8 @@ from modelarts_emulator.jobs.logs import known_accuracy
 from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient
 from modelarts_provider.stack.sweep import point_name
 from testkit.harness import REPO_ROOT, Stack
-from testkit.faults import job, job_stack, output_of, up_in_background, wait_until
+from testkit.emulators import fresh_emulator
+from testkit.faults import job, job_stack, output_of, running_up, wait_until
 
 ALGORITHM = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator's catalog
 GRID = {"lr": [0.1, 0.01], "batch_size": [32, 64, 128]}
@@ -38,12 +38,7 @@ STOPPED = point_name("grid", {"lr": 0.1, "batch_size": 128})
 pytestmark = [pytest.mark.timeout(420)]
 
 
-@pytest.fixture
-def emu(tmp_path: Path, pulumi_engine: Path) -> Any:
-    from modelarts_emulator.testing import running_emulator
-
-    with running_emulator(tmp_path / "emulator", phase_seconds=0.2, run_seconds=RUN_SECONDS) as e:
-        yield e
+emu = fresh_emulator(phase_seconds=0.2, run_seconds=RUN_SECONDS)
 
 
 def client_of(emu: Any) -> ModelArtsClient:
@@ -68,8 +63,7 @@ def test_a_sweep_exports_its_best_point_table_and_chart(tmp_path: Path, emu: Any
     st = job_stack(tmp_path, emu, sweeps={"grid": grid},
                    jobs={"plain": job(waitFor="completed", name="plain-own-code", objective=OBJECTIVE,
                                       waitTimeoutSeconds=300)})
-    bg = up_in_background(st, log=tmp_path / "up.log")
-    try:
+    with running_up(st, tmp_path / "up.log") as bg:
         wait_until(lambda: "waiting for 7 training jobs" in bg.output or bg.proc.poll() is not None, 300,
                    what="the wait to start")
         # Someone stops one point while the sweep runs: a failed point, within maxFailures.
@@ -78,10 +72,6 @@ def test_a_sweep_exports_its_best_point_table_and_chart(tmp_path: Path, emu: Any
             client.terminate_job(stopped["metadata"]["id"])
         emu.advance(FINISH)
         code = bg.wait(300)
-    finally:
-        if bg.proc.poll() is None:
-            bg.signal_group(signal.SIGKILL)
-            bg.wait(30)
     assert code == 0, bg.output
     up = bg.output[bg.output.index("Diagnostics:"):]  # the provider's lines, each whole
 

@@ -5,8 +5,6 @@ anyway, naming the job in a warning; a job of the pool's own stack (left outside
 
 from __future__ import annotations
 
-import threading
-
 from typing import Any
 
 import pytest
@@ -14,28 +12,17 @@ import pytest
 from modelarts_emulator.testing import RunningEmulator
 from modelarts_provider.client.models import CreateTrainingJobRequest
 from modelarts_provider.core.ownership import OwnerMark
-from modelarts_provider.waiting import cancel
 from modelarts_provider.core.provider_base import ProviderError
-from modelarts_provider.core import jobs_on_pool as jobs_on
 from modelarts_provider.resource_pool.provider import ResourcePoolProvider
-from modelarts_provider.resource_pool import provider as pool_provider_module
 from tests.emulator.helpers import minimal_job
 
 from .common import owner_of
-from .test_resource_pool import _configured, _network, _pool_props
+from .test_resource_pool import _configured, _network, _pool_props, said  # noqa: F401 - said: a fixture
 
 
 @pytest.fixture(scope="module")
 def emulator_times() -> dict[str, float]:  # jobs run long: they are Running when the pool is deleted
     return {"phase_seconds": 0.2, "run_seconds": 600, "network_seconds": 0.2, "pool_seconds": 0.6}
-
-
-@pytest.fixture
-def said(monkeypatch) -> list[str]:
-    lines: list[str] = []
-    monkeypatch.setattr(pool_provider_module, "say", lines.append)
-    monkeypatch.setattr(cancel, "_CANCELLED", threading.Event())  # not cancelled, whatever an earlier test did
-    return lines
 
 
 def _pool(emu: RunningEmulator) -> tuple[ResourcePoolProvider, str, dict[str, Any]]:
