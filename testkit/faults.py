@@ -393,3 +393,19 @@ def converge(st: Stack, emu: Any, expected: int | set[str]) -> None:
     before = emu.counters()["total"]
     st.preview("--expect-no-changes")
     assert emu.counters()["total"] == before, "preview made API calls"
+
+
+def copied_stack(st: Stack, tmp_path: Path, name: str = "copy") -> Stack:
+    """A copy of `st` as a user makes one (issue 43 finding 6): `stack export`, the URNs renamed to stack `name`,
+    `stack import` into a new stack with the same settings and secrets (one passphrase): it holds `st`'s seed."""
+    import json
+
+    exported = json.dumps(st.export()).replace(f"urn:pulumi:{st.name}::", f"urn:pulumi:{name}::")
+    (tmp_path / f"{name}.json").write_text(exported)
+    config = (st.workdir / f"Pulumi.{st.name}.yaml").read_text()
+    st.run("stack", "init", name, stack_flag=False)
+    (st.workdir / f"Pulumi.{name}.yaml").write_text(config)
+    st.run("stack", "select", st.name, stack_flag=False)
+    copy = type(st)(workdir=st.workdir, name=name, env=st.env)
+    copy.run("stack", "import", "--file", str(tmp_path / f"{name}.json"))
+    return copy

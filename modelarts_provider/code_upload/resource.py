@@ -29,7 +29,8 @@ import pulumi
 import pulumi_random as random
 from pulumi.dynamic import Resource
 
-from .args import OUTPUT_KEYS
+from ..core.marks import outputs_of
+from .args import OUTPUT_KEYS, CodeUploadOutputs
 from .inputs import ARGS, provider_inputs
 from .provider import CodeUploadProvider
 
@@ -59,12 +60,7 @@ def _plain(name: str, value: Any) -> Any:
 
 
 class CodeUpload(Resource, module="modelarts", name="CodeUpload"):
-    code_dir: pulumi.Output[str]
-    boot_file: pulumi.Output[str]
-    marker_key: pulumi.Output[str]
-    content_hash: pulumi.Output[str]
-    uploaded_files: pulumi.Output[int]
-    skipped_files: pulumi.Output[int]
+    __annotations__ = outputs_of(CodeUploadOutputs)  # its outputs, declared once (CodeUploadOutputs)
 
     def __init__(self, resource_name: str, args: CodeUploadInputs | Mapping[str, Any],
                  opts: Optional[pulumi.ResourceOptions] = None) -> None:

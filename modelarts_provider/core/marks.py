@@ -7,11 +7,14 @@ so it is in the state before the object's POST and stays the same across edits a
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 import pulumi
 import pulumi_random as random
 from pulumi.dynamic import Resource, ResourceProvider
+from pydantic import BaseModel
+
+from .fields import Declared, declarations
 
 
 def companion_opts(opts: pulumi.ResourceOptions, suffix: str) -> pulumi.ResourceOptions:
@@ -57,3 +60,25 @@ class OwnedResource(Resource):
         opts = opts or pulumi.ResourceOptions()
         props = owned_props(resource_name, args, opts, self.OUTPUT_KEYS)
         super().__init__(self.PROVIDER, resource_name, props, opts)
+
+
+def _declared(model: type[BaseModel]) -> bool:
+    """A resource's own model declares each field (core/fields.py); a nested one (an algorithm's engine) is
+    declared by its model alone."""
+    return any(isinstance(m, Declared) for info in model.model_fields.values() for m in info.metadata)
+
+
+def inputs_of(name: str, model: type[BaseModel], skip: frozenset[str] = frozenset(),
+              typed: Mapping[str, Any] | None = None) -> Any:
+    """A resource's typed inputs (a TypedDict, every key optional) derived from its one declaration of the fields
+    (core/fields.py): each field as its declaration takes it, any value a pulumi.Input; `typed` spells out a
+    field's type for the program (a nested TypedDict), `skip` leaves out what the resource sets itself."""
+    names = [f.name for f in declarations(model)] if _declared(model) else list(model.model_fields)
+    fields = {name: pulumi.Input[(typed or {}).get(name, model.model_fields[name].annotation)]  # type: ignore[name-defined]
+              for name in names if name not in skip}
+    return TypedDict(name, fields, total=False)  # type: ignore[operator]
+
+
+def outputs_of(model: type[BaseModel]) -> dict[str, Any]:
+    """A resource class's output attributes (its annotations), derived from the one model of its outputs."""
+    return {name: pulumi.Output[info.annotation] for name, info in model.model_fields.items()}  # type: ignore[name-defined]

@@ -10,24 +10,17 @@ deleted only when it carries its token.
 
 from __future__ import annotations
 
-from typing import Optional, TypedDict
 
-import pulumi
 
-from ..core.marks import OwnedResource
-from .args import OUTPUT_KEYS
+from ..core.marks import OwnedResource, inputs_of, outputs_of
+from .args import OUTPUT_KEYS, NetworkArgs, NetworkOutputs
 from .provider import NetworkProvider
 
 PROVIDER = NetworkProvider()
 
 
-class NetworkInputs(TypedDict, total=False):
-    name: pulumi.Input[str]
-    cidr: pulumi.Input[str]
-    workspace_id: pulumi.Input[str]
-    timeout_seconds: pulumi.Input[float]
-    poll_interval_seconds: pulumi.Input[float]
-    force_delete: pulumi.Input[bool]
+# Every input of a Network, typed as its declaration takes it (args.py); the owner mark is the resource's own.
+NetworkInputs = inputs_of("NetworkInputs", NetworkArgs, skip=frozenset({"owner"}))
 
 
 class Network(OwnedResource, module="modelarts", name="Network"):
@@ -35,6 +28,4 @@ class Network(OwnedResource, module="modelarts", name="Network"):
 
     PROVIDER = PROVIDER
     OUTPUT_KEYS = OUTPUT_KEYS
-    network_name: pulumi.Output[str]
-    phase: pulumi.Output[str]
-    location: pulumi.Output[Optional[dict[str, str]]]
+    __annotations__ = outputs_of(NetworkOutputs)  # its outputs, declared once (NetworkOutputs)

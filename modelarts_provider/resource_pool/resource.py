@@ -15,12 +15,12 @@ The pool carries this resource's owner mark and is deleted only with it.
 
 from __future__ import annotations
 
-from typing import Optional, TypedDict
+from typing import TypedDict
 
 import pulumi
 
-from ..core.marks import OwnedResource
-from .args import OUTPUT_KEYS
+from ..core.marks import OwnedResource, inputs_of, outputs_of
+from .args import OUTPUT_KEYS, ResourcePoolArgs, ResourcePoolOutputs
 from .provider import ResourcePoolProvider
 
 PROVIDER = ResourcePoolProvider()
@@ -31,16 +31,10 @@ class PoolNodesInputs(TypedDict):
     count: pulumi.Input[int]
 
 
-class ResourcePoolInputs(TypedDict, total=False):
-    name: pulumi.Input[str]
-    resources: pulumi.Input[list[PoolNodesInputs]]
-    network: pulumi.Input[str]
-    scope: pulumi.Input[list[str]]
-    workspace_id: pulumi.Input[str]
-    description: pulumi.Input[str]
-    timeout_seconds: pulumi.Input[float]
-    poll_interval_seconds: pulumi.Input[float]
-    force_delete: pulumi.Input[bool]
+# Every input of a ResourcePool, typed as its declaration takes it (args.py), its node groups spelt out; the owner
+# mark is the resource's own.
+ResourcePoolInputs = inputs_of("ResourcePoolInputs", ResourcePoolArgs, skip=frozenset({"owner"}),
+                               typed={"resources": list[PoolNodesInputs]})
 
 
 class ResourcePool(OwnedResource, module="modelarts", name="ResourcePool"):
@@ -48,10 +42,4 @@ class ResourcePool(OwnedResource, module="modelarts", name="ResourcePool"):
 
     PROVIDER = PROVIDER
     OUTPUT_KEYS = OUTPUT_KEYS
-    pool_name: pulumi.Output[str]
-    phase: pulumi.Output[str]
-    message: pulumi.Output[str]
-    available: pulumi.Output[int]
-    creating: pulumi.Output[int]
-    abnormal: pulumi.Output[int]
-    location: pulumi.Output[Optional[dict[str, str]]]
+    __annotations__ = outputs_of(ResourcePoolOutputs)  # its outputs, declared once (ResourcePoolOutputs)

@@ -26,21 +26,20 @@ does it for every job whose wait_for is not "none").
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Optional, TypedDict
+from typing import Any, Optional
 
 import pulumi
 import pulumi_random as random
 from pulumi.dynamic import Resource
 
-from .args import TrainingJobArgs
-from ..core.fields import declarations
+from .args import AlgorithmArg, EngineArg, InputChannel, OutputChannel, TrainingJobArgs
 from ..core.identity import SUFFIX_LENGTH  # noqa: F401 - public here before
 from .naming import SEED_INPUT, name_prefix, with_run_folders  # noqa: F401 - public here before
 from ..core.job_secrets import at_path
-from ..core.marks import stack_label
+from ..core.marks import inputs_of, outputs_of, stack_label
 from ..core.registration_wait import await_registrations_first
 from ..core.short_stack_trace import runtime_frames_dropped
-from .outputs import OUTPUT_KEYS
+from .outputs import OUTPUT_KEYS, JobStatusOutputs
 from .provider import TrainingJobProvider
 
 # One provider object for every job: identical pickles, one configured instance per provider process.
@@ -50,59 +49,26 @@ SEED_LENGTH = 48
 _SEED: tuple[object, pulumi.Output[str]] | None = None
 
 
-class EngineInputs(TypedDict, total=False):
-    engine_id: pulumi.Input[str]
-    engine_name: pulumi.Input[str]
-    engine_version: pulumi.Input[str]
-    image_url: pulumi.Input[str]
-
-
-class InputChannelInputs(TypedDict, total=False):
-    name: pulumi.Input[str]
-    obs_url: pulumi.Input[str]
-    dataset: pulumi.Input[Mapping[str, pulumi.Input[str]]]  # {id, version_id, obs_url?}
-    local_dir: pulumi.Input[str]
-    description: pulumi.Input[str]
-    remote_constraint: pulumi.Input[list[Mapping[str, Any]]]
-
-
-class OutputChannelInputs(TypedDict, total=False):
-    name: pulumi.Input[str]
-    obs_url: pulumi.Input[str]
-    local_dir: pulumi.Input[str]
-    description: pulumi.Input[str]
-
-
-class AlgorithmInputs(TypedDict, total=False):
-    """Exactly one form: id | subscription_id + item_version_id | code_dir + boot_file (+ engine) |
-    engine.image_url (+ command)."""
-
-    id: pulumi.Input[str]
-    name: pulumi.Input[str]
-    subscription_id: pulumi.Input[str]
-    item_version_id: pulumi.Input[str]
-    code_dir: pulumi.Input[str]
-    boot_file: pulumi.Input[str]
-    autosearch_config_path: pulumi.Input[str]
-    autosearch_framework_path: pulumi.Input[str]
-    command: pulumi.Input[str]
-    parameters: pulumi.Input[list[Mapping[str, Any]] | Mapping[str, Any]]  # [{name, value}] or {name: value}
-    policies: pulumi.Input[Mapping[str, Any]]  # {auto_search: {...}}
-    inputs: pulumi.Input[list[InputChannelInputs]]
-    outputs: pulumi.Input[list[OutputChannelInputs]]
-    engine: pulumi.Input[EngineInputs]
-    local_code_dir: pulumi.Input[str]
-    working_dir: pulumi.Input[str]
-    environments: pulumi.Input[Mapping[str, pulumi.Input[str]]]
+# The algorithm's inputs, typed as its models take them (args.py); what a program may also write another way
+# (parameters as a map, the channels and the engine as plain dicts) spelt out.
+EngineInputs = inputs_of("EngineInputs", EngineArg)
+InputChannelInputs = inputs_of("InputChannelInputs", InputChannel,
+                               typed={"dataset": Mapping[str, pulumi.Input[str]],  # {id, version_id, obs_url?}
+                                      "remote_constraint": list[Mapping[str, Any]]})
+OutputChannelInputs = inputs_of("OutputChannelInputs", OutputChannel)
+# Exactly one form: id | subscription_id + item_version_id | code_dir + boot_file (+ engine) | engine.image_url
+# (+ command).
+AlgorithmInputs = inputs_of("AlgorithmInputs", AlgorithmArg, typed={
+    "parameters": list[Mapping[str, Any]] | Mapping[str, Any],  # [{name, value}] or {name: value}
+    "policies": Mapping[str, Any],  # {auto_search: {...}}
+    "inputs": list[InputChannelInputs], "outputs": list[OutputChannelInputs], "engine": EngineInputs,
+    "environments": Mapping[str, pulumi.Input[str]]})
 
 
 # Every input of a TrainingJob, typed as its declaration takes it (args.py: any value may be a pulumi.Input); the
 # algorithm with its forms spelt out above. `derived_name` is the resource's own (set below).
-TrainingJobInputs = TypedDict(  # type: ignore[misc] - derived from the one declaration of the fields
-    "TrainingJobInputs",
-    {f.name: pulumi.Input[AlgorithmInputs if f.name == "algorithm" else f.info.annotation]  # type: ignore[name-defined]
-     for f in declarations(TrainingJobArgs) if f.name != "derived_name"},
-    total=False)
+TrainingJobInputs = inputs_of("TrainingJobInputs", TrainingJobArgs, skip=frozenset({"derived_name"}),
+                              typed={"algorithm": AlgorithmInputs})
 
 
 def stack_seed() -> pulumi.Output[str]:
@@ -128,20 +94,7 @@ def _secret_inputs(props: Mapping[str, Any]) -> pulumi.Output[dict[str, Any]] | 
 
 
 class TrainingJob(Resource, module="modelarts", name="TrainingJob"):
-    job_id: pulumi.Output[str]
-    job_name: pulumi.Output[str]
-    phase: pulumi.Output[str]
-    secondary_phase: pulumi.Output[Optional[str]]
-    create_time: pulumi.Output[Optional[str]]
-    start_time: pulumi.Output[Optional[str]]
-    duration_ms: pulumi.Output[int]
-    flavor_name: pulumi.Output[Optional[str]]
-    task_names: pulumi.Output[list[str]]
-    task_statuses: pulumi.Output[list[dict[str, Any]]]
-    output_paths: pulumi.Output[dict[str, str]]
-    output_path: pulumi.Output[Optional[str]]
-    console_url: pulumi.Output[Optional[str]]
-    location: pulumi.Output[Optional[dict[str, str]]]
+    __annotations__ = outputs_of(JobStatusOutputs)  # its outputs, declared once (JobStatusOutputs)
 
     def __init__(self, resource_name: str, args: TrainingJobInputs | TrainingJobArgs | Mapping[str, Any] | None = None,
                  opts: Optional[pulumi.ResourceOptions] = None, **kwargs: Any) -> None:

@@ -9,14 +9,13 @@ Both doors: the stack program (`networks:` and `pools.<key>.create`) and a YAML 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from testkit.faults import PROJECT, job_stack, output_of, own_pool, pools_of, update_config
+from testkit.faults import PROJECT, copied_stack, job_stack, output_of, own_pool, pools_of, update_config
 from testkit.harness import Stack
 from testkit.plugin_program import yaml_stack
 
@@ -49,18 +48,6 @@ def _yaml(tmp_path: Path, emu: Any) -> tuple[Stack, str]:
 DOORS = {"python": _python, "yaml": _yaml}
 
 
-def _copy_of(st: Stack, tmp_path: Path) -> Stack:
-    exported = json.dumps(st.export()).replace(f"urn:pulumi:{st.name}::", "urn:pulumi:copy::")
-    (tmp_path / "copy.json").write_text(exported)
-    config = (st.workdir / f"Pulumi.{st.name}.yaml").read_text()
-    st.run("stack", "init", "copy", stack_flag=False)
-    (st.workdir / "Pulumi.copy.yaml").write_text(config)  # the same settings and secrets (one passphrase)
-    st.run("stack", "select", st.name, stack_flag=False)
-    copy = type(st)(workdir=st.workdir, name="copy", env=st.env)
-    copy.run("stack", "import", "--file", str(tmp_path / "copy.json"))
-    return copy
-
-
 def _events(emu: Any) -> list[tuple[str, str]]:
     return [(e["kind"], e["action"]) for e in emu.pools()["events"]]
 
@@ -71,7 +58,7 @@ def test_a_copied_stack_never_deletes_or_takes_over_the_originals_pool_and_netwo
     st, project = DOORS[door](tmp_path, emu)
     st.up()
     (pool,) = pools_of(emu, live=True)
-    copy = _copy_of(st, tmp_path)
+    copy = copied_stack(st, tmp_path)
 
     refused = copy.destroy(check=False)
     text = output_of(refused)

@@ -15,7 +15,7 @@ from modelarts_provider.client.models import CreateTrainingJobRequest
 from modelarts_provider.core.ownership import OwnerMark
 from modelarts_provider.stack.sweep import point_names
 from tests.e2e.test_never_touch import SEED_URN, client_of, declared, owner_token
-from testkit.faults import (PROJECT, assert_converged, job, job_stack, output_of, owner_key, phase_of,
+from testkit.faults import (PROJECT, assert_converged, copied_stack, job, job_stack, output_of, owner_key, phase_of,
                               state_job_ids, sweep, update_config)
 
 GRID = {"lr": [0.1, 0.2]}
@@ -180,14 +180,7 @@ def test_a_copied_stack_never_takes_over_or_destroys_the_originals_jobs(tmp_path
     st = job_stack(tmp_path, emu, jobs={"a": job(name=None)})
     st.up()
     (original,) = emu.jobs()
-    exported = json.dumps(st.export()).replace(f"urn:pulumi:{st.name}::", "urn:pulumi:copy::")
-    (tmp_path / "copy.json").write_text(exported)
-    config = (st.workdir / f"Pulumi.{st.name}.yaml").read_text()
-    st.run("stack", "init", "copy", stack_flag=False)
-    (st.workdir / "Pulumi.copy.yaml").write_text(config)  # the same settings and secrets (one passphrase)
-    st.run("stack", "select", st.name, stack_flag=False)
-    copy = type(st)(workdir=st.workdir, name="copy", env=st.env)
-    copy.run("stack", "import", "--file", str(tmp_path / "copy.json"))
+    copy = copied_stack(st, tmp_path)
 
     copy.up()  # the recorded mark is updated to the copy's: no call changes anything
     refused = copy.destroy(check=False)
