@@ -366,14 +366,16 @@ def prune_runs(client: JobClient, args: TrainingJobArgs, index: NameIndex, curre
 
 
 def delete_runs(client: JobClient, owner: OwnerMark, workspace_id: str | None, index: NameIndex, say: Printer, *,
-                keep: int, besides: str, why: str) -> list[str]:
+                keep: int, besides: str, why: str, gone_within: tuple[float, float] | None = None) -> list[str]:
     """Our own finished runs of a key (its owner token) but the newest `keep` and `besides`, deleted oldest
     first. Each is read again and deleted only when it still carries the token and has finished; a running
     one (a replacement's predecessor the engine stops itself) is never counted or touched. Their OBS files
-    stay. Returns the ids deleted."""
+    stay. `gone_within` (timeout, poll): then waited for until the service no longer has them, as the key's
+    current run is (a destroy ends with nothing of ours left; deletes are asynchronous). Returns the ids deleted."""
     runs = [j for j in index.owned_by(owner.token, workspace_id) if j.id and j.id != besides]
     finished = [j for j in runs if j.phase in TERMINAL_PHASES]
     deleted: list[str] = []
+    gone: list[TrainingJob] = []
     for old in reversed(finished[max(keep, 0):]):  # newest first: these are beyond the retention
         fresh = client.get_job(old.id or "")
         if fresh is not None:
@@ -384,6 +386,10 @@ def delete_runs(client: JobClient, owner: OwnerMark, workspace_id: str | None, i
         index.forget(old.id or "")
         deleted.append(old.id or "")
         say(f"{fresh.name}: deleted ({fresh.phase}, {why}); its OBS outputs stay")
+        gone.append(fresh)
+    if gone_within is not None:
+        for job in gone:  # deleted together above: the service removes them meanwhile
+            wait_deleted(client, job, *gone_within)
     return deleted
 
 

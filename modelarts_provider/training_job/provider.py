@@ -249,4 +249,5 @@ class TrainingJobProvider(ModelArtsProvider):
             # A finished run with no successor: its key was removed (or the stack destroyed). A running
             # one, or one deleted first by delete_before_replace, may be a replacement: its kept runs stay.
             lifecycle.delete_runs(self._api(), owner, workspace, names, say, keep=0, besides=id_,
-                                  why="kept run of a removed key; keepFinishedRuns: true keeps it")
+                                  why="kept run of a removed key; keepFinishedRuns: true keeps it",
+                                  gone_within=(float(timeout), float(poll)))

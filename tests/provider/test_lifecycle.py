@@ -14,6 +14,7 @@ import pytest
 
 from modelarts_provider.client.errors import ModelArtsError
 from modelarts_provider.client.models import TrainingJob
+from modelarts_provider.core.ownership import OwnerMark
 from modelarts_provider.training_job import lifecycle
 from modelarts_provider.training_job.args import TrainingJobArgs
 from modelarts_provider.training_job.lifecycle import TrainingJobError, submit
@@ -633,6 +634,24 @@ def test_finished_runs_are_kept_by_default_and_pruned_beyond_keep_runs_oldest_fi
     assert [line for line in said if "keepRuns" in line] == [
         "a-r1: deleted (Completed, run older than the 3 kept, keepRuns); its OBS outputs stay",
         "a-r2: deleted (Failed, run older than the 3 kept, keepRuns); its OBS outputs stay"]
+
+
+def test_a_removed_keys_kept_runs_are_waited_for_until_the_service_no_longer_has_them():
+    """Deletes are asynchronous: a destroy (or a removed key) that deletes the kept runs waits until each is gone,
+    as it does for the key's current run, so nothing of ours is left when it ends; all are deleted first, then
+    waited for together. Retention at a create does not wait (its runs hold other names)."""
+    c = FakeClient()
+    c.deleting_polls = 2  # each deleted job is still answered twice after its DELETE
+    mark = owner_of("a")
+    runs = [c.add(args(name=f"a-r{n}", owner=mark, derived_name=True).to_wire(), "Completed") for n in (1, 2)]
+    said = Said()
+    deleted = lifecycle.delete_runs(c, OwnerMark.model_validate(mark), None, NameIndex(c), said, keep=0, besides="",
+                                    why="kept run of a removed key", gone_within=(30.0, 0.01))
+    assert sorted(deleted) == sorted(j.id for j in runs)
+    assert not c.jobs  # gone when it returns
+    calls = [op for op in c.calls if op in ("delete", "get")]
+    second_delete = calls.index("delete", calls.index("delete") + 1)
+    assert calls[second_delete + 1:].count("get") >= 4  # both deleted first, then each waited for (2 polls each)
 
 
 def test_the_opt_out_keeps_the_old_behaviour_no_finished_run_kept():
