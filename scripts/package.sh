@@ -18,6 +18,9 @@ while [ $# -gt 0 ]; do
   shift
 done
 mkdir -p "$out"; out="$(cd "$out" && pwd)"
+# One build at a time in this tree: two at once (parallel test workers) would remove each other's build/.
+exec 9>.venv/.package.lock
+flock 9
 version="$(.venv/bin/python -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["project"]["version"])')"
 stage="$(mktemp -d)"; trap 'rm -rf "$stage"' EXIT
 # The wheel: uv builds it in an isolated environment (setuptools from uv's cache).
