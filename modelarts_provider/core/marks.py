@@ -6,6 +6,8 @@ so it is in the state before the object's POST and stays the same across edits a
 
 from __future__ import annotations
 
+import types
+import typing
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
@@ -80,5 +82,22 @@ def inputs_of(name: str, model: type[BaseModel], skip: frozenset[str] = frozense
 
 
 def outputs_of(model: type[BaseModel]) -> dict[str, Any]:
-    """A resource class's output attributes (its annotations), derived from the one model of its outputs."""
-    return {name: pulumi.Output[info.annotation] for name, info in model.model_fields.items()}  # type: ignore[name-defined]
+    """A resource class's output attributes (its annotations), derived from the one model of its outputs. The SDK
+    reads them to translate the outputs it resolves: a nested model is a plain dict there (only an SDK output type
+    would be built), so each is spelt as one."""
+    return {name: pulumi.Output[_as_resolved(info.annotation)]  # type: ignore[name-defined]
+            for name, info in model.model_fields.items()}
+
+
+def _as_resolved(tp: Any) -> Any:
+    """`tp` with every pydantic model in it as dict[str, Any] (list[Task] -> list[dict[str, Any]])."""
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return dict[str, Any]
+    args = typing.get_args(tp)
+    if not args:
+        return tp
+    plain = tuple(_as_resolved(a) for a in args)
+    origin = typing.get_origin(tp)
+    if origin is typing.Union or origin is types.UnionType:
+        return typing.Union[plain]  # type: ignore[return-value]
+    return typing.get_origin(tp)[plain if len(plain) > 1 else plain[0]]  # type: ignore[index]

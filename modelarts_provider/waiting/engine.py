@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
@@ -87,37 +88,51 @@ class Source(Protocol):
     def read(self, condition: Condition[A, Any]) -> A: ...
 
 
-_OBSERVERS: list[Observer] = []
-_SOURCES: list[Source] = []
+# Per thread: a block observes or replays the waits of the thread that opened it (the waits run in their caller's
+# thread), never another thread's wait that happens to run meanwhile (the provider's orphan watchdog).
+_LOCAL = threading.local()
+
+
+def _observers() -> list[Observer]:
+    if not hasattr(_LOCAL, "observers"):
+        _LOCAL.observers = []
+    return _LOCAL.observers  # type: ignore[no-any-return]
+
+
+def _sources() -> list[Source]:
+    if not hasattr(_LOCAL, "sources"):
+        _LOCAL.sources = []
+    return _LOCAL.sources  # type: ignore[no-any-return]
 
 
 @contextlib.contextmanager
 def observing(observer: Observer) -> Iterator[Observer]:
-    """Every wait of this process tells `observer` what it saw while the block runs (the recorder)."""
-    _OBSERVERS.append(observer)
+    """Every wait of this thread tells `observer` what it saw while the block runs (the recorder)."""
+    _observers().append(observer)
     try:
         yield observer
     finally:
-        _OBSERVERS.remove(observer)
+        _observers().remove(observer)
 
 
 @contextlib.contextmanager
 def replaying(source: Source) -> Iterator[Source]:
-    """Every wait of this process reads from `source` instead of the service while the block runs: the wait's
+    """Every wait of this thread reads from `source` instead of the service while the block runs: the wait's
     own code (its judgements, lines, errors) runs on recorded answers (tests/waits)."""
-    _SOURCES.append(source)
+    _sources().append(source)
     try:
         yield source
     finally:
-        _SOURCES.remove(source)
+        _sources().remove(source)
 
 
 def _read(condition: Condition[A, Any]) -> A:
-    return _SOURCES[-1].read(condition) if _SOURCES else condition.read()
+    sources = _sources()
+    return sources[-1].read(condition) if sources else condition.read()
 
 
 def _tell(event: str, *args: Any) -> None:
-    for observer in list(_OBSERVERS):
+    for observer in list(_observers()):
         getattr(observer, event)(*args)
 
 

@@ -115,3 +115,28 @@ def test_every_sent_field_reads_back_as_declared(declared: dict) -> None:
     sent = {f.name for f in declarations(TrainingJobArgs) if f.declared.sent}
     assert {k: v for k, v in canonical(declaration_of(live)).items() if k in sent} == \
         {k: v for k, v in canonical(declared).items() if k in sent}
+
+
+def test_resource_output_attributes_come_from_the_outputs_models_with_nested_models_as_plain_dicts() -> None:
+    """The SDK translates what it resolves by these annotations: a pydantic model there fails every `up` that
+    reads the output (only an SDK output type could be built), so nested models are spelt as dicts."""
+    import typing
+
+    from pydantic import BaseModel
+
+    from modelarts_provider.code_upload.resource import CodeUpload
+    from modelarts_provider.network.resource import Network
+    from modelarts_provider.resource_pool.resource import ResourcePool
+    from modelarts_provider.training_job.outputs import JobStatusOutputs
+    from modelarts_provider.training_job.resource import TrainingJob
+
+    def models_in(tp: typing.Any) -> list[type]:
+        if isinstance(tp, type) and issubclass(tp, BaseModel):
+            return [tp]
+        return [m for a in typing.get_args(tp) for m in models_in(a)]
+
+    for cls in (TrainingJob, Network, ResourcePool, CodeUpload):
+        assert cls.__annotations__, cls
+        assert not [k for k, v in cls.__annotations__.items() if models_in(v)], cls
+    assert set(TrainingJob.__annotations__) == set(JobStatusOutputs.model_fields)
+    assert typing.get_args(TrainingJob.__annotations__["task_statuses"]) == (list[dict[str, typing.Any]],)
