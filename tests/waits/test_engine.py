@@ -134,6 +134,37 @@ def test_observers_see_each_answer_at_its_time_and_sources_answer_in_place_of_th
                             ("ended", 2, "done", "")]
 
 
+def test_a_replay_or_an_observer_covers_the_waits_of_its_own_thread_only() -> None:
+    """A provider process runs other waits meanwhile (its orphan watchdog): they read the service, not a test's
+    recording, and a recorder does not see them."""
+    import threading
+
+    class Notes:
+        events: list[str] = []
+
+        def started(self, *_a: Any) -> None:
+            self.events.append("started")
+
+        def answered(self, *_a: Any) -> None:
+            self.events.append("answered")
+
+        def ended(self, *_a: Any) -> None:
+            self.events.append("ended")
+
+    class Refuses:
+        def read(self, condition: Any) -> Any:
+            raise AssertionError(f"read {condition.kind} from another thread's replay")
+
+    other = counter(["b"])
+    got: list[Any] = []
+    with observing(Notes()) as notes, replaying(Refuses()):
+        thread = threading.Thread(target=lambda: got.append(wait(until("b", other), timeout_s=60, poll_s=5,
+                                                                 clock=FakeClock())))
+        thread.start()
+        thread.join(10)
+    assert got == ["b"] and other.calls == 1 and notes.events == []
+
+
 def test_progress_is_told_each_answer_before_it_is_judged() -> None:
     told: list[str] = []
     cond = Condition("test", counter(["a", "b"]), judge=lambda a: Done(told[:]) if a == "b" else None,
