@@ -84,6 +84,17 @@ build_in_wrapper() { # name, main package, output, go.mod body, ldflags
   mv "$out.tmp" "$out"
 }
 
+# A main package of ours (scripts/<name>/main.go) built in a wrapper module against pinned Pulumi modules.
+build_own_main() { # name (its folder in scripts/), output, go.mod body, ldflags
+  local name="$1" out="$2" gomod="$3" ldflags="$4" dir="$work/$1"
+  mkdir -p "$dir"
+  cp "$scripts/$name/main.go" "$dir/main.go"
+  printf '%s\n' "$gomod" >"$dir/go.mod"
+  (cd "$dir" && GOFLAGS=-mod=mod go mod tidy)
+  (cd "$dir" && go build -trimpath -ldflags "-s -w $ldflags" -o "$out.tmp" .)
+  mv "$out.tmp" "$out"
+}
+
 build_cli() {
   build_in_wrapper cli github.com/pulumi/pulumi/pkg/v3/cmd/pulumi "$cli" "module modelarts.local/build/cli
 
@@ -120,17 +131,11 @@ require github.com/pulumi/pulumi/sdk/v3 v$PULUMI_PYTHON_HOST_SDK_VERSION" \
 # The launcher the engine starts as pulumi-language-python: it gives the real host (above) the project's
 # `runtime.options.virtualenv` as the flags that host reads, which the CLI no longer passes (scripts/python-launcher).
 build_launcher() {
-  local dir="$work/python-launcher"
-  mkdir -p "$dir"
-  cp "$scripts/python-launcher/main.go" "$dir/main.go"
-  printf '%s\n' "module modelarts.local/build/pythonlauncher
+  build_own_main python-launcher "$host" "module modelarts.local/build/pythonlauncher
 
 go 1.25
 
-require github.com/pulumi/pulumi/sdk/v3 v$PULUMI_VERSION" >"$dir/go.mod"
-  (cd "$dir" && GOFLAGS=-mod=mod go mod tidy)
-  (cd "$dir" && go build -trimpath -ldflags "-s -w -X main.hostName=$(basename "$real_host")" -o "$host.tmp" .)
-  mv "$host.tmp" "$host"
+require github.com/pulumi/pulumi/sdk/v3 v$PULUMI_VERSION" "-X main.hostName=$(basename "$real_host")"
   rm -f "$MODELARTS_ENGINE_BIN"/.python-launcher-*
   touch "$MODELARTS_ENGINE_BIN/.python-launcher-$(launcher_id)"
 }
@@ -171,10 +176,7 @@ replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-202
 # The SDK generator of the modelarts plugin (scripts/sdkgen: the CLI's own nodejs, python and go codegen, whose
 # language hosts the Go proxy does not serve or cannot generate with); the pkg module is the CLI's, in the module cache.
 build_sdkgen() {
-  local dir="$work/sdkgen"
-  mkdir -p "$dir"
-  cp "$scripts/sdkgen/main.go" "$dir/main.go"
-  printf '%s\n' "module modelarts.local/build/sdkgen
+  build_own_main sdkgen "$sdkgen" "module modelarts.local/build/sdkgen
 
 go 1.25
 
@@ -183,10 +185,7 @@ require (
 	github.com/pulumi/pulumi/sdk/v3 v$PULUMI_VERSION
 )
 
-replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-20241001131231-d02d263e614e" >"$dir/go.mod"
-  (cd "$dir" && GOFLAGS=-mod=mod go mod tidy)
-  (cd "$dir" && go build -trimpath -ldflags "-s -w" -o "$sdkgen.tmp" .)
-  mv "$sdkgen.tmp" "$sdkgen"
+replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-20241001131231-d02d263e614e" ""
   touch "$MODELARTS_ENGINE_BIN/.sdkgen-$(sdkgen_id)"
 }
 
