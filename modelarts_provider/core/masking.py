@@ -50,6 +50,7 @@ _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 SECRET_PARTS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "PASSPHRASE", "PASSWD", "PWD", "CREDENTIAL", "AUTH", "PRIVATE",
                 "SIGNATURE")
 SECRET_WORDS = frozenset({"AK", "SK"})
+PLAIN_KEY_WORDS = frozenset({"KEY", "KEYS"})  # names that are only these are not secret-looking
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_.-]*"
 _VALUE = r"(?:(?i:bearer|basic)\s+)?(?:\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|[^\s,;'\"}\])]+)"
@@ -69,7 +70,10 @@ _URL_PASSWORD = re.compile(r"(?P<head>\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]+:)(?P
 def secret_looking(name: str) -> bool:
     """True for names like HW_SECRET_KEY, api-token, hf_token, DB_PASSWORD, MY_AK, OBS_SK, Authorization."""
     upper = name.upper()
-    return bool(set(re.split(r"[^A-Z0-9]+", upper)) & SECRET_WORDS) or any(p in upper for p in SECRET_PARTS)
+    words = set(re.split(r"[^A-Z0-9]+", upper)) - {""}
+    if words <= PLAIN_KEY_WORDS:  # a bare `key`: a job's key in this product's outputs, an object's key in OBS
+        return False
+    return bool(words & SECRET_WORDS) or any(p in upper for p in SECRET_PARTS)
 
 
 def _secret_name(name: str) -> bool:

@@ -201,3 +201,14 @@ def test_a_sweep_of_shown_job_names_builds_no_pattern_per_job() -> None:
     assert mask("bench-i7-abc123xyz: submitted", shown) == "bench-i7-abc123xyz: submitted"
     assert mask(f"job bench-i7-abc123xyz got {SECRET}", shown) == f"job bench-i7-abc123xyz got {MASK}"
     assert mask("a lone abc123xyz", shown) == f"a lone {MASK}"
+
+
+def test_a_bare_key_is_not_secret_looking_but_a_named_one_is() -> None:
+    """A sweep point's `key` (its job key) printed in the changed outputs of `./dev up` was masked: nothing that
+    is not secret is masked. `api_key`, `secret_key` and the like still are."""
+    from modelarts_provider.core.masking import MASK, mask_shapes, secret_looking
+
+    assert not secret_looking("key") and not secret_looking("Keys")
+    assert secret_looking("api_key") and secret_looking("HW_SECRET_KEY") and secret_looking("accessKeyId")
+    line = '~ sweeps.lr-sweep.best: {"key": "lr-sweep-batchsize32_lr0p1", "api_key": "abcd1234efgh"}'
+    assert mask_shapes(line) == f'~ sweeps.lr-sweep.best: {{"key": "lr-sweep-batchsize32_lr0p1", "api_key": "{MASK}"}}'
