@@ -108,31 +108,32 @@ def drip_proxy(upstream_url: str, rule: Rule, *, drip_bytes: int = 1, drip_every
                stall: bool = False) -> Iterator[DripProxy]:
     parts = urllib.parse.urlsplit(upstream_url)
     upstream = (parts.hostname or "127.0.0.1", parts.port or 80)
-    server = socket.create_server(("127.0.0.1", 0))
-    proxy = DripProxy(f"http://127.0.0.1:{server.getsockname()[1]}", drip_bytes, drip_every_s, stall)
-    stop = threading.Event()
+    proxy_of: list[DripProxy] = []  # made once the port is known; connections come only after it is handed out
 
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                return
-            threading.Thread(target=_serve, args=(proxy, conn, upstream, rule, stop), daemon=True).start()
+    def serve(conn: socket.socket, stop: threading.Event) -> None:
+        threading.Thread(target=_serve, args=(proxy_of[0], conn, upstream, rule, stop), daemon=True).start()
 
-    threading.Thread(target=accept, daemon=True).start()
-    try:
-        yield proxy
-    finally:
-        stop.set()
-        server.close()
+    with _listening(serve) as port:
+        proxy_of.append(DripProxy(f"http://127.0.0.1:{port}", drip_bytes, drip_every_s, stall))
+        yield proxy_of[0]
 
 
 @contextlib.contextmanager
 def stalled_tls_server() -> Iterator[str]:
     """An https:// URL whose server accepts the TCP connection and never says a word (a stalled handshake)."""
-    server = socket.create_server(("127.0.0.1", 0))
     held: list[socket.socket] = []
+    try:
+        with _listening(lambda conn, stop: held.append(conn)) as port:
+            yield f"https://127.0.0.1:{port}"
+    finally:
+        for conn in held:
+            conn.close()
+
+
+@contextlib.contextmanager
+def _listening(on_conn: Callable[[socket.socket, threading.Event], None]) -> Iterator[int]:
+    """A local port whose accepted connections go to `on_conn` (with the stop event) until the block ends."""
+    server = socket.create_server(("127.0.0.1", 0))
     stop = threading.Event()
 
     def accept() -> None:
@@ -141,13 +142,11 @@ def stalled_tls_server() -> Iterator[str]:
                 conn, _ = server.accept()
             except OSError:
                 return
-            held.append(conn)
+            on_conn(conn, stop)
 
     threading.Thread(target=accept, daemon=True).start()
     try:
-        yield f"https://127.0.0.1:{server.getsockname()[1]}"
+        yield server.getsockname()[1]
     finally:
         stop.set()
         server.close()
-        for conn in held:
-            conn.close()
