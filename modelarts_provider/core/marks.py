@@ -16,8 +16,6 @@ import pulumi_random as random
 from pulumi.dynamic import Resource, ResourceProvider
 from pydantic import BaseModel
 
-from .fields import Declared, declarations
-
 
 def companion_opts(opts: pulumi.ResourceOptions, suffix: str) -> pulumi.ResourceOptions:
     """Options of a resource that belongs to this one (`<name><suffix>`): same parent, and the aliases
@@ -64,20 +62,13 @@ class OwnedResource(Resource):
         super().__init__(self.PROVIDER, resource_name, props, opts)
 
 
-def _declared(model: type[BaseModel]) -> bool:
-    """A resource's own model declares each field (core/fields.py); a nested one (an algorithm's engine) is
-    declared by its model alone."""
-    return any(isinstance(m, Declared) for info in model.model_fields.values() for m in info.metadata)
-
-
 def inputs_of(name: str, model: type[BaseModel], skip: frozenset[str] = frozenset(),
               typed: Mapping[str, Any] | None = None) -> Any:
-    """A resource's typed inputs (a TypedDict, every key optional) derived from its one declaration of the fields
-    (core/fields.py): each field as its declaration takes it, any value a pulumi.Input; `typed` spells out a
+    """A resource's typed inputs (a TypedDict, every key optional) derived from its model, the one declaration of
+    its fields (core/fields.py): each field as its declaration takes it, any value a pulumi.Input; `typed` spells out a
     field's type for the program (a nested TypedDict), `skip` leaves out what the resource sets itself."""
-    names = [f.name for f in declarations(model)] if _declared(model) else list(model.model_fields)
-    fields = {name: pulumi.Input[(typed or {}).get(name, model.model_fields[name].annotation)]  # type: ignore[name-defined]
-              for name in names if name not in skip}
+    fields = {name: pulumi.Input[(typed or {}).get(name, info.annotation)]  # type: ignore[name-defined]
+              for name, info in model.model_fields.items() if name not in skip}
     return TypedDict(name, fields, total=False)  # type: ignore[operator]
 
 
@@ -100,4 +91,4 @@ def _as_resolved(tp: Any) -> Any:
     origin = typing.get_origin(tp)
     if origin is typing.Union or origin is types.UnionType:
         return typing.Union[plain]  # type: ignore[return-value]
-    return typing.get_origin(tp)[plain if len(plain) > 1 else plain[0]]  # type: ignore[index]
+    return origin[plain if len(plain) > 1 else plain[0]]  # type: ignore[index]

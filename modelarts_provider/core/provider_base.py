@@ -25,7 +25,7 @@ from .call_urn import CURRENT_URN
 from .masking import NONE, Secrets, binding, mask
 from .provider_config import NAMESPACE, ProviderConfigError, ProviderSettings, resolve_settings
 from ..waiting import Condition, Done, Failed, wait
-from ..waiting.cancel import _CANCELLED, cancelled, request_cancel  # the engine's Cancel (re-exported: waits, plugin)
+from ..waiting.cancel import cancelled, request_cancel  # the engine's Cancel (re-exported: waits, plugin)
 
 S = TypeVar("S")
 
