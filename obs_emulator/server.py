@@ -93,6 +93,11 @@ class Handler(BaseHTTPRequestHandler):
             self._control(raw_path[len(CONTROL_PREFIX):])
             return
         body = self._read_body()
+        if body is None:
+            self.close_connection = True
+            self._send_error(400, "IncompleteBody", "You did not provide the number of bytes specified by the "
+                             "Content-Length HTTP header.", raw_path, uuid.uuid4().hex[:16].upper())
+            return
         if self.server.config.latency_ms:
             time.sleep(self.server.config.latency_ms / 1000)
         headers = {k.lower(): v for k, v in self.headers.items()}
@@ -136,19 +141,29 @@ class Handler(BaseHTTPRequestHandler):
 
     # --- pieces --------------------------------------------------------------------------------------
 
-    def _read_body(self) -> bytes:
+    def _read_body(self) -> bytes | None:
+        """The whole request body, or None when the client stopped sending before its end (it was killed, or
+        its connection dropped): OBS and S3 store nothing then (IncompleteBody), where a short read taken as the
+        body would replace an object, a team's stack checkpoint among them, with its first bytes."""
         if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
             chunks = []
             while True:
-                size = int(self.rfile.readline().split(b";", 1)[0].strip() or b"0", 16)
+                line = self.rfile.readline()
+                if not line.endswith(b"\n"):
+                    return None  # the connection ended inside the chunk list
+                size = int(line.split(b";", 1)[0].strip() or b"0", 16)
                 if size == 0:
                     while self.rfile.readline() not in (b"\r\n", b"\n", b""):
                         pass  # trailers
                     return b"".join(chunks)
-                chunks.append(self.rfile.read(size))
+                chunk = self.rfile.read(size)
+                if len(chunk) < size:
+                    return None
+                chunks.append(chunk)
                 self.rfile.readline()
         length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length > 0 else b""
+        body = self.rfile.read(length) if length > 0 else b""
+        return body if len(body) == length else None
 
     def _environ(self, raw_path: str, raw_query: str, body: bytes) -> dict[str, Any]:
         host = self.headers.get("Host") or f"{self.server.server_address[0]}:{self.server.server_address[1]}"

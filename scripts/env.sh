@@ -32,7 +32,10 @@ if [ "$MODELARTS_USER_PULUMI_HOME" = "$MODELARTS_PULUMI_HOME" ]; then MODELARTS_
 export MODELARTS_USER_PULUMI_HOME
 # Offline by default: a file backend inside the project, no update checks, no plugin downloads.
 export PULUMI_HOME="${PULUMI_HOME:-$MODELARTS_PULUMI_HOME}"
-export PULUMI_BACKEND_URL="${PULUMI_BACKEND_URL:-file://$MODELARTS_STATE/backend}"
+# metadata=skip: no `.attrs` sidecar beside each checkpoint. It is written in place, so a SIGKILL during that
+# write left it empty and the stack unreadable (`failed to load checkpoint: EOF`); the checkpoint itself is
+# renamed into place and never torn. scripts/dev_recover.py still repairs a sidecar an older set-up left.
+export PULUMI_BACKEND_URL="${PULUMI_BACKEND_URL:-file://$MODELARTS_STATE/backend?metadata=skip}"
 export PULUMI_SKIP_UPDATE_CHECK=true
 export PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true
 export PULUMI_SKIP_CONFIRMATIONS=true

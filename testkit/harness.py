@@ -46,6 +46,22 @@ def engine_bin_dir() -> Path:
     return engine_dir() / "bin"
 
 
+# `metadata=skip`: the file backend writes no `.attrs` sidecar beside each checkpoint. The sidecar is written in
+# place (not renamed into place as the checkpoint is), so a SIGKILL during that write left it empty and every
+# later command failed with `failed to load checkpoint: EOF`. Without it a killed `up` leaves the checkpoint
+# before or after its write, never torn. scripts/env.sh gives ./dev's backend the same option.
+FILE_BACKEND_OPTIONS = "metadata=skip"
+
+
+def file_backend_url(directory: Path) -> str:
+    return f"file://{directory}?{FILE_BACKEND_OPTIONS}"
+
+
+def file_backend_dir(url: str) -> Path:
+    """The directory of a `file://` backend URL (its query options dropped)."""
+    return Path(url.removeprefix("file://").partition("?")[0])
+
+
 def pulumi_env(base: Path) -> dict[str, str]:
     """An environment for one isolated, offline Pulumi backend under `base`."""
     venv_bin = REPO_ROOT / ".venv" / "bin"
@@ -54,7 +70,7 @@ def pulumi_env(base: Path) -> dict[str, str]:
     env.update(
         PATH=path,
         PULUMI_HOME=str(engine_dir() / "home"),  # its plugins/ holds the random plugin we built
-        PULUMI_BACKEND_URL=f"file://{base / 'backend'}",
+        PULUMI_BACKEND_URL=file_backend_url(base / "backend"),
         PULUMI_CONFIG_PASSPHRASE=TEST_PASSPHRASE,
         PULUMI_SKIP_UPDATE_CHECK="true",
         PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION="true",
@@ -127,7 +143,7 @@ class Stack:
             return None
         project = next((line.split(":", 1)[1].strip() for line in (self.workdir / "Pulumi.yaml").read_text().splitlines()
                         if line.startswith("name:")), None)
-        return Path(backend[len("file://"):]) / ".pulumi" / "stacks" / project / f"{self.name}.json" if project else None
+        return file_backend_dir(backend) / ".pulumi" / "stacks" / project / f"{self.name}.json" if project else None
 
     def set_config(self, key: str, value: str, secret: bool = False) -> None:
         self.run("config", "set", key, value, *(["--secret"] if secret else ["--plaintext"]))

@@ -63,6 +63,8 @@ def test_stack_output_json_is_pulumis_alone(tmp_path: Path) -> None:
     assert json.loads(first.stdout) == {}  # a freshly initialised stack has no outputs
     assert "Created stack 'local'" in first.stderr  # dev's chatter goes to stderr
     assert (tmp_path / "state" / "backend" / ".pulumi" / "stacks").is_dir()  # MODELARTS_STATE honoured
+    # ./dev's file backend writes no `.attrs` sidecars: a killed up could leave one empty, the stack unreadable.
+    assert not list((tmp_path / "state" / "backend").rglob("*.attrs"))
 
     again = _dev("pulumi", "stack", "output", "--json", env=env)
     assert again.returncode == 0, again.stderr

@@ -17,6 +17,7 @@ from modelarts_provider.core.ownership import OwnerMark
 from modelarts_provider.training_job.args import TrainingJobArgs
 from modelarts_provider.stack.config import parse
 from modelarts_provider.stack.program import plan
+from testkit.harness import file_backend_dir
 from testkit.faults import (ENGINE, FLAVOR, OBS, POOLS, PROJECT, assert_converged, job, job_stack, name_of, output_of, phase_of,
                               state_job_ids, update_config, wait_until)
 
@@ -133,7 +134,7 @@ def test_secret_config_leaf_stays_secret_end_to_end(tmp_path: Path, emu: Any) ->
     env = live["algorithm"]["environments"]
     env = {k: v for m in env for k, v in m.items()} if isinstance(env, list) else env
     assert env["HF_TOKEN"] == HF_TOKEN and env["PLAIN"] == "visible"  # the job got it
-    state_dir = st.env["PULUMI_BACKEND_URL"].removeprefix("file://")
+    state_dir = file_backend_dir(st.env["PULUMI_BACKEND_URL"])
     files = [p for p in Path(state_dir).rglob("*") if p.is_file()]
     assert files, "no state files found"
     for path in files:

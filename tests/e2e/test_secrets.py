@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from testkit.harness import REPO_ROOT
+from testkit.harness import REPO_ROOT, file_backend_dir
 from testkit.faults import FAST_EMULATOR, PROJECT, job, job_stack, output_of, owner_key, sweep
 
 pytestmark = pytest.mark.engine
@@ -50,7 +50,7 @@ def _env_of(live: dict[str, Any]) -> dict[str, str]:
 
 
 def _backend_text(st: Any) -> str:
-    root = Path(st.env["PULUMI_BACKEND_URL"].removeprefix("file://"))
+    root = file_backend_dir(st.env["PULUMI_BACKEND_URL"])
     files = [p for p in root.rglob("*") if p.is_file()]
     assert any(p.suffix == ".json" for p in files), "no checkpoint found"
     assert any("history" in str(p) for p in files) and any(".bak" in p.name for p in files), files

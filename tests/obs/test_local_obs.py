@@ -178,3 +178,47 @@ def test_probe(obs: Any, s3: Any) -> None:
         object_exists(obs.url, "p-1", "code/train.py", obs.access_key, "wrong-secret")
     with pytest.raises(ValueError, match="not an OBS object path"):
         split_obs_path("obs://only-bucket")
+
+
+class _UnsignedPayloadAuth(S3SigV4Auth):
+    """SigV4 with `UNSIGNED-PAYLOAD`, as clients send over TLS: the signature then says nothing of the body."""
+
+    def _should_sha256_sign_payload(self, request: Any) -> bool:
+        return False
+
+
+def _send_cut_short(obs: Any, key: str, body: bytes, sent: int, *, chunked: bool) -> bytes:
+    """A signed PUT of `body` whose client stops after `sent` bytes (killed mid-upload); the server's answer."""
+    import socket
+    from urllib.parse import urlsplit
+    url = f"{obs.url}/b-1/{key}"
+    req = AWSRequest(method="PUT", url=url, data=body)
+    _UnsignedPayloadAuth(Credentials("EMULATORLOCALAK00001", "emulator-local-secret-key-not-a-real-sk1"),
+                         "s3", "cn-north-4").add_auth(req)
+    host = urlsplit(url).netloc
+    framing = "Transfer-Encoding: chunked" if chunked else f"Content-Length: {len(body)}"
+    head = "".join(f"{k}: {v}\r\n" for k, v in req.headers.items())
+    payload = (f"{len(body):x}\r\n".encode() + body + b"\r\n0\r\n\r\n") if chunked else body
+    with socket.create_connection((host.split(":")[0], int(host.split(":")[1])), timeout=10) as sock:
+        sock.sendall(f"PUT /b-1/{key} HTTP/1.1\r\nHost: {host}\r\n{head}{framing}\r\n\r\n".encode() + payload[:sent])
+        sock.shutdown(socket.SHUT_WR)  # the client is gone: no more bytes will come
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return answer
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
+def test_a_put_cut_short_stores_nothing(obs: Any, s3: Any, chunked: bool) -> None:
+    # A team's stack checkpoint lives in OBS (docs/team-state.md): a `pulumi up` killed while it uploads must
+    # leave the previous checkpoint whole, as OBS and S3 do (IncompleteBody), not its new first bytes.
+    s3.create_bucket(Bucket="b-1", CreateBucketConfiguration=LOC)
+    s3.put_object(Bucket="b-1", Key="stack.json", Body=b'{"version": 3, "previous": true}')
+    new = b'{"version": 3, "checkpoint": "' + b"x" * 4000 + b'"}'
+    answer = _send_cut_short(obs, "stack.json", new, 1000, chunked=chunked)
+    assert answer.startswith(b"HTTP/1.1 400") and b"<Code>IncompleteBody</Code>" in answer, answer[:300]
+    assert s3.get_object(Bucket="b-1", Key="stack.json")["Body"].read() == b'{"version": 3, "previous": true}'
+    # The same request sent whole is stored: what was refused was the missing bytes, not the request.
+    whole = _send_cut_short(obs, "stack.json", new, 10**6, chunked=chunked)
+    assert whole.startswith(b"HTTP/1.1 200"), whole[:300]
+    assert s3.get_object(Bucket="b-1", Key="stack.json")["Body"].read() == new

@@ -40,6 +40,10 @@ def test_up_preview_outputs_destroy(tmp_path: Path, pulumi_engine: Path) -> None
     stack.preview("--expect-no-changes")
     # The harness reads a file backend's checkpoint instead of starting the CLI: the same resources.
     assert stack._checkpoint_path() is not None and stack._checkpoint_path().exists()
+    # No `.attrs` sidecar (metadata=skip): one written in place is what a SIGKILL could leave empty, and an empty
+    # one made every later command fail with `failed to load checkpoint: EOF`.
+    backend = stack._checkpoint_path().parents[3]
+    assert list(backend.rglob("*.json")) and not list(backend.rglob("*.attrs")), sorted(backend.rglob("*"))
     assert stack.resources() == stack.export()["deployment"]["resources"]
     types = sorted(r["type"] for r in stack.resources())
     assert "random:index/randomString:RandomString" in types
