@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from modelarts_provider.awaiting.provider import JobsAwaitProvider
-from modelarts_provider.client.models import TaskLogPreview
+from modelarts_provider.client.models import RunningRecord, TaskLogPreview
 from modelarts_provider.core.provider_base import ProviderError
 from tests.awaiting.replay import ReplayClient
 from tests.awaiting.test_provider import env, provider, replay_job  # noqa: F401 - env is a fixture
@@ -123,8 +123,8 @@ class RetriedClient(ScoredClient):
 
     def _view(self, job_id: str, phase: str) -> Any:
         view = super()._view(job_id, phase)
-        view.status.running_records = [{"start_at": 1, "end_at": 2, "end_reason": "node fault"},
-                                        {"start_at": 3, "start_type": "init_or_rescheduled"}]
+        view.status.running_records = [RunningRecord(start_at=1, end_at=2, end_reason="node fault"),
+                                        RunningRecord(start_at=3, start_type="init_or_rescheduled")]
         view.status.duration = 42_000
         return view
 
