@@ -4,7 +4,8 @@ The CLI prints every stack output after every `up`, changed or not (`pulumi up` 
 full by design): on the local stack about 10 KB of job, run, sweep and cost tables each time, the one line that
 changed lost among them. `./dev up` runs `pulumi up --suppress-outputs` through this module instead and then
 prints what changed since before the `up`, one line per changed value, named by its path (`jobs.train.phase`):
-nothing when nothing changed, only a job's own lines when one job changed, everything once (the first `up`).
+nothing when nothing changed, only a job's own lines when one job changed (a new job: each of its values). The
+first `up` (no outputs yet) prints them all once, in pulumi's own nested listing.
 `pulumi stack output` still shows them all. A secret shows as `[secret]`, as `pulumi stack output` prints it.
 
 `./dev refresh`: `pulumi refresh --run-program` (which re-runs the program so that the exported outputs are fresh)
@@ -54,6 +55,11 @@ def _changes(path: str, old: Any, new: Any) -> Iterator[str]:
         for i in range(max(len(old), len(new))):
             yield from _changes(f"{path}[{i}]", old[i] if i < len(old) else _MISSING,
                                 new[i] if i < len(new) else _MISSING)
+    elif old is _MISSING and isinstance(new, (dict, list)) and new:
+        # A new job, run or table: its values one per line, as the changes of a known one (a long JSON line
+        # of a whole job is unreadable in a terminal).
+        for key, value in (new.items() if isinstance(new, dict) else enumerate(new)):
+            yield from _changes(f"{path}.{key}" if isinstance(new, dict) else f"{path}[{key}]", _MISSING, value)
     elif old is _MISSING:
         yield f"  + {path}: {_show(new)}"
     elif new is _MISSING:
@@ -120,6 +126,9 @@ def main(argv: list[str] | None = None) -> int:
         extra = ["--run-program"] if command == "refresh" else []
         return _wait(subprocess.Popen([pulumi, command, "--yes", "--stack", stack, *extra, *given]))
     before = _outputs(pulumi, stack)
+    if not before and command == "up":
+        # No outputs yet (a first `up`): pulumi's own listing, nested and indented, shows them all once.
+        return _wait(subprocess.Popen([pulumi, "up", "--yes", "--stack", stack, *given]))
     code = _COMMANDS[command](pulumi, stack, given)
     lines = changed_lines(before, _outputs(pulumi, stack))  # a failed command may have changed some outputs too
     for line in lines:
