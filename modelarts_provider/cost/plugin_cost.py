@@ -6,8 +6,9 @@ tells the provider nothing of the program as a whole: so this process keeps what
 (a `Tally`) and says, under each resource, its line and the total of every resource checked so far; the last
 resource's total is the program's. A budget is held the same way: the check of the resource that takes the
 total above it fails, naming that total and the three largest items, so the preview fails before anything is
-created. A plugin program has no stack config of ours: no `prices:` table; prices come from the billing
-service (`modelarts:billingEndpoint`), once per flavor and process. A job's bound is the service's own limit
+created. Prices come from the provider's own table (`modelarts:prices`, per flavor: contract prices, another
+currency, Open Telekom Cloud whose price API has no ModelArts), else the billing service
+(`modelarts:billingEndpoint`), once per flavor and process. A job's bound is the service's own limit
 (`autoStop`): a JobsAwait's deadline belongs to another resource, not known at the job's check.
 """
 
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from ..core.failures import format_loc
 from ..core.messages import explain
@@ -27,34 +28,60 @@ from ..core.provider_config import ProviderSettings
 from ..core.unknowns import is_unknown
 from .bounds import Item, total_lines
 from .budget import refusal
-from .config import COST_MODEL_NAMES, BudgetConfig
+from .config import COST_MODEL_NAMES, BudgetConfig, FlavorPrice
 from .prices import PriceBook, price_book
 
 WHERE = "modelarts:budget"
+PRICES_WHERE = "modelarts:prices"
 TRIALS_KEY, PARALLEL_KEY = "num_samples", "max_concurrent"  # the search algorithm's params (stack/search_config.py)
-PRICE_FIX = "set modelarts:billingEndpoint to a billing service that prices it"
+PRICE_FIX = ("set modelarts:prices.<flavor>.perNodeHour to give one, or modelarts:billingEndpoint to a billing "
+             "service that prices it")
+_PRICES_TABLE: Any = TypeAdapter(dict[str, FlavorPrice])
 
 
 class BudgetError(ValueError):
-    """`modelarts:budget` is not a budget: one line naming the field."""
+    """`modelarts:budget` or `modelarts:prices` is not one: one line naming the field."""
 
 
-def parse_budget(raw: Any) -> BudgetConfig | None:
-    """`modelarts:budget: {max, currency, poolHours}` (an object, or its JSON text as older engines send it)."""
+def _config_map(raw: Any, where: str, shape: str) -> Any:
+    """A map of the provider's config: an object, or its JSON text as older engines send it; None when unset."""
     if raw is None or raw == "":
         return None
     if isinstance(raw, str):
         try:
             raw = json.loads(raw)
         except ValueError:
-            raise BudgetError(f"{WHERE}: must be a map {{max, currency, poolHours}}, not {raw!r}") from None
+            raise BudgetError(f"{where}: must be a map {shape}, not {raw!r}") from None
+    return raw
+
+
+def _refused(err: ValidationError, where: str) -> BudgetError:
+    loc, reason = explain(err.errors(), COST_MODEL_NAMES)[0]  # in words, as the stack config's refusals
+    return BudgetError(f"{where}{'.' + format_loc(loc) if loc else ''}: {reason}")
+
+
+def parse_budget(raw: Any) -> BudgetConfig | None:
+    """`modelarts:budget: {max, currency, poolHours}`."""
+    raw = _config_map(raw, WHERE, "{max, currency, poolHours}")
+    if raw is None:
+        return None
     if isinstance(raw, dict) and isinstance(raw.get("max"), float) and raw["max"].is_integer():
         raw = {**raw, "max": int(raw["max"])}  # the engine sends numbers as floats
     try:
         return BudgetConfig.model_validate(raw)
     except ValidationError as err:
-        loc, reason = explain(err.errors(), COST_MODEL_NAMES)[0]  # in words, as the stack config's refusals
-        raise BudgetError(f"{WHERE}{'.' + format_loc(loc) if loc else ''}: {reason}") from None
+        raise _refused(err, WHERE) from None
+
+
+def parse_prices(raw: Any) -> dict[str, FlavorPrice]:
+    """`modelarts:prices: {<flavor>: {perNodeHour, currency}}`: the same table as the stack's `prices:`."""
+    raw = _config_map(raw, PRICES_WHERE, "{<flavor>: {perNodeHour, currency}}")
+    if raw is None:
+        return {}
+    try:
+        return _PRICES_TABLE.validate_python(raw)  # type: ignore[no-any-return]
+    except ValidationError as err:
+        raise _refused(err, PRICES_WHERE) from None
 
 
 def _search_detail(inputs: dict[str, Any]) -> str:
@@ -99,9 +126,10 @@ def pool_items(name: str, inputs: dict[str, Any], book: PriceBook | None,
 
 @dataclass
 class Tally:
-    """What this provider process has checked in this run, and its budget."""
+    """What this provider process has checked in this run, its budget and its prices table."""
 
     budget: BudgetConfig | None = None
+    prices: dict[str, FlavorPrice] = field(default_factory=dict)
     _items: dict[str, list[Item]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -113,7 +141,7 @@ class Tally:
             every = [it for items in self._items.values() for it in items]
             count = len(self._items)
         notes = [n.replace("set modelarts-jobs:prices.<flavor>.perNodeHour to give one", PRICE_FIX)
-                 for n in (book.notes() if book else [])]
+                 .replace("modelarts-jobs:prices", PRICES_WHERE) for n in (book.notes() if book else [])]
         lines = notes + [f"cost: {it.line()}" for it in found]
         so_far = f" ({count} resource{'s' if count != 1 else ''} of this provider checked so far)"
         lines += [f"cost: {t}{so_far}" for t in total_lines(every)]
@@ -122,9 +150,9 @@ class Tally:
         return lines, refused
 
 
-def price_for(settings: ProviderSettings | None, training: set[str], pools: set[str],
-              budget: BudgetConfig | None) -> PriceBook | None:
-    """Prices when asked for (a billing endpoint or a budget), once per flavor set and process; None: not asked."""
-    if settings is None or not (settings.billing_endpoint or budget is not None):
+def price_for(settings: ProviderSettings | None, training: set[str], pools: set[str], tally: Tally) -> PriceBook | None:
+    """Prices when asked for (a billing endpoint, a budget or a prices table), the table's first, once per flavor
+    set and process; None: not asked."""
+    if settings is None or not (settings.billing_endpoint or tally.budget is not None or tally.prices):
         return None
-    return price_book(settings, {}, training, pools)
+    return price_book(settings, tally.prices, training, pools)

@@ -36,7 +36,7 @@ from ..core.provider_base import CALLS_IN_FLIGHT, SettingsProvider, request_canc
 from ..core.provider_base import say
 from ..core.provider_config import NAMESPACE
 from ..core.unknowns import is_unknown
-from ..cost.plugin_cost import BudgetError, Tally, job_items, parse_budget, pool_items, price_for
+from ..cost.plugin_cost import BudgetError, Tally, job_items, parse_budget, parse_prices, pool_items, price_for
 from ..resource_pool.provider import ResourcePoolProvider
 from ..training_job.catalog_check import needs_check
 from ..training_job.normalize import try_canonical
@@ -53,8 +53,9 @@ VERSION = "0.1.0"
 # The stack's owner seed (modelarts_provider.core.identity) among the provider's own inputs: minted by
 # check_config when the recorded provider has none, so the engine records it (secret) before any resource using it.
 SEED_KEY = "ownerSeed"
-# The provider's budget (cost/plugin_cost.py): read by the plugin itself, not one of the client's settings.
-BUDGET_KEY = "budget"
+# The provider's budget and prices table (cost/plugin_cost.py): read by the plugin itself, not client settings.
+BUDGET_KEY, PRICES_KEY = "budget", "prices"
+COST_KEYS = frozenset({BUDGET_KEY, PRICES_KEY})
 
 
 def _config_of(request: p.ConfigureRequest) -> dict[str, Any]:
@@ -62,10 +63,10 @@ def _config_of(request: p.ConfigureRequest) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for full, value in request.variables.items():
         ns, _, key = full.partition(":config:")
-        if ns == NAMESPACE and key and key != BUDGET_KEY:
+        if ns == NAMESPACE and key and key not in COST_KEYS:
             out[f"{NAMESPACE}:{key}"] = value
     for key, value in plain_map(request.args).items():
-        if value is not None and key not in (SEED_KEY, BUDGET_KEY):
+        if value is not None and key != SEED_KEY and key not in COST_KEYS:
             out[f"{NAMESPACE}:{key}"] = str(value).lower() if isinstance(value, bool) else \
                 (str(int(value)) if isinstance(value, float) and value.is_integer() else str(value))
     return out
@@ -115,12 +116,13 @@ def _submitted(olds: dict[str, Any], inputs: dict[str, Any]) -> bool:
     return needs_check(olds, canonical if canonical is not None else inputs)
 
 
-def _budget_of(request: p.ConfigureRequest) -> Any:
-    """`modelarts:budget` as the engine sends it: a typed arg, else the older config variable (JSON text)."""
-    given = request.args.get(BUDGET_KEY)
+def _cost_config(request: p.ConfigureRequest, key: str) -> Any:
+    """`modelarts:budget` or `modelarts:prices` as the engine sends it: a typed arg, else the older config
+    variable (JSON text)."""
+    given = request.args.get(key)
     if given is not None:
-        return plain_map({BUDGET_KEY: given})[BUDGET_KEY]
-    return request.variables.get(f"{NAMESPACE}:config:{BUDGET_KEY}")
+        return plain_map({key: given})[key]
+    return request.variables.get(f"{NAMESPACE}:config:{key}")
 
 
 def _pool_changes(olds: dict[str, Any], inputs: dict[str, Any]) -> bool:
@@ -138,13 +140,13 @@ def _say_cost(tally: Tally, provider: Any, door: str, urn: str, inputs: dict[str
         if door == "ResourcePool":
             flavors = {r["flavor"] for r in inputs.get("resources") or []
                        if isinstance(r, dict) and isinstance(r.get("flavor"), str) and not is_unknown(r["flavor"])}
-            book = price_for(settings, set(), flavors, tally.budget)
+            book = price_for(settings, set(), flavors, tally)
             found = pool_items(name, inputs, book, tally.budget.pool_hours if tally.budget else None)
         else:
             flavor = inputs.get("flavor_id")
             wanted = {flavor} if isinstance(flavor, str) and not is_unknown(flavor) and not inputs.get("pool_id") \
                 else set()
-            book = price_for(settings, wanted, set(), tally.budget)
+            book = price_for(settings, wanted, set(), tally)
             found = job_items(name, inputs, book)
         if book is None:
             return None  # prices not asked for
@@ -255,7 +257,8 @@ class ModelArtsPlugin(p.Provider):
         seed = request.args.get(SEED_KEY)
         self._seed = seed.value if seed is not None and is_seed(seed.value) else ""
         try:
-            self._cost.budget = parse_budget(_budget_of(request))
+            self._cost.budget = parse_budget(_cost_config(request, BUDGET_KEY))
+            self._cost.prices = parse_prices(_cost_config(request, PRICES_KEY))
         except BudgetError as err:
             raise ValueError(str(err)) from None
         config = DynamicConfigureRequest(DynamicConfig(_config_of(request), NAMESPACE))

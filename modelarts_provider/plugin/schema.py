@@ -63,6 +63,8 @@ CONFIG_DESCRIPTIONS = {
 }
 BUDGET_DESCRIPTION = ("{max, currency (default CNY), poolHours}: a preview fails when the TrainingJobs about to be "
                       "submitted and the ResourcePools about to be created can bill more (docs/cost.md).")
+PRICES_DESCRIPTION = ("{<flavor>: {perNodeHour, currency (default CNY)}}: prices that override the billing service's "
+                      "(contract prices, another currency; Open Telekom Cloud, whose price API has no ModelArts).")
 # Where each nested model of a job sits in the create-training-job request (its own API_PATH, args.py): the
 # description of its fields without one of their own.
 API_PATHS = {name: model.API_PATH for name, model in vars(job_args).items()
@@ -193,9 +195,11 @@ def snake_schema(version: str) -> dict[str, Any]:
                     + (f" Environment: {', '.join(envs)}." if envs else ""),
                     **({"secret": True} if key in SECRET_KEYS else {})}
               for key, envs in ENV_FALLBACKS.items()}
-    # The plugin's own budget (cost/plugin_cost.py, docs/cost.md): a map, not a client setting.
+    # The plugin's own budget and prices table (cost/plugin_cost.py, docs/cost.md): maps, not client settings.
     config["budget"] = {"type": "object", "additionalProperties": {"$ref": "pulumi.json#/Any"},
                         "description": BUDGET_DESCRIPTION}
+    config["prices"] = {"type": "object", "additionalProperties": {"$ref": "pulumi.json#/Any"},
+                        "description": PRICES_DESCRIPTION}
     return {
         "name": PACKAGE, "displayName": "ModelArts", "version": version,
         "description": "Huawei Cloud / OTC ModelArts training jobs, their waits, code uploads and OBS buckets.",

@@ -77,3 +77,29 @@ def test_a_yaml_programs_budget_fails_the_preview_naming_the_total_and_largest(t
     st.write_config({"modelarts:budget": {"max": 5}})
     out = st.preview().stdout
     assert "cost: total: up to 4.05 CNY (2 resources of this provider checked so far)" in out, out
+
+
+def test_a_yaml_programs_prices_table_prices_and_budgets_without_a_billing_service(tmp_path: Path, emu: Any,
+                                                                                    billing: Any) -> None:
+    """`modelarts:prices` (the stack's `prices:` table on this door): contract prices in another currency, no
+    billing service configured (as on Open Telekom Cloud, whose price API has no ModelArts); the budget holds to
+    them, and no rating request is made."""
+    st = yaml_stack(tmp_path, emu, {"big": _job(nodeCount=2, autoStop={"duration": 3})})
+    st.write_config({"modelarts:prices": {CPU: {"perNodeHour": 1.5, "currency": "EUR"}},
+                     "modelarts:budget": {"max": 5, "currency": "EUR"}})
+    billing.reset()
+    refused = st.preview(check=False)
+    out = refused.stdout + refused.stderr
+    assert refused.returncode != 0 and "cost: big: 1 job x 2 nodes x 3 h max x 1.50 EUR/node-hour = up to 9.00 EUR" \
+        in out, out
+    assert ("modelarts:budget: the resources checked so far can bill up to 9.00 EUR, more than its budget of "
+            "5.00 EUR; largest: big 9.00") in out, out
+    st.write_config({"modelarts:budget": {"max": 10, "currency": "EUR"}})
+    assert "cost: total: up to 9.00 EUR (1 resource of this provider checked so far)" in st.preview().stdout
+    assert billing.counters().get("rate_on_demand", 0) == 0 and emu.counters()["create"] == 0
+    # a bad table is one line naming the field, before anything is asked of the service
+    st.write_config({"modelarts:prices": {CPU: {"perNodeHour": -1}}})
+    bad = st.preview(check=False)
+    assert bad.returncode != 0 and f"modelarts:prices.{CPU}.perNodeHour: must be at least 0, not -1" in \
+        bad.stdout + bad.stderr, bad.stdout + bad.stderr
+    assert emu.jobs() == []

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from modelarts_provider.cost.plugin_cost import BudgetError, Tally, job_items, parse_budget, pool_items
+from modelarts_provider.cost.plugin_cost import BudgetError, Tally, job_items, parse_budget, parse_prices, pool_items
 from modelarts_provider.cost.prices import Price, PriceBook
 
 CPU, POOL = "modelarts.vm.cpu.2u", "modelarts.vm.gpu.tnt004"
@@ -63,7 +63,8 @@ def test_the_tally_adds_every_resource_and_refuses_above_the_budget() -> None:
     _, refused = tally.say("b", job_items("b", {"flavor_id": "modelarts.no.price", "auto_stop": {"duration": 1}},
                                           BOOK), BOOK)
     assert refused == ("modelarts:budget: b has no price for modelarts.no.price (see above): set "
-                       "modelarts:billingEndpoint to a billing service that prices it")
+                       "modelarts:prices.<flavor>.perNodeHour to give one, or modelarts:billingEndpoint to a "
+                       "billing service that prices it")
 
 
 @pytest.mark.parametrize("raw,line", [
@@ -99,3 +100,30 @@ def test_under_a_budget_a_job_whose_flavor_is_not_known_at_preview_is_refused() 
         "modelarts:budget: x's flavorId and nodeCount must be known at preview to be held to the budget: give them as "
         "values, not another resource's outputs")
     assert _say_cost(Tally(), Provider(), "TrainingJob", urn, {"flavor_id": UNKNOWN}) is None
+
+
+@pytest.mark.parametrize("raw,line", [
+    ("[1", "modelarts:prices: must be a map {<flavor>: {perNodeHour, currency}}, not '[1'"),
+    ({"f": {"perNodeHour": -1}}, "modelarts:prices.f.perNodeHour: must be at least 0, not -1"),
+    ({"f": {"per_node_hour": 1}}, "modelarts:prices.f.perNodeHour: is required"),
+])
+def test_a_bad_prices_table_is_one_line_naming_the_field(raw: object, line: str) -> None:
+    with pytest.raises(BudgetError) as err:
+        parse_prices(raw)
+    assert str(err.value) == line
+
+
+def test_the_prices_table_prices_a_job_with_no_billing_service() -> None:
+    """The plugin's `modelarts:prices` is the stack's `prices:` table: it prices a flavor, in its currency, without
+    asking any billing service (an OTC provider has none with ModelArts prices)."""
+    from modelarts_provider.core.provider_config import ProviderSettings
+    from modelarts_provider.cost.plugin_cost import price_for
+
+    settings = ProviderSettings(cloud="otc", region="eu-de", project_id="p", access_key="ak", secret_key="sk",
+                                endpoint="http://127.0.0.1:1")
+    tally = Tally(prices=parse_prices({"modelarts.vm.cpu.2u": {"perNodeHour": 1.5, "currency": "EUR"}}))
+    book = price_for(settings, {"modelarts.vm.cpu.2u"}, set(), tally)
+    assert book is not None and not book.missing
+    items = job_items("j", {"flavor_id": "modelarts.vm.cpu.2u", "node_count": 2, "auto_stop": {"duration": 3}}, book)
+    assert [it.line() for it in items] == ["j: 1 job x 2 nodes x 3 h max x 1.50 EUR/node-hour = up to 9.00 EUR"]
+    assert price_for(settings, {"x"}, set(), Tally()) is None  # nothing asks for prices: none read
