@@ -4,8 +4,10 @@ The CLI prints every stack output after every `up`, changed or not (`pulumi up` 
 full by design): on the local stack about 10 KB of job, run, sweep and cost tables each time, the one line that
 changed lost among them. `./dev up` runs `pulumi up --suppress-outputs` through this module instead and then
 prints what changed since before the `up`, one line per changed value, named by its path (`jobs.train.phase`):
-nothing when nothing changed, only a job's own lines when one job changed (a new job: each of its values). The
-first `up` (no outputs yet) prints them all once, in pulumi's own nested listing.
+nothing when nothing changed, only a job's own lines when one job changed, everything once (the first `up`). A
+new job, run or table prints each of its values on a line of its own, never a whole job as one long JSON line.
+(Not pulumi's own nested listing for the first `up`: `pulumi up` prints it twice, the preview's full of
+`[unknown]`.)
 `pulumi stack output` still shows them all. A secret shows as `[secret]`, as `pulumi stack output` prints it.
 
 `./dev refresh`: `pulumi refresh --run-program` (which re-runs the program so that the exported outputs are fresh)
@@ -126,9 +128,6 @@ def main(argv: list[str] | None = None) -> int:
         extra = ["--run-program"] if command == "refresh" else []
         return _wait(subprocess.Popen([pulumi, command, "--yes", "--stack", stack, *extra, *given]))
     before = _outputs(pulumi, stack)
-    if not before and command == "up":
-        # No outputs yet (a first `up`): pulumi's own listing, nested and indented, shows them all once.
-        return _wait(subprocess.Popen([pulumi, "up", "--yes", "--stack", stack, *given]))
     code = _COMMANDS[command](pulumi, stack, given)
     lines = changed_lines(before, _outputs(pulumi, stack))  # a failed command may have changed some outputs too
     for line in lines:
