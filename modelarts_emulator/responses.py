@@ -35,7 +35,7 @@ from .execution.engines import EnginePythons
 from .execution.gpus import GpuPool
 from .execution.gpus import inventory as gpus_inventory
 from .execution.runner import Executor
-from .jobs import list_filters, validation
+from .jobs import list_filters, observe, validation
 from .jobs.logs import preview as log_preview
 from .jobs.models import Store, Timings
 from .jobs import tags as job_tags  # a job's tags (TMS): their own routes and handlers
@@ -48,6 +48,11 @@ JOB_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)$")
 ACTIONS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)/actions$")
 SEARCH_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-job-searches$")
 LOGS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)/tasks/(?P<task>[^/]+)/logs/preview$")
+# What a client reads about a job besides its details and logs (jobs/observe.py).
+TASKS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)/tasks$")
+METRICS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)/metrics/(?P<task>[^/]+)$")
+EVENTS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)/events$")
+NAMES_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-job-names$")
 # The catalog reads (catalog/api.py), each counted as its own operation.
 FLAVORS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-job-flavors$")
 ENGINES_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-job-engines$")
@@ -126,6 +131,10 @@ class EmulatorApp:
                            (ACTIONS_RE, {"POST": "terminate"}),
                            (SEARCH_RE, {"POST": "search"}),
                            (LOGS_RE, {"GET": "logs"}),
+                           (TASKS_RE, {"GET": "tasks"}),
+                           (METRICS_RE, {"GET": "metrics"}),
+                           (EVENTS_RE, {"GET": "events"}),
+                           (NAMES_RE, {"GET": "name_taken"}),
                            (FLAVORS_RE, {"GET": "flavors"}),
                            (ENGINES_RE, {"GET": "engines"}),
                            (ALGORITHM_RE, {"GET": "algorithm"})):
@@ -255,6 +264,18 @@ class EmulatorApp:
         trial_log = auto_search.trial_log(row, call.params["task"], self.store.now())  # task "trial-<trial_id>"
         return Reply(200, trial_log if trial_log is not None else log_preview(row, call.params["task"],
                                                                               self.store.now()))
+
+    def _job_tasks(self, call: Call) -> Reply:
+        return Reply(200, observe.tasks(self.store.row(call.params["job"]), self.store.now()))
+
+    def _job_metrics(self, call: Call) -> Reply:
+        return Reply(200, observe.metrics(self.store.row(call.params["job"]), call.params["task"], self.store.now()))
+
+    def _job_events(self, call: Call) -> Reply:
+        return Reply(200, observe.events(self.store.row(call.params["job"]), self.store.now(), call.raw_query))
+
+    def _job_name_taken(self, call: Call) -> Reply:
+        return Reply(200, observe.name_taken(self.store.all_rows(), call.raw_query))
 
     def _job_flavors(self, call: Call) -> Reply:
         return Reply(200, catalog_api.flavors(self.catalog, call.raw_query))

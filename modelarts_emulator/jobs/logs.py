@@ -94,7 +94,7 @@ def _executed_log(row: JobRow, task: str) -> tuple[bytes, int]:
 
 def task_log(row: JobRow, task: str, t: int) -> str:
     """The whole log of ``task`` as written up to ``t`` ('' before the job runs)."""
-    return "".join(f"{_stamp(at)} {text}\n" for at, text in _lines(row, task, t))
+    return "".join(f"{stamp(at)} {text}\n" for at, text in _lines(row, task, t))
 
 
 def _lines(row: JobRow, task: str, t: int) -> list[tuple[int, str]]:
@@ -214,5 +214,5 @@ def _epoch(seed: str, k: int, epochs: int) -> str:
     return f"epoch {k}/{epochs} loss={loss:.4f} accuracy={acc:.4f}"
 
 
-def _stamp(ms: int) -> str:
+def stamp(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
