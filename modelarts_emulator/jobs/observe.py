@@ -92,8 +92,9 @@ def metrics(row: JobRow, task: str, t: int) -> dict[str, Any]:
 def _phases_reached(row: JobRow, t: int) -> list[tuple[int, str]]:
     """(when, phase) of each phase the job went through up to t, in order."""
     seen: list[tuple[int, str]] = []
+    end = row.natural_end_ms()[0]  # inf while a hanging job runs
     marks = sorted({row.create_ms, row.create_ms + row.creating_ms, int(row.start_ms()),
-                    int(row.natural_end_ms()[0]) if row.natural_end_ms()[0] != float("inf") else t,
+                    t if end == float("inf") else int(end),
                     *((row.terminate_ms, row.terminate_ms + row.terminating_ms) if row.terminate_ms is not None
                       else ())})
     for at in marks:

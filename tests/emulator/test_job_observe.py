@@ -73,6 +73,11 @@ def test_a_gpu_jobs_usage_has_gpu_metrics_and_unknowns_are_refused(emu, api, sdk
     assert {u.metric for u in usage.metrics} == {"cpuUsage", "memUsage", "gpuUtil", "gpuMemUsage"}
     assert _refused(lambda: sdk.show_training_job_metrics(m.ShowTrainingJobMetricsRequest(
         training_job_id=job, task_id="worker-9"))) == (400, "ModelArts.2788")
+    assert api.terminate(job).status_code == 202
+    api.advance(31)
+    warned = _events(sdk, job, level="Warning")
+    assert [e.message for e in warned.events] == ["The training job was terminated.",
+                                                  "The training job is being terminated."], warned
     assert _refused(lambda: sdk.list_training_job_tasks(m.ListTrainingJobTasksRequest(
         training_job_id="00000000-0000-0000-0000-000000000000"))) == (400, "ModelArts.2775")  # as details
 
