@@ -191,6 +191,15 @@ def _pool_job_stop(c: Cloud) -> Recording:
                                                "stack runs on it", "poll_s": 5}, c.clock, c.client)
 
 
+def _log_follow(c: Cloud) -> Recording:
+    job = c.job("rec-follow")
+    job = c.client.get_job(job.id or "")
+    assert job is not None
+    return record("a job's log followed (logs --follow) from Creating until it completed", "log follow",
+                  {"job": job.model_dump(mode="json", by_alias=True, exclude_none=True), "label": "rec-follow",
+                   "tasks": ["worker-0"], "poll_s": 30}, c.clock, c.client)
+
+
 def _listing(failures: int, description: str) -> Callable[[Cloud], Recording]:
     def run(c: Cloud) -> Recording:
         c.job("rec-listed")
@@ -218,6 +227,7 @@ WORKFLOWS: dict[str, Callable[[Cloud], Recording]] = {
     "job_stop": _job_stop,
     "job_delete_gone": _job_deleted,
     "pool_job_stop": _pool_job_stop,
+    "log_follow": _log_follow,
     "job_listing_retried": _listing(2, "the name index's listing: two attempts answered 503, the third lists "
                                        "(2 s, then 4 s later)"),
     "job_listing_fails": _listing(3, "the name index's listing: every attempt answered 503: the last error is "

@@ -23,6 +23,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from modelarts_provider.awaiting.watcher import Watched, Watcher
+from modelarts_provider.cli.logs import LogFollower, follow_job
+from modelarts_provider.cli.stack_reader import JobRef
 from modelarts_provider.client.models import TrainingJob
 from modelarts_provider.core.owned_objects import wait_gone
 from modelarts_provider.network.provider import wait_active
@@ -71,6 +73,27 @@ def _job(args: dict[str, Any]) -> TrainingJob:
     return TrainingJob.model_validate(args["job"])
 
 
+class _Said:
+    """A text stream whose lines are said (a log follow's printed lines, recorded with its notes)."""
+
+    def __init__(self, say: Callable[[str], None]) -> None:
+        self.say = say
+
+    def write(self, text: str) -> int:
+        for line in text.splitlines():
+            self.say(line)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def _follow(a: dict[str, Any], say: Callable[[str], None], clock: Clock, client: Any) -> Any:
+    job = _job(a)
+    return follow_job(client, JobRef(job.id or "", a["label"]), job, a["tasks"], LogFollower(a["tasks"], [], _Said(say), say),
+                      say, [], follow=True, interval=a["poll_s"], clock=clock)
+
+
 @dataclass(frozen=True)
 class CallSite:
     run: Callable[[dict[str, Any], Callable[[str], None], Clock, Any], Any]
@@ -107,6 +130,7 @@ CALLS: dict[str, CallSite] = {
     "job listing": CallSite(
         lambda a, say, clock, client: NameIndex(client, clock=clock)._list(limit=a["limit"]),
         lambda jobs: sorted(j.name for j in jobs)),
+    "log follow": CallSite(_follow, lambda phase: phase),
     "pool job stop": CallSite(
         lambda a, say, clock, client: jobs_on._stop(client, _job(a), a["refusal"], a["poll_s"], say, clock)),
 }

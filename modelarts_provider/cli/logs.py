@@ -20,6 +20,7 @@ errors name keys, never values.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from dataclasses import dataclass
@@ -27,8 +28,11 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 
+from pydantic import BaseModel, Field
+
+from ..client.models import TaskLogPreview
 from ..core.job_logs import client_secrets, one_line_error, safe_line
-from ..waiting import REAL
+from ..waiting import REAL, Clock, Condition, Done, Failed, wait
 from .results import job_runs
 from .stack_reader import (JobRef, LogsError, PulumiCli, find_job, stack_config, stack_settings, state_job,
                            successor)
@@ -91,9 +95,60 @@ def _note(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+class FollowView(BaseModel):
+    """One read of a followed job: its phase (None once it is deleted) and each task's log preview (none while
+    it has no process yet). Recorded as the answers of a follow (scripts/record_waits.py)."""
+
+    phase: str | None
+    previews: dict[str, TaskLogPreview] = Field(default_factory=dict)
+
+
+def follow_job(client: Any, ref: JobRef, job: Any, tasks: list[str], follower: LogFollower, note: Callable[[str], None],
+               secrets: list[str], *, follow: bool, interval: float, clock: Clock = REAL) -> str | None:
+    """Print the job's logs, as they grow with `follow`, until it ends: a condition on the wait engine, read
+    every `interval` with no deadline (a log is followed as long as its job runs; Ctrl-C ends the command).
+    Returns the phase it ended in (without `follow`: the phase now), or None once it is deleted. `job` is the
+    job as just read: the first round uses it rather than asking again."""
+    from ..client.models import TERMINAL_PHASES
+
+    seen = {"job": job, "reads": 0}  # the job as last read (a transient error keeps it a round); reads so far
+    waiting_noted: set[tuple[str, str]] = set()
+
+    def read() -> FollowView:
+        now = seen["job"] if seen["reads"] == 0 else _poll(client, ref, seen["job"], note, secrets)
+        seen["reads"] += 1
+        if now is None:
+            return FollowView(phase=None)
+        seen["job"] = now
+        phase = now.phase or "unknown"
+        if phase in WAITING_PHASES:  # no process yet: nothing to fetch
+            return FollowView(phase=phase)
+        return FollowView(phase=phase, previews={task: client.get_task_log_preview(ref.id, task) for task in tasks})
+
+    def show(view: FollowView) -> None:
+        if view.phase is None:
+            return
+        ended = view.phase in TERMINAL_PHASES
+        for task in tasks:
+            if view.phase in WAITING_PHASES:
+                if (task, view.phase) not in waiting_noted:
+                    waiting_noted.add((task, view.phase))
+                    note(f"{task}: job is {view.phase}, "
+                         + ("waiting for the log..." if follow else "no log yet (--follow waits for it)"))
+            elif task in view.previews:
+                follower.feed(task, view.previews[task], final=ended or not follow)
+
+    def judge(view: FollowView) -> Done[str | None] | None:
+        ended = view.phase is None or view.phase in TERMINAL_PHASES
+        return Done(view.phase) if ended or not follow else None
+
+    return wait(Condition("log follow", read, judge, too_late=lambda _view: Failed(""), answer=FollowView,
+                          progress=show), timeout_s=math.inf, poll_s=interval, clock=clock)
+
+
 def run(args: argparse.Namespace, *, out: TextIO = sys.stdout, note: Callable[[str], None] = _note) -> int:
     from ..client import ModelArtsClient, ModelArtsError
-    from ..client.models import TERMINAL_PHASES, task_ids
+    from ..client.models import task_ids
 
     pulumi = PulumiCli(Path(args.cwd).resolve(), args.stack)
     if getattr(args, "all", False):
@@ -104,39 +159,24 @@ def run(args: argparse.Namespace, *, out: TextIO = sys.stdout, note: Callable[[s
         secrets = client_secrets(client) + config_secrets
         try:
             job = client.get_job(ref.id)
-            if job is None:
-                raise LogsError(f"training job {ref.label} ({ref.id}) does not exist any more")
-            tasks = [args.task] if args.task else task_ids(job)
-            follower = LogFollower(tasks, secrets, out, note)
-            waiting_noted: set[tuple[str, str]] = set()
             while True:
-                phase = job.phase or "unknown"
-                ended = phase in TERMINAL_PHASES
-                for task in tasks:
-                    if phase in WAITING_PHASES:  # no process yet: nothing to fetch
-                        if (task, phase) not in waiting_noted:
-                            waiting_noted.add((task, phase))
-                            note(f"{task}: job is {phase}, "
-                                 + ("waiting for the log..." if args.follow else "no log yet (--follow waits for it)"))
-                        continue
-                    follower.feed(task, client.get_task_log_preview(ref.id, task), final=ended or not args.follow)
+                if job is None:
+                    raise LogsError(f"training job {ref.label} ({ref.id}) does not exist any more")
+                tasks = [args.task] if args.task else task_ids(job)
+                follower = LogFollower(tasks, secrets, out, note)
+                ended = follow_job(client, ref, job, tasks, follower, note, secrets, follow=args.follow,
+                                   interval=args.interval)
                 if not args.follow:
                     return 0
-                if ended:
-                    # Terminated: perhaps by a replacement that created its successor first (the key
-                    # already points at it); otherwise the job simply ended.
-                    # Any end: a Completed run being replaced (create first) ends before its successor.
+                if ended is not None:
+                    # Any end: a Completed run being replaced (create first) ends before its successor, and a
+                    # replacement that creates first terminates its predecessor (the key already points at it).
                     picked = getattr(args, "run", None) is not None  # a recorded run: that one only
                     after = successor(pulumi, ref, 0, args.interval) if ref.key and not picked else None
                     if after is None:
-                        note(f"{ref.label}: job ended {phase}")
+                        note(f"{ref.label}: job ended {ended}")
                         return 0
                 else:
-                    REAL.sleep(args.interval)  # the follow's pace (not a wait for a state: it streams)
-                    polled = _poll(client, ref, job, note, secrets)
-                    if polled is not None:
-                        job = polled
-                        continue
                     # Deleted: a replacement that stops the old job first records the new one after.
                     note(f"{ref.label}: job deleted; waiting up to {REPLACEMENT_WAIT_S:g}s for a job replacing it")
                     after = successor(pulumi, ref, REPLACEMENT_WAIT_S, args.interval) if ref.key else None
@@ -144,13 +184,7 @@ def run(args: argparse.Namespace, *, out: TextIO = sys.stdout, note: Callable[[s
                         raise LogsError(f"training job {ref.label} ({ref.id}) was deleted")
                 note(f"{ref.label}: replaced by {after.label} ({after.id}); following it")
                 ref = after
-                fresh = client.get_job(ref.id)
-                if fresh is None:
-                    raise LogsError(f"training job {ref.label} ({ref.id}) does not exist any more")
-                job = fresh
-                tasks = [args.task] if args.task else task_ids(job)
-                follower = LogFollower(tasks, secrets, out, note)
-                waiting_noted = set()
+                job = client.get_job(ref.id)
         except ModelArtsError as err:
             raise LogsError(one_line_error(err, secrets)) from None
 

@@ -16,10 +16,10 @@ from testkit.wait_recorder import CALLS, Recording, load_all, replay
 RECORDINGS = load_all()
 
 # One recording per kind of wait the package has (the brief of issue 45: jobs, searches, pools, networks,
-# stops, deletes), and every call site of testkit/wait_recorder.py recorded at least once.
+# stops, deletes, and `logs --follow`), and every call site of testkit/wait_recorder.py recorded at least once.
 KINDS = {"job_running", "job_completed", "job_failed", "job_too_late", "search_completed", "network_create",
          "network_delete", "pool_create", "pool_create_fails", "pool_scale", "pool_delete", "job_stop",
-         "job_delete_gone", "pool_job_stop", "job_listing_retried", "job_listing_fails"}
+         "job_delete_gone", "pool_job_stop", "job_listing_retried", "job_listing_fails", "log_follow"}
 
 
 def test_every_kind_of_wait_is_recorded() -> None:
@@ -74,3 +74,13 @@ def test_the_recorded_failures_name_their_reason() -> None:
     assert late.result[0][1:4] == ["timed_out", "Running", "it was terminated"] and len(late.terminated) == 1
     pool = RECORDINGS["pool_create_fails"]
     assert pool.error == "PoolNotUsable" and pool.message.endswith("no stock of the flavor in the zone")
+
+
+def test_a_followed_log_prints_each_line_once_and_ends_with_its_job() -> None:
+    rec = RECORDINGS["log_follow"]
+    epochs = [line for line in rec.lines if " epoch " in line]
+    assert len(epochs) == len(set(epochs)) == 10 and rec.result == "Completed"
+    assert rec.lines[:2] == ["worker-0: job is Creating, waiting for the log...",
+                             "worker-0: job is Pending, waiting for the log..."]
+    out, _ = replay(rec, FakeClock())
+    assert out.lines == rec.lines and out.result == "Completed"
