@@ -15,7 +15,6 @@ import tempfile
 import time
 import traceback
 import uuid
-from urllib.parse import parse_qs
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,7 @@ from .execution.gpus import GpuPool
 from .execution.gpus import inventory as gpus_inventory
 from .execution.runner import Executor
 from .jobs import list_filters, observe, validation
+from .jobs.query import query_params
 from .jobs.logs import preview as log_preview
 from .jobs.models import Store, Timings
 from .jobs import tags as job_tags  # a job's tags (TMS): their own routes and handlers
@@ -194,8 +194,7 @@ class EmulatorApp:
         if op in pool_api.OPERATIONS:
             return Reply(*self.pools.handle(op, params, _json(body) if body else None, raw_query))
         if op in job_tags.OPERATIONS:
-            query = {k: v[-1] for k, v in parse_qs(raw_query).items()}
-            return Reply(*self.tags.handle(op, params, query, _json(body) if body else None))
+            return Reply(*self.tags.handle(op, params, query_params(raw_query), _json(body) if body else None))
         if op in auto_search.OPERATIONS:
             return Reply(*self.auto_search.handle(op, params, raw_query))
         action = getattr(self, f"_job_{op}", None)  # one thin method per action, below

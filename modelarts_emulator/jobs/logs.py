@@ -55,14 +55,17 @@ def secret_looking(name: str) -> bool:
     return bool(words & SECRET_WORDS) or any(part in upper for part in SECRET_PARTS)
 
 
+def known_task(row: JobRow, task: str, status: dict[str, Any]) -> None:
+    """Refuse a task the job (its `status` now) does not have. The real code is not documented; task ids come
+    from status.tasks, so an unknown one is an invalid parameter, named as 2788 errors name theirs."""
+    if task not in status["tasks"]:
+        raise errors.invalid_param(
+            "task_id", f"the training job {row.id} has no task {task} (its tasks: {', '.join(status['tasks'])})")
+
+
 def preview(row: JobRow, task: str, t: int) -> dict[str, Any]:
     """The preview body of ``task`` at time ``t``; an unknown task is a ModelArts.2788."""
-    tasks = row.status_at(t)["tasks"]
-    if task not in tasks:
-        # The real code is not documented; task ids come from status.tasks, so an unknown one is
-        # an invalid parameter, named as 2788 errors name theirs.
-        raise errors.invalid_param(
-            "task_id", f"the training job {row.id} has no task {task} (its tasks: {', '.join(tasks)})")
+    known_task(row, task, row.status_at(t))
     if "execution" in row.doc:
         data, full = _executed_log(row, task)
     else:

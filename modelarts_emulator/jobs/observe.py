@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import hashlib
 from typing import Any
-from urllib.parse import parse_qs
-
 from .. import errors
-from .logs import stamp
+from .logs import known_task, stamp
 from .models import JobRow
+from .query import int_param, query_params
 
 MINUTE_MS = 60_000
 MAX_POINTS = 1440  # a day of minutes: a job held for weeks answers its last day
@@ -43,31 +42,17 @@ PHASE_EVENTS = {
 }
 
 
-def _query(raw_query: str) -> dict[str, str]:
-    return {k: v[-1] for k, v in parse_qs(raw_query, keep_blank_values=True).items()}
-
-
-def _started(row: JobRow, t: int) -> bool:
-    return bool(row.status_at(t)["start_time"])
-
-
 def _octet(seed: str, k: int) -> int:
     return 10 + int(hashlib.sha256(f"{seed}/{k}".encode()).hexdigest()[:4], 16) % 240
 
 
 def tasks(row: JobRow, t: int) -> list[dict[str, Any]]:
     """The job's task instances: their addresses fixed by the job id, scheduled once."""
-    if not _started(row, t):
+    status = row.status_at(t)
+    if not status["start_time"]:
         return []
     return [{"task": task, "ip": f"172.16.{i}.{_octet(row.id, i)}", "host_ip": f"192.168.0.{_octet(row.id, 100 + i)}",
-             "schedule_count": 1} for i, task in enumerate(row.status_at(t)["tasks"])]
-
-
-def _known_task(row: JobRow, task: str, t: int) -> None:
-    known = row.status_at(t)["tasks"]
-    if task not in known:  # as the log preview refuses one (jobs/logs.py)
-        raise errors.invalid_param(
-            "task_id", f"the training job {row.id} has no task {task} (its tasks: {', '.join(known)})")
+             "schedule_count": 1} for i, task in enumerate(status["tasks"])]
 
 
 def _usage(seed: str, minute: int, low: float, high: float) -> float:
@@ -77,10 +62,11 @@ def _usage(seed: str, minute: int, low: float, high: float) -> float:
 
 def metrics(row: JobRow, task: str, t: int) -> dict[str, Any]:
     """Machine usage of one task, a value per minute it ran (in percent)."""
-    _known_task(row, task, t)
     status = row.status_at(t)
-    minutes = 0 if not status["start_time"] else min(MAX_POINTS, max(1, -(-status["duration"] // MINUTE_MS)))
-    first = max(0, -(-status["duration"] // MINUTE_MS) - minutes) if minutes else 0
+    known_task(row, task, status)
+    ran = max(1, -(-status["duration"] // MINUTE_MS)) if status["start_time"] else 0  # minutes begun, 1 at least
+    minutes = min(MAX_POINTS, ran)
+    first = ran - minutes  # past a day, the last day's
     names = [("cpuUsage", 20.0, 95.0), ("memUsage", 10.0, 70.0)]
     flavor = ((row.doc.get("spec") or {}).get("resource") or {}).get("flavor_detail") or {}
     if flavor.get("flavor_type") == "GPU":
@@ -108,9 +94,9 @@ def _phases_reached(row: JobRow, t: int) -> list[tuple[int, str]]:
 
 def events(row: JobRow, t: int, raw_query: str) -> dict[str, Any]:
     """The job's events, filtered and paged as the query asks."""
-    query = _query(raw_query)
-    offset = _int(query, "offset", 0, 0, None)
-    limit = _int(query, "limit", 50, 1, 100)
+    query = query_params(raw_query)
+    offset = int_param(query, "offset", 0, 0, None)
+    limit = int_param(query, "limit", 50, 1, 100)
     order = query.get("order") or "desc"
     if order not in ("asc", "desc"):
         raise errors.invalid_param("order", f"must be asc or desc, not {order!r}")
@@ -134,21 +120,8 @@ def events(row: JobRow, t: int, raw_query: str) -> dict[str, Any]:
             "events": found[offset:offset + limit]}
 
 
-def _int(query: dict[str, str], name: str, default: int, low: int, high: int | None) -> int:
-    raw = query.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise errors.invalid_param(name, f"must be an integer, not {raw!r}") from None
-    if value < low or (high is not None and value > high):
-        raise errors.invalid_param(name, f"must be {low} or more" + (f" and {high} or less" if high else ""))
-    return value
-
-
 def name_taken(rows: list[JobRow], raw_query: str) -> dict[str, Any]:
-    name = _query(raw_query).get("job_name")
+    name = query_params(raw_query).get("job_name")
     if not name:
         raise errors.invalid_param("job_name", "is required")
     return {"is_duplicate": any(r.name == name for r in rows)}

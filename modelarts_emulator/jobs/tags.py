@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .. import errors
 from .models import Store
+from .query import int_param
 
 MAX_TAGS = 20  # per job: TMS's limit per resource (assumed: the SDK pages do not say)
 # TmsTag: key 1-128 letters (any language), digits, spaces and _ . : = + - @, no spaces at either end, not
@@ -154,7 +155,7 @@ class TagApi:
             found = self._filter(freq)
             if op == "tags_count":
                 return 200, {"total_count": len(found)}
-            limit, offset = _int(query, "limit", 1000, 1, 1000), _int(query, "offset", 0, 0, None)
+            limit, offset = int_param(query, "limit", 1000, 1, 1000), int_param(query, "offset", 0, 0, None)
             return 200, {"resources": found[offset:offset + limit], "total_count": len(found)}
         raise AssertionError(op)  # pragma: no cover - ROUTES lists every op
 
@@ -181,16 +182,3 @@ class TagApi:
             out.append({"resource_detail": {}, "workspace_id": meta.get("workspace_id") or "0",
                         "resource_id": meta["id"], "resource_name": meta.get("name"), "tags": tags})
         return out
-
-
-def _int(query: dict[str, str], name: str, default: int, low: int, high: int | None) -> int:
-    raw = query.get(name)
-    if raw is None:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise errors.invalid_param(name, "must be an integer") from None
-    if value < low or (high is not None and value > high):
-        raise errors.invalid_param(name, f"must be {low}-{high}" if high else f"must be >= {low}")
-    return value
