@@ -50,6 +50,10 @@ def _changes(path: str, old: Any, new: Any) -> Iterator[str]:
     """One line per changed leaf under `path`: maps by key, lists by position (a run history grows at its end)."""
     if old == new:
         return
+    if old is _MISSING and isinstance(new, (dict, list)) and new:
+        # A new job, run or table: its values one per line, as the changes of a known one from empty (a long
+        # JSON line of a whole job is unreadable in a terminal).
+        old = type(new)()
     if isinstance(old, dict) and isinstance(new, dict):
         for key in [*old, *(k for k in new if k not in old)]:
             yield from _changes(f"{path}.{key}", old.get(key, _MISSING), new.get(key, _MISSING))
@@ -57,11 +61,6 @@ def _changes(path: str, old: Any, new: Any) -> Iterator[str]:
         for i in range(max(len(old), len(new))):
             yield from _changes(f"{path}[{i}]", old[i] if i < len(old) else _MISSING,
                                 new[i] if i < len(new) else _MISSING)
-    elif old is _MISSING and isinstance(new, (dict, list)) and new:
-        # A new job, run or table: its values one per line, as the changes of a known one (a long JSON line
-        # of a whole job is unreadable in a terminal).
-        for key, value in (new.items() if isinstance(new, dict) else enumerate(new)):
-            yield from _changes(f"{path}.{key}" if isinstance(new, dict) else f"{path}[{key}]", _MISSING, value)
     elif old is _MISSING:
         yield f"  + {path}: {_show(new)}"
     elif new is _MISSING:
