@@ -14,10 +14,14 @@ The pydantic field holds the type, the rules, the default and the description (t
 - `secret`: its values are secret material (masked wherever printed);
 - `config`: the key a modelarts-jobs job entry sets it by, as it is (the stack config's mapping), if any;
 - `wire` / `read`: the value's shape on the wire where it is not the canonical value itself (a list of
-  volumes wrapped as `{nfs: ...}`), and back; `read` returns None for what a declaration leaves unset.
+  volumes wrapped as `{nfs: ...}`), and back; `read` returns None for what a declaration leaves unset;
+- `unset`: what the field is on the service when it is left out, of a declaration or of a live object's
+  details (a takeover compares that, training_job/compare.py): the field's own default (Unset.FIELD_DEFAULT:
+  node_count 1, volumes []), a value of the service's (workspace_id: the default workspace "0"), or
+  Unset.UNKNOWN where the details may leave out what the object holds (annotations: compared only when given).
 
 Everything else is derived from these (which fields replace, which the stack config maps, the schema's
-descriptions, the payload); tests/provider/test_field_declarations.py checks every field has its declaration.
+descriptions, the payload, the read-back, the takeover comparison); tests/provider/test_field_declarations.py checks every field has its declaration.
 """
 
 from __future__ import annotations
@@ -30,6 +34,11 @@ from typing import Any
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
+
+
+class Unset(Enum):
+    FIELD_DEFAULT = "the field's default"  # a field left out is its pydantic default (None: nothing stated)
+    UNKNOWN = "unknown"  # a field left out says nothing: not compared
 
 
 class Change(Enum):
@@ -47,11 +56,16 @@ class Declared:
     config: str | None = None
     wire: Callable[[Any], Any] | None = None
     read: Callable[[Any], Any] | None = None
+    unset: Any = Unset.FIELD_DEFAULT
 
     @property
     def sent(self) -> bool:
         """Whether the service receives it in the create request."""
         return self.api is not None
+
+    def read_back(self, value: Any) -> Any:
+        """The declared form of the value the wire gives at `api` (None: left out)."""
+        return self.read(value) if self.read is not None else value
 
 
 @dataclass(frozen=True)
@@ -59,6 +73,14 @@ class DeclaredField:
     name: str
     info: FieldInfo
     declared: Declared
+
+    def or_unset(self, value: Any) -> Any:
+        """`value`, or what the field is on the service when it is left out (None): `Declared.unset`."""
+        if value is not None:
+            return value
+        if self.declared.unset is not Unset.FIELD_DEFAULT:
+            return self.declared.unset
+        return None if self.info.is_required() else self.info.get_default(call_default_factory=True)
 
 
 @cache
@@ -127,9 +149,7 @@ def from_wire(model: type[BaseModel], live: Mapping[str, Any]) -> dict[str, Any]
     for f in declarations(model):
         if f.declared.api is None:
             continue
-        value = get(live, f.declared.api)
-        if f.declared.read is not None:
-            value = f.declared.read(value)
+        value = f.declared.read_back(get(live, f.declared.api))
         if _empty(value) or value == "" or (not f.info.is_required() and value == f.info.get_default(
                 call_default_factory=True)):
             continue

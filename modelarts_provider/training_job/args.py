@@ -20,7 +20,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..core import messages
-from ..core.fields import Change, Declared, fields_changing, to_wire as declared_wire
+from ..core.fields import Change, Declared, Unset, fields_changing, to_wire as declared_wire
 from ..core.ownership import PREFIX as OWNERSHIP_PREFIX, TAG_PREFIX as OWNER_TAG_PREFIX, TAG_VALUE_RE, OwnerMark
 from ..core.rules import FILE_URL_RE, MAX_TRIALS, OBS_URL_RE, TRIAL_COUNT_KEYS, WaitFor, rule
 from ..core.unknowns import contains_unknown
@@ -433,10 +433,11 @@ class TrainingJobArgs(_ArgModel):
         api="metadata.description", change=Change.IN_PLACE, config="description")] = Field(
         "", description="Job description, at most 256 characters; updated in place.")
     workspace_id: Annotated[str | None, Declared(api="metadata.workspace_id", read=wire_forms.workspace_read,
-                                                 config="workspaceId")] = Field(
+                                                 config="workspaceId", unset=wire_forms.DEFAULT_WORKSPACE)] = Field(
         None, description="Workspace of the job (service default \"0\").")
-    annotations: Annotated[dict[str, str], Declared(api="metadata.annotations",
-                                                    read=wire_forms.annotations_read)] = Field(
+    # the service may leave annotations out of a job's details (core/ownership.py): then nothing is known of them
+    annotations: Annotated[dict[str, str], Declared(api="metadata.annotations", read=wire_forms.annotations_read,
+                                                    unset=Unset.UNKNOWN)] = Field(
         default_factory=dict, description="metadata.annotations sent with the job (keys starting modelarts-pulumi/ "
                                           "are the owner mark this provider writes itself).")
     # sent by the tag API right after the create (lifecycle.set_tags), not in the create body

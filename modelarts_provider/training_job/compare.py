@@ -1,29 +1,35 @@
-"""Declared args vs a live job, field by field (adoption and create takeover).
+"""Declared args vs a live job (adoption and create takeover), derived from the fields' declarations.
 
-Only what the declaration states is compared: the service echoes defaults (algorithm parameters,
-local dirs, engine ids) that a declaration need not repeat. OBS paths compare in either spelling.
-The description is not compared: it is updatable, so a takeover just updates it. The workspace is
-always compared (undeclared means the default workspace "0"). Environment values are never quoted:
-they may be secrets.
+Every field the create request sends and whose change replaces the job (core/fields.py) is compared; one
+updated in place (description, tags) is not: a takeover updates it. Both sides are brought into one form by the
+field's own read-back (wire_forms.py), from the declaration's payload and from the job's details, so OBS
+spellings and number types meet and what the service adds on its own is dropped alike.
+
+Only what the declaration states is compared: the service echoes defaults (algorithm parameters, local dirs,
+engine ids) that a declaration need not repeat. So a map compares its declared keys, a list of named items its
+declared names, any other list (volumes) whole; a field left out stands for its `Declared.unset` (node_count 1,
+the default workspace "0"; annotations, which the service may drop, are compared only when it gives them).
+Values of secret-looking names, of secret fields and of environments are never quoted.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
-from .args import TrainingJobArgs
-from .wire_forms import DEFAULT_WORKSPACE
-from ..client.models import TrainingJob, as_list, as_text, normalize_obs_path
-from .search_form import auto_search_of, search_summary
+from pydantic import BaseModel
 
-
-def _norm(v: Any) -> Any:
-    return normalize_obs_path(v) if isinstance(v, str) else v
-
+from ..client.models import TrainingJob
+from ..core.fields import Change, Unset, declarations, get, to_wire
+from .args import AutoSearchArg
+from .plaintext_credentials import ENV_PATH
+from .search_form import search_summary
 
 # Names whose values are likely credentials: never quoted in a message.
 SECRET_LOOKING = re.compile(r"(?i)key|secret|token|passw|credential|auth")
+# Values compared whole (already in their canonical form), shown in their own words: a search is one choice.
+_WHOLE: dict[str, Callable[[Any], Any]] = {AutoSearchArg.API_PATH: lambda s: search_summary(s) or "no search"}
 
 
 def _fmt(v: Any) -> str:
@@ -40,91 +46,61 @@ def _same(declared: Any, actual: Any) -> bool:
             and isinstance(declared, str) != isinstance(actual, str) and str(declared) == str(actual))
 
 
-def mismatches(args: TrainingJobArgs, job: TrainingJob) -> list[str]:
-    """'field: declared X, live Y' for every declared field the live job does not match."""
-    live = job.to_wire()
+def mismatches(args: BaseModel, job: TrainingJob) -> list[str]:
+    """'field: declared X, live Y' for every declared field the live job does not match, in declaration order."""
+    declared_wire, live_wire = to_wire(args), job.to_wire()  # to_wire: the declared fields, no owner mark
     out: list[str] = []
-
-    def cmp(field: str, declared: Any, actual: Any, obs: bool = False) -> None:
-        a, b = (_norm(declared), _norm(actual)) if obs else (declared, actual)
-        if not _same(a, b):
-            if SECRET_LOOKING.search(field):
-                out.append(f"{field}: differs (values not shown)")
-            else:
-                out.append(f"{field}: declared {_fmt(declared)}, live {_fmt(actual)}")
-
-    meta = live.get("metadata", {})
-    if args.name is not None:
-        cmp("name", args.name, meta.get("name"))
-    cmp("workspace_id", args.workspace_id or DEFAULT_WORKSPACE, meta.get("workspace_id") or DEFAULT_WORKSPACE)
-    live_ann = meta.get("annotations")
-    # A response without annotations says nothing of them: the service may leave them out (ownership.py).
-    for k, v in sorted(args.annotations.items()) if live_ann is not None else ():
-        cmp(f"annotations[{k}]", v, live_ann.get(k))
-
-    if args.algorithm is not None:
-        _cmp_algorithm(args, live.get("algorithm") or {}, cmp)
-    res = (live.get("spec") or {}).get("resource") or {}
-    if args.flavor_id is not None:
-        cmp("flavor_id", args.flavor_id, res.get("flavor_id"))
-    if args.pool_id is not None:
-        cmp("pool_id", args.pool_id, res.get("pool_id"))
-    cmp("node_count", args.node_count, res.get("node_count", 1))
-    spec = live.get("spec") or {}
-    declared_vols = [v.model_dump() for v in args.volumes]
-    live_vols = [{"read_only": False, **(v.get("nfs") or {})} for v in as_list(spec.get("volumes"))]
-    if declared_vols != live_vols:
-        cmp("volumes", declared_vols, live_vols)
-    if args.log_export_path is not None:
-        log = spec.get("log_export_path") or {}
-        if args.log_export_path.obs_url is not None:
-            cmp("log_export_path.obs_url", args.log_export_path.obs_url, log.get("obs_url"), obs=True)
-        if args.log_export_path.host_path is not None:
-            cmp("log_export_path.host_path", args.log_export_path.host_path, log.get("host_path"))
-    if args.auto_stop is not None:
-        stop = spec.get("auto_stop") or {}
-        cmp("auto_stop.duration", args.auto_stop.duration, stop.get("duration"))
+    for f in declarations(type(args)):
+        if not f.declared.sent or f.declared.change is not Change.REPLACE:
+            continue
+        assert f.declared.api is not None
+        sent = get(declared_wire, f.declared.api)
+        declared = f.or_unset(f.declared.read_back(sent))
+        live = f.or_unset(f.declared.read_back(_within(sent, get(live_wire, f.declared.api), f.name)))
+        if declared is None or Unset.UNKNOWN in (declared, live):
+            continue  # stated by neither the declaration nor (annotations dropped) the service
+        entries = isinstance(getattr(args, f.name), dict)  # a map of the user's keys: annotations[k]
+        _compare(f.name, declared, live, out, not f.declared.secret, entries)
     return out
 
 
-def _cmp_algorithm(args: TrainingJobArgs, alg: dict[str, Any], cmp: Any) -> None:
-    a = args.algorithm
-    assert a is not None
-    for key in ("id", "subscription_id", "item_version_id", "command", "local_code_dir", "working_dir"):
-        if getattr(a, key) is not None:
-            cmp(f"algorithm.{key}", getattr(a, key), alg.get(key))
-    for key in ("code_dir", "boot_file", "autosearch_config_path", "autosearch_framework_path"):
-        if getattr(a, key) is not None:
-            cmp(f"algorithm.{key}", getattr(a, key), alg.get(key), obs=True)
-    if a.engine is not None:
-        live_engine = alg.get("engine") or {}
-        for key, value in a.engine.model_dump(exclude_none=True).items():
-            cmp(f"algorithm.engine.{key}", value, live_engine.get(key))
-    live_params = {p.get("name"): as_text(p.get("value")) for p in as_list(alg.get("parameters"))}
-    for p in a.parameters:
-        cmp(f"algorithm.parameters[{p.name}]", p.value, live_params.get(p.name))
-    if a.policies is not None and a.policies.auto_search is not None:
-        # the service's own search, in the one shape an import declares it (search_form.py)
-        declared = auto_search_of(a.policies.auto_search.model_dump(exclude_none=True))
-        live_policies = alg.get("policies") if isinstance(alg.get("policies"), dict) else {}
-        live = auto_search_of(live_policies.get("auto_search"))
+def _within(declared: Any, live: Any, path: str) -> Any:
+    """The live wire value cut to the keys the declaration sends, before it is read back: a read that picks one of
+    the forms it finds (an engine echoed with id, name and version) then picks the declared one."""
+    if path in _WHOLE or not (isinstance(declared, dict) and isinstance(live, dict)):
+        return live
+    return {k: _within(declared[k], live[k], f"{path}.{k}") for k in declared if k in live}
+
+
+def _named(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(i, dict) and "name" in i for i in value)
+
+
+def _compare(path: str, declared: Any, live: Any, out: list[str], quoted: bool, entries: bool = False) -> None:
+    if path in _WHOLE:
         if declared != live:
-            cmp("algorithm.policies.auto_search", search_summary(declared), search_summary(live) or "no search")
-    live_env = alg.get("environments") or {}
-    differing = sorted(k for k, v in a.environments.items() if live_env.get(k) != v)
-    if differing:
-        cmp("algorithm.environments", f"values of {', '.join(differing)} (not shown)", "different values")
-    live_in = {c.get("name"): c for c in as_list(alg.get("inputs"))}
-    for c in a.inputs:
-        remote = (live_in.get(c.name) or {}).get("remote") or {}
-        if c.obs_url is not None:
-            cmp(f"algorithm.inputs[{c.name}].obs_url", c.obs_url, (remote.get("obs") or {}).get("obs_url"),
-                obs=True)
-        elif c.dataset is not None:
-            ds = remote.get("dataset") or {}
-            cmp(f"algorithm.inputs[{c.name}].dataset", (c.dataset.id, c.dataset.version_id),
-                (ds.get("id"), ds.get("version_id")))
-    live_out = {c.get("name"): c for c in as_list(alg.get("outputs"))}
-    for o in a.outputs:
-        remote = (live_out.get(o.name) or {}).get("remote") or {}
-        cmp(f"algorithm.outputs[{o.name}].obs_url", o.obs_url, (remote.get("obs") or {}).get("obs_url"), obs=True)
+            shown = _WHOLE[path]
+            out.append(f"{path}: declared {_fmt(shown(declared))}, live {_fmt(shown(live))}")
+    elif isinstance(declared, dict):
+        live = live if isinstance(live, dict) else {}
+        if path == ENV_PATH:  # values may be secrets: named, never quoted
+            differing = sorted(k for k, v in declared.items() if not _same(v, live.get(k)))
+            if differing:
+                out.append(f"{path}: declared 'values of {', '.join(differing)} (not shown)', live 'different values'")
+            return
+        for key, value in declared.items():
+            _compare(f"{path}[{key}]" if entries else f"{path}.{key}", value, live.get(key), out, quoted)
+    elif _named(declared):
+        by_name = {i.get("name"): i for i in (live if isinstance(live, list) else []) if isinstance(i, dict)}
+        if all(set(i) == {"name", "value"} for i in declared):  # name = value pairs (parameters): a map's entries
+            _compare(path, {i["name"]: i["value"] for i in declared},
+                     {name: i.get("value") for name, i in by_name.items()}, out, quoted, entries=True)
+            return
+        for item in declared:
+            _compare(f"{path}[{item['name']}]", {k: v for k, v in item.items() if k != "name"},
+                     by_name.get(item["name"]), out, quoted)
+    elif not _same(declared, live):
+        if quoted and not SECRET_LOOKING.search(path):
+            out.append(f"{path}: declared {_fmt(declared)}, live {_fmt(live)}")
+        else:
+            out.append(f"{path}: differs (values not shown)")
