@@ -157,9 +157,9 @@ def with_declared(entry: type[BaseModel], args: type[BaseModel]) -> type[BaseMod
 
     The row: `sends` when the service receives the argument (its API path, or its parent's); `secret` (a secret
     set on the key is marked where it lands, stack/secrets.py) for what the service receives and what is declared
-    secret: a provider option (waitFor, timeouts) steers the provider and is not carried as a secret; `words`
-    where the argument's name is a snake_case word no English sentence uses (working_dir, not id), which rule
-    messages then show as the key."""
+    secret, as the entry's own rows of sent data: a provider option (waitFor, timeouts) steers the provider and is
+    not carried as a secret; `words` where the argument's name is snake_case (working_dir, node_count: never a
+    word of a sentence, as `id` or `command` could be), so that a rule's message shows it as the key."""
     own = {r.key for r in maps_of(entry).rows}
     extra: dict[str, Any] = {}
     for c in configured(args):
