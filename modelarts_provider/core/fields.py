@@ -12,7 +12,9 @@ The pydantic field holds the type, the rules, the default and the description (t
 - `change`: what a change of it does: replace the resource, update it in place, touch nothing remote
   (a provider option: recorded by an update without API call) or nothing at all (messages only: never a diff);
 - `secret`: its values are secret material (masked wherever printed);
-- `config`: the key a modelarts-jobs job entry sets it by, as it is (the stack config's mapping), if any;
+- `config`: the key a modelarts-jobs job entry sets it by, as it is (the stack config's mapping), if any; a
+  part of a field holding a model (`algorithm.command`) names its key beside its own type instead, with
+  `ConfigKey("command")` (the part has no `Declared`: where it goes is its parent's);
 - `wire` / `read`: the value's shape on the wire where it is not the canonical value itself (a list of
   volumes wrapped as `{nfs: ...}`), and back; `read` returns None for what a declaration leaves unset;
 - `unset`: what the field is on the service when it is left out, of a declaration or of a live object's
@@ -30,7 +32,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
@@ -66,6 +68,14 @@ class Declared:
     def read_back(self, value: Any) -> Any:
         """The declared form of the value the wire gives at `api` (None: left out)."""
         return self.read(value) if self.read is not None else value
+
+
+@dataclass(frozen=True)
+class ConfigKey:
+    """The key a job entry sets a part of a declared field by, as it is (`algorithm.command` by `command`):
+    `Declared.config` for a field inside the model a declared field holds (stack/job_fields.with_declared)."""
+
+    key: str
 
 
 @dataclass(frozen=True)
@@ -106,9 +116,41 @@ def names_changing(model: type[BaseModel], change: Change) -> tuple[str, ...]:
     return tuple(f.name for f in declarations(model) if f.declared.change is change)
 
 
+@dataclass(frozen=True)
+class ConfigField:
+    """A field, or a part of one, that a stack config key sets as it is."""
+
+    path: str  # dotted: a field (node_count) or a part of the model a field holds (algorithm.command)
+    key: str  # the config key
+    info: FieldInfo  # its type, rules, default and description
+    declared: Declared  # its own declaration, or for a part its parent's (where it goes, whether it is sent)
+
+
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    """The models a field's type holds (AlgorithmArg in `AlgorithmArg | None`)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in get_args(annotation) for m in _models_in(arg)]
+
+
+@cache
+def configured(model: type[BaseModel]) -> tuple[ConfigField, ...]:
+    """Every field of `model` declared with a config key, and every part of a field's model marked with a
+    `ConfigKey`, in declaration order (a part where its parent is)."""
+    out = []
+    for f in declarations(model):
+        if f.declared.config is not None:
+            out.append(ConfigField(f.name, f.declared.config, f.info, f.declared))
+        for inner in _models_in(f.info.annotation):
+            for name, info in inner.model_fields.items():
+                out += [ConfigField(f"{f.name}.{name}", m.key, info, f.declared)
+                        for m in info.metadata if isinstance(m, ConfigKey)]
+    return tuple(out)
+
+
 def config_names(model: type[BaseModel]) -> dict[str, str]:
-    """field name -> the stack config key that sets it as it is."""
-    return {f.name: f.declared.config for f in declarations(model) if f.declared.config}
+    """args path (dotted) -> the stack config key that sets it as it is."""
+    return {c.path: c.key for c in configured(model)}
 
 
 def _empty(value: Any) -> bool:

@@ -281,14 +281,15 @@ class MetricConfig(_LogNumber):
 
 
 class JobEntry(_Cfg):
-    # One row per field (stack/job_fields.py): where it goes and what it may carry, declared once here.
+    # One row per field (stack/job_fields.py): where it goes and what it may carry, declared once here. The keys
+    # whose value is the job argument as it is (nodes, description, algorithmId, command, workingDir,
+    # localCodeDir, workspaceId and the provider options waitFor, waitTimeoutSeconds, ...) are not written here:
+    # with_declared below adds them from the arguments' own declarations (training_job/args.py), rules included.
+    # The validators below read them as attributes of the finished model.
     pool: Annotated[str, Maps(("flavor_id", "pool_id"), secret=True, sends=True)]  # a key of pools: an
     # unknown one is named by StackConfig's reference check
     obs: Annotated[str | None, Maps()] = None  # which OBS location: its URLs are the job's paths
-    nodes: Annotated[int, Field(ge=1, le=1024), Maps("node_count", secret=True, sends=True, direct=True)] = 1
     name: Annotated[str | None, Maps("name", name="a job name")] = None  # the job's identity, not its data
-    description: Annotated[str, Maps("description", secret=True, sends=True, direct=True)] = ""
-    algorithm_id: Annotated[str | None, Maps("algorithm.id", secret=True, sends=True, direct=True)] = None
     subscription: Annotated[SubscriptionConfig | None, Maps(
         ("algorithm.subscription_id", "algorithm.item_version_id"), secret=True, sends=True,
         shown=(("algorithm.subscription_id", "subscription.id"),
@@ -300,7 +301,6 @@ class JobEntry(_Cfg):
     code: Annotated[CodeSource | None, Maps()] = None  # uploaded by a CodeUpload: becomes codeDir + bootFile
     engine: Annotated[EngineConfig | None, Maps("algorithm.engine", secret=True, sends=True)] = None
     image: Annotated[str | None, Maps(carries=("algorithm.engine",), secret=True, sends=True)] = None
-    command: Annotated[str | None, Maps("algorithm.command", secret=True, sends=True, direct=True)] = None
     parameters: Annotated[dict[str, Scalar], Maps("algorithm.parameters", secret=True, sends=True,
                                                   keyed=True)] = Field(default_factory=dict)
     inputs: Annotated[dict[str, Union[str, InputDataset]], Maps(
@@ -317,22 +317,6 @@ class JobEntry(_Cfg):
     annotations: Annotated[dict[str, str], Maps("annotations", secret=True, sends=True,
                                                 keyed=True)] = Field(default_factory=dict)
     tags: Annotated[dict[str, str], Maps("tags", secret=True, sends=True, keyed=True)] = Field(default_factory=dict)
-    working_dir: Annotated[str | None, Maps("algorithm.working_dir", secret=True, sends=True, words=True,
-                                            direct=True)] = None
-    local_code_dir: Annotated[str | None, Maps("algorithm.local_code_dir", secret=True, sends=True,
-                                               words=True, direct=True)] = None
-    # The provider's own options: how to wait, replace and name (never sent to the service).
-    wait_for: Annotated[Literal["none", "created", "running", "completed"], Maps("wait_for", direct=True)] = \
-        "created"
-    wait_timeout_seconds: Annotated[float, Field(gt=0), Maps("wait_timeout_seconds", direct=True)] = 3600
-    poll_interval_seconds: Annotated[float, Field(ge=0.05), Maps("poll_interval_seconds", direct=True)] = 5.0
-    delete_timeout_seconds: Annotated[float, Field(gt=0), Maps("delete_timeout_seconds", direct=True)] = 900
-    delete_before_replace: Annotated[bool | None, Maps("delete_before_replace", direct=True)] = None
-    keep_finished_runs: Annotated[bool | None, Maps("keep_finished_runs", direct=True)] = None
-    output_per_run: Annotated[bool | None, Maps("output_per_run", direct=True)] = None
-    keep_runs: Annotated[Annotated[int, Field(ge=1, le=MAX_KEEP_RUNS)] | None, Maps("keep_runs", direct=True)] = None
-    replace_failed: Annotated[bool, Maps("replace_failed", direct=True)] = False
-    adopt_job_id: Annotated[str | None, Maps("adopt_job_id", direct=True)] = None
     # Keys this job was declared under before: it keeps its job, outputs and code (Pulumi aliases).
     moved_from: Annotated[list[Key], Field(max_length=16), Maps(name="a former key")] = Field(default_factory=list)
     objective: Annotated[ObjectiveConfig | None, Maps()] = None  # read by the JobsAwait from the log
@@ -429,8 +413,8 @@ class JobEntry(_Cfg):
         return self
 
 
-# The job arguments an entry sets as they are, under the config name their declaration gives (training_job/args.py):
-# an argument declared with a config name is a key of every job and sweep without a row of its own above.
+# The job arguments an entry sets as they are, under the config key their declaration gives (training_job/args.py:
+# Declared.config, ConfigKey): each is a key of every job and sweep, with the argument's type, rules and default.
 JobEntry = with_declared(JobEntry, TrainingJobArgs)  # type: ignore[misc]
 
 

@@ -2,10 +2,12 @@
 
 Every field of a job entry (stack/config.py: JobEntry) is declared once, with a `Maps` beside its type:
 
-    command: Annotated[str | None, Maps("algorithm.command", secret=True, direct=True)] = None
+    image: Annotated[str | None, Maps(carries=("algorithm.engine",), secret=True, sends=True)] = None
 
-and everything else that must know about fields is derived from those rows, so a field added or renamed in
-one place cannot be missed in another:
+A key whose value is the job argument as it is (`nodes`, `command`, `waitFor`, ...) is not written in JobEntry:
+the argument's own declaration names its key (training_job/args.py, core/fields.py: `Declared.config`,
+`ConfigKey`) and `with_declared` below makes the field and its row from it. Everything else that must know
+about fields is derived from the rows, so a field added or renamed in one place cannot be missed in another:
 
 - the config -> args map of plain fields (`direct`: the value is the argument), program.job_args;
 - the reverse names for messages (an args path -> the key the user wrote), program._config_field;
@@ -28,7 +30,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import Field, create_model
 from pydantic.alias_generators import to_camel, to_snake
 
-from ..core.fields import declarations
+from ..core.fields import configured
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -147,20 +149,28 @@ def _table(model: type[BaseModel]) -> Table:
 
 
 def with_declared(entry: type[BaseModel], args: type[BaseModel]) -> type[BaseModel]:
-    """`entry` with a field for each argument whose declaration names a config key (core/fields.py: `config`)
-    that `entry` does not declare itself: the argument's type, rules and default, its value the argument as it
-    is (a `direct` row). A new job argument with a config name is then a job entry key without a second
-    declaration; the entry's own fields are the keys that shape their value (pool, code, logs, ...)."""
+    """`entry` with a field for each argument (or part of one) declared with a config key (core/fields.py:
+    `Declared.config`, `ConfigKey`) that `entry` does not declare itself: its value the argument as it is (a
+    `direct` row), with the argument's type, rules, default and description, so the job entry cannot allow what
+    the argument refuses, or the reverse. The entry's own fields are the keys that shape their value (pool, code,
+    logs, ...); a new argument with a config key is a key of every job and sweep without a second declaration.
+
+    The row: `sends` when the service receives the argument (its API path, or its parent's); `secret` (a secret
+    set on the key is marked where it lands, stack/secrets.py) for what the service receives and what is declared
+    secret, as the entry's own rows of sent data: a provider option (waitFor, timeouts) steers the provider and is
+    not carried as a secret; `words` where the argument's name is snake_case (working_dir, node_count: never a
+    word of a sentence, as `id` or `command` could be), so that a rule's message shows it as the key."""
     own = {r.key for r in maps_of(entry).rows}
     extra: dict[str, Any] = {}
-    for f in declarations(args):
-        key = f.declared.config
-        if key is None or key in own:
+    for c in configured(args):
+        if c.key in own:
             continue
-        row = Maps(f.name, secret=f.declared.secret, sends=f.declared.sent, direct=True)
-        default = (Field(default_factory=f.info.default_factory) if f.info.default_factory is not None
-                   else f.info.default)
-        extra[to_snake(key)] = (Annotated[(f.info.annotation, *f.info.metadata, row)], default)  # type: ignore[misc]
+        row = Maps(c.path, secret=c.declared.secret or c.declared.sent, sends=c.declared.sent, direct=True,
+                   words="_" in c.path.rpartition(".")[2])
+        info = c.info
+        default = Field(default_factory=info.default_factory, description=info.description) \
+            if info.default_factory is not None else Field(info.default, description=info.description)
+        extra[to_snake(c.key)] = (Annotated[(info.annotation, *info.metadata, row)], default)  # type: ignore[misc]
     if not extra:
         return entry
     return create_model(entry.__name__, __base__=entry, __module__=entry.__module__, **extra)

@@ -20,7 +20,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..core import messages
-from ..core.fields import Change, Declared, Unset, fields_changing, to_wire as declared_wire
+from ..core.fields import Change, ConfigKey, Declared, Unset, fields_changing, to_wire as declared_wire
 from ..core.ownership import PREFIX as OWNERSHIP_PREFIX, TAG_PREFIX as OWNER_TAG_PREFIX, TAG_VALUE_RE, OwnerMark
 from ..core.rules import FILE_URL_RE, MAX_TRIALS, OBS_URL_RE, TRIAL_COUNT_KEYS, WaitFor, rule
 from ..core.unknowns import contains_unknown
@@ -269,7 +269,8 @@ def _environments(v: Any) -> Any:
 class AlgorithmArg(_ArgModel):
     API_PATH = "algorithm"
 
-    id: str | None = None
+    # The parts a job entry key sets as they are (ConfigKey, core/fields.py); the others the stack program shapes.
+    id: Annotated[str | None, ConfigKey("algorithmId")] = None
     name: str | None = None
     subscription_id: str | None = None
     item_version_id: str | None = None
@@ -277,14 +278,14 @@ class AlgorithmArg(_ArgModel):
     boot_file: ObsUrl | None = None
     autosearch_config_path: ObsUrl | None = None
     autosearch_framework_path: ObsUrl | None = None
-    command: Annotated[str, Field(min_length=1, max_length=4096)] | None = None
+    command: Annotated[Annotated[str, Field(min_length=1, max_length=4096)] | None, ConfigKey("command")] = None
     parameters: list[ParameterArg] = Field(default_factory=list)
     policies: PoliciesArg | None = None
     inputs: list[InputChannel] = Field(default_factory=list)
     outputs: list[OutputChannel] = Field(default_factory=list)
     engine: EngineArg | None = None
-    local_code_dir: str | None = None
-    working_dir: str | None = None
+    local_code_dir: Annotated[str | None, ConfigKey("localCodeDir")] = None
+    working_dir: Annotated[str | None, ConfigKey("workingDir")] = None
     environments: dict[Annotated[str, Field(pattern=ENV_NAME_RE.pattern)], str] = Field(default_factory=dict)
 
     check_code = field_validator("code_dir", "boot_file")(classmethod(lambda cls, v: _code_url(v)))

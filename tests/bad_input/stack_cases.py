@@ -195,11 +195,12 @@ STACK_CASES: list[Case] = [
              "a letter or digit"),
          covers=((POOLS_KEY, "g p"),)),
     Case("unknown-job-field", a("flavour", "x"),  # nothing close: the allowed keys
-         cfg('jobs.a.flavour: unknown key (allowed: pool, obs, nodes, name, description, algorithmId, subscription, '
-             'codeDir, bootFile, code, engine, image, command, parameters, inputs, outputs, environments, logs, '
-             'autoStopHours, volumes, annotations, tags, workingDir, localCodeDir, waitFor, waitTimeoutSeconds, '
-             'pollIntervalSeconds, deleteTimeoutSeconds, deleteBeforeReplace, keepFinishedRuns, outputPerRun, keepRuns, '
-             'replaceFailed, adoptJobId, movedFrom, objective, metrics, retries, search, workspaceId)'),
+         # the entry's own keys, then those the job arguments declare (stack/job_fields.with_declared)
+         cfg('jobs.a.flavour: unknown key (allowed: pool, obs, name, subscription, codeDir, bootFile, code, engine, '
+             'image, parameters, inputs, outputs, environments, logs, autoStopHours, volumes, annotations, tags, '
+             'movedFrom, objective, metrics, retries, search, description, workspaceId, algorithmId, command, '
+             'localCodeDir, workingDir, nodes, waitFor, waitTimeoutSeconds, pollIntervalSeconds, deleteTimeoutSeconds, '
+             'deleteBeforeReplace, outputPerRun, keepFinishedRuns, keepRuns, replaceFailed, adoptJobId)'),
          covers=()),
     Case("moved-from-a-declared-key", both(a("movedFrom", ["b"]), put((JOBS, "b"), job(name="bad-input-b"))),
          cfg("jobs.a.movedFrom: b is still declared: a job moves from a key that is no longer in jobs or sweeps"),

@@ -47,9 +47,9 @@ def test_nested_models_offer_their_own_keys() -> None:
 def test_several_errors_one_per_line() -> None:
     message = _refusal({"pools": POOLS, "jobs": {"a": {**JOB, "nodes": "two", "annotations": {"x": 60}},
                                                  "b": {**JOB, "bootfile": "t.py"}}})
-    assert message.splitlines() == [
-        "invalid stack config: modelarts-jobs:jobs.a.nodes: must be a whole number, not a string 'two'",
+    assert message.splitlines() == [  # in the entry's field order: its own keys, then the arguments' (nodes)
         "invalid stack config: modelarts-jobs:jobs.a.annotations.x: must be a string, not a whole number 60",
+        "invalid stack config: modelarts-jobs:jobs.a.nodes: must be a whole number, not a string 'two'",
         "invalid stack config: modelarts-jobs:jobs.b.bootfile: unknown key (did you mean bootFile?)",
     ]
 

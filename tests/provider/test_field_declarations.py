@@ -45,17 +45,30 @@ def test_every_nested_model_says_where_it_sits_in_the_request(model: type) -> No
 
 
 def test_a_config_name_is_the_job_entry_key_that_sets_the_argument_as_it_is() -> None:
-    # the job entry (stack/config.py) declares its own keys for the arguments it shapes; any other argument with a
-    # config name is derived into it (stack/job_fields.with_declared): either way the key maps to the argument
+    # the job entry (stack/config.py) declares its own keys for the arguments it shapes; every argument (or part of
+    # one: algorithm.command) with a config name is derived into it (stack/job_fields.with_declared) with the
+    # argument's type, rules, default and description: the key maps to the argument, and a direct key is declared
+    # nowhere else
+    from pydantic.alias_generators import to_snake
+
+    from modelarts_provider.core.fields import configured
     from modelarts_provider.stack.config import JobEntry
     from modelarts_provider.stack.job_fields import maps_of
 
     table = maps_of(JobEntry)
-    for f in declarations(TrainingJobArgs):
-        if f.declared.config is not None:
-            row = table.row(f.declared.config)
-            assert row.maps.direct and row.maps.paths == (f.name,), f"{f.name}: {row}"
-            assert (f.name,) in table.sent or not f.declared.sent, f"{f.name}: sent, yet not in what a job sends"
+    found = configured(TrainingJobArgs)
+    assert {c.path for c in found} >= {"node_count", "description", "wait_for", "adopt_job_id", "algorithm.id",
+                                       "algorithm.command", "algorithm.working_dir", "algorithm.local_code_dir"}
+    for c in found:
+        row = table.row(c.key)
+        assert row.maps.direct and row.maps.paths == (c.path,), f"{c.path}: {row}"
+        assert (c.path.split(".")[0],) in table.sent or not c.declared.sent, f"{c.path}: sent, yet not in a job's data"
+        assert row.maps.secret == (c.declared.secret or c.declared.sent), f"{c.path}: a secret set on {c.key} is lost"
+        entry = JobEntry.model_fields[to_snake(c.key)]
+        assert entry.annotation == c.info.annotation and entry.metadata[:len(c.info.metadata)] == c.info.metadata
+        assert entry.get_default(call_default_factory=True) == c.info.get_default(call_default_factory=True)
+        assert entry.description == c.info.description, c.path
+    assert {r.key for r in table.rows if r.maps.direct} == {c.key for c in found}
 
 
 def test_what_to_wire_and_from_wire_do_along_a_path() -> None:
