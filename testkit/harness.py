@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +23,14 @@ PULUMI_VERSION = next(
     if line.startswith("PULUMI_VERSION=")
 )
 TEST_PASSPHRASE = "test-passphrase"
+STACK_TYPE = "pulumi:pulumi:Stack"
+CHECKPOINT_VERSION = 3
+SECRET_SIG = ("4dabf18193072939515e22adb298388d", "1b47061264138c4ac30d75fd1eb44270")  # the state's secret mark
+# Per process: (project, stack, passphrase) -> a directory holding the backend and settings `pulumi stack init`
+# made (Stack.init); ((passphrase, salt), value) -> the ciphertext `pulumi config set --secret` gave the value
+# (Stack.set_all_config).
+_TEMPLATES: dict[tuple[str, str, str], Path] = {}
+_CIPHERTEXTS: dict[tuple[tuple[str, object], str], str] = {}
 
 # Set per test by tests/conftest.py: False in a test not marked `engine`, where starting Pulumi is a bug
 # of the test's marking (it would slow the fast tier), reported as such.
@@ -120,22 +129,46 @@ class Stack:
     def destroy(self, *extra: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         return self.run("destroy", "--yes", "--skip-preview", *extra, check=check)
 
+    # Reads: with a file backend, from its checkpoint (what the engine last wrote, secrets encrypted) rather than
+    # through the CLI, whose every start costs about 0.3 CPU-s (Go start-up, config, secrets manager): the same
+    # data (tests/smoke/test_engine_smoke.py compares both ways). Other backends, and secrets shown, go through it.
+
     def outputs(self, show_secrets: bool = False) -> dict:
+        """The stack's outputs as `pulumi stack output --json [--show-secrets]` prints them."""
+        deployment = None if show_secrets else self._deployment()
+        if deployment is not None:
+            root = next((r for r in deployment.get("resources") or [] if r.get("type") == STACK_TYPE), {})
+            shown = _secrets_hidden(root.get("outputs") or {})
+            if shown is not None:
+                return shown
+        return self.cli_outputs(show_secrets)
+
+    def cli_outputs(self, show_secrets: bool = False) -> dict:
         args = ["stack", "output", "--json"] + (["--show-secrets"] if show_secrets else [])
         return json.loads(self.run(*args).stdout or "{}")
 
     def export(self) -> dict:
+        """The stack's deployment as `pulumi stack export` prints it (secrets encrypted)."""
+        deployment = self._deployment()
+        if deployment is not None:
+            return {"version": CHECKPOINT_VERSION, "deployment": deployment}
+        return self.cli_export()
+
+    def cli_export(self) -> dict:
         return json.loads(self.run("stack", "export").stdout)
 
     def resources(self) -> list[dict]:
-        """The resources as the engine last wrote them. With a file backend, read from its checkpoint (the
-        deployment `pulumi stack export` prints, secrets still encrypted) without starting the CLI, which
-        costs about 0.25 CPU-s per call; any other backend through `pulumi stack export`."""
-        checkpoint = self._checkpoint_path()
-        if checkpoint is not None and checkpoint.exists():
-            latest = json.loads(checkpoint.read_text())["checkpoint"].get("latest") or {}
-            return latest.get("resources", []) or []
+        """The resources as the engine last wrote them."""
         return self.export().get("deployment", {}).get("resources", []) or []
+
+    def _deployment(self) -> dict | None:
+        checkpoint = self._checkpoint_path()
+        if checkpoint is None or not checkpoint.exists():
+            return None
+        doc = json.loads(checkpoint.read_text())
+        if doc.get("version") != CHECKPOINT_VERSION:
+            return None
+        return doc["checkpoint"].get("latest") or {}
 
     def _checkpoint_path(self) -> Path | None:
         backend = self.env.get("PULUMI_BACKEND_URL", "")
@@ -149,22 +182,65 @@ class Stack:
         self.run("config", "set", key, value, *(["--secret"] if secret else ["--plaintext"]))
 
     def set_all_config(self, plain: dict[str, str], secrets: dict[str, str]) -> None:
-        """Every value in one `pulumi config set-all` (a CLI start costs about as much CPU as a preview)."""
-        pairs = [arg for k, v in plain.items() for arg in ("--plaintext", f"{k}={v}")]
-        pairs += [arg for k, v in secrets.items() for arg in ("--secret", f"{k}={v}")]
-        if pairs:
-            self.run("config", "set-all", *pairs)
+        """What `pulumi config set-all --plaintext K=V... --secret K=V...` sets, as strings under the project's
+        namespace where a key has none. Written into the stack's settings file; a secret as the ciphertext the
+        passphrase secrets manager gave it, which holds for every stack with the same salt (a stack made by
+        `init_stack` has the template's): only a secret value not encrypted before starts the CLI."""
+        secrets = {k: str(v) for k, v in secrets.items()}
+        salt = (self.env.get("PULUMI_CONFIG_PASSPHRASE", ""), self._settings().get("encryptionsalt"))
+        new = {k: v for k, v in secrets.items() if (salt, v) not in _CIPHERTEXTS}
+        if new:
+            self.run("config", "set-all", *[arg for k, v in new.items() for arg in ("--secret", f"{k}={v}")])
+            held = self._settings().get("config") or {}
+            for k, v in new.items():
+                _CIPHERTEXTS[(salt, v)] = held[self._config_key(k)]["secure"]
+        values: dict[str, object] = {self._config_key(k): str(v) for k, v in plain.items()}
+        values.update({self._config_key(k): {"secure": _CIPHERTEXTS[(salt, v)]} for k, v in secrets.items()})
+        if values:
+            self.write_config(values)
+
+    def _config_key(self, key: str) -> str:
+        return key if ":" in key else f"{self._project().get('name')}:{key}"
+
+    def _project(self) -> dict:
+        manifest = self.workdir / "Pulumi.yaml"
+        return (yaml.safe_load(manifest.read_text()) if manifest.exists() else None) or {}
+
+    def settings_path(self) -> Path:
+        """Pulumi.<stack>.yaml, where the engine keeps it: in the project's `stackConfigDir` when it names one."""
+        return self.workdir / self._project().get("stackConfigDir", ".") / f"Pulumi.{self.name}.yaml"
+
+    def _settings(self) -> dict:
+        path = self.settings_path()
+        return (yaml.safe_load(path.read_text()) if path.exists() else None) or {}
 
     def write_config(self, values: dict[str, object]) -> None:
-        """Structured config (objects, lists) straight into Pulumi.<stack>.yaml; `pulumi config set`
-        only takes scalars or `--path` leaves. Keeps the encryption salt and existing secrets. The file is where
-        the engine keeps it: in the project's `stackConfigDir` when `Pulumi.yaml` names one."""
-        manifest = self.workdir / "Pulumi.yaml"
-        project = (yaml.safe_load(manifest.read_text()) if manifest.exists() else None) or {}
-        path = self.workdir / project.get("stackConfigDir", ".") / f"Pulumi.{self.name}.yaml"
-        doc = (yaml.safe_load(path.read_text()) if path.exists() else None) or {}
+        """Config (also objects and lists, which `pulumi config set` takes only as `--path` leaves) straight into
+        the stack's settings file. Keeps the encryption salt and existing secrets."""
+        doc = self._settings()
         doc.setdefault("config", {}).update(values)
-        path.write_text(yaml.safe_dump(doc, sort_keys=False))
+        self.settings_path().write_text(yaml.safe_dump(doc, sort_keys=False))
+
+    def init(self) -> None:
+        """`pulumi stack init`. The first stack of a project and name in this process is made by the CLI; a later
+        one in a backend of its own is a copy of what that made (its checkpoint, its settings with the
+        passphrase's salt), which is what the CLI would make (tests/smoke compares): a CLI start costs ~0.4 CPU-s."""
+        url = self.env.get("PULUMI_BACKEND_URL", "")
+        backend = file_backend_dir(url) if url.startswith("file://") else None
+        key = (str(self._project().get("name")), self.name, self.env.get("PULUMI_CONFIG_PASSPHRASE", ""))
+        template = _TEMPLATES.get(key)
+        if backend is None or (backend / ".pulumi" / "stacks").exists() or self.settings_path().exists():
+            self.run("stack", "init", self.name, stack_flag=False)  # not a fresh file backend: as it is
+        elif template is None:
+            self.run("stack", "init", self.name, stack_flag=False)
+            template = Path(tempfile.mkdtemp(prefix="stack-template-"))
+            shutil.copytree(backend / ".pulumi", template / ".pulumi")
+            shutil.copy(self.settings_path(), template / "settings.yaml")
+            _TEMPLATES[key] = template
+        else:
+            shutil.copytree(template / ".pulumi", backend / ".pulumi")
+            self.settings_path().parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(template / "settings.yaml", self.settings_path())
 
 
 def new_stack(base: Path, program: str | Path | None = None, *, stack: str = "test",
@@ -188,6 +264,21 @@ def new_stack(base: Path, program: str | Path | None = None, *, stack: str = "te
         f"name: {project}\nruntime:\n  name: python\n  options:\n    virtualenv: {REPO_ROOT / '.venv'}\n"
     )
     st = Stack(workdir=workdir, name=stack, env=pulumi_env(base))
-    st.run("stack", "init", stack, stack_flag=False)
+    st.init()
     st.set_all_config(config or {}, secrets or {})
     return st
+
+
+def _secrets_hidden(value: object) -> object:
+    """A state value as `pulumi stack output --json` shows it: a secret at any depth is "[secret]". None for a
+    value holding another special object of the state (an asset, a resource reference): the CLI shows those."""
+    if isinstance(value, dict):
+        sig = value.get(SECRET_SIG[0])
+        if sig is not None:
+            return "[secret]" if sig == SECRET_SIG[1] else None
+        out = {k: _secrets_hidden(v) for k, v in value.items()}
+        return None if any(v is None and value[k] is not None for k, v in out.items()) else out
+    if isinstance(value, list):
+        items = [_secrets_hidden(v) for v in value]
+        return None if any(a is None and b is not None for a, b in zip(items, value)) else items
+    return value

@@ -29,7 +29,7 @@ def yaml_stack(base: Path, emu: Any, resources: dict[str, Any], outputs: dict[st
     workdir.mkdir(parents=True)
     write_program(workdir, resources, outputs)
     st = Stack(workdir=workdir, name="test", env=pulumi_env(base))
-    st.run("stack", "init", "test", stack_flag=False)
+    st.init()
     st.set_all_config(config if config is not None else {
         "modelarts:region": "cn-north-4", "modelarts:projectId": emu.project_id, "modelarts:endpoint": emu.url,
         "modelarts:accessKey": emu.access_key}, secrets if secrets is not None else {"modelarts:secretKey": emu.secret_key})

@@ -37,14 +37,23 @@ def _version_of(path: str) -> str:
         return ""
 
 
+def _same_file(a: str, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
 def find_pulumi(env: Mapping[str, str] | None = None) -> str:
     """The pulumi CLI to run: PATH's of the pinned version, else the set-up's, else PATH's (any version), else
     the bare name (running it then fails as "not found", which the caller reports)."""
     env = os.environ if env is None else env
     on_path = shutil.which("pulumi", path=env.get("PATH"))
+    built = engine_bin(env) / "pulumi"
+    if on_path and _same_file(on_path, built):
+        return on_path  # the set-up's own (./dev puts it on PATH): its version is the pinned one, not asked again
     if on_path and _version_of(on_path) == f"v{pinned_version()}":
         return on_path
-    built = engine_bin(env) / "pulumi"
     if built.is_file() and os.access(built, os.X_OK):
         return str(built)
     return on_path or "pulumi"

@@ -104,6 +104,29 @@ def test_cli_tools_find_the_setups_pulumi_off_path(tmp_path: Path) -> None:
     assert "not on PATH nor in" in out.stderr and str(bindir) in out.stderr
 
 
+def test_the_setups_pulumi_on_path_is_run_without_asking_its_version(tmp_path: Path) -> None:
+    """The set-up's own pulumi first on PATH (as ./dev puts it) is the pinned one: the tools run it without a
+    `pulumi version` first (a CLI start, about 0.3 CPU-s per tool run); another one on PATH is asked."""
+    cache, bindir = tmp_path / "cache", tmp_path / "cache" / f"engine-v{PULUMI_VERSION}" / "bin"
+    bindir.mkdir(parents=True)
+    calls = tmp_path / "calls.jsonl"
+    script = (f"#!{sys.executable}\nimport json, sys\n"
+              f"open({str(calls)!r}, 'a').write(json.dumps(sys.argv[1:]) + '\\n')\nprint('v0.0.1')\n")
+    (bindir / "pulumi").write_text(script)
+    (bindir / "pulumi").chmod(0o755)
+    env = {"PATH": f"{bindir}:/usr/bin:/bin", "HOME": str(tmp_path), "MODELARTS_ENGINE_CACHE": str(cache)}
+    assert pulumi_cli.find_pulumi(env) == str(bindir / "pulumi")
+    assert not calls.exists()
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "pulumi").write_text(script)
+    (other / "pulumi").chmod(0o755)
+    pulumi_cli._version_of.cache_clear()
+    env["PATH"] = f"{other}:/usr/bin:/bin"
+    assert pulumi_cli.find_pulumi(env) == str(bindir / "pulumi")  # another version on PATH: the set-up's
+    assert _calls(calls) == [["version"]]
+
+
 def test_a_missing_extra_is_named(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     from modelarts_provider import __main__ as cli
     from modelarts_provider.core import extras
