@@ -127,6 +127,12 @@ class Table:
         """config key -> what it becomes, for the keys that must not be secret."""
         return {r.key: r.maps.name for r in self.rows if r.maps.name}
 
+    @property
+    def options(self) -> tuple[str, ...]:
+        """The keys of the provider's own options (waitFor, timeouts, run keeping): set as they are, never sent,
+        and recorded in the state as they are (a secret there is refused, stack/secrets.py)."""
+        return tuple(r.key for r in self.rows if r.maps.direct and not r.maps.sends and not r.maps.secret)
+
 
 def _path(dotted: str) -> Path_:
     return tuple(dotted.split("."))

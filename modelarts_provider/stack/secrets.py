@@ -19,6 +19,9 @@ From those paths (`SecretPaths`):
   values, a job's explicit `name`, `movedFrom`, an OBS location's prefixes) is refused at preview
   (`name_refusals`): Pulumi keeps names and URNs in plaintext, and OBS lists object keys to anyone who
   can list the bucket;
+- a secret set on a provider option (waitFor, a timeout, keepRuns, ...) is refused at preview too
+  (`name_refusals`): an option steers the provider, is never sent, and the state records it as it is; marking
+  it secret would make every output built from it secret (the jobs' phases), masking what is not secret;
 - as a second line of defence, any other string input that contains a secret value of 4 or more
   characters (e.g. a secret the program put into a command line) becomes a secret too;
 - the TrainingJob gets `secret_paths`, the input paths it holds secrets at (paths only, never values): the
@@ -186,6 +189,12 @@ def name_refusals(raw: dict[str, Any], secrets: SecretPaths, full_key: Callable[
                 if entry.get(fld) not in (None, "", [], {}) and any(
                         _covers(p, (section, key, fld)) for p in secrets.paths):
                     refuse((section, key, fld), what)
+            for fld in _FIELDS.options if section != "obs" else ():
+                # set secret itself (a whole secret entry is its data, marked where it lands; its options are not)
+                if fld in entry and any(p[:3] == (section, key, fld) for p in secrets.paths):
+                    out.append(f"invalid stack config: {full_key(section)}.{key}.{fld} is secret, but it is a provider "
+                               "option (how to wait, replace and keep runs), never sent, which the state records in "
+                               "plaintext; set it without --secret")
     return out
 
 

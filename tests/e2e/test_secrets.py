@@ -108,6 +108,8 @@ def test_config_secrets_never_appear_in_plaintext(tmp_path: Path, emu: Any) -> N
 
     # 3. a secret grid value would become part of names, URNs, export keys and OBS keys: refused at preview
     st.run("config", "set", "--secret", "--path", f"{PROJECT}:sweeps.s.grid.lr[0]", str(GRID_SECRET))
+    # ... and so would a secret provider option, which the state records as it is (a short value too)
+    st.run("config", "set", "--secret", "--path", f"{PROJECT}:sweeps.s.waitTimeoutSeconds", "600")
     before = emu.counters()["total"]
     preview = st.preview(check=False)
     text = output_of(preview)
@@ -115,4 +117,6 @@ def test_config_secrets_never_appear_in_plaintext(tmp_path: Path, emu: Any) -> N
     assert (f"{PROJECT}:sweeps.s.grid is secret, but a grid value becomes part of job keys, resource names, URNs "
             "and OBS object keys") in text, text
     assert "set it without --secret" in text and str(GRID_SECRET) not in text
+    assert (f"{PROJECT}:sweeps.s.waitTimeoutSeconds is secret, but it is a provider option (how to wait, replace and "
+            "keep runs), never sent, which the state records in plaintext; set it without --secret") in text, text
     assert emu.counters()["total"] == before  # refused before any API call
