@@ -16,6 +16,8 @@ from pathlib import Path
 
 import yaml
 
+from modelarts_provider.core.secret_leaves import SECRET_SIG, SIG_KEY  # how the state marks a secret value
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PULUMI_VERSION = next(
     line.split("=", 1)[1].strip()
@@ -25,7 +27,6 @@ PULUMI_VERSION = next(
 TEST_PASSPHRASE = "test-passphrase"
 STACK_TYPE = "pulumi:pulumi:Stack"
 CHECKPOINT_VERSION = 3
-SECRET_SIG = ("4dabf18193072939515e22adb298388d", "1b47061264138c4ac30d75fd1eb44270")  # the state's secret mark
 # Per process: (project, stack, passphrase) -> a directory holding the backend and settings `pulumi stack init`
 # made (Stack.init); ((passphrase, salt), value) -> the ciphertext `pulumi config set --secret` gave the value
 # (Stack.set_all_config).
@@ -177,8 +178,7 @@ class Stack:
         backend = self.env.get("PULUMI_BACKEND_URL", "")
         if not backend.startswith("file://") or "/" in self.name:
             return None
-        project = next((line.split(":", 1)[1].strip() for line in (self.workdir / "Pulumi.yaml").read_text().splitlines()
-                        if line.startswith("name:")), None)
+        project = self._project().get("name")
         return file_backend_dir(backend) / ".pulumi" / "stacks" / project / f"{self.name}.json" if project else None
 
     def set_config(self, key: str, value: str, secret: bool = False) -> None:
@@ -188,7 +188,7 @@ class Stack:
         """What `pulumi config set-all --plaintext K=V... --secret K=V...` sets, as strings under the project's
         namespace where a key has none. Written into the stack's settings file; a secret as the ciphertext the
         passphrase secrets manager gave it, which holds for every stack with the same salt (a stack made by
-        `init_stack` has the template's): only a secret value not encrypted before starts the CLI."""
+        `Stack.init` has the template's): only a secret value not encrypted before starts the CLI."""
         secrets = {k: str(v) for k, v in secrets.items()}
         salt = (self.env.get("PULUMI_CONFIG_PASSPHRASE", ""), self._settings().get("encryptionsalt"))
         new = {k: v for k, v in secrets.items() if (salt, v) not in _CIPHERTEXTS}
@@ -276,9 +276,9 @@ def _secrets_hidden(value: object) -> object:
     """A state value as `pulumi stack output --json` shows it: a secret at any depth is "[secret]". None for a
     value holding another special object of the state (an asset, a resource reference): the CLI shows those."""
     if isinstance(value, dict):
-        sig = value.get(SECRET_SIG[0])
+        sig = value.get(SIG_KEY)
         if sig is not None:
-            return "[secret]" if sig == SECRET_SIG[1] else None
+            return "[secret]" if sig == SECRET_SIG else None
         out = {k: _secrets_hidden(v) for k, v in value.items()}
         return None if any(v is None and value[k] is not None for k, v in out.items()) else out
     if isinstance(value, list):
