@@ -15,6 +15,7 @@ End of input ends this process; children it started keep running until their own
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import runpy
@@ -100,6 +101,9 @@ def main() -> int:
     if threading.active_count() != 1:
         print(json.dumps({"error": f"preload started {threading.active_count() - 1} threads"}), flush=True)
         return 1
+    # What the preload built lives in every child unchanged: frozen, their collections never walk it (nor
+    # write its pages, which children would otherwise each copy). The idiom gc.freeze's documentation gives.
+    gc.freeze()
     print(json.dumps({"ready": os.getpid()}), flush=True)
     ended: dict[int, int] = {}
     for line in sys.stdin:

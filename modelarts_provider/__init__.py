@@ -12,6 +12,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
+from .core.collector import imports_done
+
 __all__ = ["Bucket", "BucketProvider", "CodeUpload", "CodeUploadProvider", "JobsAwait", "JobsAwaitProvider",
            "TrainingJob", "TrainingJobArgs", "TrainingJobInputs", "TrainingJobProvider", "await_jobs",
            "Network", "NetworkProvider", "ResourcePool", "ResourcePoolProvider"]
@@ -28,6 +30,11 @@ _WHERE = {
     "Network": ".network.resource", "NetworkProvider": ".network.provider",
     "ResourcePool": ".resource_pool.resource", "ResourcePoolProvider": ".resource_pool.provider",
 }
+
+
+# The first touch of this package in a process (the program, the dynamic provider, the plugin, a CLI tool):
+# what came before (Pulumi, the standard library) is in for good.
+imports_done()
 
 
 def __getattr__(name: str) -> Any:

@@ -182,7 +182,8 @@ class Stack:
         return file_backend_dir(backend) / ".pulumi" / "stacks" / project / f"{self.name}.json" if project else None
 
     def set_config(self, key: str, value: str, secret: bool = False) -> None:
-        self.run("config", "set", key, value, *(["--secret"] if secret else ["--plaintext"]))
+        """`pulumi config set KEY VALUE --plaintext` (or `--secret`): written as set_all_config writes."""
+        self.set_all_config({} if secret else {key: value}, {key: value} if secret else {})
 
     def set_all_config(self, plain: dict[str, str], secrets: dict[str, str]) -> None:
         """What `pulumi config set-all --plaintext K=V... --secret K=V...` sets, as strings under the project's

@@ -8,6 +8,7 @@ tier never quietly grows slow and no engine test hides in it.
 
 from __future__ import annotations
 
+import gc
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,14 @@ from testkit import harness
 from testkit.harness import PULUMI_VERSION, engine_bin_dir, pulumi_env as _pulumi_env
 
 ENGINE_FIXTURES = frozenset({"pulumi_engine", "pulumi_env"})
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    gc.freeze()  # pytest and its plugins are in for the run: collections skip them (core/collector.py)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    gc.freeze()  # so are the test modules and the collected items
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

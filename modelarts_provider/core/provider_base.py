@@ -19,6 +19,7 @@ from typing import Any, Callable, ClassVar, Generic, Mapping, TypeVar
 
 from pulumi.dynamic import CheckFailure, CheckResult, ConfigureRequest, ResourceProvider
 
+from .collector import imports_done
 from .failures import for_engine
 from .unknowns import one_spelling
 from .call_urn import CURRENT_URN
@@ -309,6 +310,7 @@ class SettingsProvider(ResourceProvider, Generic[S]):
         well (failures.for_engine). The plugin does the same at its edge, in its own naming; a direct call
         (a library user, a test) gets the failures as found."""
         super().__init_subclass__(**kwargs)
+        imports_done()  # a provider class is defined once its module's imports are in (core/collector.py)
         diff = cls.__dict__.get("diff")
         if diff is not None and not getattr(diff, "_one_spelling", False):
             @functools.wraps(diff)

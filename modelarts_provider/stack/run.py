@@ -27,6 +27,7 @@ from typing import NoReturn
 import pulumi
 from pulumi.runtime import get_config_env, is_config_secret
 
+from modelarts_provider.core.collector import imports_done
 from modelarts_provider.core.masking import NONE, Secrets, mask
 from modelarts_provider.core.messages import shown
 from modelarts_provider.core.provider_config import (NAMESPACE, ProviderConfigError, resolve_settings,
@@ -38,6 +39,8 @@ from modelarts_provider.stack.declare import declare
 from modelarts_provider.stack.namespaces import misspelled_namespaces
 from modelarts_provider.stack.program import plan
 from modelarts_provider.stack.secrets import name_refusals, read_stack_config, secret_paths
+
+imports_done()  # the program's modules are in: its run's collections skip them
 
 
 # The language host's exit code for "the error was shown to the user" (pulumi-language-python-exec): after it,
