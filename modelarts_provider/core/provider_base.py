@@ -158,8 +158,12 @@ def _grpc_servers() -> list[Any]:
     """The gRPC servers' states of this process (the dynamic-provider server's, in a provider process)."""
     import gc
 
-    return [obj for obj in gc.get_objects()
-            if type(obj).__name__ == "_ServerState" and type(obj).__module__ == "grpc._server"]
+    gc.unfreeze()  # gc.get_objects() does not list frozen objects (core/collector.py): the server may be one
+    try:
+        return [obj for obj in gc.get_objects()
+                if type(obj).__name__ == "_ServerState" and type(obj).__module__ == "grpc._server"]
+    finally:
+        imports_done()
 
 
 # Provider calls in flight at once, on both front doors (the plugin's own server has as many threads). A

@@ -68,3 +68,19 @@ def test_widened_it_runs_them_all_at_once(barrier: threading.Barrier) -> None:
     finally:
         server.stop(0)
     assert CALLS_IN_FLIGHT >= AT_ONCE
+
+
+def test_a_server_started_before_the_imports_were_frozen_is_still_found_and_widened(
+        barrier: threading.Barrier) -> None:
+    """In a provider process the SDK's server is up before the first call imports this package, whose import
+    freezes what is alive (core/collector.py): gc.get_objects() does not list frozen objects."""
+    import gc
+
+    server, port = _server(barrier)
+    try:
+        gc.freeze()
+        assert widen_server_threads() >= 1
+        assert _calls(port) == [b"met"] * AT_ONCE
+        assert gc.get_freeze_count() > 0  # what was frozen is frozen again after the search
+    finally:
+        server.stop(0)
