@@ -10,12 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-import requests
 from pydantic import SecretStr, ValidationError
 
 from ..client.billing_models import (CLOUD_SERVICE_TYPE, MEASURE_HOUR, RATING_PATH, RESOURCE_TYPE,
                                      DemandProductInfo, ListOnDemandResourceRatingsResponse, RateOnDemandReq)
-from ..client.signer import SdkHmacAuth
 
 MAX_PRODUCTS = 100  # per request (RateOnDemandReq.product_infos)
 TIMEOUT_S = 15.0
@@ -41,6 +39,12 @@ def rate_hourly(endpoint: str, access_key: str, secret_key: SecretStr, security_
                 region: str, project_id: str, products: list[Product],
                 verify: bool | str = True) -> dict[str, HourlyRate]:
     """{spec: HourlyRate}: one request per 100 products. Raises RatingError."""
+    # The HTTP stack here, not at the top: the stack program imports this module on every engine command and
+    # sends a rating request only where a price is asked of the billing service (client/__init__.py).
+    import requests
+
+    from ..client.signer import SdkHmacAuth
+
     out: dict[str, HourlyRate] = {}
     auth = SdkHmacAuth(access_key, secret_key, security_token)
     for start in range(0, len(products), MAX_PRODUCTS):

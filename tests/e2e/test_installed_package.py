@@ -66,10 +66,10 @@ def _user_env(base: Path, venv: Path) -> dict[str, str]:
     env.pop("PYTHONPATH", None)
     engine_bin = str(engine_dir() / "bin")
     env["PATH"] = os.pathsep.join([str(venv / "bin"), engine_bin, str(tools), "/usr/bin", "/bin"])
-    env["PULUMI_HOME"] = str(base / "pulumi-home")
+    env["PULUMI_HOME"] = str(base / "user-pulumi-home")
     env.pop("PULUMI_RUNTIME_VIRTUALENV")  # the project's own venv/ is the engine's to find
     env["MODELARTS_PLUGIN_PYTHON"] = sys._base_executable  # a python >= 3.11 (the system one may be older)
-    (base / "pulumi-home").mkdir()
+    (base / "user-pulumi-home").mkdir()
     return env
 
 
@@ -113,7 +113,7 @@ def test_wheel_and_plugin_installed_outside_the_repository(tmp_path: Path, emu: 
     _run(["pulumi", "plugin", "install", "resource", "modelarts", VERSION, "--file", str(archive)], base, env)
     random = engine_dir() / "home" / "plugins" / f"resource-random-v{RANDOM_VERSION}" / "pulumi-resource-random"
     _run(["pulumi", "plugin", "install", "resource", "random", RANDOM_VERSION, "--file", str(random)], base, env)
-    installed = base / "pulumi-home" / "plugins" / f"resource-modelarts-v{VERSION}"
+    installed = base / "user-pulumi-home" / "plugins" / f"resource-modelarts-v{VERSION}"
     assert (installed / "pulumi-resource-modelarts").is_file()
 
     # (a) A Python project from the template shipped in the wheel.
