@@ -10,7 +10,7 @@ per engine command and needs no connection (core/collector.py has the measure of
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
     ".api": ("ModelArtsClient",),
@@ -30,19 +30,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
 __all__ = list(_WHERE)
-
-if TYPE_CHECKING:  # what a type checker reads; at run time __getattr__ loads each name where it lives
-    from .api import ModelArtsClient
-    from .auth import AkSkCredentials, Credentials, IamPasswordCredentials, IamTokenAuth
-    from .endpoints import Endpoints, iam_endpoint, modelarts_endpoint, resolve_endpoints
-    from .errors import ModelArtsError
-    from .models import (ACTIVE_PHASES, FAILED_PHASES, TERMINAL_PHASES, AutoStop, CreateTrainingJobRequest,
-                         DatasetLocation, Engine, Input, InputRemote, JobAlgorithm, JobMetadata, JobSpec, JobStatus,
-                         LogExportPath, Nfs, ObsLocation, Output, OutputRemote, Parameter, Phase, Policies,
-                         Resource, Task, TaskStatus, TrainingJob, Volume, as_list, as_text, normalize_environments,
-                         normalize_obs_path, obs_path_to_bucket_form, same_obs_path)
-    from .settings import ClientSettings
-    from .signer import SdkHmacAuth
 
 
 def __getattr__(name: str) -> Any:
