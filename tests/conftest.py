@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import shutil
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -37,9 +38,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if item.get_closest_marker("fixed_ports"):
             # One xdist group: every test on the local clouds' fixed ports runs on one worker, one at a time.
             item.add_marker(pytest.mark.xdist_group("fixed-ports"))
-    # Engine tests first (stable otherwise): workers take tests in this order, so the long ones start early
-    # and the last minute is spent on short tests that keep both cores busy to the end, not on one long one.
-    items.sort(key=lambda item: item.get_closest_marker("engine") is None)
+    # Workers take tests in this order. Engine tests first, so the long ones start early and the last minute is
+    # spent on short tests that keep both cores busy to the end, not on one long one; among them the xdist
+    # groups first (each runs its tests one after another on one worker: the longest chains), then the rest in
+    # a fixed order spread across files (a hash of the test's id), not file by file: a file's tests are alike,
+    # and the fault tests that mostly wait (a 503 retried for a minute, a dripping server) side by side left
+    # the cores idle while every worker waited.
+    items.sort(key=lambda item: (item.get_closest_marker("engine") is None,
+                                 item.get_closest_marker("xdist_group") is None,
+                                 zlib.crc32(item.nodeid.encode()) if item.get_closest_marker("engine") else 0))
 
 
 @pytest.fixture(autouse=True)
