@@ -9,7 +9,9 @@ tier never quietly grows slow and no engine test hides in it.
 from __future__ import annotations
 
 import gc
+import os
 import shutil
+import tempfile
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +27,19 @@ ENGINE_FIXTURES = frozenset({"pulumi_engine", "pulumi_env"})
 
 def pytest_configure(config: pytest.Config) -> None:
     gc.freeze()  # pytest and its plugins are in for the run: collections skip them (core/collector.py)
+    # What runs the CLI with this process's environment (./dev, the docs' `pulumi ... --help`) gets a Pulumi home
+    # of the session's own, never the engine cache's (`./dev test` exports that one), whose logs/ every CLI start
+    # lists: harness.pulumi_home says why. A test's stack has its own beside its backend.
+    _SESSION_HOME.append(Path(tempfile.mkdtemp(prefix="pulumi-home-")))
+    os.environ["PULUMI_HOME"] = str(harness.pulumi_home(_SESSION_HOME[-1]))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for base in _SESSION_HOME:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+_SESSION_HOME: list[Path] = []
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
