@@ -19,7 +19,7 @@ from typing import Any, Callable, ClassVar, Generic, Mapping, TypeVar
 
 from pulumi.dynamic import CheckFailure, CheckResult, ConfigureRequest, ResourceProvider
 
-from .collector import imports_done
+from .collector import imports_done, live_objects
 from .failures import for_engine
 from .unknowns import one_spelling
 from .call_urn import CURRENT_URN
@@ -156,14 +156,8 @@ def serving_engine() -> bool:
 
 def _grpc_servers() -> list[Any]:
     """The gRPC servers' states of this process (the dynamic-provider server's, in a provider process)."""
-    import gc
-
-    gc.unfreeze()  # gc.get_objects() does not list frozen objects (core/collector.py): the server may be one
-    try:
-        return [obj for obj in gc.get_objects()
-                if type(obj).__name__ == "_ServerState" and type(obj).__module__ == "grpc._server"]
-    finally:
-        imports_done()
+    return [obj for obj in live_objects()
+            if type(obj).__name__ == "_ServerState" and type(obj).__module__ == "grpc._server"]
 
 
 # Provider calls in flight at once, on both front doors (the plugin's own server has as many threads). A
