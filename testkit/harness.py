@@ -6,6 +6,7 @@ plugin downloads. The engine is the one `scripts/install_engine.sh` built (or a 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -27,11 +28,36 @@ PULUMI_VERSION = next(
 TEST_PASSPHRASE = "test-passphrase"
 STACK_TYPE = "pulumi:pulumi:Stack"
 CHECKPOINT_VERSION = 3
-# Per process: (project, stack, passphrase) -> a directory holding the backend and settings `pulumi stack init`
-# made (Stack.init); ((passphrase, salt), value) -> the ciphertext `pulumi config set --secret` gave the value
-# (Stack.set_all_config).
+# (project, stack, passphrase) -> a directory holding the backend and settings `pulumi stack init` made
+# (Stack.init); ((passphrase, salt), value) -> the ciphertext `pulumi config set --secret` gave the value
+# (Stack.set_all_config). Held per process, and on disk under $MODELARTS_TEST_SHARED_CACHE when that is set
+# (tests/conftest.py: one folder for a test session's workers), so each is made by the CLI once per session
+# rather than once per worker.
 _TEMPLATES: dict[tuple[str, str, str], Path] = {}
 _CIPHERTEXTS: dict[tuple[tuple[str, object], str], str] = {}
+SHARED_CACHE_ENV = "MODELARTS_TEST_SHARED_CACHE"
+
+
+def _shared_entry(kind: str, key: object) -> Path | None:
+    """Where the session's workers keep `key`'s entry of `kind`, or None outside such a session."""
+    root = os.environ.get(SHARED_CACHE_ENV)
+    if not root:
+        return None
+    digest = hashlib.sha256(json.dumps(key, default=str).encode()).hexdigest()[:24]
+    return Path(root) / kind / digest
+
+
+def _publish(made: Path, entry: Path | None) -> Path:
+    """`made` (a file or folder this process wrote) as the shared `entry`, by one rename: a worker that lost
+    the race to another keeps its own copy and reads the winner's from then on (both are what the CLI made)."""
+    if entry is None:
+        return made
+    entry.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.rename(made, entry)
+    except OSError:  # another worker's is there
+        return made if not entry.exists() else entry
+    return entry
 
 # Set per test by tests/conftest.py: False in a test not marked `engine`, where starting Pulumi is a bug
 # of the test's marking (it would slow the fast tier), reported as such.
@@ -207,12 +233,12 @@ class Stack:
         `Stack.init` has the template's): only a secret value not encrypted before starts the CLI."""
         secrets = {k: str(v) for k, v in secrets.items()}
         salt = (self.env.get("PULUMI_CONFIG_PASSPHRASE", ""), self._settings().get("encryptionsalt"))
-        new = {k: v for k, v in secrets.items() if (salt, v) not in _CIPHERTEXTS}
+        new = {k: v for k, v in secrets.items() if _ciphertext(salt, v) is None}
         if new:
             self.run("config", "set-all", *[arg for k, v in new.items() for arg in ("--secret", f"{k}={v}")])
             held = self._settings().get("config") or {}
             for k, v in new.items():
-                _CIPHERTEXTS[(salt, v)] = held[self._config_key(k)]["secure"]
+                _keep_ciphertext(salt, v, held[self._config_key(k)]["secure"])
         values: dict[str, object] = {self._config_key(k): str(v) for k, v in plain.items()}
         values.update({self._config_key(k): {"secure": _CIPHERTEXTS[(salt, v)]} for k, v in secrets.items()})
         if values:
@@ -248,18 +274,43 @@ class Stack:
         backend = file_backend_dir(url) if url.startswith("file://") else None
         key = (str(self._project().get("name")), self.name, self.env.get("PULUMI_CONFIG_PASSPHRASE", ""))
         template = _TEMPLATES.get(key)
+        shared = _shared_entry("stack-templates", key)
+        if template is None and shared is not None and shared.is_dir():
+            template = _TEMPLATES[key] = shared
         if backend is None or (backend / ".pulumi" / "stacks").exists() or self.settings_path().exists():
             self.run("stack", "init", self.name, stack_flag=False)  # not a fresh file backend: as it is
         elif template is None:
             self.run("stack", "init", self.name, stack_flag=False)
-            template = Path(tempfile.mkdtemp(prefix="stack-template-"))
-            shutil.copytree(backend / ".pulumi", template / ".pulumi")
-            shutil.copy(self.settings_path(), template / "settings.yaml")
-            _TEMPLATES[key] = template
+            if shared is not None:
+                shared.parent.mkdir(parents=True, exist_ok=True)
+            made = Path(tempfile.mkdtemp(prefix="stack-template-", dir=shared.parent if shared else None))
+            shutil.copytree(backend / ".pulumi", made / ".pulumi")
+            shutil.copy(self.settings_path(), made / "settings.yaml")
+            _TEMPLATES[key] = _publish(made, shared)
         else:
             shutil.copytree(template / ".pulumi", backend / ".pulumi")
             self.settings_path().parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(template / "settings.yaml", self.settings_path())
+
+
+def _ciphertext(salt: tuple[str, object], value: str) -> str | None:
+    """The ciphertext a passphrase and salt gave `value` before, in this process or another of the session."""
+    held = _CIPHERTEXTS.get((salt, value))
+    entry = _shared_entry("ciphertexts", [salt, value])
+    if held is None and entry is not None and entry.is_file():
+        held = _CIPHERTEXTS[(salt, value)] = entry.read_text()
+    return held
+
+
+def _keep_ciphertext(salt: tuple[str, object], value: str, ciphertext: str) -> None:
+    _CIPHERTEXTS[(salt, value)] = ciphertext
+    entry = _shared_entry("ciphertexts", [salt, value])
+    if entry is not None and not entry.exists():
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        fd, made = tempfile.mkstemp(dir=entry.parent)
+        with os.fdopen(fd, "w") as f:
+            f.write(ciphertext)
+        _publish(Path(made), entry)
 
 
 def new_stack(base: Path, program: str | Path | None = None, *, stack: str = "test",

@@ -32,6 +32,11 @@ def pytest_configure(config: pytest.Config) -> None:
     # lists: harness.pulumi_home says why. A test's stack has its own beside its backend.
     _SESSION_HOME.append(Path(tempfile.mkdtemp(prefix="pulumi-home-")))
     os.environ["PULUMI_HOME"] = str(harness.pulumi_home(_SESSION_HOME[-1]))
+    if not hasattr(config, "workerinput"):
+        # The session's first process (xdist's controller, or the only one): its workers inherit this folder,
+        # where the harness keeps what it made with the CLI once for all of them (stack templates, ciphertexts).
+        _SESSION_HOME.append(Path(tempfile.mkdtemp(prefix="test-shared-")))
+        os.environ[harness.SHARED_CACHE_ENV] = str(_SESSION_HOME[-1])
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
