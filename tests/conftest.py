@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from testkit import harness
+from testkit import harness, rewritten_tests
 from testkit.harness import PULUMI_VERSION, engine_bin_dir, pulumi_env as _pulumi_env
 
 ENGINE_FIXTURES = frozenset({"pulumi_engine", "pulumi_env"})
@@ -37,6 +37,9 @@ def pytest_configure(config: pytest.Config) -> None:
         # where the harness keeps what it made with the CLI once for all of them (stack templates, ciphertexts).
         _SESSION_HOME.append(Path(tempfile.mkdtemp(prefix="test-shared-")))
         os.environ[harness.SHARED_CACHE_ENV] = str(_SESSION_HOME[-1])
+        if config.getoption("numprocesses", None):
+            # xdist's workers are about to collect every test module each: rewrite their asserts once for all
+            rewritten_tests.prebuild(Path(__file__).parent)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
