@@ -48,12 +48,11 @@ def _shared_entry(kind: str, key: object) -> Path | None:
 
 
 def _publish(made: Path, entry: Path | None) -> Path:
-    """`made` (a file or folder this process wrote) as the shared `entry`, by one rename. A worker that lost the
+    """`made` (a file or folder this process wrote beside `entry`) as the shared `entry`, by one rename. A worker that lost the
     race to another keeps using its own (the stack it just made has that salt, so its ciphertexts stay good for
     the stacks it copies from it); the other workers read the winner's."""
     if entry is None:
         return made
-    entry.parent.mkdir(parents=True, exist_ok=True)
     try:
         os.rename(made, entry)
     except OSError:  # another worker's is there

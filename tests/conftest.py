@@ -30,24 +30,24 @@ def pytest_configure(config: pytest.Config) -> None:
     # What runs the CLI with this process's environment (./dev, the docs' `pulumi ... --help`) gets a Pulumi home
     # of the session's own, never the engine cache's (`./dev test` exports that one), whose logs/ every CLI start
     # lists: harness.pulumi_home says why. A test's stack has its own beside its backend.
-    _SESSION_HOME.append(Path(tempfile.mkdtemp(prefix="pulumi-home-")))
-    os.environ["PULUMI_HOME"] = str(harness.pulumi_home(_SESSION_HOME[-1]))
+    _SESSION_DIRS.append(Path(tempfile.mkdtemp(prefix="pulumi-home-")))
+    os.environ["PULUMI_HOME"] = str(harness.pulumi_home(_SESSION_DIRS[-1]))
     if not hasattr(config, "workerinput"):
         # The session's first process (xdist's controller, or the only one): its workers inherit this folder,
         # where the harness keeps what it made with the CLI once for all of them (stack templates, ciphertexts).
-        _SESSION_HOME.append(Path(tempfile.mkdtemp(prefix="test-shared-")))
-        os.environ[harness.SHARED_CACHE_ENV] = str(_SESSION_HOME[-1])
+        _SESSION_DIRS.append(Path(tempfile.mkdtemp(prefix="test-shared-")))
+        os.environ[harness.SHARED_CACHE_ENV] = str(_SESSION_DIRS[-1])
         if config.getoption("numprocesses", None):
             # xdist's workers are about to collect every test module each: rewrite their asserts once for all
             rewritten_tests.prebuild(Path(__file__).parent)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    for base in _SESSION_HOME:
+    for base in _SESSION_DIRS:
         shutil.rmtree(base, ignore_errors=True)
 
 
-_SESSION_HOME: list[Path] = []
+_SESSION_DIRS: list[Path] = []
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
