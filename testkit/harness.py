@@ -48,9 +48,9 @@ def _shared_entry(kind: str, key: object) -> Path | None:
 
 
 def _publish(made: Path, entry: Path | None) -> Path:
-    """`made` (a file or folder this process wrote beside `entry`) as the shared `entry`, by one rename. A worker that lost the
-    race to another keeps using its own (the stack it just made has that salt, so its ciphertexts stay good for
-    the stacks it copies from it); the other workers read the winner's."""
+    """`made` (a file or folder this process wrote beside `entry`) as the shared `entry`, by one rename. A worker
+    that lost the race to another keeps using its own (the stack it just made has that salt, so its ciphertexts
+    stay good for the stacks it copies from it); the other workers read the winner's."""
     if entry is None:
         return made
     try:
@@ -303,9 +303,10 @@ class Stack:
 def _ciphertext(salt: tuple[str, object], value: str) -> str | None:
     """The ciphertext a passphrase and salt gave `value` before, in this process or another of the session."""
     held = _CIPHERTEXTS.get((salt, value))
-    entry = _shared_entry("ciphertexts", [salt, value])
-    if held is None and entry is not None and entry.is_file():
-        held = _CIPHERTEXTS[(salt, value)] = entry.read_text()
+    if held is None:  # the disk only for what this process has not seen
+        entry = _shared_entry("ciphertexts", [salt, value])
+        if entry is not None and entry.is_file():
+            held = _CIPHERTEXTS[(salt, value)] = entry.read_text()
     return held
 
 

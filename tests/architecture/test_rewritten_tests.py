@@ -1,4 +1,5 @@
-"""testkit/rewritten_tests.py writes the rewritten test modules pytest reads instead of rewriting them in each worker."""
+"""testkit/rewritten_tests.py writes the rewritten test modules that pytest reads instead of rewriting them in each
+worker."""
 
 from __future__ import annotations
 
