@@ -25,8 +25,10 @@ sdkgen="$MODELARTS_ENGINE_BIN/modelarts-sdkgen"
 work="$MODELARTS_ENGINE_CACHE/build"
 
 cli_cached() { [ -x "$cli" ] && [ "$("$cli" version 2>/dev/null)" = "v$PULUMI_VERSION" ]; }
+# Rebuilt when what build_host adds to the upstream host (scripts/python-host) changes.
+host_id() { cat "$scripts"/python-host/* | sha256sum | cut -c1-12; }
 host_cached() {
-  [ -x "$real_host" ] && [ -f "$MODELARTS_ENGINE_BIN/.python-host-$PULUMI_PYTHON_HOST_SDK_VERSION" ] &&
+  [ -x "$real_host" ] && [ -f "$MODELARTS_ENGINE_BIN/.python-host-$PULUMI_PYTHON_HOST_SDK_VERSION-$(host_id)" ] &&
     [ -x "$MODELARTS_ENGINE_BIN/pulumi-language-python-exec" ] &&
     [ -x "$MODELARTS_ENGINE_BIN/pulumi-resource-pulumi-python" ]
 }
@@ -84,15 +86,25 @@ build_in_wrapper() { # name, main package, output, go.mod body, ldflags
   mv "$out.tmp" "$out"
 }
 
-# A main package of ours (scripts/<name>/main.go) built in a wrapper module against pinned Pulumi modules.
-build_own_main() { # name (its folder in scripts/), output, go.mod body, ldflags
-  local name="$1" out="$2" gomod="$3" ldflags="$4" dir="$work/$1"
-  mkdir -p "$dir"
-  cp "$scripts/$name/main.go" "$dir/main.go"
+# The main package whose sources are in $work/<name> built as a module of its own against pinned Pulumi modules.
+build_main_in() { # name (its folder in $work), output, go.mod body, ldflags
+  local dir="$work/$1" out="$2" gomod="$3" ldflags="$4"
   printf '%s\n' "$gomod" >"$dir/go.mod"
   (cd "$dir" && GOFLAGS=-mod=mod go mod tidy)
   (cd "$dir" && go build -trimpath -ldflags "-s -w $ldflags" -o "$out.tmp" .)
   mv "$out.tmp" "$out"
+}
+
+# A main package of ours (scripts/<name>/main.go).
+build_own_main() { # name (its folder in scripts/), output, go.mod body, ldflags
+  mkdir -p "$work/$1"
+  cp "$scripts/$1/main.go" "$work/$1/main.go"
+  build_main_in "$@"
+}
+
+# The directory of a module in the module cache (downloaded first if it is not there yet).
+module_dir() { # module@version
+  (cd "$work" && GOFLAGS=-mod=mod go mod download -json "$1" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')
 }
 
 build_cli() {
@@ -110,22 +122,33 @@ replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-202
     "-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$PULUMI_VERSION"
 }
 
+# The host, with one change: it lists the program's installed packages with the standard library instead of
+# `python -m pip list -v` (scripts/python-host/installed_packages.go says why). Its main.go is copied out of the
+# module cache with that one command swapped, and built beside that file; the build stops if the line to swap
+# is not there exactly once.
 build_host() {
-  build_in_wrapper python-host github.com/pulumi/pulumi/sdk/v3/python/cmd/pulumi-language-python "$real_host" \
-    "module modelarts.local/build/pythonhost
+  local dir="$work/python-host" upstream sdk
+  local pip='args := []string{"-m", "pip", "list", "-v", "--format", "json"}'
+  local ours='args := []string{"-c", installedPackagesScript}'
+  upstream="$(module_dir "github.com/pulumi/pulumi/sdk/v3@v$PULUMI_PYTHON_HOST_SDK_VERSION")/python/cmd/pulumi-language-python"
+  [ "$(grep -cF "$pip" "$upstream/main.go")" = 1 ] || { echo "host: the pip list line to swap is not once in $upstream/main.go"; return 1; }
+  rm -rf "$dir" && mkdir -p "$dir"
+  awk -v pip="$pip" -v ours="$ours" '{ i = index($0, pip); if (i) $0 = substr($0, 1, i - 1) ours substr($0, i + length(pip)) } 1' \
+    "$upstream/main.go" >"$dir/main.go"
+  cp "$scripts/python-host/installed_packages.go" "$dir/"
+  build_main_in python-host "$real_host" "module modelarts.local/build/pythonhost
 
 go 1.25
 
 require github.com/pulumi/pulumi/sdk/v3 v$PULUMI_PYTHON_HOST_SDK_VERSION" \
     "-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$PULUMI_PYTHON_HOST_SDK_VERSION"
   # The exec script and the dynamic-provider launcher are plain scripts in the sdk module of the pinned version.
-  local sdk
-  sdk="$(cd "$work" && GOFLAGS=-mod=mod go mod download -json "github.com/pulumi/pulumi/sdk/v3@v$PULUMI_VERSION" |
-         sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')"
+  sdk="$(module_dir "github.com/pulumi/pulumi/sdk/v3@v$PULUMI_VERSION")"
   [ -d "$sdk" ] || { echo "github.com/pulumi/pulumi/sdk/v3@v$PULUMI_VERSION not found in the module cache"; return 1; }
   install -m 0755 "$sdk/python/cmd/pulumi-language-python-exec" "$MODELARTS_ENGINE_BIN/pulumi-language-python-exec"
   install -m 0755 "$sdk/python/dist/pulumi-resource-pulumi-python" "$MODELARTS_ENGINE_BIN/pulumi-resource-pulumi-python"
-  touch "$MODELARTS_ENGINE_BIN/.python-host-$PULUMI_PYTHON_HOST_SDK_VERSION"
+  rm -f "$MODELARTS_ENGINE_BIN"/.python-host-*
+  touch "$MODELARTS_ENGINE_BIN/.python-host-$PULUMI_PYTHON_HOST_SDK_VERSION-$(host_id)"
 }
 
 # The launcher the engine starts as pulumi-language-python: it gives the real host (above) the project's
