@@ -2,7 +2,7 @@
 
     .venv/bin/python -m benchmarks.startup_cost [--runs 6]
 
-The engine starts fresh processes for every command (the CLI, the language host and its `pip list`, the
+The engine starts fresh processes for every command (the CLI, the language host and its package scan, the
 stack program, the dynamic provider), so a test suite or a CI job pays their start-up hundreds of times. This
 runs the repository's stack program with one job on a local ModelArts, `pulumi up` once, then `pulumi
 preview` `--runs` times in each of two set-ups, interleaved (a busy moment weighs on both alike): as shipped,

@@ -39,5 +39,5 @@ export PULUMI_BACKEND_URL="${PULUMI_BACKEND_URL:-file://$MODELARTS_STATE/backend
 export PULUMI_SKIP_UPDATE_CHECK=true
 export PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true
 export PULUMI_SKIP_CONFIRMATIONS=true
-# The python language host runs `pip list` on every engine start: no self version check on each.
+# The python language host runs pip for `pulumi install` and `pulumi about`: no self version check on each.
 export PIP_DISABLE_PIP_VERSION_CHECK=1

@@ -135,7 +135,7 @@ def pulumi_env(base: Path) -> dict[str, str]:
         PULUMI_SKIP_CONFIRMATIONS="true",
         PULUMI_RUNTIME_VIRTUALENV=str(REPO_ROOT / ".venv"),
         PYTHONUNBUFFERED="1",
-        # The language host runs `pip list` on every engine start; offline, pip's self version check is waste.
+        # The language host runs pip for `pulumi install`; offline, pip's self version check is waste.
         PIP_DISABLE_PIP_VERSION_CHECK="1",
         # The engine's Go processes collect garbage a quarter as often: ~10% less CPU per CLI start, the same
         # behaviour (a test command lives seconds and holds ~100 MB).

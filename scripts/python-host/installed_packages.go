@@ -4,10 +4,13 @@
 // pip costs that command 0.25-0.4 CPU-s; this script prints the same JSON (name, version, location: the
 // directory holding the distribution's metadata, where pip's location points) from the standard library's
 // importlib.metadata in about 0.05. Pulumi's own host made the same move later (pulumi/pulumi#22127).
-// The first distribution of a name on sys.path wins, as in pip's listing.
+// As pip does: the current directory (the program's) is not searched, and the first distribution of a name on
+// sys.path wins.
 package main
 
-const installedPackagesScript = `import importlib.metadata, json, os, re
+const installedPackagesScript = `import importlib.metadata, json, os, re, sys
+if sys.path and sys.path[0] in ("", os.getcwd()):
+    del sys.path[0]
 seen, found = set(), []
 for dist in importlib.metadata.distributions():
     name = dist.metadata["Name"]

@@ -63,7 +63,7 @@ def test_python_sdk_generates_installs_and_runs(tmp_path: Path, emu: Any) -> Non
     # The SDK carries the plugin's version (the schema's, respectSchemaVersion): it asks the engine for v0.1.0.
     assert json.loads((sdk / "pulumi_modelarts" / "pulumi-plugin.json").read_text())["version"] == VERSION
     assert f'VERSION = "{VERSION}"' in (sdk / "setup.py").read_text()
-    venv = tmp_path / "venv"  # with pip: the language host runs `pip list`
+    venv = tmp_path / "venv"  # seeded with pip, as a user's venv is
     _run([str(UV), "venv", "--quiet", "--seed", "--python", sys._base_executable, str(venv)], tmp_path)
     _run([str(UV), "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"), str(sdk)], tmp_path)
 
