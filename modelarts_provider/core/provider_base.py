@@ -53,10 +53,18 @@ def _program(pid: int) -> str:
         return ""
 
 
-# The engine starts the provider through a /bin/sh launcher that does not exec: the engine is then
-# the launcher's parent. Both links are watched.
+# The engine starts the dynamic provider through a /bin/sh launcher that does not exec, and the stack program
+# through the Python language host: the engine is then that launcher's or host's parent. Both links are watched.
+_LANGUAGE_HOSTS = ("pulumi-language-python", "pulumi-python-host")  # upstream's name; ours (scripts/python-launcher)
+
+
+def _in_between(pid: int) -> bool:
+    program = _program(pid)
+    return program in _SHELLS or program.startswith(_LANGUAGE_HOSTS)
+
+
 _PARENT_PID = os.getppid()
-_ENGINE_PID = _parent_of(_PARENT_PID) if _program(_PARENT_PID) in _SHELLS else None
+_ENGINE_PID = _parent_of(_PARENT_PID) if _in_between(_PARENT_PID) else None
 _CLIENTS: dict[ProviderSettings, Any] = {}
 _CLIENTS_LOCK = threading.Lock()
 
@@ -225,18 +233,21 @@ def clean_errors(handler: Any) -> Any:
 
 
 def engine_alive() -> bool:
-    """The engine that launched this provider process is still there (as parent or grandparent)."""
+    """The engine that launched this process (a provider, or the stack program) is still there (as parent or
+    grandparent)."""
     if os.getppid() != _PARENT_PID:
         return False
     return _ENGINE_PID is None or _parent_of(_PARENT_PID) == _ENGINE_PID
 
 
 def start_orphan_watchdog(every_s: float = 1.0) -> None:
-    """Exit this provider process once the engine that started it is gone.
+    """Exit this process once the engine that started it is gone.
 
-    The engine starts plugins in their own process group; when `pulumi up` is SIGKILLed nobody stops
-    the provider, which would otherwise serve nothing forever (or go on waiting, and terminate jobs
-    on its own when their deadline passes). Called from configure(), i.e. only in a provider process.
+    The engine starts plugins and the language host in their own process groups; when `pulumi up` is
+    SIGKILLed nobody stops them. A provider would otherwise serve nothing forever (or go on waiting, and
+    terminate jobs on its own when their deadline passes); the stack program waits forever on registrations
+    nobody answers, and its language host with it. Called from configure() in a provider process, and by the
+    stack program's main().
     """
     if _WATCHDOG_STARTED.is_set():
         return

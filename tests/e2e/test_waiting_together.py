@@ -127,6 +127,11 @@ def _provider_pids(tree: dict[int, bytes]) -> dict[int, bytes]:
     return {pid: cmd for pid, cmd in tree.items() if b"pulumi.dynamic" in cmd}
 
 
+def _program_pids(tree: dict[int, bytes]) -> dict[int, bytes]:
+    """The stack program (the language host's exec script running it)."""
+    return {pid: cmd for pid, cmd in tree.items() if b"pulumi-language-python-exec" in cmd}
+
+
 def _alive(pid: int, cmd: bytes) -> bool:
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
@@ -135,21 +140,25 @@ def _alive(pid: int, cmd: bytes) -> bool:
         return False
 
 
-def test_sigkill_mid_wait_then_up_converges_and_no_provider_outlives_it(tmp_path: Path, emu: Any) -> None:
+def test_sigkill_mid_wait_then_up_converges_and_no_provider_or_program_outlives_it(tmp_path: Path, emu: Any) -> None:
     jobs = {f"k{i}": job(waitFor="completed", name=f"kill-{i}") for i in range(3)}  # held: the wait goes on
     st = job_stack(tmp_path, emu, jobs=jobs)
     bg = up_in_background(st, log=tmp_path / "up1.log")
     wait_until(lambda: "waiting for 3 training jobs" in bg.output, 90, what="the wait to start")
-    providers = _provider_pids(bg.tree())
+    tree = bg.tree()
+    providers, programs = _provider_pids(tree), _program_pids(tree)
     assert providers, "no provider process found"
+    assert programs, "no stack program process found"
     bg.signal_group(signal.SIGKILL)
     assert bg.wait(30) == -signal.SIGKILL
     try:
-        # The provider notices that its engine is gone and exits by itself.
+        # The provider and the stack program notice that their engine is gone and exit by themselves.
         wait_until(lambda: not any(_alive(p, c) for p, c in providers.items()), 60,
                    what="the orphaned provider to exit")
+        wait_until(lambda: not any(_alive(p, c) for p, c in programs.items()), 60,
+                   what="the orphaned stack program to exit")
     finally:
-        reap(providers)
+        reap({**providers, **programs})
     st.run("cancel", "--yes")
     up = up_advancing(st, emu, FINISH, log=tmp_path / "up2.log", once="waiting for 3 training jobs")
     assert_converged(emu, st, {f"kill-{i}" for i in range(3)})
