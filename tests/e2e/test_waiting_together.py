@@ -123,13 +123,9 @@ def test_a_job_past_its_deadline_is_terminated_and_named(tmp_path: Path, emu: An
     assert live["deadline-quick"] == "Completed", live
 
 
-def _provider_pids(tree: dict[int, bytes]) -> dict[int, bytes]:
-    return {pid: cmd for pid, cmd in tree.items() if b"pulumi.dynamic" in cmd}
-
-
-def _program_pids(tree: dict[int, bytes]) -> dict[int, bytes]:
-    """The stack program (the language host's exec script running it)."""
-    return {pid: cmd for pid, cmd in tree.items() if b"pulumi-language-python-exec" in cmd}
+def _pids_running(tree: dict[int, bytes], marker: bytes) -> dict[int, bytes]:
+    """The processes of `tree` whose command line holds `marker`."""
+    return {pid: cmd for pid, cmd in tree.items() if marker in cmd}
 
 
 def _alive(pid: int, cmd: bytes) -> bool:
@@ -146,7 +142,9 @@ def test_sigkill_mid_wait_then_up_converges_and_no_provider_or_program_outlives_
     bg = up_in_background(st, log=tmp_path / "up1.log")
     wait_until(lambda: "waiting for 3 training jobs" in bg.output, 90, what="the wait to start")
     tree = bg.tree()
-    providers, programs = _provider_pids(tree), _program_pids(tree)
+    # The dynamic provider, and the stack program (the language host's exec script running it).
+    providers = _pids_running(tree, b"pulumi.dynamic")
+    programs = _pids_running(tree, b"pulumi-language-python-exec")
     assert providers, "no provider process found"
     assert programs, "no stack program process found"
     bg.signal_group(signal.SIGKILL)
