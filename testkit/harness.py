@@ -6,6 +6,7 @@ plugin downloads. The engine is the one `scripts/install_engine.sh` built (or a 
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
@@ -291,6 +292,8 @@ class Stack:
             if shared is not None:
                 shared.parent.mkdir(parents=True, exist_ok=True)
             made = Path(tempfile.mkdtemp(prefix="stack-template-", dir=shared.parent if shared else None))
+            if shared is None:  # outside a test session (a benchmark, a script): this process's own, gone with it
+                atexit.register(shutil.rmtree, made, ignore_errors=True)
             shutil.copytree(backend / ".pulumi", made / ".pulumi")
             shutil.copy(self.settings_path(), made / "settings.yaml")
             _TEMPLATES[key] = _publish(made, shared)
