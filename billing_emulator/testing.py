@@ -5,6 +5,7 @@
     with running_billing(tmp_path) as bss:
         bss.url, bss.access_key, bss.secret_key
         bss.counters()   # {"rate_on_demand": n, "total": n}
+        bss.set_faults([{"spec": "modelarts.vm.cpu.2u", "result": {"amount": -100}}])  # a bad answer; clear_faults()
 """
 
 from __future__ import annotations

@@ -12,7 +12,9 @@ import threading
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from ..client import call_limits
 from ..core.provider_config import ProviderSettings
+from ..waiting.cancel import cancelled
 from .config import FlavorPrice
 from .rating import Product, RatingError, rate_hourly
 
@@ -28,9 +30,10 @@ NO_PRICE_API = {"otc": "Open Telekom Cloud's price API lists no ModelArts traini
 
 @dataclass(frozen=True)
 class Price:
-    per_node_hour: Decimal
+    per_node_hour: Decimal  # the bound's: a table's price, or the billing service's list price (rating.py)
     currency: str
     source: str  # "prices table" | "billing service"
+    discounted: Decimal | None = None  # the billing service's price after the account's discounts: never a bound
 
 
 @dataclass
@@ -109,19 +112,25 @@ def _lookup(settings: ProviderSettings, table: dict[str, FlavorPrice], training:
     if not products:
         return book
     try:
-        rates = rate_hourly(endpoint, settings.access_key, settings.secret_key, settings.security_token,
-                            region=settings.region, project_id=settings.project_id, products=list(products.values()),
-                            verify=settings.ca_bundle or settings.verify_tls)
+        # Under the engine's Cancel as every other call (client/call_limits.py): the plugin checks a resource on
+        # a thread of its own, where a Ctrl-C reaches this process as the engine's Cancel, not as a signal.
+        with call_limits.limits(abort=cancelled):
+            rating = rate_hourly(endpoint, settings.access_key, settings.secret_key, settings.security_token,
+                                 region=settings.region, project_id=settings.project_id,
+                                 products=list(products.values()), verify=settings.ca_bundle or settings.verify_tls,
+                                 retry_total_s=settings.retry_timeout_seconds)
     except RatingError as err:
         for f in products:
             book.missing[f] = str(err)
         return book
     for f, product in products.items():
-        rate = rates.get(product.spec)
-        if rate is None:
+        rate = rating.rates.get(product)
+        if product in rating.refused:
+            book.missing[f] = rating.refused[product]
+        elif rate is None:
             book.missing[f] = "the billing service returned no price for it"
         else:
-            book.prices[f] = Price(rate.amount, rate.currency, "billing service")
+            book.prices[f] = Price(rate.amount, rate.currency, "billing service", rate.discounted)
     return book
 
 

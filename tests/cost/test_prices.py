@@ -100,9 +100,25 @@ def test_the_rating_client_names_the_services_refusal(billing: Any) -> None:
     with pytest.raises(RatingError, match=r"answered 401 \(APIGW.0301"):
         rate_hourly(billing.url, billing.access_key, SecretStr("wrong-secret"), None, region="cn-north-4",
                     project_id="p", products=[Product("modelarts.vm.cpu.2u", 1)])
-    rates = rate_hourly(billing.url, billing.access_key, SecretStr(billing.secret_key), None, region="cn-north-4",
-                        project_id="p", products=[Product("modelarts.vm.cpu.2u", 2)])
-    assert rates["modelarts.vm.cpu.2u"].amount == Decimal("0.9")  # 2 billing units per node
+    rating = rate_hourly(billing.url, billing.access_key, SecretStr(billing.secret_key), None, region="cn-north-4",
+                         project_id="p", products=[Product("modelarts.vm.cpu.2u", 2)])
+    rate = rating.rates[Product("modelarts.vm.cpu.2u", 2)]
+    # 2 billing units per node, at the list price: the bound's (the local account's 20 % discount is beside it)
+    assert (rate.amount, rate.discounted, rating.refused) == (Decimal("0.9"), Decimal("0.72"), {})
+
+
+def test_the_bound_reads_the_list_price_not_the_discounted_amount(emu: Any, billing: Any) -> None:
+    """The local service answers both amounts differently (a 20 % discount): the price is the list price, the
+    upper bound of what the account pays; the discounted amount is kept beside it."""
+    book = prices.price_book(_settings(emu, billing), {}, {CPU}, set())
+    assert book.prices[CPU].per_node_hour == Decimal("0.45") and book.prices[CPU].discounted == Decimal("0.36")
+
+
+def test_two_flavors_of_one_billing_code_with_other_unit_counts_each_get_their_own_price(billing: Any) -> None:
+    one, four = Product("modelarts.vm.cpu.2u", 1), Product("modelarts.vm.cpu.2u", 4)
+    rating = rate_hourly(billing.url, billing.access_key, SecretStr(billing.secret_key), None, region="cn-north-4",
+                         project_id="p", products=[one, four])
+    assert rating.rates[one].amount == Decimal("0.45") and rating.rates[four].amount == Decimal("1.8")
 
 
 def test_a_big_stack_is_priced_in_two_reads_not_one_per_job(emu: Any, billing: Any) -> None:
