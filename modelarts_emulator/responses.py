@@ -34,7 +34,7 @@ from .execution.engines import EnginePythons
 from .execution.gpus import GpuPool
 from .execution.gpus import inventory as gpus_inventory
 from .execution.runner import Executor
-from .jobs import list_filters, observe, validation
+from .jobs import batch_delete, list_filters, log_reads, observe, quotas, validation
 from .jobs.query import query_params
 from .jobs.logs import preview as log_preview
 from .jobs.models import Store, Timings
@@ -43,28 +43,68 @@ from .pools import api as pool_api  # pools and networks: their own routes and h
 from .wire import ClockAdvance, FaultRules, SearchRequest, Settings, UpdateRequest, parse
 from .auto_search import api as auto_search  # the service's own hyperparameter search: its routes and handlers
 
+# Words the SDK uses right under training-jobs/ that are not job ids (batch-delete; autosearch/...): never read
+# as a job id, so a method or sub-path the emulator lacks there answers as the gateway does (404 APIGW.0101),
+# not "job batch-delete not found" or 405.
+NOT_JOB_IDS = ("batch-delete", "autosearch")
+_JOB = r"(?P<job>(?!(?:" + "|".join(NOT_JOB_IDS) + r")(?:/|$))[^/]+)"
 JOBS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs$")
-JOB_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)$")
-ACTIONS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)/actions$")
+BATCH_DELETE_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/batch-delete$")
+JOB_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/" + _JOB + "$")
+ACTIONS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/" + _JOB + "/actions$")
 SEARCH_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-job-searches$")
-LOGS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)/tasks/(?P<task>[^/]+)/logs/preview$")
+LOGS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/" + _JOB + r"/tasks/(?P<task>[^/]+)/logs/preview$")
+# The log's link (ShowObsUrlOfTrainingJobLogs) and its lines (show_training_job_logs_from_aom): jobs/log_reads.py
+LOG_URL_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/" + _JOB + r"/tasks/(?P<task>[^/]+)/logs/url$")
+AOM_LOGS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/" + _JOB + r"/logs/(?P<task>[^/]+)$")
 # What a client reads about a job besides its details and logs (jobs/observe.py).
-TASKS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)/tasks$")
-METRICS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)/metrics/(?P<task>[^/]+)$")
-EVENTS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/(?P<job>[^/]+)/events$")
+TASKS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/" + _JOB + "/tasks$")
+METRICS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/" + _JOB + r"/metrics/(?P<task>[^/]+)$")
+EVENTS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-jobs/" + _JOB + "/events$")
 NAMES_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-job-names$")
+QUOTAS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-quotas$")
 # The catalog reads (catalog/api.py), each counted as its own operation.
 FLAVORS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-job-flavors$")
 ENGINES_RE = re.compile(r"^/v2/(?P<project>[^/]+)/training-job-engines$")
+ALGORITHMS_RE = re.compile(r"^/v2/(?P<project>[^/]+)/algorithms$")
 ALGORITHM_RE = re.compile(r"^/v2/(?P<project>[^/]+)/algorithms/(?P<algorithm>[^/]+)$")
+# The link the log URL answers: the whole log, unsigned, as a presigned OBS URL would serve it (jobs/log_reads.py)
+TASK_LOG_CONTROL = re.compile(r"^task-logs/(?P<job>[^/]+)/(?P<task>[^/]+)$")
+JOB_ROUTES: tuple[tuple[re.Pattern[str], dict[str, str]], ...] = (
+    (JOBS_RE, {"POST": "create"}),
+    (BATCH_DELETE_RE, {"POST": "batch_delete"}),
+    (JOB_RE, {"GET": "get", "DELETE": "delete", "PUT": "update"}),
+    (ACTIONS_RE, {"POST": "terminate"}),
+    (SEARCH_RE, {"POST": "search"}),
+    (LOGS_RE, {"GET": "logs"}),
+    (LOG_URL_RE, {"GET": "log_url"}),
+    (AOM_LOGS_RE, {"GET": "log_lines"}),
+    (TASKS_RE, {"GET": "tasks"}),
+    (METRICS_RE, {"GET": "metrics"}),
+    (EVENTS_RE, {"GET": "events"}),
+    (NAMES_RE, {"GET": "name_taken"}),
+    (QUOTAS_RE, {"GET": "quotas"}),
+    (FLAVORS_RE, {"GET": "flavors"}),
+    (ENGINES_RE, {"GET": "engines"}),
+    (ALGORITHMS_RE, {"GET": "algorithms"}),
+    (ALGORITHM_RE, {"GET": "algorithm"}),
+)
 IAM_TOKENS = "/v3/auth/tokens"
 CONTROL_PREFIX = "/_emulator/"
+
+
+def _all_routes() -> tuple[tuple[re.Pattern[str], dict[str, str]], ...]:
+    return (*pool_api.ROUTES, *auto_search.ROUTES, *job_tags.ROUTES, *JOB_ROUTES)
+
+
+ROUTES = _all_routes()  # every API route, first match wins (the IAM token route apart)
+OPERATIONS = frozenset({"iam_token"} | {op for _, ops in ROUTES for op in ops.values()})
 
 
 @dataclass
 class Reply:
     status: int
-    body: Any = None  # JSON-serialisable; None = empty body
+    body: Any = None  # JSON-serialisable; None = empty body; str = sent as text/plain (a log file's link)
     headers: dict[str, str] = field(default_factory=dict)
     drop: bool = False  # close the connection with a reset instead of answering
 
@@ -77,6 +117,7 @@ class Call:
     raw_query: str
     body: bytes
     user_name: str  # the caller (IAM user) the job is created for
+    host: str = ""  # the Host the client called (links the emulator hands out point back at it)
 
 
 def _error(exc: ApiError) -> Reply:
@@ -125,19 +166,7 @@ class EmulatorApp:
         """(operation, path params) of an API request, or None for an unknown route."""
         if path == IAM_TOKENS:
             return ("iam_token", {}) if method == "POST" else None
-        for regex, ops in (*pool_api.ROUTES, *auto_search.ROUTES, *job_tags.ROUTES,
-                           (JOBS_RE, {"POST": "create"}),
-                           (JOB_RE, {"GET": "get", "DELETE": "delete", "PUT": "update"}),
-                           (ACTIONS_RE, {"POST": "terminate"}),
-                           (SEARCH_RE, {"POST": "search"}),
-                           (LOGS_RE, {"GET": "logs"}),
-                           (TASKS_RE, {"GET": "tasks"}),
-                           (METRICS_RE, {"GET": "metrics"}),
-                           (EVENTS_RE, {"GET": "events"}),
-                           (NAMES_RE, {"GET": "name_taken"}),
-                           (FLAVORS_RE, {"GET": "flavors"}),
-                           (ENGINES_RE, {"GET": "engines"}),
-                           (ALGORITHM_RE, {"GET": "algorithm"})):
+        for regex, ops in ROUTES:
             m = regex.match(path)
             if m:
                 op = ops.get(method)
@@ -200,7 +229,7 @@ class EmulatorApp:
         action = getattr(self, f"_job_{op}", None)  # one thin method per action, below
         if action is None:  # pragma: no cover - route() covers every op
             raise errors.not_found_route(raw_path)
-        reply: Reply = action(Call(params, raw_query, body, principal.user_name))
+        reply: Reply = action(Call(params, raw_query, body, principal.user_name, _header(headers, "host")))
         return reply
 
     # --- training jobs: one method per action, its rules beside it (the create body's: jobs/validation.py) --
@@ -243,7 +272,19 @@ class EmulatorApp:
         return Reply(202, self.store.terminate(call.params["job"]))
 
     def _job_delete(self, call: Call) -> Reply:
-        job_id = call.params["job"]
+        self._delete_job(call.params["job"])
+        return Reply(202, None)
+
+    def _job_batch_delete(self, call: Call) -> Reply:
+        ids = batch_delete.job_ids(_json(call.body))
+        # every job is looked up (an unknown one refused) before any is deleted: all or nothing
+        batch_delete.check_one_workspace(
+            {i: self.store.get(i)["metadata"].get("workspace_id") or "0" for i in ids})
+        for job_id in ids:
+            self._delete_job(job_id)
+        return Reply(202, None)
+
+    def _delete_job(self, job_id: str) -> None:
         row = self.store.row(job_id) if self.executor is not None else None
         c = self.config
         delete_s = c.phase_seconds if c.delete_seconds is None else c.delete_seconds
@@ -251,7 +292,6 @@ class EmulatorApp:
         if self.executor is not None:
             self.executor.deleted(job_id, row)
         self.pools.store.record_job_delete(job_id)
-        return Reply(202, None)
 
     def _job_update(self, call: Call) -> Reply:
         # only the description changes in place (the update page); the rest of a job is fixed at create
@@ -263,6 +303,21 @@ class EmulatorApp:
         trial_log = auto_search.trial_log(row, call.params["task"], self.store.now())  # task "trial-<trial_id>"
         return Reply(200, trial_log if trial_log is not None else log_preview(row, call.params["task"],
                                                                               self.store.now()))
+
+    def _job_log_url(self, call: Call) -> Reply:
+        row = self.store.row(call.params["job"])
+        return Reply(200, log_reads.log_url(row, call.params["task"], self.store.now(),
+                                            call.host or f"{self.config.host}:{self.config.port}"))
+
+    def _job_log_lines(self, call: Call) -> Reply:
+        return Reply(200, log_reads.aom_lines(self.store.row(call.params["job"]), call.params["task"],
+                                              self.store.now(), call.raw_query))
+
+    def _job_quotas(self, call: Call) -> Reply:
+        return Reply(200, quotas.quotas(len(self.store.all_rows()), call.raw_query))
+
+    def _job_algorithms(self, call: Call) -> Reply:
+        return Reply(200, catalog_api.algorithms(self.catalog, call.raw_query))
 
     def _job_tasks(self, call: Call) -> Reply:
         return Reply(200, observe.tasks(self.store.row(call.params["job"]), self.store.now()))
@@ -349,6 +404,10 @@ class EmulatorApp:
                 self.store.advance(round(change.advance_seconds * 1000))
             return Reply(200, {"offset_seconds": self.store.offset_ms / 1000, "now_ms": self.store.now(),
                                "gateway_at": self.auth.gateway_at})
+        task_log = TASK_LOG_CONTROL.match(name)
+        if task_log and method == "GET":  # where the log URL points: the whole log as text
+            row = self.store.row(task_log["job"])
+            return Reply(200, log_reads.full_log(row, task_log["task"], self.store.now()))
         if name == "jobs" and method == "GET":
             self.pools.schedule()  # queued jobs shown as the API would show them now
             jobs = self.store.all_jobs()
@@ -380,6 +439,10 @@ def _without_annotations(body: Any) -> Any:
     return out
 
 
+def _header(headers: dict[str, str], name: str) -> str:
+    return next((v for k, v in headers.items() if k.lower() == name), "")
+
+
 def _json(body: bytes) -> Any:
     if not body:
         raise errors.bad_json("The request body is empty.")
@@ -402,10 +465,11 @@ class Handler(AppHandler):
         if reply.drop:
             self._reset_connection()
             return
-        payload = b"" if reply.body is None else json.dumps(reply.body).encode()
+        text = isinstance(reply.body, str)
+        payload = b"" if reply.body is None else reply.body.encode() if text else json.dumps(reply.body).encode()
         self.send_response(reply.status)
         if reply.body is not None:
-            self.send_header("Content-Type", "application/json;charset=UTF-8")
+            self.send_header("Content-Type", "text/plain;charset=UTF-8" if text else "application/json;charset=UTF-8")
         self.send_header("Content-Length", str(len(payload)))
         if "X-Request-Id" not in reply.headers:  # a gateway error carries its own (also in its body)
             self.send_header("X-Request-Id", uuid.uuid4().hex)

@@ -87,6 +87,8 @@ class FaultRule(BaseModel):
                        "search_algorithms", "autosearch_trials", "autosearch_trial", "autosearch_earlystop",
                        # a job's tags (jobs/tags.py)
                        "tags_get", "tags_create", "tags_delete", "tags_project", "tags_filter", "tags_count",
+                       # issue 57's operations: batch delete, the log's link and lines, quotas, the algorithm list
+                       "batch_delete", "log_url", "log_lines", "quotas", "algorithms",
                        "any"] = "any"
     kind: Literal["status", "reset", "latency", "drop_after_commit"] = "status"
     status: Literal[404, 429, 500, 502, 503, 504] = 503  # 404: the gateway's APIGW.0101

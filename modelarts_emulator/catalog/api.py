@@ -7,7 +7,14 @@
   [ListEnginesItems]}``;
 - ``GET /v2/{project_id}/algorithms/{algorithm_id}`` -> ShowAlgorithmByUuidResponse ``{"metadata",
   "job_config", "resource_requirements", "advanced_config"}``; an unknown id is the service's documented
-  "algorithm not found" (ModelArts.2755).
+  "algorithm not found" (ModelArts.2755);
+- ``GET /v2/{project_id}/algorithms?offset&limit&sort_by&order&searches`` -> ListAlgorithmsResponse ``{"total",
+  "count", "limit", "offset", "sort_by", "order", "group_by", "items": [AlgorithmResponse]}``: the catalog's
+  algorithms, each as its details answer it. ``offset`` counts algorithms ("set to 1, the query starts from the
+  second one"), ``limit`` 1-50 (no documented default: 10, the job list's), ``order`` asc|desc (default desc),
+  ``sort_by`` create_time (default; the catalog's order) or name; ``searches`` "fuzzy match by the algorithm
+  name" in a format the pages do not give: taken as a case-insensitive part of the name, after an optional
+  ``name:``. ``total`` counts every algorithm, ``count`` those matching.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from .. import errors
+from ..jobs.query import int_param, query_params
 from .model import Algorithm, Catalog, Engine, Flavor
 
 FLAVOR_TYPES = ("CPU", "GPU", "Ascend")
@@ -54,6 +62,37 @@ def algorithm(catalog: Catalog, algorithm_id: str) -> dict[str, Any]:
     found: Algorithm | None = catalog.algorithms.get(algorithm_id)
     if found is None:
         raise errors.algorithm_not_found()
+    return _algorithm(catalog, found)
+
+
+ALGORITHM_LIMIT_DEFAULT = 10
+ALGORITHM_LIMIT_MAX = 50
+
+
+def algorithms(catalog: Catalog, raw_query: str) -> dict[str, Any]:
+    query = query_params(raw_query)
+    offset = int_param(query, "offset", 0, 0, None)
+    limit = int_param(query, "limit", ALGORITHM_LIMIT_DEFAULT, 1, ALGORITHM_LIMIT_MAX)
+    order = query.get("order") or "desc"
+    sort_by = query.get("sort_by") or "create_time"
+    if order not in ("asc", "desc"):
+        raise errors.invalid_param("order", f"must be asc or desc, not {order!r}")
+    if sort_by not in ("create_time", "name"):
+        raise errors.invalid_param("sort_by", f"must be create_time or name, not {sort_by!r}")
+    search = (query.get("searches") or "").lower()
+    search = search[len("name:"):] if search.startswith("name:") else search
+    every = list(catalog.algorithms.values())
+    found = [a for a in every if search in a.name.lower()]
+    if sort_by == "name":
+        found.sort(key=lambda a: a.name)
+    if order == "desc":  # the catalog's order stands for creation order
+        found.reverse()
+    return {"total": len(every), "count": len(found), "limit": limit, "offset": offset, "sort_by": sort_by,
+            "order": order, "group_by": query.get("group_by") or "",
+            "items": [_algorithm(catalog, a) for a in found[offset:offset + limit]]}
+
+
+def _algorithm(catalog: Catalog, found: Algorithm) -> dict[str, Any]:
     engine = catalog.engines.get(found.engine_id)
     job_config: dict[str, Any] = {
         "code_dir": found.code_dir, "boot_file": found.boot_file,

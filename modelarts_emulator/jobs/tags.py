@@ -3,7 +3,10 @@ v1/modelarts_client.py and its models; the API pages in docs/assumptions.md say 
 
 - `GET    /v2/{project}/modelarts-training-job/{id}/tags`          ShowTrainJobTags   -> {"tags": [TmsTag]}
 - `POST   /v2/{project}/modelarts-training-job/{id}/tags/create`   CreateTrainJobTags {"tags": [TmsTag]}
-  (a key already on the job takes the new value) -> {"tags": [TmsTagResp]}: the job's tags after it
+  (a key already on the job takes the new value) -> 204, no body: the API page documents status 204 (its
+  table of a `tags` body cannot travel in a 204, which HTTP gives no body), and Terraform's provider refuses
+  any other code. The SDK's CreateTrainJobTagsResponse (`tags`) is then empty; a client reads the tags back
+  with ShowTrainJobTags
 - `DELETE /v2/{project}/modelarts-training-job/{id}/tags/delete`   DeleteTrainJobTags {"tags": [{key, value?}]}
   (by key; a given value must match) -> 204
 - `GET    /v2/{project}/modelarts-training-job/tags`               ListTrainingJobTags -> {"tags": [ProjectTag]}
@@ -132,7 +135,8 @@ class TagApi:
                     raise errors.invalid_param("tags", f"a training job holds at most {MAX_TAGS} tags")
                 doc["tags"] = [{"key": k, "value": v} for k, v in merged.items()]
 
-            return 200, {"tags": tags_of(self.store.update_doc(params["job"], put).doc)}
+            self.store.update_doc(params["job"], put)
+            return 204, None  # CreateTrainJobTags' documented status (see the module's docstring)
         if op == "tags_delete":
             dreq = _parse(DeleteBody, body)
 
