@@ -90,7 +90,11 @@ def _record(before: RunRecord | None, status: AwaitedStatus | None, job: Trainin
     if status is not None:
         data["job_name"] = data.get("job_name") or status.job_name
         data["phase"] = status.phase or data.get("phase")
-        if status.objective is not None:
+        diverged = next((f"{n} {c.diverged}" for n, c in (status.metrics or {}).items() if c.diverged), None)
+        if diverged is not None:  # no value, as in a sweep's table: the last finite one before it never counts
+            data["objective"] = None
+            data["note"] = f"diverged: {diverged}"
+        elif status.objective is not None:
             data["objective"] = status.objective
         if status.duration_s is not None:
             data["duration_s"] = status.duration_s

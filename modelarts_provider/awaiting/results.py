@@ -4,7 +4,8 @@
 - enrich: duration, retries and failure cause from the job views the wait ended with; the objective
   and the metric curves of each newly completed job that has them, from one read of its log (objectives.py,
   concurrently).
-- report_tables: each sweep's compact table, best first, for the end of the `up`.
+- report_tables: each sweep's compact table, best first, for the end of the `up`; a scored job whose objective
+  or a metric turned non-finite reads `diverged (accuracy nan at line 3)` (results/divergence.py).
 Jobs neither scored nor in a sweep keep the statuses they always had.
 """
 
@@ -127,10 +128,12 @@ def report_tables(args: JobsAwaitArgs, statuses: dict[str, AwaitedStatus]) -> li
         elif (spec.objective is not None or spec.metrics) and key in statuses:
             s = statuses[key]
             parts = []
-            if spec.objective is not None:
+            point = Point(key=key, phase=s.phase, metrics=dict(s.metrics or {}))
+            if point.diverged is not None:  # its value, if any, is the last finite one before the divergence
+                parts.append(f"diverged ({point.diverged})")
+            elif spec.objective is not None:
                 value = number(s.objective) if s.objective is not None else f"none ({s.objective_note})"
                 parts.append(f"{spec.objective.name} {value}")
-            point = Point(key=key, phase=s.phase, metrics=dict(s.metrics or {}))
             parts += [f"{m.name} {metric_text(point.metrics.get(m.name), point)}" for m in spec.metrics
                       if spec.objective is None or m.name != spec.objective.name]
             lines.append((f"{key}: {', '.join(parts)}", args.secrets_of(key)))

@@ -10,8 +10,9 @@ Two rows of panels:
 Read at a glance: the best point is red, thicker, drawn last (never hidden under tied points or other
 curves); the other points take muted colors, best first; every run is named once, in one legend beside the
 panels (labels never overlap, whatever the number of points: beyond MAX_LABELLED the rest are counted, not
-named); values in labels at 4 significant digits. Failed, unfinished and no-value points are never drawn or
-ranked: they are listed apart under the panels.
+named); values in labels at 4 significant digits. A search's trials are named by id (`3: lr=0.01`), and so
+is any run whose parameters read like another's: no two legend entries are alike. Failed, unfinished,
+diverged and no-value points are never drawn or ranked: they are listed apart under the panels.
 """
 
 from __future__ import annotations
@@ -55,6 +56,16 @@ def label(p: Point) -> str:
     return ", ".join(f"{k}={_value_text(v)}" for k, v in sorted(p.parameters.items()))
 
 
+def labels(points: list[Point], by_id: bool = False) -> dict[str, str]:
+    """Each run's legend name, by key: its parameters, led by its key (a trial's id) when `by_id` or when its
+    parameters read like another run's (a search may draw one point twice)."""
+    base = {p.key: label(p) for p in points}
+    seen: dict[str, int] = {}
+    for text in base.values():
+        seen[text] = seen.get(text, 0) + 1
+    return {k: (f"{k}: {text}" if text != k and (by_id or seen[text] > 1) else text) for k, text in base.items()}
+
+
 def series_names(results: SweepResults) -> list[tuple[str, str]]:
     """(name, goal) of each curve panel: the declared metrics, and the objective when some run has a curve of it
     with more than one point."""
@@ -73,15 +84,16 @@ class _Empty:
 _EMPTY = _Empty()
 
 
-def draw(name: str, results: SweepResults) -> Any:
-    """The chart's figure (write_chart saves it; tests look at its artists)."""
+def draw(name: str, results: SweepResults, *, by_id: bool = False) -> Any:
+    """The chart's figure (write_chart saves it; tests look at its artists). `by_id`: a search's trials, named
+    by id."""
     import matplotlib  # noqa: PLC0415 - heavy, and only this command draws
 
     matplotlib.use("Agg")
     from matplotlib import pyplot as plt  # noqa: PLC0415
 
     # best first (results.points are ranked); without an objective, every completed point, unranked
-    drawn = ranked if results.objective is not None else (lambda p: p.phase == "Completed")
+    drawn = ranked if results.objective is not None else (lambda p: p.phase == "Completed" and p.diverged is None)
     runs = [p for p in results.points if drawn(p)]
     apart = [p for p in results.points if not drawn(p)]
     best = results.best.key if results.best is not None else None
@@ -94,6 +106,7 @@ def draw(name: str, results: SweepResults) -> Any:
     height = 3.4 * max(len(rows), 1) + _footer(apart)
     fig, axes = plt.subplots(max(len(rows), 1), cols, figsize=(4.4 * cols + side, height), squeeze=False)
     colors = _palette(plt, [p.key for p in runs], best)
+    names = labels(results.points, by_id)
     obj = results.objective
     r = 0
     if results.objective is not None and params:
@@ -114,20 +127,20 @@ def draw(name: str, results: SweepResults) -> Any:
     if obj is not None:
         title += f" by {obj.name} ({obj.goal})"
         if results.best is not None and results.best.objective is not None:
-            title += f", best {label(results.best)}: {short(results.best.objective)}"
+            title += f", best {names.get(results.best.key, label(results.best))}: {short(results.best.objective)}"
     fig.suptitle(title, fontsize=10)
     if apart:
         _apart(fig, apart)
     fig.tight_layout(rect=(0, _footer(apart) / height, 1 - side / (4.4 * cols + side), 0.95))
     slot = next((ax for row in axes for ax in row if not ax.axison), None) if free else None
-    _legend(fig, slot, runs, best, colors, "ranked runs, best first" if obj is not None else "completed runs")
+    _legend(fig, slot, runs, best, colors, "ranked runs, best first" if obj is not None else "completed runs", names)
     return fig
 
 
-def write_chart(name: str, results: SweepResults, path: Path) -> Path:
+def write_chart(name: str, results: SweepResults, path: Path, *, by_id: bool = False) -> Path:
     from matplotlib import pyplot as plt  # noqa: PLC0415
 
-    fig = draw(name, results)
+    fig = draw(name, results, by_id=by_id)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, format="png", dpi=100)
     plt.close(fig)
@@ -197,14 +210,15 @@ def _curves(ax: Any, metric: str, goal: str, runs: list[Point], best: str | None
     ax.grid(True, alpha=0.3)
 
 
-def _legend(fig: Any, slot: Any, runs: list[Point], best: str | None, colors: dict[str, Any], title: str) -> None:
+def _legend(fig: Any, slot: Any, runs: list[Point], best: str | None, colors: dict[str, Any], title: str,
+            names: dict[str, str]) -> None:
     """One legend for every panel, in an empty panel slot or beside the panels: each run named once, best first
     (labels never overlap)."""
     from matplotlib.lines import Line2D  # noqa: PLC0415
 
     named = runs[:MAX_LABELLED]
     handles = [Line2D([], [], color=colors[p.key], linewidth=2.4 if p.key == best else 1.2,
-                      label=(f"{label(p)} (best)" if p.key == best else label(p))
+                      label=(f"{names[p.key]} (best)" if p.key == best else names[p.key])
                       + (f": {short(p.objective)}" if p.objective is not None else "")) for p in named]
     if len(runs) > len(named):
         handles.append(Line2D([], [], color="none", label=f"... {len(runs) - len(named)} more (see `results`)"))
@@ -218,10 +232,11 @@ def _legend(fig: Any, slot: Any, runs: list[Point], best: str | None, colors: di
 
 
 def _apart(fig: Any, apart: list[Point]) -> None:
-    """Failed, unfinished and no-value points: listed under the panels, never drawn or ranked."""
+    """Failed, unfinished, diverged and no-value points: listed under the panels, never drawn or ranked."""
     shown = apart[:6]
-    lines = [f"{label(p)} [{p.key}]: {p.phase or 'not seen'}"
-             + (" (no value)" if p.phase == "Completed" else "") for p in shown]
+    lines = [f"{label(p)} [{p.key}]: " + (f"diverged ({p.diverged})" if p.diverged is not None else
+                                          f"{p.phase or 'not seen'}" + (" (no value)" if p.phase == "Completed" else ""))
+             for p in shown]
     if len(apart) > len(shown):
         lines.append(f"... {len(apart) - len(shown)} more")
     fig.text(0.01, 0.01, "not ranked:\n" + "\n".join(lines), fontsize=7, va="bottom", ha="left", color="dimgray")

@@ -3,7 +3,9 @@
 A metric is declared beside the objective (`metrics: [{name, regex, goal}]`): its regex has one group
 around the number and may name a second group `step` or `epoch` (`epoch (?P<epoch>[0-9]+)/[0-9]+
 loss=([0-9.]+)`), whose capture is the point's step; without one the step is the match's number (1, 2,
-...). NaN, infinities and non-numbers are no point. A curve records its last and best values (by the
+...). NaN, infinities and non-numbers are no point; the first non-finite value the metric printed, whether
+or not the regex matches it (`accuracy=nan` for `accuracy=([0-9.]+)`: divergence.py), is the curve's
+`diverged`, and a run with one diverged curve is never ranked (table.py). A curve records its last and best values (by the
 metric's goal) and at most MAX_POINTS points: a longer one is thinned evenly, its first, best and last
 points always kept, so a 1,000-point sweep's state and exports stay small (`matches` says how many
 there were). Pure functions: the JobsAwait reads logs (awaiting/metrics.py), `results` draws (chart.py).
@@ -17,6 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..core.linear_regex import all_captures
+from .divergence import first_divergence
 
 MAX_POINTS = 60
 Goal = Literal["max", "min"]
@@ -33,6 +36,8 @@ class Curve(BaseModel):
     best: float | None = Field(default=None, description="The best value by the metric's goal.")
     matches: int = Field(default=0, description="How many matches the log held.")
     note: str | None = Field(default=None, description="Why there is no value (no match, log unavailable).")
+    diverged: str | None = Field(default=None, description="Where the metric first turned non-finite, e.g. "
+                                 "'nan at line 812': the run diverged and is never ranked.")
 
 
 def number(text: str | None) -> float | None:
@@ -74,8 +79,9 @@ def curve(text: str, regex: str, goal: Goal) -> Curve:
             continue
         step = number(step_text)
         points.append((step if step is not None else float(n), value))
+    diverged = first_divergence(regex, text)
     if not points:
-        return Curve(note=f"no match for {regex!r} in the log")
+        return Curve(note=f"no match for {regex!r} in the log", diverged=diverged)
     values = [v for _, v in points]
     return Curve(points=thinned(points, goal), last=values[-1], best=values[best_index(values, goal)],
-                 matches=len(points))
+                 matches=len(points), diverged=diverged)

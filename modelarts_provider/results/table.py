@@ -6,7 +6,10 @@ The stack program exports, per sweep, `{objective, points: [Point], best: Point 
 best first (by the objective's goal), numbered 1, 2, 3, ...; then, listed apart under `not ranked` and never
 numbered, completed points without one, the rest (not done), and the failed ones (a failed point's value is
 never shown: a search's failed trial may carry a stale reward). NaN and infinities are no value (a point that
-printed `loss=nan` is never best): such a point reads "no value" and is counted apart in the head line.
+printed `loss=nan` is never best): such a point reads "no value" and is counted apart in the head line. A
+point whose objective or a declared metric turned non-finite in its log, whatever the regex (curves.py,
+divergence.py), is diverged: it has no value, reads "diverged" with where it happened in its note, is listed
+apart and counted in the head line.
 Declared metrics (curves.py) add a column each: the last value, and the best where it differs (`last/best`).
 Numbers print with at most 6 significant digits (a search's parameter 0.03333333333333333 reads 0.0333333).
 """
@@ -16,7 +19,7 @@ from __future__ import annotations
 import math
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from .curves import Curve
@@ -40,6 +43,17 @@ class Point(BaseModel):
     output_path: str | None = None
     retries: int | None = None
     metrics: dict[str, Curve] = Field(default_factory=dict)  # the objective's and each metric's curve, by name
+    diverged: str | None = None  # the first curve that turned non-finite: "accuracy nan at line 3"
+
+    @model_validator(mode="after")
+    def _diverged(self) -> Point:
+        """Diverged from its curves, however the point was built (the stack program's export, the state's
+        JobsAwait, a test): a diverged point has no value, so nothing that ranks can crown it."""
+        if self.diverged is None:
+            self.diverged = next((f"{name} {c.diverged}" for name, c in self.metrics.items() if c.diverged), None)
+        if self.diverged is not None:
+            self.objective = None
+        return self
 
     @field_validator("objective", mode="before")
     @classmethod
@@ -84,8 +98,8 @@ FAILED = frozenset({"Failed", "Abnormal", "Terminated", "Terminating"})
 
 
 def ranked(p: Point) -> bool:
-    """A point that takes a rank: completed, with a value."""
-    return p.objective is not None and p.phase == "Completed"
+    """A point that takes a rank: completed, with a value, not diverged."""
+    return p.objective is not None and p.phase == "Completed" and p.diverged is None
 
 
 def rank(points: list[Point], goal: Goal = "max", *, ties_in_order: bool = False) -> list[Point]:
@@ -97,15 +111,15 @@ def rank(points: list[Point], goal: Goal = "max", *, ties_in_order: bool = False
         tie = "" if ties_in_order else p.key
         if ranked(p):
             return 0, sign * (p.objective or 0.0), tie
-        return (1 if p.phase == "Completed" else 2 if p.phase not in FAILED else 3), 0.0, tie
+        if p.diverged is not None:
+            return 1, 0.0, tie
+        return (2 if p.phase == "Completed" else 3 if p.phase not in FAILED else 4), 0.0, tie
     return sorted(points, key=order)
 
 
 def best(points: list[Point], goal: Goal = "max", *, ties_in_order: bool = False) -> Point | None:
-    """The completed point with the best objective value (failed points never win)."""
-    ranked = rank(points, goal, ties_in_order=ties_in_order)
-    top = ranked[0] if ranked else None
-    return top if top is not None and top.objective is not None and top.phase == "Completed" else None
+    """The completed point with the best objective value (failed and diverged points never win)."""
+    return next((p for p in rank(points, goal, ties_in_order=ties_in_order) if ranked(p)), None)
 
 
 def collect(objective: SweepObjective | None, points: list[Point], *, ties_in_order: bool = False) -> SweepResults:
@@ -148,6 +162,8 @@ def _value_text(value: Scalar) -> str:
 
 
 def metric_text(c: Curve | None, p: Point) -> str:
+    if c is not None and c.diverged:
+        return "diverged"
     if c is None or c.last is None:
         return "-" if p.phase != "Completed" else "no value"
     return number(c.last) if c.best is None or c.best == c.last else f"{number(c.last)}/{number(c.best)}"
@@ -164,7 +180,10 @@ def table_lines(name: str, results: SweepResults, limit: int | None = None, unit
     head = f"{name}: {len(points)} {unit}{'s' if len(points) != 1 else ''}"
     if results.failures:
         head += f", {results.failures} failed"
-    no_value = sum(1 for p in points if p.phase == "Completed" and p.objective is None)
+    diverged = sum(1 for p in points if p.diverged is not None)
+    if diverged:
+        head += f", {diverged} diverged"
+    no_value = sum(1 for p in points if p.phase == "Completed" and p.objective is None and p.diverged is None)
     if obj is not None and no_value:
         head += f", {no_value} completed with no value"
     if obj is not None:
@@ -181,8 +200,9 @@ def table_lines(name: str, results: SweepResults, limit: int | None = None, unit
         place += ranked(p)
         rank_text = str(place) if ranked(p) else "-"
         value = [number(p.objective) if ranked(p) and p.objective is not None
+                 else "diverged" if p.diverged is not None
                  else "no value" if p.phase == "Completed" else "-"] if obj else []
-        note = p.note or ""
+        note = "; ".join(n for n in (f"diverged: {p.diverged}" if p.diverged else None, p.note) if n)
         if p.retries:
             note = f"retried {p.retries}x" + (f"; {note}" if note else "")
         rows.append([rank_text, *(_value_text(p.parameters[k]) if k in p.parameters else "-" for k in params),
@@ -196,7 +216,7 @@ def table_lines(name: str, results: SweepResults, limit: int | None = None, unit
     apart = obj is not None and 0 < place < len(points)  # unranked points listed apart, under their own line
     for i, row in enumerate([columns, *shown]):
         if apart and i == place + 1:
-            lines.append(f"  not ranked ({len(points) - place}: failed, no value or not done):")
+            lines.append(f"  not ranked ({len(points) - place}: failed, {'diverged, ' if diverged else ''}no value or not done):")
         lines.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
     if len(shown) < len(rows):
         lines.append(f"  ... {len(rows) - len(shown)} more (python -m modelarts_provider results --stack STACK {name})")
