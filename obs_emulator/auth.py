@@ -1,9 +1,12 @@
-"""AWS Signature V4 (header form) verification: OBS's S3-compatible API accepts it, boto3 sends it.
+"""Header signature verification, for every scheme the real OBS accepts: AWS Signature V4 (boto3 sends it),
+AWS signature V2 (``AWS AK:sig``) and OBS's own (``OBS AK:sig``), the last two in v2_auth.py; esdk-obs-python
+signs with either by default. (V4 alone was accepted until the OBS SDK was tried against the local OBS: a
+script using that SDK's defaults was refused though the real OBS takes it.)
 
 Only the credentials of the config are accepted (the ModelArts emulator's AK/SK by default). What is
-checked: the scheme, the access key, the signature over the canonical request, the clock skew, the
-payload hash when the client signed one, and the security token of temporary credentials.
-Presigned URLs and the V2 / OBS-native schemes are refused with a one-line reason.
+checked: the scheme, the access key, the signature, the clock skew, the payload hash when a V4 client signed
+one, and the security token of temporary credentials. V4 takes its time from ``x-amz-date`` or, as SigV4
+allows, from ``Date`` (ISO 8601 basic or RFC 1123). Presigned URLs are refused with a one-line reason.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from urllib.parse import quote, unquote
 
 from pydantic import BaseModel, ConfigDict
 
+from . import v2_auth
 from .config import ObsEmulatorConfig
 
 SCHEME = "AWS4-HMAC-SHA256"
@@ -97,9 +101,12 @@ def verify(method: str, raw_path: str, raw_query: str, headers: Mapping[str, str
     auth = headers.get("authorization", "")
     if not auth:
         return _fail(403, "AccessDenied", "anonymous requests are refused: sign with AK/SK")
-    if not auth.startswith(SCHEME + " "):
-        scheme = auth.split(" ", 1)[0]
-        return _fail(403, "AccessDenied", f"signature scheme {scheme} is not accepted here: use {SCHEME}")
+    scheme = auth.split(" ", 1)[0]
+    if scheme in v2_auth.SCHEMES:
+        return _verify_v2(scheme, auth, method, raw_path, raw_query, headers, config, now)
+    if scheme != SCHEME:
+        return _fail(403, "AccessDenied", f"signature scheme {scheme} is not accepted here: use {SCHEME}, "
+                                          f"AWS or OBS")
     m = _AUTH_RE.match(auth)
     if not m:
         return _fail(400, "AuthorizationHeaderMalformed", "the Authorization header is malformed")
@@ -112,8 +119,11 @@ def verify(method: str, raw_path: str, raw_query: str, headers: Mapping[str, str
 
     stamp = headers.get("x-amz-date", "")
     when = _parse_time(stamp)
+    if not stamp:  # SigV4 allows Date instead (the string to sign then carries it in ISO 8601 basic form)
+        when = _parse_time(headers.get("date", "")) or v2_auth.request_time("AWS", {"date": headers.get("date", "")})
+        stamp = when.strftime("%Y%m%dT%H%M%SZ") if when is not None else ""
     if when is None or not stamp.startswith(cred.date):
-        return _fail(403, "AccessDenied", "x-amz-date is missing or does not match the credential date")
+        return _fail(403, "AccessDenied", "x-amz-date and Date are missing or do not match the credential date")
     now = now or datetime.now(timezone.utc)
     if abs((now - when).total_seconds()) > config.max_clock_skew_seconds:
         return _fail(403, "RequestTimeTooSkewed", "the request time differs too much from the server time")
@@ -137,6 +147,31 @@ def verify(method: str, raw_path: str, raw_query: str, headers: Mapping[str, str
             return _fail(400, "XAmzContentSHA256Mismatch", "the body does not match x-amz-content-sha256")
 
     token = headers.get("x-amz-security-token")
+    if token is not None and (config.security_token is None
+                              or not hmac.compare_digest(token, config.security_token)):
+        return _fail(400, "InvalidToken", "the security token is invalid or expired")
+    return None
+
+
+def _verify_v2(scheme: str, auth: str, method: str, raw_path: str, raw_query: str, headers: Mapping[str, str],
+               config: ObsEmulatorConfig, now: datetime | None) -> AuthFailure | None:
+    access_key, _, given = auth[len(scheme):].strip().partition(":")
+    if not access_key or not given:
+        return _fail(400, "AuthorizationHeaderMalformed", "the Authorization header is malformed")
+    if not hmac.compare_digest(access_key, config.access_key):
+        return _fail(403, "InvalidAccessKeyId", "the access key does not exist")
+    when = v2_auth.request_time(scheme, headers)
+    if when is None:
+        return _fail(403, "AccessDenied", "Date (or x-obs-date / x-amz-date) is missing or malformed")
+    now = now or datetime.now(timezone.utc)
+    if abs((now - when).total_seconds()) > config.max_clock_skew_seconds:
+        return _fail(403, "RequestTimeTooSkewed", "the request time differs too much from the server time")
+    expected = v2_auth.signature(config.secret_key,
+                                 v2_auth.string_to_sign(scheme, method, raw_path, raw_query, headers))
+    if not hmac.compare_digest(expected, given):
+        return _fail(403, "SignatureDoesNotMatch",
+                     "the request signature does not match the one calculated with your secret key")
+    token = headers.get(v2_auth.SCHEMES[scheme] + "security-token")
     if token is not None and (config.security_token is None
                               or not hmac.compare_digest(token, config.security_token)):
         return _fail(400, "InvalidToken", "the security token is invalid or expired")

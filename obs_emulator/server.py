@@ -44,6 +44,11 @@ def _moto_app() -> Callable[..., Any]:
     return create_backend_app("s3")  # the S3 service alone: no dispatch on the Host header
 
 
+def _location(region: str) -> bytes:
+    return ('<CreateBucketConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/">'
+            f"<LocationConstraint>{escape(region)}</LocationConstraint></CreateBucketConfiguration>").encode()
+
+
 def error_xml(code: str, message: str, resource: str, request_id: str) -> bytes:
     return ('<?xml version="1.0" encoding="UTF-8"?>\n'
             f"<Error><Code>{escape(code)}</Code><Message>{escape(message)}</Message>"
@@ -128,6 +133,8 @@ class Handler(BaseHTTPRequestHandler):
             self._send_error(400, bad_digest[0], bad_digest[1], raw_path, request_id)
             return
 
+        if op == "create_bucket" and not body:  # no LocationConstraint: the bucket lives in --region, as
+            body = _location(srv.config.region)   # documented (moto would refuse it outside us-east-1)
         status, out_headers, payload = self._call_app(raw_path, raw_query, body)
         if self.command in _WRITE_METHODS and 200 <= status < 300 and bucket and srv.store is not None \
                 and op not in _NO_PERSIST:
