@@ -40,7 +40,8 @@ def test_pulumi_with_another_stack_never_creates_local(tmp_path: Path) -> None:
     out = _dev("pulumi", "stack", "output", "--json", "--stack", "mine", env=env)
     assert out.returncode == 0, out.stderr
     assert [json.loads(line) for line in out.stdout.splitlines()] == [["stack", "output", "--json", "--stack", "mine"]]
-    assert _calls(calls) == [["stack", "select", "mine"], ["stack", "output", "--json", "--stack", "mine"]]
+    assert _calls(calls) == [["stack", "select", "mine", "--non-interactive"],
+                             ["stack", "output", "--json", "--stack", "mine"]]
 
 
 def test_a_missing_stack_is_named_not_created(tmp_path: Path) -> None:
@@ -50,7 +51,7 @@ def test_a_missing_stack_is_named_not_created(tmp_path: Path) -> None:
     out = _dev("pulumi", "preview", "--stack=mine", env=env)
     assert out.returncode == 1
     assert "no stack mine" in out.stderr and "pulumi stack init mine" in out.stderr, out.stderr
-    assert _calls(calls) == [["stack", "select", "mine"]]  # nothing created, no preview
+    assert _calls(calls) == [["stack", "select", "mine", "--non-interactive"]]  # nothing created, no preview
 
 
 def test_env_points_a_shell_at_the_local_clouds(tmp_path: Path) -> None:
