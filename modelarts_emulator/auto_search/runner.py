@@ -4,7 +4,8 @@ Per job, one thread. After the job's usual Creating/Pending time it asks an Optu
 for trials, at most ``max_concurrent`` at once (each also takes one of the emulator's
 ``--max-processes`` slots) and ``num_samples`` in all. Each trial is a task-like local process in its own
 directory (``<job root>/trials/<trial_id>/``, planned by execution/plan.py as one node of the job) started
-with the job's fixed parameters plus the trial's as ``--name=value``. Its log is read as it grows: every
+with the job's fixed parameters plus the trial's as ``--name=value``; a space of discrete values has no point
+run twice before every point has run (samplers.DistinctAsk). Its log is read as it grows: every
 line matching the objective's regex is one report (training_iteration), with the other metrics' last
 values; its lines are copied into the job's own log prefixed ``(trial <id>)``. A trial ends TERMINATED and
 done when its process exits 0 having reported, ERROR otherwise (the study is told its last reward, or that
@@ -35,7 +36,7 @@ from ..execution.obs_transfer import TransferError
 from ..execution.plan import Channel, TaskPlan, plan_tasks, task_log
 from ..execution.runner import KILLED_EXIT_CODE, Executor, _kill_group, write_log
 from ..jobs.models import QUEUED_PENDING_MS, Store
-from .samplers import distribution, sampler_for
+from .samplers import DistinctAsk, distribution, sampler_for
 from .space import Param, Search
 from .trials import ERROR, RUNNING, TERMINATED, Report, Trial, trial_id
 
@@ -150,7 +151,7 @@ class SearchRunner:
         sampler, how = sampler_for(search)
         study = optuna.create_study(direction="maximize" if search.reward.mode == "max" else "minimize",
                                     sampler=sampler)
-        space = {p.name: distribution(p) for p in search.params}
+        asker = DistinctAsk(search, {p.name: distribution(p) for p in search.params})
         concurrent = max(1, min(search.max_concurrent, search.num_samples))
         write_log(job_log, f"auto search of training job {row.name} ({row.id}): {search.num_samples} trials of "
                            f"{search.algorithm}, at most {concurrent} at once; the next trials are picked by {how}; "
@@ -168,7 +169,7 @@ class SearchRunner:
             stop, early = state[0] == "stop", state[1]
             while (not stop and not self._closing.is_set() and len(live) < concurrent and started < search.num_samples
                    and self.executor.slots.try_take(1)):
-                lv = self._start(row, search, study, space, root, started, job_log)
+                lv = self._start(row, search, study, asker, root, started, job_log)
                 started += 1
                 trials.append(lv.trial)
                 live[lv.trial.trial_id] = lv
@@ -223,9 +224,11 @@ class SearchRunner:
         if state is None:  # deleted: its directories go with it
             shutil.rmtree(root, ignore_errors=True)
 
-    def _start(self, row: Any, search: Search, study: optuna.Study, space: dict[str, Any], root: Path,
+    def _start(self, row: Any, search: Search, study: optuna.Study, asker: DistinctAsk, root: Path,
                index: int, job_log: Path) -> Live:
-        asked = study.ask(space)
+        asked, said = asker.ask(study)  # no repeated point of a discrete space before every point has run
+        if said:
+            write_log(job_log, said)
         config = {p.name: asked.params[p.name] for p in search.params}
         tid = trial_id(row.id, index)
         fixed = [q for q in (row.doc["algorithm"].get("parameters") or [])

@@ -10,12 +10,17 @@ real search algorithm, not by the emulator.
   pick a finished trial by a geometric draw over the trials ranked best first (mean ``avg_best_idx``),
   sample each parameter near that trial's value in a neighbourhood that shrinks as 1 / (1 + n *
   ``shrink_coef``) with the n trials seen so far.
+
+Whatever the sampler, a space of discrete values has no point run twice before every point has run once
+(DistinctAsk); after that, the job's log says the remaining trials repeat points.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import math
+import random
 import warnings
 from typing import Any
 
@@ -26,7 +31,7 @@ from optuna.samplers import BaseSampler, GPSampler, RandomSampler, TPESampler
 from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
-from .space import Param, Search
+from .space import Param, Search, space_size
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
@@ -95,3 +100,65 @@ class AnnealSampler(BaseSampler):
             value = float(np.clip(centre + self._rng.uniform(-width / 2, width / 2), d.low, d.high))
             return int(round(value)) if isinstance(d, IntDistribution) else value
         return self._random.sample_independent(study, trial, param_name, param_distribution)
+
+
+# --- no repeated point before the space is exhausted ------------------------------------------------------
+
+RETRIES = 8  # the sampler's own picks tried before an unused point is drawn for it
+
+
+class DistinctAsk:
+    """Trials of a discrete space that never repeat a point until every point has had one.
+
+    Samplers repeat points of small discrete spaces (TPE's random start drew one value of four, four times):
+    a repeat costs a run and teaches nothing. A pick already run is handed back as FAIL, a state every sampler
+    here ignores (it never ran), and the sampler asked again, RETRIES times; then an unused point, drawn at
+    random (seeded), is enqueued for it. Once every point has had a trial, later trials repeat points and
+    `ask` says so (the job's log: num_samples is more than the space's points). A space with a continuous
+    parameter is asked as it is: a float drawn twice is not a concern."""
+
+    def __init__(self, search: Search, space: dict[str, BaseDistribution]) -> None:
+        self.space = space
+        self.names = [p.name for p in search.params]
+        self.grids = {p.name: p.grid() or () for p in search.params}
+        self.size = space_size(search)
+        self.used: set[tuple[Any, ...]] = set()
+        self._rng = random.Random(search.seed)
+        self._said = False
+
+    def _key(self, params: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple(params.get(n) for n in self.names)
+
+    def _unused(self) -> dict[str, Any]:
+        for _ in range(64):
+            point = {n: self._rng.choice(self.grids[n]) for n in self.names}
+            if self._key(point) not in self.used:
+                return point
+        for values in itertools.product(*(self.grids[n] for n in self.names)):  # a nearly exhausted space
+            if tuple(values) not in self.used:
+                return dict(zip(self.names, values))
+        raise AssertionError("no unused point in a space that is not exhausted")
+
+    def ask(self, study: Study) -> tuple[optuna.trial.Trial, str | None]:
+        """The next trial, and a line for the job's log when it repeats a point (the space is exhausted)."""
+        if self.size is None:
+            return study.ask(self.space), None
+        if len(self.used) >= self.size:
+            trial = study.ask(self.space)
+            said = None if self._said else (
+                f"every one of the {self.size} points of the search space has had a trial: the remaining trials "
+                "repeat points (num_samples is more than the space's points)")
+            self._said = True
+            return trial, said
+        for _ in range(RETRIES):
+            trial = study.ask(self.space)
+            key = self._key(trial.params)
+            if key not in self.used:
+                self.used.add(key)
+                return trial, None
+            study.tell(trial, state=TrialState.FAIL)  # never run: no sampler here learns from a failed trial
+        point = self._unused()
+        study.enqueue_trial(point)
+        trial = study.ask(self.space)
+        self.used.add(self._key(trial.params))
+        return trial, None

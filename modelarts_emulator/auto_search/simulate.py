@@ -16,7 +16,7 @@ import random
 from typing import Any
 
 from ..jobs.models import JobRow
-from .space import Param, Search
+from .space import Param, Search, space_size
 from .trials import ERROR, RUNNING, TERMINATED, Report, Trial, trial_id
 
 REPORTS = 3
@@ -46,11 +46,33 @@ def reward_for(search: Search, config: dict[str, Any], fraction: float = 1.0) ->
 
 
 def configs(search: Search, count: int) -> list[dict[str, Any]]:
-    out = []
+    """The trials' parameters: trial i's from a generator seeded by the seed and i, drawn again (same
+    generator) while it repeats an earlier trial's point and the discrete space has an unused one; once every
+    point has had a trial, repeats (the trial's log says so: repeats())."""
+    size = space_size(search)
+    out: list[dict[str, Any]] = []
+    seen: set[tuple[Any, ...]] = set()
     for i in range(count):
         rnd = random.Random(search.seed * 1_000_003 + i)
-        out.append({p.name: p.sample(rnd) for p in search.params})
+        config = {p.name: p.sample(rnd) for p in search.params}
+        while size is not None and len(seen) < size and _key(search, config) in seen:
+            config = {p.name: p.sample(rnd) for p in search.params}
+        seen.add(_key(search, config))
+        out.append(config)
     return out
+
+
+def _key(search: Search, config: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(config[p.name] for p in search.params)
+
+
+def repeats(search: Search, index: int) -> str | None:
+    """Why trial `index` runs a point an earlier trial ran (None: it does not)."""
+    size = space_size(search)
+    if size is None or index < size:
+        return None
+    return (f"every one of the {size} points of the search space had a trial before this one: it repeats one "
+            "(num_samples is more than the space's points)")
 
 
 def trials_at(row: JobRow, search: Search, t: int) -> list[Trial]:
@@ -103,6 +125,9 @@ def trial_log(row: JobRow, search: Search, trial: Trial) -> str:
     argv = " ".join(f"--{p.name}={Param.text(trial.config[p.name])}" for p in search.params)
     lines = [f"{stamp(trial.start_ms)} [ModelArts Service Log] trial {trial.trial_id} (#{trial.index}) of "
              f"training job {row.name}: {argv}"]
+    again = repeats(search, trial.index)
+    if again is not None:
+        lines.append(f"{stamp(trial.start_ms)} [ModelArts Service Log] {again}")
     for k, rep in enumerate(trial.reports, 1):
         values = " ".join(f"{name}={value!r}" for name, value in rep.metrics.items())
         lines.append(f"{stamp(trial.start_ms + rep.time_total_s * 1000)} iteration {k}: {values}")

@@ -324,3 +324,14 @@ def _algo_value(spec: AlgoParam, value: Any, at: str) -> str:
     if spec.key == "kind" and text not in KIND_VALUES:
         raise _bad(at, f"kind must be one of {', '.join(KIND_VALUES)}, got {text!r}")
     return text
+
+
+def space_size(search: Search) -> int | None:
+    """How many points a space of discrete values has (None: a continuous parameter makes it infinite)."""
+    size = 1
+    for p in search.params:
+        grid = p.grid()
+        if grid is None:
+            return None
+        size *= len(grid)
+    return size
