@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from .money import bound
 from .prices import Price, PriceBook
 
 if TYPE_CHECKING:  # the stack's config types (cost/config.py is part of them: no import at run time)
@@ -82,7 +83,7 @@ class Item:
 
 
 def money(v: Decimal | None) -> str:
-    return f"{(v or Decimal(0)):,.2f}"
+    return bound(v)  # rounded up, a non-zero never 0.00 (money.py)
 
 
 def hours_text(h: Decimal) -> str:

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-
-def _money(v: float) -> str:
-    """Cents rounded half up from the exported value's decimal text (a float's binary form rounds 1.575 down)."""
-    return f"{Decimal(str(v)).quantize(Decimal('0.01'), ROUND_HALF_UP):,}"
+from .money import spent as _money  # cents half up from the export's decimal text; never a non-zero as 0.00
 
 
 def _job_line(key: str, e: dict[str, Any]) -> str:
@@ -32,17 +28,20 @@ def cost_lines(cost: Any, name: str) -> list[str]:
     lines += [_job_line(k, jobs[k]) for k in sorted(keys)]
     s = (cost.get("sweeps") or {}).get(name)
     if isinstance(s, dict):
+        runs = s.get("runs")
+        # Every run on record (spent.py): more than the lines above when a point ran more than once.
+        every = f", {runs} runs on record" if isinstance(runs, int) and runs != s["jobs"] else ""
         lines.append(f"{name}: {_money(s['cost'])} {s['currency']} in all ({s['nodeHours']:.4f} node-hours, "
-                     f"{s['jobs']} jobs)")
+                     f"{s['jobs']} jobs{every})")
     return lines
 
 
 def total_line(cost: Any) -> str | None:
-    """`spent: X CNY (N node-hours)` for the stack, from the cost export."""
+    """`spent: X CNY (N node-hours)` for the stack, from the cost export: every run on record (spent.py)."""
     if not isinstance(cost, dict) or not isinstance(cost.get("total"), (int, float)):
         return None
     return (f"spent: {_money(cost['total'])} {cost.get('currency') or 'CNY'} ({cost.get('nodeHours', 0):.4f} "
-            f"node-hours, at the last up's prices; jobs on pools are billed by the pool)")
+            f"node-hours, every run on record, at the last up's prices; jobs on pools are billed by the pool)")
 
 
 def history_cost_lines(cost: Any, key: str) -> list[str]:
