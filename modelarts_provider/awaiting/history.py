@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..client.models import TERMINAL_PHASES, TrainingJob, as_list, normalize_obs_path
 from ..core.masking import MASK, NONE, Secrets, secret_looking
+from ..results.curves import Curve
 from .args import AwaitedStatus
 
 
@@ -38,6 +39,9 @@ class RunRecord(BaseModel):
     duration_s: float | None = None
     node_count: int | None = None  # the nodes it ran on, as the service reports them: what its cost multiplies
     note: str | None = None  # e.g. gone before it was seen to finish
+    # Its objective's and metrics' curves (results/curves.py, at most 60 points each): what `results KEY --history
+    # --chart` overlays. In the state only: the `runs` export keeps to the fields above.
+    metrics: dict[str, Curve] | None = None
 
 
 def _iso(ms: Any) -> str | None:
@@ -98,6 +102,8 @@ def _record(before: RunRecord | None, status: AwaitedStatus | None, job: Trainin
             data["objective"] = status.objective
         if status.duration_s is not None:
             data["duration_s"] = status.duration_s
+        if status.metrics:
+            data["metrics"] = status.metrics
     return RunRecord.model_validate(data)
 
 
