@@ -11,8 +11,10 @@ TOKEN_ANNOTATION = PREFIX + "token"
 NETWORK_TOKEN_ANNOTATION = PREFIX + "network-token"  # a pool's: its network's token (core/owned_objects.py)
 # A pool's or network's: a digest of the stack that made it (core/ownership.py), where a label holds no owner text.
 STACK_ANNOTATION = PREFIX + "stack"
+# The proof that this stack made the object (core/ownership.py): an HMAC bound to the object's kind and name.
+MARK_ANNOTATION = PREFIX + "mark"
 # The marks a pool or network also carries as labels, which the service returns where it may drop annotations.
-LABEL_MARKS = (TOKEN_ANNOTATION, NETWORK_TOKEN_ANNOTATION, STACK_ANNOTATION)
+LABEL_MARKS = (TOKEN_ANNOTATION, NETWORK_TOKEN_ANNOTATION, STACK_ANNOTATION, MARK_ANNOTATION)
 
 
 def token_on(annotations: Mapping[str, str] | None) -> str | None:

@@ -15,6 +15,11 @@ the same again after a killed `up`:
   takes the next generation: HMAC(seed, resource name, spec hash, generation).
 
 A token already in the state is kept (stacks made when the token was a RandomId keep theirs).
+
+- the mark key of the stack: HMAC(seed, "owner-mark-key"), recorded (a secret) in each resource's state so that a
+  delete, which sees only the state, can prove a live object ours; the proof an object carries is
+  HMAC(mark key, kind, the object's name, project/stack) (core/ownership.py): a tag or label copied onto another
+  object, a copied stack under another name, a same-named stack with another seed: none of them verifies.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import hmac
 import os
 import re
 
+SEED_INPUT = "owner_seed"  # the input that hands a resource's check the stack's seed (never recorded)
 SEED_BYTES = 32
 SEED_RE = re.compile(r"[0-9A-Za-z]{32,128}\Z")  # a RandomPassword without specials, or hex
 TOKEN_LENGTH = 16  # hex characters, as the RandomId(byte_length=8) tokens before
@@ -46,6 +52,26 @@ def _mac(seed: str, *parts: str) -> bytes:
 def token_for(seed: str, resource: str) -> str:
     """The owner token of the resource named `resource` in the stack of `seed`."""
     return _mac(seed, "owner-token", resource).hex()[:TOKEN_LENGTH]
+
+
+MARK_KEY_RE = re.compile(r"[0-9a-f]{64}\Z")
+PROOF_LENGTH = 32  # hex characters: 128 bits of the MAC
+
+
+def mark_key(seed: str) -> str:
+    """The stack's mark key (module docstring): the seed itself is never recorded with a resource."""
+    return _mac(seed, "owner-mark-key").hex()
+
+
+def is_mark_key(value: object) -> bool:
+    return isinstance(value, str) and bool(MARK_KEY_RE.match(value))
+
+
+def proof_for(key: str, kind: str, name: str, stack: str) -> str:
+    """The mark an object of `kind` named `name` carries when the stack `stack` (project/stack) of mark key `key`
+    made it: bound to what the service returns about it and to the stack's identity."""
+    return hmac.new(bytes.fromhex(key), "\0".join(("owner-proof", kind, name, stack)).encode(),
+                    hashlib.sha256).hexdigest()[:PROOF_LENGTH]
 
 
 def suffix_for(seed: str, resource: str, spec: str, generation: int = 0) -> str:

@@ -14,7 +14,9 @@ or someone else's: another stack that names this pool by `poolId`, or a job made
   the pool.
 
 "Ours" is read from the mark written on the job when it was created (core/ownership.py), never guessed from its
-name.
+name: with the pool's mark key recorded, the job's proof decides (its annotations, else its tags: a same-named
+stack on another backend writes the same owner text with another key); a state from before the key compares the
+owner text as before.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from ..client.errors import JOB_NOT_FOUND, ModelArtsError
 from ..client.models import ACTIVE_PHASES, TrainingJob
 from ..client.pool_models import WORKSPACE_LABEL, Pool
 from ..waiting import REAL, Clock, Condition, Done, Failed, wait
-from .ownership import OWNER_ANNOTATION, OwnerMark, owner_text
+from .ownership import MARK_ANNOTATION, OWNER_ANNOTATION, OwnerMark, owner_text, proves
 from .provider_base import ProviderError, cancelled
 
 POOL_FORCE = "on the pool (force_delete in a program)"  # where the force of a pool's own delete is set
@@ -49,6 +51,19 @@ def _stack_of(job: TrainingJob) -> str | None:
     return owner.rpartition("::")[0] or None if owner else None
 
 
+def _of_this_stack(api: Any, job: TrainingJob, owner: OwnerMark | None) -> bool:
+    """The job's mark proves it this stack's (module docstring)."""
+    if owner is None:
+        return False
+    if owner.key is None:
+        return _stack_of(job) == owner.stack
+    annotations = job.metadata.annotations if job.metadata is not None else None
+    tags = job.tags
+    if tags is None and not (annotations or {}).get(MARK_ANNOTATION) and hasattr(api, "get_job_tags"):
+        tags = api.get_job_tags(job.id or "")  # the service dropped the annotations: the proof is in the tags
+    return proves(owner, "job", job.name, None, annotations, tags)
+
+
 def _named(job: TrainingJob) -> str:
     return f"{job.name} ({job.id}, {job.phase}; {owner_text(job.metadata.annotations if job.metadata else None)})"
 
@@ -60,7 +75,7 @@ def clear_for_delete(api: Any, pool: Pool, label: str, owner: OwnerMark | None, 
     jobs = running_on(api, pool)
     if not jobs:
         return
-    ours = [j for j in jobs if owner is not None and _stack_of(j) == owner.stack]
+    ours = [j for j in jobs if _of_this_stack(api, j, owner)]
     others = [j for j in jobs if j not in ours]
     if others and not force:
         raise ProviderError(

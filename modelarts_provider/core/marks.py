@@ -16,6 +16,8 @@ import pulumi_random as random
 from pulumi.dynamic import Resource, ResourceProvider
 from pydantic import BaseModel
 
+from .identity import SEED_INPUT
+
 
 def companion_opts(opts: pulumi.ResourceOptions, suffix: str) -> pulumi.ResourceOptions:
     """Options of a resource that belongs to this one (`<name><suffix>`): same parent, and the aliases
@@ -23,6 +25,24 @@ def companion_opts(opts: pulumi.ResourceOptions, suffix: str) -> pulumi.Resource
     aliases = [pulumi.Alias(name=f"{a.name}{suffix}") for a in (opts.aliases or [])
                if isinstance(a, pulumi.Alias) and isinstance(a.name, str)]
     return pulumi.ResourceOptions(parent=opts.parent, provider=None, aliases=aliases or None)
+
+
+SEED_RESOURCE = "modelarts-owner-seed"
+SEED_LENGTH = 48
+_SEED: tuple[object, pulumi.Output[str]] | None = None
+
+
+def stack_seed() -> pulumi.Output[str]:
+    """The stack's owner seed (modelarts_provider.core.identity): one secret RandomPassword per stack, created before
+    any resource that uses it (an input of each job, pool and network), from which check derives each job's owner
+    token and derived name, and every resource's mark key. One per program run: an Automation API process may run
+    the program more than once."""
+    global _SEED
+    root = pulumi.runtime.settings.get_root_resource()
+    if _SEED is None or _SEED[0] is not root:
+        password = random.RandomPassword(SEED_RESOURCE, length=SEED_LENGTH, special=False)
+        _SEED = (root, password.result)  # secret: RandomPassword's result always is
+    return _SEED[1]
 
 
 def stack_label() -> str:
@@ -43,6 +63,7 @@ def owned_props(resource_name: str, args: Mapping[str, Any], opts: pulumi.Resour
     props: dict[str, Any] = dict(args)
     if props.get("owner") is None:
         props["owner"] = owner_mark(resource_name, opts)
+    props[SEED_INPUT] = stack_seed()  # check makes it the owner mark's key (core/ownership.py), never recorded
     for key in output_keys:
         props.setdefault(key, None)
     return props

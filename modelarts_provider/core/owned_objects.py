@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import Any, Protocol, TypeVar
 
 from .call_urn import current_stack
-from .ownership import NETWORK_TOKEN_ANNOTATION, OwnerMark, marked_for, marks_from, owner_text, token_on
+from .ownership import NETWORK_TOKEN_ANNOTATION, OwnerMark, marks_from, owner_text, proves, token_on
 from .provider_base import ProviderError, say
 from ..waiting import REAL, Clock, Failed, wait
 from ..waiting.cancel import cancelled
@@ -52,22 +52,25 @@ T = TypeVar("T", bound=NamedObject)
 def our_namesake(kind: str, name: str, listed: Iterable[T], owner: OwnerMark | None) -> T | None:
     """The object of the user's `name` this resource created earlier, if any; another of that name is refused."""
     same = [o for o in listed if o.metadata.user_name == name]
-    ours = [o for o in same if is_ours(o, owner)]
+    ours = [o for o in same if is_ours(o, owner, kind)]
     if same and not ours:
         raise ProviderError(f"{kind} {name}: a {kind} of that name exists ({same[0].name}) and "
                             f"{owner_text(marks_of(same[0]))}; choose another name")
     return ours[0] if ours else None
 
 
-def is_ours(o: NamedObject, owner: OwnerMark | None) -> bool:
-    """This resource's token, in a mark that names this stack (the call's, else the recorded one), or none."""
-    return owner is not None and marked_for(marks_of(o), owner.token, current_stack() or owner.stack)
+def is_ours(o: NamedObject, owner: OwnerMark | None, kind: str) -> bool:
+    """The object's mark proves it this stack's (core/ownership.proves: the proof made for this kind, the user's
+    name and the stack acting now, in its annotations or labels; a state without a key: this resource's token in
+    a mark that names this stack)."""
+    return proves(owner, kind, o.metadata.user_name or "", current_stack(), o.metadata.annotations, None,
+                  o.metadata.labels)
 
 
 def require_ours(kind: str, id_: str, live: NamedObject, props: Mapping[str, Any], doing: str = "deleted") -> None:
     """Refuses to delete (or change: `doing`) a live object that is not this resource's (is_ours)."""
     owner = OwnerMark.model_validate(props["owner"]) if props.get("owner") else None
-    if not is_ours(live, owner):
+    if not is_ours(live, owner, kind):
         raise ProviderError(f"{kind} {id_}: not {doing}, {owner_text(marks_of(live))} (only a {kind} "
                             f"this resource created is {doing}); `pulumi state delete` it to stop managing it")
 

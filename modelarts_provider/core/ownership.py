@@ -25,19 +25,35 @@ documentation says it does), so the mark is written where the service keeps and 
 `marks_from` reads them in this order, and the first carrier holding a token decides, whatever the others say:
 the annotations (written in the create request itself, and never changed after), then the tags or labels
 (written after the create, and editable by anyone allowed to tag). docs/assumptions.md says so.
+
+**The proof** (`modelarts-pulumi/mark`, as a job tag `modelarts-pulumi.mark`). The token and the owner text can be
+copied: a colleague who copies our job's tags onto theirs, or a stack copied with `stack export`/`stack import`
+under another name, carries them too. So a resource whose state records the stack's mark key
+(core/identity.py: HMAC of the stack's secret seed) decides by the proof alone: HMAC(key, kind, the object's
+name, project/stack of the stack acting now), written in the create request (annotations) and where the service
+returns it (job tags, pool and network labels). A proof copied onto another object names the other object; a copy
+of the stack acts under another name; a same-named stack elsewhere has another seed: none verifies. Any carrier
+holding the expected proof proves it (a proof cannot be made by copying, so carriers cannot disagree to our harm).
+A state without a key (written before the proof existed) is judged by the token and owner text as before, and
+gets the key and the proof at its next `up` (proven once by that rule: `upgrade_proof`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import re
 from collections.abc import Mapping
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 # The token annotation is the one part of the mark the client reads itself (an ambiguous create): declared there.
-from ..client.owner_token import (LABEL_MARKS, NETWORK_TOKEN_ANNOTATION, PREFIX, STACK_ANNOTATION,  # noqa: F401
-                                  TOKEN_ANNOTATION, token_on)  # re-exported: the client's part of the mark
+from ..client.owner_token import (LABEL_MARKS, MARK_ANNOTATION, NETWORK_TOKEN_ANNOTATION, PREFIX,  # noqa: F401
+                                  STACK_ANNOTATION, TOKEN_ANNOTATION, token_on)  # re-exported: the client's part
+from .call_urn import current_stack
+from .identity import SEED_INPUT, is_mark_key, is_seed, mark_key, proof_for
+from .secret_leaves import plain, secret
 
 OWNER_ANNOTATION = PREFIX + "owner"
 TOKEN_RE = re.compile(r"[0-9a-f]{16,64}\Z")
@@ -45,6 +61,7 @@ TOKEN_RE = re.compile(r"[0-9a-f]{16,64}\Z")
 TAG_PREFIX = "modelarts-pulumi."  # a tag key allows letters, digits, spaces and _ . : = + - @ only
 OWNER_TAG = TAG_PREFIX + "owner"
 TOKEN_TAG = TAG_PREFIX + "token"
+MARK_TAG = TAG_PREFIX + "mark"
 TAG_VALUE_RE = re.compile(r"[\w .:/=+\-@]{0,255}\Z")  # the SDK's TmsTag value rule
 # tag key -> the annotation it stands for
 _TAG_MARKS = {OWNER_TAG: OWNER_ANNOTATION, TOKEN_TAG: TOKEN_ANNOTATION}
@@ -58,6 +75,20 @@ class OwnerMark(BaseModel):
     stack: str = Field(min_length=1, max_length=400, description="organization/project/stack")
     resource: str = Field(min_length=1, max_length=400, description="the resource's name in the stack")
     token: str = Field(description="random, per resource, hex")
+    key: str | None = Field(None, exclude_if=lambda v: v is None, description="the stack's mark key (a secret: core/identity.py), from which the "
+                                              "proof an object carries is made and checked")
+
+    @field_validator("key", mode="before")
+    @classmethod
+    def _unwrapped(cls, v: Any) -> Any:
+        return plain(v)  # as the provider returned it, before the engine's round trip (tests call it so)
+
+    @field_validator("key")
+    @classmethod
+    def _key(cls, v: str | None) -> str | None:
+        if v is not None and not is_mark_key(v):
+            raise ValueError("must be 64 lowercase hexadecimal characters (derived from the stack's seed)")
+        return v
 
     @field_validator("token")
     @classmethod
@@ -70,21 +101,84 @@ class OwnerMark(BaseModel):
     def label(self) -> str:
         return f"{self.stack}::{self.resource}"
 
-    def annotations(self) -> dict[str, str]:
-        return {OWNER_ANNOTATION: self.label, TOKEN_ANNOTATION: self.token}
+    def proof(self, kind: str, name: str, here: str | None = None) -> str | None:
+        """The proof an object of `kind` named `name` made by this stack carries (None without a key). `here`: the
+        stack acting now (default: the call's URN, else the one recorded)."""
+        stack = stack_of_label(here or current_stack() or self.stack)
+        return proof_for(self.key, kind, name, stack) if self.key and stack else None
 
-    def object_marks(self) -> dict[str, str]:
+    def annotations(self, kind: str = "job", name: str | None = None) -> dict[str, str]:
+        proof = self.proof(kind, name) if name else None
+        return {OWNER_ANNOTATION: self.label, TOKEN_ANNOTATION: self.token,
+                **({MARK_ANNOTATION: proof} if proof else {})}
+
+    def object_marks(self, kind: str, name: str | None) -> dict[str, str]:
         """The mark of a pool or network: the annotations and the stack's digest (copied to its labels)."""
         digest = stack_digest(self.stack)
-        return {**self.annotations(), **({STACK_ANNOTATION: digest} if digest else {})}
+        return {**self.annotations(kind, name), **({STACK_ANNOTATION: digest} if digest else {})}
 
-    def tags(self) -> dict[str, str]:
-        """The mark as job tags: the token always, the owner text where a tag value may hold it."""
-        return {TOKEN_TAG: self.token, **({OWNER_TAG: self.label} if TAG_VALUE_RE.match(self.label) else {})}
+    def tags(self, name: str | None = None) -> dict[str, str]:
+        """The mark as job tags: the token and the proof, the owner text where a tag value may hold it."""
+        proof = self.proof("job", name) if name else None
+        return {TOKEN_TAG: self.token, **({OWNER_TAG: self.label} if TAG_VALUE_RE.match(self.label) else {}),
+                **({MARK_TAG: proof} if proof else {})}
 
     def labels(self) -> dict[str, str]:
         """The mark as a pool's or network's labels: the token (hex, a valid label value)."""
         return {TOKEN_ANNOTATION: self.token}
+
+
+def proves(owner: OwnerMark | None, kind: str, name: str | None, here: str | None,
+           *carriers: Mapping[str, str] | None) -> bool:
+    """THE ownership decision: whether a live object (`kind`, `name`, its annotations, tags and labels) is this
+    stack's, for the stack `here` acting now (project/stack; None: the one the mark records). With a mark key:
+    one carrier holds the proof made for this object and this stack (module docstring), compared in constant
+    time. Without one (a state from before the proof): the token and the owner text, as they were."""
+    if owner is None or not name:
+        return False
+    here = here or current_stack()
+    if owner.key is None:
+        return marked_for(marks_from(*carriers[:3]) if carriers else {}, owner.token, here or owner.stack)
+    expected = owner.proof(kind, name, here)
+    if expected is None:
+        return False
+    found = [c.get(k) for c in carriers if c for k in (MARK_ANNOTATION, MARK_TAG) if c.get(k)]
+    return any(hmac.compare_digest(str(v), expected) for v in found)
+
+
+def with_mark_key(owner: Any, olds: Mapping[str, Any] | None, seed: Any) -> Any:
+    """The owner mark with the stack's mark key (core/identity.py): the recorded one when there is one (as the
+    token: the objects already made carry proofs of it), else from the seed. A state written before the key
+    existed gets it at the next check that has the seed (the upgrade)."""
+    if not isinstance(owner, dict) or owner.get("key"):
+        return owner
+    recorded = (olds or {}).get("owner")
+    recorded = recorded if isinstance(recorded, dict) else {}
+    if recorded.get("key"):
+        return {**owner, "key": plain(recorded["key"])}
+    return {**owner, "key": mark_key(seed)} if is_seed(seed) else owner
+
+
+def keyed(news: Mapping[str, Any], olds: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A pool's or network's checked inputs: the seed taken out, the mark key put in the owner mark."""
+    out = {k: v for k, v in news.items() if k != SEED_INPUT}
+    if isinstance(out.get("owner"), dict):
+        out["owner"] = with_mark_key(out["owner"], olds, news.get(SEED_INPUT))
+    return out
+
+
+def with_key_secret(props: dict[str, Any]) -> dict[str, Any]:
+    """A provider's inputs or outputs with the owner mark's key a secret of its own (core/secret_leaves.py): the state
+    keeps it encrypted, the rest of the mark (stack, resource, token) stays readable."""
+    owner = props.get("owner")
+    if not isinstance(owner, dict) or not isinstance(owner.get("key"), str):
+        return props
+    return {**props, "owner": {**owner, "key": secret(owner["key"])}}
+
+
+def key_of(*props: Mapping[str, Any]) -> list[str]:
+    """The mark keys in these props: what a call masks, should one ever reach a message."""
+    return [o["key"] for p in props if isinstance(o := p.get("owner"), dict) and isinstance(o.get("key"), str)]
 
 
 def marks_from(annotations: Mapping[str, str] | None, tags: Mapping[str, str] | None = None,

@@ -24,6 +24,7 @@ from .failures import for_engine
 from .unknowns import one_spelling
 from .call_urn import CURRENT_URN
 from .masking import NONE, Secrets, binding, mask
+from .ownership import keyed, with_key_secret
 from .provider_config import NAMESPACE, ProviderConfigError, ProviderSettings, resolve_settings
 from ..waiting import Condition, Done, Failed, wait
 from ..waiting.cancel import cancelled, request_cancel  # the engine's Cancel (re-exported: waits, plugin)
@@ -380,11 +381,12 @@ class ModelArtsProvider(SettingsProvider[ProviderSettings]):
         return client_for(self._require_settings())
 
     def _checked(self, news: dict[str, Any], failures: list[tuple[str, str]]) -> CheckResult:
-        """check()'s answer: the inputs as given, one failure per (property, reason), and unusable provider
-        settings as one more (they fail the preview here rather than the first API call)."""
+        """check()'s answer: the inputs as given (the owner mark's key a secret of its own: core/ownership.py;
+        the stack's seed never kept), one failure per (property, reason), and unusable provider settings as
+        one more (they fail the preview here rather than the first API call)."""
         out = [CheckFailure(p, r) for p, r in failures]
         if self._config_error is not None:
             out.append(CheckFailure("modelarts", f"provider configuration: {self._config_error}"))
-        return CheckResult(news, out)
+        return CheckResult(with_key_secret(keyed(news, None)), out)
 
 

@@ -21,7 +21,7 @@ from ..client.pool_models import WORKSPACE_LABEL, Network, create_network_body
 from ..core.jobs_on_pool import NETWORK_FORCE, clear_for_delete
 from ..core.location import check_same_place, location_of
 from ..core.owned_objects import marks_of, our_namesake, our_pools_on, ours_to_delete, wait_gone
-from ..core.ownership import OwnerMark, token_on
+from ..core.ownership import OwnerMark, keyed, with_key_secret, token_on
 from ..core.provider_base import ModelArtsProvider, ProviderError, cancelled, say
 from .args import OUTPUT_KEYS, NetworkArgs
 from .check import check_inputs, strip_outputs
@@ -33,6 +33,7 @@ POOL_GONE_WAIT_S = 1800.0
 
 class NetworkProvider(ModelArtsProvider):
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        news = keyed(news, olds)  # the stack's seed made the owner mark's key (core/ownership.py)
         return self._checked(news, check_inputs(news))
 
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
@@ -60,10 +61,10 @@ class NetworkProvider(ModelArtsProvider):
         if net is None:
             net = api.create_network(create_network_body(
                 args.name, args.cidr, workspace_id=args.workspace_id,
-                annotations=args.owner.object_marks() if args.owner else {}))
+                annotations=args.owner.object_marks("network", args.name) if args.owner else {}))
             say(f"network {args.name}: created as {net.name}, waiting until Active")
         net = self._wait_active(net.name, args)
-        return CreateResult(net.name, {**args.model_dump(mode="json"), **self._outputs(net)})
+        return CreateResult(net.name, with_key_secret({**args.model_dump(mode="json"), **self._outputs(net)}))
 
     def _wait_active(self, name: str, args: NetworkArgs) -> Network:
         # A poll hanging on a slow server ends at the deadline (and a last look) or at the first Ctrl-C (the engine).
@@ -77,11 +78,11 @@ class NetworkProvider(ModelArtsProvider):
         if net is None:
             say(f"network {id_}: gone, dropping it from the state")
             return ReadResult("", {})
-        return ReadResult(id_, {**strip_outputs(props), **self._outputs(net)})
+        return ReadResult(id_, with_key_secret({**strip_outputs(props), **self._outputs(net)}))
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         args = NetworkArgs.model_validate(strip_outputs(news))  # provider options only: no API call
-        return UpdateResult({**args.model_dump(mode="json"), **{k: olds.get(k) for k in OUTPUT_KEYS}})
+        return UpdateResult(with_key_secret({**args.model_dump(mode="json"), **{k: olds.get(k) for k in OUTPUT_KEYS}}))
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         check_same_place(props.get("location"), location_of(self._require_settings()), f"network {id_}")

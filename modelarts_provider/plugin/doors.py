@@ -27,10 +27,11 @@ from ..network.provider import NetworkProvider
 from ..resource_pool.args import ResourcePoolArgs, ResourcePoolOutputs
 from ..resource_pool.provider import ResourcePoolProvider
 from ..core.ownership import OwnerMark, owner_text
+from ..training_job.lifecycle import is_ours
 from ..training_job.name_index import job_token, marks, with_tags_read
 from ..core.provider_base import ProviderError, SettingsProvider, say
 from ..training_job.from_live import declaration_of
-from ..core.identity import is_seed, token_for
+from ..core.identity import is_seed, mark_key, token_for
 from ..training_job.naming import SEED_INPUT
 from ..training_job.normalize import try_canonical
 from ..training_job.outputs import secret_outputs, strip_outputs
@@ -178,9 +179,10 @@ def import_training_job(provider: TrainingJobProvider, id_: str, ctx: Context) -
                             "the console or `python -m modelarts_provider logs`)")
     (job,) = with_tags_read(provider._api(), [job])  # the mark in its tags where annotations are dropped
     token = job_token(job)
-    owner = OwnerMark(stack=ctx.stack_label, resource=ctx.name, token=ctx.new_token())
+    owner = OwnerMark(stack=ctx.stack_label, resource=ctx.name, token=ctx.new_token(),
+                      key=mark_key(ctx.seed) if is_seed(ctx.seed) else None)
     if token is not None:
-        if token != owner.token:
+        if token != owner.token or not is_ours(job, owner):
             raise ImportRefused(f"training job {job.name} ({id_}) is not this resource's to import: "
                                 f"{owner_text(marks(job))}, not this stack's token for {ctx.name}; "
                                 "import it into the stack that owns it, or declare it with adopt_job_id (used, "
@@ -242,8 +244,10 @@ def import_bucket(provider: BucketProvider, id_: str, _ctx: Context) -> tuple[Pr
 
 def prepare_owned(ctx: Context, olds: Props, news: Props) -> Props:
     """What Network/ResourcePool.__init__ do in a Python program: this resource's owner mark."""
-    props = {k: v for k, v in news.items() if v is not None}
+    props = {k: v for k, v in news.items() if v is not None and k != SEED_INPUT}
     props["owner"] = _owner(ctx, olds, props)
+    if ctx.seed:
+        props[SEED_INPUT] = ctx.seed  # check makes it the owner mark's key (core/ownership.py)
     return props
 
 

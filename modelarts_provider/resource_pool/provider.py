@@ -28,7 +28,7 @@ from ..client.errors import ModelArtsError
 from ..client.pool_models import DESCRIPTION_ANNOTATION, WORKSPACE_LABEL, Pool, create_pool_body, patch_pool_body
 from ..core.jobs_on_pool import clear_for_delete
 from ..core.location import check_same_place, location_of
-from ..core.ownership import OwnerMark
+from ..core.ownership import OwnerMark, keyed, with_key_secret
 from ..core.owned_objects import (marks_of, network_token_mark, our_namesake, ours_to_delete, require_ours,
                                   wait_gone)
 from ..core.provider_base import ModelArtsProvider, ProviderError, say
@@ -42,6 +42,7 @@ GONE_WAIT_S = 1800.0
 
 class ResourcePoolProvider(ModelArtsProvider):
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        news = keyed(news, olds)  # the stack's seed made the owner mark's key (core/ownership.py)
         return self._checked(news, check_inputs(news))
 
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
@@ -71,7 +72,7 @@ class ResourcePoolProvider(ModelArtsProvider):
             pool = self._take_over(pool, args)
         if pool is None:
             net = api.get_network(args.network)
-            marks = {**(args.owner.object_marks() if args.owner else {}),
+            marks = {**(args.owner.object_marks("pool", args.name) if args.owner else {}),
                      **network_token_mark(marks_of(net) if net is not None else None),
                      **({DESCRIPTION_ANNOTATION: args.description} if args.description else {})}
             pool = api.create_pool(create_pool_body(
@@ -83,7 +84,7 @@ class ResourcePoolProvider(ModelArtsProvider):
             pool = self._wait(pool.name, args)
         except PoolNotUsable as err:
             raise ProviderError(f"{err}; {self._remove_unusable(pool.name, args)}") from None
-        return CreateResult(pool.name, {**args.model_dump(mode="json"), **self._outputs(pool)})
+        return CreateResult(pool.name, with_key_secret({**args.model_dump(mode="json"), **self._outputs(pool)}))
 
     def _wait(self, name: str, args: ResourcePoolArgs, counts: dict[str, int] | None = None,
               scopes: list[str] | None = None) -> Pool:
@@ -160,7 +161,7 @@ class ResourcePoolProvider(ModelArtsProvider):
         if isinstance(inputs.get("resources"), list):
             inputs["resources"] = [{**r, "count": live.get(r.get("flavor"), r.get("count"))}
                                    for r in inputs["resources"] if isinstance(r, dict)]
-        return ReadResult(id_, {**inputs, **self._outputs(pool)})
+        return ReadResult(id_, with_key_secret({**inputs, **self._outputs(pool)}))
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         """Node counts, added flavors, job types and the description: one merge-patch PATCH of this same pool
@@ -191,7 +192,7 @@ class ResourcePoolProvider(ModelArtsProvider):
                 raise ProviderError(f"{err}; the pool keeps the nodes it has (jobs may be using it): fix the "
                                     "cause or the count and run up again") from None
             status = self._outputs(pool)
-        return UpdateResult({**args.model_dump(mode="json"), **status})
+        return UpdateResult(with_key_secret({**args.model_dump(mode="json"), **status}))
 
     # --- delete ------------------------------------------------------------------------------------------
 

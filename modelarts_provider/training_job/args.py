@@ -588,7 +588,7 @@ class TrainingJobArgs(_ArgModel):
         body = declared_wire(self)
         meta = body.setdefault("metadata", {})
         meta["name"] = name or self.name
-        annotations = {**self.annotations, **(self.owner.annotations() if self.owner else {})}
+        annotations = {**self.annotations, **(self.owner.annotations("job", meta["name"]) if self.owner else {})}
         if annotations:
             meta["annotations"] = annotations
         return body

@@ -40,7 +40,7 @@ from .name_index import NameIndex, job_token, marks, with_tags_read
 from ..client.errors import CLIENT_AMBIGUOUS_CREATE, JOB_NOT_FOUND, ModelArtsError
 from ..core.call_urn import current_stack
 from ..core import replaced_runs
-from ..core.ownership import OWNER_ANNOTATION, TAG_PREFIX as OWNER_TAG_PREFIX, OwnerMark, marked_for, owner_text, token_on
+from ..core.ownership import OWNER_ANNOTATION, TAG_PREFIX as OWNER_TAG_PREFIX, OwnerMark, owner_text, proves
 from ..client.models import ACTIVE_PHASES, TERMINAL_PHASES, CreateTrainingJobRequest, TrainingJob
 from ..waiting import REAL, Clock, Condition, Done, Failed, wait
 from ..waiting.cancel import cancelled
@@ -151,10 +151,10 @@ def stop_and_delete(client: JobClient, job_id: str, timeout_s: float, poll_s: fl
     longer has it (deletes are asynchronous: wait_deleted). Already gone = success.
     keep_finished: a finished run stays in the service (True), or when the callable says so of it.
 
-    A job that carries another resource's owner token, or whose owner text names another stack (a copied
-    stack shares the original's tokens), is left alone (an error). One that carries none
-    is deleted: its id in this resource's state is the record (a job created before owners were
-    recorded, or adopted with adopt_job_id)."""
+    A job whose mark does not prove it this stack's (core/ownership.py: a copied stack, a colleague's job carrying
+    a copy of our tags) is left alone (an error). With a mark key recorded, a job without the proof is refused
+    too (unverifiable means not ours); a state from before the key: one that carries no token is deleted, its id
+    in this resource's state being the record (a job created before owners were recorded)."""
     job = client.get_job(job_id)
     if job is None:
         say(f"job {job_id}: already gone")
@@ -164,7 +164,8 @@ def stop_and_delete(client: JobClient, job_id: str, timeout_s: float, poll_s: fl
     token = job_token(job)
     # The stack deleting is the one this call's URN names (a copied state records the original's mark).
     here = current_stack() or (owner.stack if owner is not None else None)
-    if owner is not None and token is not None and not marked_for(marks(job), owner.token, here):
+    needs_proof = owner is not None and (owner.key is not None or token is not None)
+    if needs_proof and not is_ours(job, owner, here):
         raise TrainingJobError(
             f"training job {job.name} ({job_id}) is not this resource's ({owner_text(marks(job))}); "
             "it was not stopped or deleted: if it should leave this stack only, `pulumi state delete` its resource")
@@ -190,20 +191,21 @@ def _sync_description(client: JobClient, job: TrainingJob, args: TrainingJobArgs
     return job
 
 
-def wanted_tags(args: TrainingJobArgs) -> dict[str, str]:
-    """The tags a job of this declaration carries: the declared ones and the owner mark's."""
-    return {**args.tags, **(args.owner.tags() if args.owner else {})}
+def wanted_tags(args: TrainingJobArgs, name: str | None = None) -> dict[str, str]:
+    """The tags a job of this declaration named `name` carries: the declared ones and the owner mark's (its proof
+    made for that name)."""
+    return {**args.tags, **(args.owner.tags(name or args.name) if args.owner else {})}
 
 
 def set_tags(client: JobClient, job: TrainingJob, args: TrainingJobArgs) -> TrainingJob:
     """Tags a job just created (the create API takes none); the job with its tags.
 
-    A derived name with no declared tags makes no tag call: the name carries the mark itself (an HMAC of the
-    stack's secret seed and the spec, which no one else can make: module docstring), so a sweep stays at one
-    call per job; an explicit name proves nothing, so its job carries the owner tags."""
-    if args.derived_name and not args.tags:
+    A job whose owner mark has the stack's key is always tagged: its proof must sit where the service returns it
+    even if it drops annotations (core/ownership.py). Without a key (no seed), a derived name with no declared
+    tags makes no tag call (the name, an HMAC of the seed and the spec, carries the mark itself)."""
+    if args.derived_name and not args.tags and (args.owner is None or args.owner.key is None):
         return job
-    tags = wanted_tags(args)
+    tags = wanted_tags(args, job.name)
     try:
         client.create_job_tags(job.id or "", tags)
     except ModelArtsError as err:
@@ -217,7 +219,7 @@ def _sync_tags(client: JobClient, job: TrainingJob, args: TrainingJobArgs, say: 
     """A job taken over or adopted gets the declared tags and the owner mark's (a killed `up` may have left
     it untagged); tags it has beyond them are removed, as an update does."""
     live = job.tags if job.tags is not None else client.get_job_tags(job.id or "")
-    wanted = wanted_tags(args)
+    wanted = wanted_tags(args, job.name)
     put = {k: v for k, v in wanted.items() if live.get(k) != v}
     gone = [k for k in live if k not in wanted]
     if any(not k.startswith(OWNER_TAG_PREFIX) for k in (*put, *gone)):  # the owner mark's alone: quietly
@@ -244,9 +246,13 @@ def _not_ours(name: str, job: TrainingJob, args: TrainingJobArgs) -> TrainingJob
         + f"; nothing was changed: {todo}")
 
 
-def _is_ours(job: TrainingJob, owner: OwnerMark | None) -> bool:
-    """This resource's token, in a mark that names this stack (core/ownership.py): annotations, else tags."""
-    return owner is not None and marked_for(marks(job), owner.token, owner.stack)
+def is_ours(job: TrainingJob, owner: OwnerMark | None, here: str | None = None) -> bool:
+    """The job's mark proves it this stack's (core/ownership.proves: the proof made for its name and the stack
+    acting now, in its annotations or tags; a state without a key: this resource's token and the stack's name)."""
+    return proves(owner, "job", job.name, here, job.metadata.annotations, job.tags)
+
+
+_is_ours = is_ours
 
 
 def _proves_itself(job: TrainingJob, args: TrainingJobArgs) -> bool:
@@ -372,7 +378,7 @@ def delete_runs(client: JobClient, owner: OwnerMark, workspace_id: str | None, i
     one (a replacement's predecessor the engine stops itself) is never counted or touched. Their OBS files
     stay. `gone_within` (timeout, poll): then waited for until the service no longer has them, as the key's
     current run is (a destroy ends with nothing of ours left; deletes are asynchronous). Returns the ids deleted."""
-    runs = [j for j in index.owned_by(owner.token, workspace_id) if j.id and j.id != besides]
+    runs = [j for j in index.owned_by(owner.token, workspace_id) if j.id and j.id != besides and is_ours(j, owner)]
     finished = [j for j in runs if j.phase in TERMINAL_PHASES]
     deleted: list[str] = []
     gone: list[TrainingJob] = []
@@ -381,6 +387,10 @@ def delete_runs(client: JobClient, owner: OwnerMark, workspace_id: str | None, i
         if fresh is not None:
             (fresh,) = with_tags_read(client, [fresh])  # the mark from the tags where annotations are dropped
         if fresh is None or job_token(fresh) != owner.token or fresh.phase not in TERMINAL_PHASES:
+            continue
+        if not is_ours(fresh, owner):  # a copy of our tags, or a copied stack's view of the original's runs
+            say(f"{fresh.name}: carries this key's owner token but its mark does not prove it this stack's "
+                f"({owner_text(marks(fresh))}): left alone, not counted as a run of {owner.resource}")
             continue
         client.delete_job(old.id or "")
         index.forget(old.id or "")
@@ -400,6 +410,25 @@ def _delete_orphan(client: JobClient, job: TrainingJob, args: TrainingJobArgs, i
         "stopping and deleting it")
     stop_and_delete(client, job.id or "", args.delete_timeout_seconds, args.poll_interval_seconds, say, args.owner)
     index.forget(job.id or "")
+
+
+def upgrade_proof(client: JobClient, job_id: str, recorded: OwnerMark | None, args: TrainingJobArgs,
+                  say: Printer) -> None:
+    """A state written before the mark key: its job gets the proof tags at the next `up`, once today's rule (this
+    resource's token and this stack's name, core/ownership.py) has proven it ours; nothing is re-run, no file
+    moves. A job that rule does not prove keeps no proof: every later stop or delete refuses it."""
+    if recorded is None or recorded.key is not None or args.owner is None or args.owner.key is None:
+        return
+    job = client.get_job(job_id)
+    if job is None:
+        return
+    (job,) = with_tags_read(client, [job])
+    if not is_ours(job, recorded):
+        say(f"{job.name}: its owner mark does not prove it this stack's ({owner_text(marks(job))}); no proof "
+            "written: it will not be stopped or deleted by this stack")
+        return
+    client.create_job_tags(job_id, {k: v for k, v in args.owner.tags(job.name).items()
+                                    if (job.tags or {}).get(k) != v})
 
 
 def adopt(client: JobClient, args: TrainingJobArgs, say: Printer) -> TrainingJob:

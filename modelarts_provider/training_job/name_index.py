@@ -33,7 +33,7 @@ from pydantic import PlainSerializer, PlainValidator
 
 from ..client.errors import ModelArtsError
 from ..client.models import TrainingJob
-from ..core.ownership import TOKEN_TAG, marks_from, token_on
+from ..core.ownership import MARK_ANNOTATION, TOKEN_TAG, marks_from, token_on
 from ..waiting import REAL, Clock, Condition, Done, Failed, wait
 
 PAGE = 50
@@ -56,8 +56,9 @@ def job_token(job: TrainingJob) -> str | None:
 
 
 def unmarked(job: TrainingJob) -> bool:
-    """No token in the annotations and the tags not read yet: the tags may hold it."""
-    return job.tags is None and not token_on(job.metadata.annotations)
+    """No proof in the annotations (dropped by the service, or a job made before the proof existed) and the tags
+    not read yet: the tags may hold it (core/ownership.py)."""
+    return job.tags is None and not (job.metadata.annotations or {}).get(MARK_ANNOTATION)
 
 
 def with_tags_read(client: object, jobs: list[TrainingJob]) -> list[TrainingJob]:

@@ -24,13 +24,12 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any, Callable
 
-from ..core.identity import SUFFIX_LENGTH, is_seed, suffix_for, token_for
+from ..core.identity import SEED_INPUT, SUFFIX_LENGTH, is_seed, suffix_for, token_for
+from ..core.ownership import with_mark_key
 from .args import writes_per_run
 from .normalize import spec_hash, spec_of, try_canonical
 from .outputs import strip_outputs
 from ..core.unknowns import STAND_IN_NAME, UNKNOWN, contains_unknown, is_unknown
-
-SEED_INPUT = "owner_seed"
 
 
 def name_prefix(resource_name: str) -> str:
@@ -79,6 +78,10 @@ def _same_spec(candidate: dict[str, Any], olds: dict[str, Any]) -> bool:
 
 
 def _owner(news: dict[str, Any], olds: dict[str, Any], seed: Any) -> Any:
+    return with_mark_key(_owner_token(news, olds, seed), olds, seed)
+
+
+def _owner_token(news: dict[str, Any], olds: dict[str, Any], seed: Any) -> Any:
     owner = news.get("owner")
     if not isinstance(owner, dict) or owner.get("token") or not isinstance(owner.get("resource"), str):
         return owner

@@ -28,7 +28,7 @@ from ..core.call_urn import current_urn
 from ..core.job_secrets import of_props
 from ..core.masking import NONE, Secrets, binding
 from ..core.location import check_same_place, location_of
-from ..core.ownership import OwnerMark, marked_for
+from ..core.ownership import OwnerMark, key_of, proves, with_key_secret
 from ..core.provider_base import ModelArtsProvider, ProviderError, say, serving_engine
 
 
@@ -47,6 +47,7 @@ class TrainingJobProvider(ModelArtsProvider):
         for p in props:
             seed = p.get(SEED_INPUT)
             secrets |= of_props(p) | Secrets.of([seed] if isinstance(seed, str) else [], explicit=True)
+            secrets |= Secrets.of(key_of(p), explicit=True)
         return secrets
 
     def _track(self, id_: str, props: dict[str, Any]) -> None:
@@ -105,8 +106,7 @@ class TrainingJobProvider(ModelArtsProvider):
         try:
             mark = OwnerMark.model_validate(owner)
             index = self._names()
-            found = [j for j in index.lookup(name, news.get("workspace_id"))
-                     if marked_for(marks(j), mark.token, mark.stack)]
+            found = [j for j in index.lookup(name, news.get("workspace_id")) if lifecycle.is_ours(j, mark)]
         except (ValueError, ProviderError, ModelArtsError):
             return frozenset()  # unknown token (preview), no settings, service unreadable: create decides
         if not found:
@@ -166,7 +166,8 @@ class TrainingJobProvider(ModelArtsProvider):
             cache = self._catalog_cache()
             if cache is not None:
                 out += [CheckFailure(f.property, f.reason) for f in catalog_failures(inputs, cache)]
-        return CheckResult(stored_form(inputs, strip_outputs(olds) if olds else None) if not out else inputs, out)
+        return CheckResult(with_key_secret(stored_form(inputs, strip_outputs(olds) if olds else None) if not out
+                                           else inputs), out)
 
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         self._track(id_, olds)
@@ -189,7 +190,7 @@ class TrainingJobProvider(ModelArtsProvider):
         # The stack's state is there to read only for the engine's calls (they name their resource's URN).
         job = lifecycle.submit(self._api(), args, self._names(), say, self._tracked_for(args),
                                (lambda: self._held_ids(args)) if serving_engine() else None)
-        return CreateResult(job.id, {**stored_args(args), **self._status(job)})
+        return CreateResult(job.id, with_key_secret({**stored_args(args), **self._status(job)}))
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         self._same_place(id_, props)
@@ -202,7 +203,7 @@ class TrainingJobProvider(ModelArtsProvider):
         # Description is the one field that can drift in place; show it so the next up restores it.
         if job.description is not None and "description" in inputs:
             inputs["description"] = job.description
-        return ReadResult(id_, {**inputs, **self._status(job)})
+        return ReadResult(id_, with_key_secret({**inputs, **self._status(job)}))
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         self._same_place(id_, olds)
@@ -212,13 +213,15 @@ class TrainingJobProvider(ModelArtsProvider):
             job = self._api().update_description(id_, args.description)
             say(f"{job.name}: description updated")
             status = self._status(job)
+        lifecycle.upgrade_proof(self._api(), id_, OwnerMark.model_validate(olds["owner"]) if olds.get("owner")
+                                else None, args, say)
         recorded: dict[str, str] = olds.get("tags") or {}
         if recorded != args.tags:  # in place, through the tag API: the job stays the same
             name = olds.get("job_name") or args.name or id_
             self._api().delete_job_tags(id_, [k for k in recorded if k not in args.tags])
             self._api().create_job_tags(id_, {k: v for k, v in args.tags.items() if recorded.get(k) != v})
             say(f"{name}: tags updated")
-        return UpdateResult({**stored_args(args), **status})
+        return UpdateResult(with_key_secret({**stored_args(args), **status}))
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         """Stop and delete the job; a finished run stays in the service when keep_finished_runs says so.
@@ -240,7 +243,8 @@ class TrainingJobProvider(ModelArtsProvider):
 
         def replaced(job: Any) -> bool:
             seen["replaced"] = any((j.metadata.create_time or 0) > (job.metadata.create_time or 0)
-                                   for j in names.owned_by(owner.token, workspace) if j.id != job.id)
+                                   for j in names.owned_by(owner.token, workspace)
+                                   if j.id != job.id and lifecycle.is_ours(j, owner))
             return seen["replaced"]
 
         lifecycle.stop_and_delete(self._api(), id_, float(timeout), float(poll), say, owner, keep_finished=replaced)

@@ -36,7 +36,7 @@ from .args import AlgorithmArg, EngineArg, InputChannel, OutputChannel, Training
 from ..core.identity import SUFFIX_LENGTH  # noqa: F401 - public here before
 from .naming import SEED_INPUT, name_prefix, with_run_folders  # noqa: F401 - public here before
 from ..core.job_secrets import at_path
-from ..core.marks import inputs_of, outputs_of, stack_label
+from ..core.marks import SEED_LENGTH, SEED_RESOURCE, inputs_of, outputs_of, stack_label, stack_seed  # noqa: F401
 from ..core.registration_wait import await_registrations_first
 from ..core.short_stack_trace import runtime_frames_dropped
 from .outputs import OUTPUT_KEYS, JobStatusOutputs
@@ -44,9 +44,6 @@ from .provider import TrainingJobProvider
 
 # One provider object for every job: identical pickles, one configured instance per provider process.
 PROVIDER = TrainingJobProvider()
-SEED_RESOURCE = "modelarts-owner-seed"
-SEED_LENGTH = 48
-_SEED: tuple[object, pulumi.Output[str]] | None = None
 
 
 # The algorithm's inputs, typed as its models take them (args.py); what a program may also write another way
@@ -71,16 +68,6 @@ TrainingJobInputs = inputs_of("TrainingJobInputs", TrainingJobArgs, skip=frozens
                               typed={"algorithm": AlgorithmInputs})
 
 
-def stack_seed() -> pulumi.Output[str]:
-    """The stack's owner seed (modelarts_provider.core.identity): one secret RandomPassword per stack, created before
-    any job that uses it (a job's input), from which check derives each job's owner token and derived name.
-    One per program run: an Automation API process may run the program more than once."""
-    global _SEED
-    root = pulumi.runtime.settings.get_root_resource()
-    if _SEED is None or _SEED[0] is not root:
-        password = random.RandomPassword(SEED_RESOURCE, length=SEED_LENGTH, special=False)
-        _SEED = (root, password.result)  # secret: RandomPassword's result always is
-    return _SEED[1]
 
 
 def _secret_inputs(props: Mapping[str, Any]) -> pulumi.Output[dict[str, Any]] | None:

@@ -100,6 +100,8 @@ ARGS_CASES: list[Case] = [
          "owner.resource: is required"),
     Case("args-owner-token-not-hex", both(top("owner", OWNER), put(("owner", "token"), "not-a-token")),
          "owner.token: must be 16-64 lowercase hexadecimal characters (a pulumi-random RandomId's hex)"),
+    Case("args-owner-key-not-hex", both(top("owner", OWNER), put(("owner", "key"), "not-a-key")),
+         "owner.key: must be 64 lowercase hexadecimal characters (derived from the stack's seed)"),
     # Set by the stack program (where checked values were declared, for the catalog check's messages).
     Case("args-config-keys-not-a-map", top("config_keys", "x"),
          "config_keys: must be a map, not a string 'x'"),

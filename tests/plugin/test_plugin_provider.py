@@ -201,7 +201,9 @@ def test_import_follows_the_ownership_rules(emulator: Any) -> None:
     token = plain_map(made.properties)["owner"]["token"]
     # This very resource's job, imported again (e.g. after `pulumi state delete`): ours again, same token.
     again = plain_map(_import(plugin, "train", made.resource_id).inputs)
-    assert again["owner"] == {"stack": "organization/proj/dev", "resource": "train", "token": token}
+    assert {k: v for k, v in again["owner"].items() if k != "key"} == {
+        "stack": "organization/proj/dev", "resource": "train", "token": token}
+    assert again["owner"]["key"] == plain_map(made.properties)["owner"]["key"]  # the stack's mark key
     assert again["name"] == "train-job" and again["algorithm"] == {"id": ALGORITHM_ID, "parameters": [
         {"name": "epochs", "value": "10"}, {"name": "lr", "value": "0.01"}]}  # the algorithm's defaults, filled in
     # Another resource's job is not taken; nothing changed on it.
@@ -368,7 +370,8 @@ def test_secrets_are_accepted_learnt_and_kept_secret_with_what_is_built_from_the
     assert not checked.failures, [(f.property, f.reason) for f in checked.failures]
     assert _marked(DOORS["TrainingJob"], news).mask("env HF hf-abcdef-123") == "env HF ******"  # the call's
     assert masking.mask("env HF hf-abcdef-123") == "env HF hf-abcdef-123"  # nothing kept after it
-    assert secret_paths(checked.inputs) == ["algorithm.environments.HF", "algorithm.outputs.0.obsUrl"]
+    # and the owner mark's key (core/ownership.py), a secret of its own
+    assert secret_paths(checked.inputs) == ["algorithm.environments.HF", "algorithm.outputs.0.obsUrl", "owner.key"]
     # recorded as the stack program records it (an internal input: not in the schema, its own naming)
     assert to_plain(checked.inputs["secret_paths"]) == ["algorithm.environments.HF", "algorithm.outputs.0.obs_url"]
     made = _run(plugin.create(p.CreateRequest(urn, checked.inputs, 0, False)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from modelarts_provider.core.identity import is_seed, new_seed, suffix_for, token_for
+from modelarts_provider.core.identity import mark_key, is_seed, new_seed, suffix_for, token_for
 from modelarts_provider.training_job.check import check_inputs
 from modelarts_provider.training_job.naming import SEED_INPUT, with_identity
 from modelarts_provider.training_job.normalize import spec_hash
@@ -40,7 +40,8 @@ def test_seeds_and_derivations() -> None:
 
 def test_token_and_name_recorded_before_the_post_and_the_same_after_a_killed_up() -> None:
     first = _check({}, _declared())
-    assert first["owner"] == {"stack": STACK, "resource": "train", "token": token_for(SEED, "train")}
+    assert first["owner"] == {"stack": STACK, "resource": "train", "token": token_for(SEED, "train"),
+                              "key": mark_key(SEED)}  # the stack's mark key (core/identity.py), a secret
     declared = {k: v for k, v in _declared().items() if k != SEED_INPUT}
     declared["owner"] = first["owner"]
     assert first["name"] == f"train-{suffix_for(SEED, 'train', spec_hash(declared))}" and SEED_INPUT not in first

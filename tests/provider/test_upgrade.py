@@ -31,7 +31,10 @@ def test_a_state_written_by_main_gives_no_change(key):
     assert checked.inputs["algorithm"]["outputs"] == olds["algorithm"]["outputs"]  # no file moves
     assert checked.inputs.get("log_export_path") == olds.get("log_export_path")
     d = p.diff(olds["job_id"], olds, checked.inputs)
-    assert (d.changes, d.replaces) == (False, None)
+    # The one change: the owner mark gets the stack's key, in place (the update writes the job's proof once the
+    # recorded token proved it ours: lifecycle.upgrade_proof); nothing is replaced.
+    assert (d.changes, d.replaces) == (True, None)
+    assert {k for k in checked.inputs if checked.inputs[k] != olds.get(k)} <= {"owner"}
 
 
 def test_the_next_replacement_of_an_upgraded_job_gets_its_own_folder():
