@@ -108,6 +108,14 @@ def config_from_args(argv: list[str] | None = None) -> EmulatorConfig:
 
 def main(argv: list[str] | None = None) -> int:
     cfg = config_from_args(argv)
+    if cfg.execute:  # a bad interpreter mapping or --gpus is refused now, in one line, not when a job runs
+        from .execution.options import check_execution_options
+
+        try:
+            check_execution_options(cfg)
+        except ValueError as err:
+            print(f"modelarts_emulator: {err}", file=sys.stderr)
+            return 2
     if str(cfg.db) != ":memory:":
         ensure_state_dir(cfg.db.parent)
     from .server import EmulatorServer  # after argparse, so --help stays instant

@@ -147,7 +147,8 @@ class EmulatorApp:
                                      max_run_seconds=config.max_run_seconds,
                                      phase_seconds=config.phase_seconds,
                                      gpus=GpuPool(gpus_inventory(config.gpus)),
-                                     engines=EnginePythons.parse(config.engine_python, config.engine_pythons))
+                                     engines=EnginePythons.parse(config.engine_python, config.engine_pythons),
+                                     catalog=self.catalog)
         self.pools = pool_api.PoolApi(config, self.store)
         self.searches = auto_search.runner(self.store, self.executor) if self.executor is not None else None
         self.auto_search = auto_search.AutoSearchApi(self.store)
@@ -242,7 +243,7 @@ class EmulatorApp:
         run_here = self.executor is not None and execution_plan.executable(draft)
         if run_here:  # what a local process cannot do is refused before anything is stored
             execution_plan.refuse_unrunnable(draft, c.max_processes,
-                                             self.executor.gpus.total if self.executor else 0)
+                                             self.executor.gpus.total if self.executor else 0, catalog)
         if c.obs_endpoint:
             draft = obs_check.check_boot_file(draft, c.obs_endpoint, c.access_key, c.secret_key)
         run_here = run_here and draft.outcome == "complete"  # a missing boot file fails as before

@@ -165,6 +165,37 @@ def prepare(out: Path, python_version: str) -> int:
     return done.returncode
 
 
+SOURCE_PTH = "gpu-check-source-python.pth"
+
+
+def site_dirs(python: str) -> list[str]:
+    """Where ``python`` imports installed packages from (a venv's own site-packages when it is a venv's python)."""
+    import subprocess
+
+    code = "import json, sysconfig; p = sysconfig.get_paths(); print(json.dumps([p['purelib'], p['platlib']]))"
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True)
+    return list(dict.fromkeys(json.loads(out.stdout)))
+
+
+def make_venv(venv: Path, with_pip: bool = True) -> Path:
+    """The check's venv: packages from the wheelhouse go into it, and it sees this Python's (PyTorch).
+
+    ``--system-site-packages`` alone is not enough: a venv made from a venv's python (the docs' /opt/torch/bin/python)
+    sees the BASE interpreter's packages, not that venv's, where PyTorch is. So a .pth file in the new venv adds this
+    Python's own site-packages after the venv's own (the wheelhouse's versions win); made again on every run, in
+    case GPU_CHECK_PYTHON changed. Its python."""
+    import subprocess
+
+    python = venv / "bin" / "python"
+    if not python.exists():
+        cmd = [sys.executable, "-m", "venv", "--system-site-packages", *([] if with_pip else ["--without-pip"]),
+               str(venv)]
+        subprocess.run(cmd, check=True)
+    (own,) = site_dirs(str(python))[:1]
+    Path(own, SOURCE_PTH).write_text("".join(f"{d}\n" for d in site_dirs(sys.executable)))
+    return python
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cpu-only", action="store_true", help="check what a machine without GPUs can")
@@ -172,7 +203,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="only build DIR/wheelhouse and DIR/requirements.txt for the GPU machine (needs the index)")
     parser.add_argument("--python-version", default=f"{sys.version_info[0]}.{sys.version_info[1]}",
                         help="with --prepare: the GPU machine's Python (default: this one's)")
+    parser.add_argument("--make-venv", type=Path, metavar="DIR",
+                        help="only make DIR, a venv that sees this Python's packages (PyTorch) even when this Python "
+                             "is a venv's; ./dev gpu-check --wheelhouse runs it with GPU_CHECK_PYTHON")
     args = parser.parse_args(argv)
+    if args.make_venv:
+        make_venv(args.make_venv)
+        return 0
     if args.prepare:
         return prepare(args.prepare, args.python_version)
     from modelarts_emulator.execution.gpus import detect

@@ -11,6 +11,8 @@ An unmapped engine runs with the emulator's own Python, and the task's log says 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,20 +30,25 @@ class EnginePythons:
 
     @classmethod
     def parse(cls, pairs: list[str], file: Path | None = None) -> "EnginePythons":
-        """``NAME[:VERSION]=PYTHON`` pairs (later ones win) over the entries of ``file``; a bad pair: ValueError
-        naming the option and the form it takes."""
+        """``NAME[:VERSION]=PYTHON`` pairs (later ones win) over the entries of ``file``. Anything wrong is a
+        ValueError of one line naming the option: a malformed pair or file, or an interpreter that does not exist
+        or is not executable (checked here, at the emulator's start, not when a job first runs there)."""
         mapping: dict[str, str] = {}
         if file is not None:
-            loaded = json.loads(Path(file).read_text())
-            if not isinstance(loaded, dict) or not all(isinstance(v, str) for v in loaded.values()):
+            try:
+                loaded = json.loads(Path(file).read_text())
+            except (OSError, ValueError) as err:
+                raise ValueError(f"--engine-pythons {file}: cannot read it as JSON ({_one_line(err)})") from None
+            if not isinstance(loaded, dict) or not all(isinstance(k, str) and k and isinstance(v, str) and v
+                                                       for k, v in loaded.items()):
                 raise ValueError(f"--engine-pythons {file}: a JSON object of NAME[:VERSION] -> python path")
-            mapping.update(loaded)
+            mapping.update({k: _checked(v, f"--engine-pythons {file} ({k})") for k, v in loaded.items()})
         for pair in pairs:
             key, eq, python = pair.rpartition("=")
-            if not eq or not key or not python:
+            if not eq or not key or not python or key.startswith(":") or key.endswith(":"):
                 raise ValueError(f"--engine-python takes NAME[:VERSION]=PYTHON, e.g. PyTorch=/venv/bin/python "
                                  f"(got {pair!r})")
-            mapping[key] = python
+            mapping[key] = _checked(python, f"--engine-python {pair}")
         return cls(mapping)
 
     def resolve(self, name: str | None, version: str | None) -> Interpreter:
@@ -56,3 +63,17 @@ class EnginePythons:
         return Interpreter(own, f"{shown} is not mapped to an interpreter: the script runs with the local "
                                 f"ModelArts' own Python ({own}); map one with --engine-python "
                                 f"{name or 'NAME'}=/path/to/python")
+
+
+def _checked(python: str, option: str) -> str:
+    """The interpreter as given, once it is known to be an executable file (a bare name is looked up on PATH)."""
+    found = python if os.sep in python else shutil.which(python)
+    if found is None or not os.path.exists(found):
+        raise ValueError(f"{option}: {python} does not exist")
+    if os.path.isdir(found) or not os.access(found, os.X_OK):
+        raise ValueError(f"{option}: {python} is not an executable file")
+    return python
+
+
+def _one_line(err: BaseException) -> str:
+    return " ".join(str(err).split())

@@ -13,7 +13,10 @@ import subprocess
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
+
+from ..catalog.model import Catalog
 
 NVIDIA_SMI_TIMEOUT_S = 10.0
 
@@ -61,10 +64,32 @@ def inventory(spec: str) -> list[Gpu]:
     return [Gpu(i) for i in indices]
 
 
-def gpus_per_node(doc: dict[str, Any]) -> int:
-    """How many GPUs each node of the job's flavor has (the flavor catalog's ``flavor_info.gpu.unit_num``); 0 for
-    CPU and Ascend flavors (Ascend NPUs are not NVIDIA GPUs: they get none)."""
-    detail = ((doc.get("spec") or {}).get("resource") or {}).get("flavor_detail") or {}
+@lru_cache(maxsize=1)
+def _builtin_catalog() -> Catalog:
+    return Catalog.load()
+
+
+def flavor_of(doc: dict[str, Any], catalog: Catalog | None = None) -> dict[str, Any] | None:
+    """The job's flavor as ``flavor_detail`` has it (``flavor_type``, ``flavor_info``). A public flavor's job carries
+    it; a dedicated pool's does not (the API documents it for public pools only), so there the catalog says: the
+    job's ``flavor_id``, else (a job given only ``pool_id``, which takes the pool's nodes) the pool's first flavor.
+    None: nothing known (a CPU pool, an unknown id)."""
+    resource = (doc.get("spec") or {}).get("resource") or {}
+    if resource.get("flavor_detail"):
+        return dict(resource["flavor_detail"])
+    catalog = catalog or _builtin_catalog()
+    flavor_id = resource.get("flavor_id")
+    if not flavor_id:
+        pool = catalog.pools.get(str(resource.get("pool_id") or ""))
+        flavor_id = pool.flavors[0] if pool is not None and pool.flavors else None
+    flavor = catalog.flavors.get(str(flavor_id)) if flavor_id else None
+    return flavor.detail() if flavor is not None else None
+
+
+def gpus_per_node(doc: dict[str, Any], catalog: Catalog | None = None) -> int:
+    """How many GPUs each node of the job's flavor has (the flavor catalog's ``flavor_info.gpu.unit_num``, also for a
+    dedicated pool's flavor: ``flavor_of``); 0 for CPU and Ascend flavors (Ascend NPUs are not NVIDIA GPUs)."""
+    detail = flavor_of(doc, catalog) or {}
     if str(detail.get("flavor_type") or "CPU").upper() != "GPU":
         return 0
     gpu = (detail.get("flavor_info") or {}).get("gpu") or {}

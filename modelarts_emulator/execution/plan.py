@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .. import errors
+from ..catalog.model import Catalog
 from ..jobs.models import JobRow
 from ..jobs.validation import JobDraft
 from .gpus import gpus_per_node
@@ -74,7 +75,8 @@ def executable(draft: JobDraft) -> bool:
     return True
 
 
-def refuse_unrunnable(draft: JobDraft, max_processes: int, gpu_total: int = 0) -> None:
+def refuse_unrunnable(draft: JobDraft, max_processes: int, gpu_total: int = 0,
+                      catalog: Catalog | None = None) -> None:
     """Raise the ModelArts error of what a local process cannot do (before anything is stored).
 
     Custom images, heterogeneous tasks, NFS volumes and dataset inputs are refused, each naming the
@@ -96,7 +98,7 @@ def refuse_unrunnable(draft: JobDraft, max_processes: int, gpu_total: int = 0) -
                                        f"{why} and has no datasets; use an OBS input (remote.obs.obs_url)")
     if draft.spec.get("volumes"):
         raise errors.invalid_param("spec.volumes", f"{why} and cannot mount NFS volumes")
-    need = gpus_per_node({"spec": draft.spec}) * draft.node_count
+    need = gpus_per_node({"spec": draft.spec}, catalog) * draft.node_count
     if gpu_total and need > gpu_total:
         raise errors.invalid_param(
             "spec.resource.flavor_id",

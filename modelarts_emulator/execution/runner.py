@@ -8,16 +8,18 @@ starts ``python <boot file> --<param>=<value> ... --<channel>=<local dir>`` per 
 of its own with stdout and stderr appended to the task's log file, and polls them. A task that ends
 (or is killed) has its output channels uploaded to OBS, also when it failed. The job's phase still
 derives from its stored timestamps (models.py): start_run() ends Pending, finish_run() ends Running
-with the exit codes (all 0: Completed, else Failed with the first failing task's code). A terminate or
-an auto stop (the job's phase says so) and ``--max-run-seconds`` kill the process groups (SIGTERM, then
-SIGKILL after a grace period), each with a line in the log naming why.
+with the exit codes (all 0: Completed, else Failed with the code of the task that failed first in time: a
+rank that dies makes its peers fail after it, and the service blames the first). A terminate or an auto stop
+(the job's phase says so) and ``--max-run-seconds`` end each task (SIGTERM, then SIGKILL after a grace period),
+each with a line in the log naming why: its process group and every process carrying its marker (reaper.py),
+so a child that left the group with ``setsid`` goes too; a task whose main process ends takes its leftovers
+along, as a container does.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -29,9 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from .. import errors
+from ..catalog.model import Catalog
 from .engines import EnginePythons
-from .gpus import GpuPool, gpus_per_node
+from .gpus import GpuPool, flavor_of, gpus_per_node
 from .plan import Placement, TaskPlan, plan_tasks
+from .reaper import MARK_VAR, end_task, new_mark
 from ..jobs.logs import MASK, secret_looking
 from ..jobs.models import QUEUED_PENDING_MS, JobRow, Store
 from .obs_transfer import ObsTransfer, TransferError
@@ -97,9 +101,34 @@ class Running:
     plan: TaskPlan
     proc: subprocess.Popen[bytes] | None  # None: it never started (the download failed)
     started: float
+    mark: str = ""                  # MA_EMULATOR_TASK_MARK of its processes (reaper.py)
     exit_code: int | None = None
     message: str | None = None
     stopped_by_peer: bool = False  # killed because another task of the job failed
+    ended: float | None = None     # when its main process exited (monotonic), stamped by a waiter thread
+
+    def wait_in_background(self) -> None:
+        """Stamp the exit time as it happens: the watch loop polls every POLL_S, and ranks that fail within one
+        poll of each other would otherwise look simultaneous (the first by index blamed, not the first in time)."""
+        proc = self.proc
+        if proc is None:
+            return
+
+        def wait() -> None:
+            proc.wait()
+            self.ended = time.monotonic()
+
+        threading.Thread(target=wait, name=f"wait-{proc.pid}", daemon=True).start()
+
+
+def first_failures(procs: list[Running]) -> list[Running]:
+    """The tasks in the order the job's error takes them: those that failed of themselves, first in time first,
+    then the rest (stopped because of them, or fine) by index."""
+    def key(r: Running) -> tuple[int, float, int]:
+        failed_itself = r.exit_code not in (None, 0) and not r.stopped_by_peer
+        return (0, r.ended if r.ended is not None else r.started, r.plan.index) if failed_itself \
+            else (1, 0.0, r.plan.index)
+    return sorted(procs, key=key)
 
 
 @dataclass
@@ -114,8 +143,9 @@ class JobRun:
 class Executor:
     def __init__(self, store: Store, obs: ObsTransfer | None, *, max_processes: int,
                  max_run_seconds: float, phase_seconds: float, gpus: GpuPool | None = None,
-                 engines: EnginePythons | None = None) -> None:
+                 engines: EnginePythons | None = None, catalog: Catalog | None = None) -> None:
         self.store = store
+        self.catalog = catalog  # the flavors of pool jobs (no flavor_detail); None: the built-in catalog
         self.obs = obs
         self.slots = Slots(max_processes)
         self.gpus = gpus or GpuPool([])
@@ -164,7 +194,7 @@ class Executor:
         for run in runs:
             for r in run.procs:
                 if r.proc is not None and r.exit_code is None:
-                    _kill_group(r.proc)
+                    end_task(r.proc, r.mark, KILL_GRACE_S, KILLED_EXIT_CODE)
 
     def pids(self, job_id: str) -> list[int]:
         with self._lock:
@@ -238,15 +268,17 @@ class Executor:
             self.slots.give(n)
         if run.deleted or self._closing.is_set():
             return
-        # the task that failed first leads (the service names it), then the ones stopped because of it
-        ordered = sorted(run.procs, key=lambda r: r.stopped_by_peer)
-        self.store.finish_run(run.job_id, {r.plan.task: {"exit_code": r.exit_code, "message": r.message}
-                                           for r in ordered})
+        # the task that failed first in time leads (the service names it), then the ones stopped because of it
+        ordered = first_failures(run.procs)
+        # the job's own error (its events: "The training job failed: ...") names the task it comes from
+        self.store.finish_run(run.job_id, {r.plan.task: {"exit_code": r.exit_code, "message": r.message or (
+            f"Training process of {r.plan.task} exited with code {r.exit_code}." if r.exit_code else None)}
+            for r in ordered})
 
     def _take_gpus(self, run: JobRun, row: JobRow, plans: list[TaskPlan]) -> list[int] | None:
         """The job's GPUs (flavor's per node x nodes) when the machine has any; a job waits in Pending while
         too few are free, as the service's scheduler queues it. None: it was stopped while it waited."""
-        need = gpus_per_node(row.doc) * len(plans) if self.gpus.total else 0
+        need = gpus_per_node(row.doc, self.catalog) * len(plans) if self.gpus.total else 0
         got = self.gpus.try_take(need)
         if got is not None:
             return got
@@ -264,7 +296,8 @@ class Executor:
 
     def _start_tasks(self, run: JobRun, plans: list[TaskPlan], row: JobRow) -> None:
         resource = (row.doc.get("spec") or {}).get("resource") or {}
-        kind = (resource.get("flavor_detail") or {}).get("flavor_type") or "CPU"  # public flavors only
+        # a public flavor's flavor_detail, else (a dedicated pool's job) the flavor the catalog says
+        kind = (flavor_of(row.doc, self.catalog) or {}).get("flavor_type") or "CPU"
         for plan in plans:
             write_log(plan.log, f"training job {row.name} ({row.id}): task {plan.task} started on node "
                                 f"{plan.index + 1} of {len(plans)}: a local process in {plan.root} "
@@ -292,12 +325,15 @@ class Executor:
                 continue
             write_log(plan.log, "running: python " + " ".join(_shown_arg(a) for a in plan.argv[1:]),
                       task_dir=plan.root)
+            mark = new_mark(run.job_id, plan.task)  # inherited by everything it starts, setsid or not
             with plan.log.open("ab") as log:
-                proc = subprocess.Popen(list(plan.argv), cwd=plan.working_dir, env=plan.env,
+                proc = subprocess.Popen(list(plan.argv), cwd=plan.working_dir, env={**plan.env, MARK_VAR: mark},
                                         stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                         start_new_session=True)  # its own process group: killed whole
+            running = Running(plan, proc, time.monotonic(), mark)
+            running.wait_in_background()
             with self._lock:
-                run.procs.append(Running(plan, proc, time.monotonic()))
+                run.procs.append(running)
 
     def _download(self, plan: TaskPlan) -> None:
         if self.obs is None:
@@ -319,7 +355,8 @@ class Executor:
         while any(r.exit_code is None for r in run.procs):
             stopped = self._gone_or_stopped(run)
             # a rank that failed fails the job: its peers would wait for it forever, so they are stopped
-            failed = next((r for r in run.procs if r.exit_code not in (None, 0) and not r.stopped_by_peer), None)
+            failed = next((r for r in first_failures(run.procs)
+                           if r.exit_code not in (None, 0) and not r.stopped_by_peer), None)
             for r in run.procs:
                 if r.exit_code is not None or r.proc is None:
                     continue
@@ -332,14 +369,18 @@ class Executor:
                            f"SIGTERM: task {failed.plan.task if failed else ''} failed, so the job's other tasks "
                            "are stopped")
                     write_log(r.plan.log, why)
-                    _kill_group(r.proc)
+                    end_task(r.proc, r.mark, KILL_GRACE_S, KILLED_EXIT_CODE)
                     r.message = ("The training job was terminated." if stopped else
                                  f"Killed after the local run-time limit of {self.max_run_seconds:g} s "
                                  "(--max-run-seconds)." if over else
                                  f"Stopped because task {failed.plan.task if failed else ''} failed.")
                     r.stopped_by_peer = not stopped and not over
                     code = KILLED_EXIT_CODE
+                elif code is not None:  # it ended of itself: what it started (setsid included) goes with it
+                    end_task(r.proc, r.mark, KILL_GRACE_S, KILLED_EXIT_CODE)
                 if code is not None:
+                    if r.ended is None:  # the waiter thread has not stamped it yet
+                        r.ended = time.monotonic()
                     r.exit_code = code if code >= 0 else 128 - code  # killed by a signal: 128 + signal
                     self._end_task(run, r)
             time.sleep(POLL_S)
@@ -401,16 +442,4 @@ def _lost(plans: list[TaskPlan], message: str) -> dict[str, dict[str, Any]]:
     return {p.task: {"exit_code": -1, "message": message} for p in plans}
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> int:
-    """SIGTERM to the process group, SIGKILL after a grace period; the exit code."""
-    for sig, wait in ((signal.SIGTERM, KILL_GRACE_S), (signal.SIGKILL, 5.0)):
-        try:
-            os.killpg(proc.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            return proc.wait(timeout=wait)
-        except subprocess.TimeoutExpired:
-            continue
-    return KILLED_EXIT_CODE
 

@@ -201,12 +201,18 @@ def test_the_pool_hands_out_distinct_gpus_and_takes_them_back() -> None:
 
 
 def test_engine_pythons_pairs_file_and_the_most_specific_wins(tmp_path: Path) -> None:
+    def python(name: str) -> str:  # every mapped interpreter must exist and be executable (checked at start)
+        path = tmp_path / name
+        path.write_text("#!/bin/sh\n")
+        path.chmod(0o755)
+        return str(path)
+
     file = tmp_path / "engines.json"
-    file.write_text(json.dumps({"PyTorch": "/file/python", "MindSpore": "/ms/python"}))
-    engines = EnginePythons.parse(["PyTorch=/any/python", "PyTorch:pytorch_1.8=/v18/python"], file)
-    assert engines.resolve("PyTorch", "pytorch_1.8").python == "/v18/python"
-    assert engines.resolve("PyTorch", "2.0").python == "/any/python"  # a pair wins over the file
-    assert engines.resolve("MindSpore", "x").python == "/ms/python"
+    file.write_text(json.dumps({"PyTorch": python("file-python"), "MindSpore": python("ms-python")}))
+    engines = EnginePythons.parse([f"PyTorch={python('any-python')}", f"PyTorch:pytorch_1.8={python('v18')}"], file)
+    assert engines.resolve("PyTorch", "pytorch_1.8").python == python("v18")
+    assert engines.resolve("PyTorch", "2.0").python == python("any-python")  # a pair wins over the file
+    assert engines.resolve("MindSpore", "x").python == python("ms-python")
     unmapped = engines.resolve("Caffe", "1.0")
     assert unmapped.python == sys.executable and "--engine-python Caffe=" in unmapped.note
     with pytest.raises(ValueError, match="NAME\\[:VERSION\\]=PYTHON"):

@@ -43,3 +43,30 @@ def test_the_wheelhouse_lists_the_project_and_local_cloud_packages() -> None:
     pins = _module().requirements()
     assert any(p.startswith("pulumi==") for p in pins) and any(p.startswith("numpy==") for p in pins)
     assert all("==" in p for p in pins)  # pinned: the GPU machine installs exactly what was tested
+
+
+def test_the_check_venv_sees_the_packages_of_a_venvs_python(tmp_path) -> None:
+    """`./dev gpu-check --wheelhouse` with GPU_CHECK_PYTHON=/opt/torch/bin/python (a venv's): a venv made from it with
+    --system-site-packages sees the base interpreter's packages, not that venv's; --make-venv must see them."""
+    source = tmp_path / "torch-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(source)], check=True, timeout=120)
+    source_python = source / "bin" / "python"
+    (site,) = _module().site_dirs(str(source_python))[:1]
+    Path(site, "fake_torch_57.py").write_text("VERSION = 'in the source venv'\n")
+    probe = ["-c", "import fake_torch_57; print(fake_torch_57.VERSION)"]
+
+    plain = tmp_path / "plain"  # what the check did before: the source venv's package is not seen
+    subprocess.run([str(source_python), "-m", "venv", "--system-site-packages", "--without-pip", str(plain)],
+                   check=True, timeout=120)
+    assert subprocess.run([str(plain / "bin" / "python"), *probe], capture_output=True).returncode != 0
+
+    made = subprocess.run([str(source_python), str(ROOT / "scripts" / "gpu_check.py"), "--make-venv",
+                           str(tmp_path / "check")], capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0, made.stderr
+    seen = subprocess.run([str(tmp_path / "check" / "bin" / "python"), *probe], capture_output=True, text=True)
+    assert seen.stdout.strip() == "in the source venv", seen.stderr
+
+
+def test_dev_makes_the_check_venv_with_the_make_venv_step() -> None:
+    body = (ROOT / "dev").read_text().split("gpu_check() {", 1)[1].split("\n}\n", 1)[0]
+    assert 'scripts/gpu_check.py --make-venv "$venv"' in body and "-m venv" not in body
