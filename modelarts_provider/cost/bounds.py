@@ -2,10 +2,11 @@
 
 One item per job, sweep, search and pool the stack creates:
 
-- a job bills nodes x hours x the price of a node-hour of its pool's flavor; its hours are bounded by the
-  wait deadline that terminates it (``waitFor: completed`` with ``waitTimeoutSeconds``: the JobsAwait stops a
-  job still running at its deadline) and by the service's own limit (``autoStopHours``), whichever is less;
-  any other job has no upper bound: its hourly rate is shown;
+- a job bills nodes x hours x the price of a node-hour of its pool's flavor; its hours are bounded by the limit
+  the service enforces (``spec.auto_stop``: the user's ``autoStopHours``, or the wait deadline rounded up to
+  whole hours, cost/enforced.py), which holds with no process of ours running; a job the service sets no limit
+  on (a search, a job recorded without one) is bounded by its wait deadline alone, and its line says the service
+  does not enforce it; any other job has no upper bound: its hourly rate is shown;
 - a sweep is its points' jobs, each bounded as one job;
 - a search is one job that runs every trial on its nodes (at most ``parallel`` at once), so the job's bound
   is the search's;
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from .enforced import Bound, bound_of
 from .money import bound
 from .prices import Price, PriceBook
 
@@ -33,6 +35,8 @@ if TYPE_CHECKING:  # the stack's config types (cost/config.py is part of them: n
 
 PROJECT = "modelarts-jobs"
 HOUR_S = Decimal(3600)
+# A pool's hours are the budget's assumption (poolHours): the service has no running-time limit for a pool.
+POOL_NOT_ENFORCED = "not enforced by the service: a pool has no running-time limit; destroy deletes it"
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,7 @@ class Item:
     billed_by: str = ""         # e.g. "pool own" for a job on a pool the stack creates
     detail: str = ""            # e.g. "8 trials, 2 at once"
     bound_field: str = ""       # what to set to bound it
+    enforcement: str = ""       # who keeps the bound: "enforced by the service: autoStop 1 h; ..." or why not
 
     @property
     def hourly(self) -> Decimal | None:
@@ -69,14 +74,18 @@ class Item:
         if self.detail:
             head += f" ({self.detail})"
         if self.price is None:
-            hours = f" x {hours_text(self.hours)} h max" if self.hours is not None else ""
+            hours = f" x {self._hours()}" if self.hours is not None else ""
             return f"{head}{hours}, no price for {self.flavor} (see above)"
         rate = f"{money(self.price.per_node_hour)} {self.price.currency}/node-hour"
         if self.hours is None:
             what = "while it exists" if self.kind == "pool" else "no upper bound"
             return (f"{head} x {rate} = {money(self.hourly)} {self.price.currency} per hour, {what} "
                     f"(set {self.bound_field})")
-        return f"{head} x {hours_text(self.hours)} h max x {rate} = up to {money(self.bound)} {self.price.currency}"
+        return f"{head} x {self._hours()} x {rate} = up to {money(self.bound)} {self.price.currency}"
+
+    def _hours(self) -> str:
+        assert self.hours is not None
+        return f"{hours_text(self.hours)} h max" + (f" ({self.enforcement})" if self.enforcement else "")
 
     def _jobs(self) -> str:
         return f"{self.count} job{'s' if self.count != 1 else ''}"
@@ -90,14 +99,18 @@ def hours_text(h: Decimal) -> str:
     return f"{h.normalize():f}" if h == h.to_integral_value() else f"{h:.2f}".rstrip("0").rstrip(".")
 
 
-def job_hours(job: JobEntry) -> Decimal | None:
-    """The most hours one run of this job bills, or None (nothing stops it)."""
-    limits = []
-    if job.wait_for == "completed":
-        limits.append(Decimal(str(job.wait_timeout_seconds)) / HOUR_S)
-    if job.auto_stop_hours is not None:
-        limits.append(Decimal(job.auto_stop_hours))
-    return min(limits) if limits else None
+def job_bound(job: JobEntry, auto_stop: object) -> Bound:
+    """The most hours one run of this job bills and who keeps it, given the `auto_stop` its args send."""
+    return bound_of(job.wait_for, job.wait_timeout_seconds, auto_stop, job.search is not None)
+
+
+def _entry_bound(job: JobEntry, plans: list[JobPlan]) -> Bound:
+    """The largest bound among an entry's jobs (a sweep's points may carry different recorded limits)."""
+    found = [job_bound(job, p.args.auto_stop.model_dump() if p.args.auto_stop else None) for p in plans] \
+        or [job_bound(job, None)]
+    if any(b.hours is None for b in found):
+        return next(b for b in found if b.hours is None)
+    return max(found, key=lambda b: b.hours or Decimal(0))
 
 
 def _unbounded_field(path: str) -> str:
@@ -106,6 +119,9 @@ def _unbounded_field(path: str) -> str:
 
 def items(cfg: StackConfig, plans: list[JobPlan], book: PriceBook) -> list[Item]:
     points = Counter(p.sweep for p in plans if p.sweep is not None)
+    by_path: dict[str, list[JobPlan]] = {}
+    for p in plans:
+        by_path.setdefault(p.config_path, []).append(p)
     out: list[Item] = []
     for section, entries in (("jobs", cfg.jobs), ("sweeps", cfg.sweeps)):
         for key, job in entries.items():
@@ -124,16 +140,17 @@ def items(cfg: StackConfig, plans: list[JobPlan], book: PriceBook) -> list[Item]
             elif pool.pool_id is not None:
                 billed_by = f"dedicated pool {job.pool}"
             flavor = None if billed_by else pool.flavor
-            out.append(Item(key, kind, path, count, job.nodes, job_hours(job), flavor,
+            b = _entry_bound(job, by_path.get(path, []))
+            out.append(Item(key, kind, path, count, job.nodes, b.hours, flavor,
                             book.prices.get(flavor) if flavor else None, billed_by, detail,
-                            _unbounded_field(path)))
+                            _unbounded_field(path), b.note()))
     for key, pool in cfg.pools.items():
         if pool.create is None:
             continue
         hours = None if cfg.budget is None or cfg.budget.pool_hours is None else Decimal(str(cfg.budget.pool_hours))
         out.append(Item(key, "pool", f"{PROJECT}:pools.{key}", 1, pool.create.nodes, hours, pool.create.flavor,
                         book.prices.get(pool.create.flavor), detail="the stack creates it",
-                        bound_field=f"{PROJECT}:budget.poolHours to bound it"))
+                        bound_field=f"{PROJECT}:budget.poolHours to bound it", enforcement=POOL_NOT_ENFORCED))
     return out
 
 

@@ -9,7 +9,9 @@ total above it fails, naming that total and the three largest items, so the prev
 created. Prices come from the provider's own table (`modelarts:prices`, per flavor: contract prices, another
 currency, Open Telekom Cloud whose price API has no ModelArts), else the billing service
 (`modelarts:billingEndpoint`), once per flavor and process. A job's bound is the service's own limit
-(`autoStop`): a JobsAwait's deadline belongs to another resource, not known at the job's check.
+(`autoStop`), which a job waited for until it completes (`waitFor: completed`, `waitTimeoutSeconds`) gets from
+its deadline, rounded up to whole hours (`enforced_inputs`, cost/enforced.py: the stack program's rule), so the
+service stops it even when no process of ours runs.
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ from ..core.failures import format_loc
 from ..core.messages import explain
 from ..core.provider_config import ProviderSettings
 from ..core.unknowns import is_unknown
-from .bounds import Item, total_lines
+from .bounds import POOL_NOT_ENFORCED, Item, total_lines
 from .budget import refusal
 from .config import COST_MODEL_NAMES, BudgetConfig, FlavorPrice
+from .enforced import auto_stop_arg, auto_stop_hours_of, bound_of, carried, derived_hours
 from .prices import PriceBook, price_book
 
 WHERE = "modelarts:budget"
@@ -97,6 +100,37 @@ def _search_detail(inputs: dict[str, Any]) -> str:
             + (f", {parallel} at once" if parallel else ""))
 
 
+# What a TrainingJob's wait options are when its inputs leave them out (training_job/args.py's defaults).
+WAIT_FOR_DEFAULT, WAIT_TIMEOUT_DEFAULT = "created", 3600.0
+
+
+def _searches(inputs: dict[str, Any]) -> bool:
+    alg = inputs.get("algorithm")
+    policies = alg.get("policies") if isinstance(alg, dict) else None
+    return isinstance(policies, dict) and policies.get("auto_search") is not None
+
+
+def enforced_inputs(olds: dict[str, Any], news: dict[str, Any]) -> dict[str, Any]:
+    """A TrainingJob's inputs with the service's own limit (`auto_stop`) its wait deadline gives it, the stack
+    program's rule (cost/enforced.py); a job the state records keeps its limit (`carried`: a changed `auto_stop`
+    replaces a job). Inputs not known at preview (another resource's outputs) are left as they are."""
+    wait_for = news.get("wait_for", WAIT_FOR_DEFAULT)
+    wait_s = news.get("wait_timeout_seconds", WAIT_TIMEOUT_DEFAULT)
+    given = news.get("auto_stop")
+    if any(is_unknown(v) for v in (wait_for, wait_s, given, news.get("algorithm"))) \
+            or not isinstance(wait_s, (int, float)) or (given is not None and not isinstance(given, dict)):
+        return news
+    declared = auto_stop_hours_of(given)
+    derived = derived_hours(wait_for, wait_s, declared, _searches(news))
+    hours = carried(bool(olds), auto_stop_hours_of(olds.get("auto_stop")) if olds else None, declared, derived)
+    if hours == declared:
+        return news
+    out = {k: v for k, v in news.items() if k != "auto_stop"}
+    if hours is not None:
+        out["auto_stop"] = auto_stop_arg(hours)
+    return out
+
+
 def job_items(name: str, inputs: dict[str, Any], book: PriceBook | None) -> list[Item]:
     """The item of a TrainingJob (none while its flavor or node count is another resource's unknown output)."""
     flavor, pool, nodes = inputs.get("flavor_id"), inputs.get("pool_id"), inputs.get("node_count") or 1
@@ -107,10 +141,12 @@ def job_items(name: str, inputs: dict[str, Any], book: PriceBook | None) -> list
     if pool:  # a ResourcePool's id is not known at its first preview: the pool's own line prices it
         shown = "a pool not known yet" if is_unknown(pool) else f"dedicated pool {pool}"
         return [Item(name, kind, name, 1, nodes, None, None, None, billed_by=shown)]
-    auto_stop = inputs.get("auto_stop")
-    hours = Decimal(str(auto_stop["duration"])) if isinstance(auto_stop, dict) and auto_stop.get("duration") else None
-    return [Item(name, kind, name, 1, nodes, hours, flavor, book.prices.get(flavor) if book else None,
-                 detail=detail, bound_field=f"{name}'s autoStop: {{duration: N}} (hours)")]
+    wait_s = inputs.get("wait_timeout_seconds", WAIT_TIMEOUT_DEFAULT)
+    b = bound_of(inputs.get("wait_for", WAIT_FOR_DEFAULT), wait_s if isinstance(wait_s, (int, float)) else None,
+                 inputs.get("auto_stop"), bool(detail))
+    return [Item(name, kind, name, 1, nodes, b.hours, flavor, book.prices.get(flavor) if book else None,
+                 detail=detail, bound_field=f"{name}'s autoStop: {{duration: N}} (hours), or waitFor: completed with "
+                                            f"{name}'s waitTimeoutSeconds", enforcement=b.note())]
 
 
 def pool_items(name: str, inputs: dict[str, Any], book: PriceBook | None,
@@ -121,7 +157,7 @@ def pool_items(name: str, inputs: dict[str, Any], book: PriceBook | None,
             and not is_unknown(r["flavor"]) and isinstance(r.get("count"), int)]
     return [Item(name if len(rows) == 1 else f"{name} ({r['flavor']})", "pool", name, 1, r["count"], hours,
                  r["flavor"], book.prices.get(r["flavor"]) if book else None, detail="this program creates it",
-                 bound_field=f"{WHERE}.poolHours to bound it") for r in rows]
+                 bound_field=f"{WHERE}.poolHours to bound it", enforcement=POOL_NOT_ENFORCED) for r in rows]
 
 
 @dataclass

@@ -36,7 +36,7 @@ from ..core.provider_base import CALLS_IN_FLIGHT, SettingsProvider, request_canc
 from ..core.provider_base import say
 from ..core.provider_config import NAMESPACE
 from ..core.unknowns import is_unknown
-from ..cost.plugin_cost import BudgetError, Tally, job_items, parse_budget, parse_prices, pool_items, price_for
+from ..cost.plugin_cost import BudgetError, Tally, enforced_inputs, job_items, parse_budget, parse_prices, pool_items, price_for
 from ..resource_pool.provider import ResourcePoolProvider
 from ..training_job.catalog_check import needs_check
 from ..training_job.normalize import try_canonical
@@ -274,6 +274,8 @@ class ModelArtsPlugin(p.Provider):
         secrets = _marked(door, request.old_inputs, request.new_inputs)
         olds, news = self._in(request.urn, request.old_inputs), self._in(request.urn, request.new_inputs)
         news = door.prepare(Context(request.urn, self._seed), olds, news)
+        if door.provider is TrainingJobProvider:  # the service's own limit from its wait deadline (docs/cost.md)
+            news = enforced_inputs(olds, news)
         secret = [self._snake_path(path) for path in secret_paths(request.new_inputs)]
         if secret and door.provider is TrainingJobProvider:  # what the stack program sets on the dynamic path
             news["secret_paths"] = sorted(set(news.get("secret_paths") or []) | set(secret))

@@ -109,7 +109,8 @@ def test_a_negative_price_buys_no_headroom_under_a_budget(emu: Any, billing: Any
                              f"(official_website_amount -100) for it; {FIX}")
     assert prev.refusal == (f"modelarts-jobs:budget: modelarts-jobs:jobs.cheap has no price for {CPU} (see above): "
                             f"set modelarts-jobs:prices.{CPU}.perNodeHour, or make the billing service reachable")
-    assert "cost: big: 1 job x 1 node x 8 h max x 12.50 CNY/node-hour = up to 100.00 CNY" in prev.lines
+    assert ("cost: big: 1 job x 1 node x 8 h max "
+            "(enforced by the service: autoStop 8 h) x 12.50 CNY/node-hour = up to 100.00 CNY") in prev.lines
 
 
 def test_without_a_budget_the_preview_goes_on_saying_why(emu: Any, billing: Any) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from modelarts_provider.cost.bounds import items, job_hours, total_lines
+from modelarts_provider.cost.bounds import items, total_lines
 from modelarts_provider.cost.budget import refusal
 from modelarts_provider.cost.prices import Price, PriceBook
 from modelarts_provider.stack.config import parse
@@ -36,16 +36,21 @@ def test_a_sweep_is_its_points_times_nodes_times_deadline_times_price() -> None:
     _, (sweep,) = _stack(sweeps={"lr-sweep": {**_job(nodes=2, waitFor="completed", waitTimeoutSeconds=6 * 3600),
                                               "grid": grid}})
     assert sweep.bound == Decimal("2400")
-    assert sweep.line() == ("lr-sweep: 16 jobs x 2 nodes x 6 h max x 12.50 CNY/node-hour = up to 2,400.00 CNY")
+    assert sweep.line() == ("lr-sweep: 16 jobs x 2 nodes x 6 h max (enforced by the service: autoStop 6 h) x 12.50 CNY/node-hour = up to 2,400.00 CNY")
 
 
-def test_the_bound_is_the_nearer_of_the_wait_deadline_and_auto_stop() -> None:
-    cfg = parse({"pools": {"gpu": {"flavor": GPU}}, "jobs": {
-        "a": _job(codeDir="obs://bkt/c/", waitFor="completed", waitTimeoutSeconds=7200, autoStopHours=1),
-        "b": _job(codeDir="obs://bkt/c/", waitFor="completed", waitTimeoutSeconds=1800, autoStopHours=1),
-        "c": _job(codeDir="obs://bkt/c/", waitFor="running", autoStopHours=3),
-        "d": _job(codeDir="obs://bkt/c/", waitFor="running", waitTimeoutSeconds=60)}, "obs": {"m": {"bucket": "bkt"}}})
-    assert [job_hours(cfg.jobs[k]) for k in "abcd"] == [Decimal(1), Decimal("0.5"), Decimal(3), None]
+def test_the_bound_is_the_limit_the_service_enforces() -> None:
+    # a: autoStopHours below the deadline; b: the deadline rounded up to 1 h (the wait ends it at 30 min, but the
+    # service's 1 h is what holds with no process of ours running); c: autoStopHours alone; d: nothing stops it.
+    _, found = _stack(jobs={
+        "a": _job(waitFor="completed", waitTimeoutSeconds=7200, autoStopHours=1),
+        "b": _job(waitFor="completed", waitTimeoutSeconds=1800, autoStopHours=3),
+        "c": _job(waitFor="running", autoStopHours=3),
+        "d": _job(waitFor="running", waitTimeoutSeconds=60)})
+    assert [it.hours for it in found] == [Decimal(1), Decimal(1), Decimal(3), None]
+    assert [it.enforcement for it in found] == [
+        "enforced by the service: autoStop 1 h", "enforced by the service: autoStop 1 h; the wait terminates it at "
+        "30 min", "enforced by the service: autoStop 3 h", ""]
 
 
 def test_a_job_without_a_deadline_shows_its_rate_and_no_upper_bound() -> None:

@@ -37,9 +37,10 @@ def test_a_yaml_programs_jobs_show_their_cost_at_preview(tmp_path: Path, emu: An
                             "modelarts:billingEndpoint": billing.url})
     billing.reset()
     out = st.preview().stdout
-    assert "cost: bounded: 1 job x 2 nodes x 3 h max x 0.45 CNY/node-hour = up to 2.70 CNY" in out, out
+    assert ("cost: bounded: 1 job x 2 nodes x 3 h max "
+            "(enforced by the service: autoStop 3 h) x 0.45 CNY/node-hour = up to 2.70 CNY") in out, out
     assert ("cost: open: 1 job x 1 node x 0.45 CNY/node-hour = 0.45 CNY per hour, no upper bound (set open's "
-            "autoStop: {duration: N} (hours))") in out
+            "autoStop: {duration: N} (hours), or waitFor: completed with open's waitTimeoutSeconds)") in out
     # the total of every resource checked, said under the last one (the engine checks them one at a time)
     assert ("cost: total: up to 2.70 CNY, plus 0.45 CNY per hour without an upper bound (2 resources of this "
             "provider checked so far)") in out
@@ -69,7 +70,8 @@ def test_a_yaml_programs_budget_fails_the_preview_naming_the_total_and_largest(t
     for proc in (st.preview(check=False), st.run("up", "--yes", check=False)):
         out = proc.stdout + proc.stderr
         assert proc.returncode != 0 and line in out, out
-        assert "cost: big: 1 job x 4 nodes x 2 h max x 0.45 CNY/node-hour = up to 3.60 CNY" in out
+        assert ("cost: big: 1 job x 4 nodes x 2 h max "
+                "(enforced by the service: autoStop 2 h) x 0.45 CNY/node-hour = up to 3.60 CNY") in out
         assert "Traceback" not in out
     assert emu.jobs() == [] and emu.counters()["create"] == 0
 
@@ -90,7 +92,8 @@ def test_a_yaml_programs_prices_table_prices_and_budgets_without_a_billing_servi
     billing.reset()
     refused = st.preview(check=False)
     out = refused.stdout + refused.stderr
-    assert refused.returncode != 0 and "cost: big: 1 job x 2 nodes x 3 h max x 1.50 EUR/node-hour = up to 9.00 EUR" \
+    assert refused.returncode != 0 and ("cost: big: 1 job x 2 nodes x 3 h max "
+                                        "(enforced by the service: autoStop 3 h) x 1.50 EUR/node-hour = up to 9.00 EUR") \
         in out, out
     assert ("modelarts:budget: the resources checked so far can bill up to 9.00 EUR, more than its budget of "
             "5.00 EUR; largest: big 9.00") in out, out

@@ -45,8 +45,10 @@ def test_preview_prints_the_bounds_and_a_budget_below_them_creates_nothing(tmp_p
     st = _stack(tmp_path, emu, billing)
     billing.reset()
     out = _output(st.preview())
-    assert "cost: a: 1 job x 2 nodes x 2 h max x 12.50 CNY/node-hour = up to 50.00 CNY" in out
-    assert "cost: lr: 2 jobs x 1 node x 1 h max x 12.50 CNY/node-hour = up to 25.00 CNY" in out
+    assert ("cost: a: 1 job x 2 nodes x 2 h max "
+            "(enforced by the service: autoStop 2 h) x 12.50 CNY/node-hour = up to 50.00 CNY") in out
+    assert ("cost: lr: 2 jobs x 1 node x 1 h max "
+            "(enforced by the service: autoStop 1 h) x 12.50 CNY/node-hour = up to 25.00 CNY") in out
     assert "cost: total: up to 75.00 CNY" in out
     # the prices: one rating request for the whole stack, one flavor list read by the program (the other is the
     # provider's catalog check, training_job/catalog_check.py); nothing that bills
@@ -67,7 +69,8 @@ def test_preview_prints_the_bounds_and_a_budget_below_them_creates_nothing(tmp_p
     out = _output(st.preview())
     assert ("cost: no price for modelarts.p3.large.public: the billing service at http://127.0.0.1:9 did not "
             "answer") in out
-    assert "cost: a: 1 job x 2 nodes x 2 h max, no price for modelarts.p3.large.public (see above)" in out
+    assert ("cost: a: 1 job x 2 nodes x 2 h max (enforced by the service: autoStop 2 h), no price for "
+            "modelarts.p3.large.public (see above)") in out
 
 
 def test_after_up_each_run_costs_its_duration_x_nodes_x_price(tmp_path: Path, emu: Any, billing: Any) -> None:

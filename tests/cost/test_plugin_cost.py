@@ -25,8 +25,8 @@ def _search_job(**kw: object) -> dict[str, object]:
 def test_a_search_job_is_one_job_bounded_by_its_auto_stop() -> None:
     (it,) = job_items("tune", _search_job(), BOOK)
     assert it.kind == "search" and it.bound == Decimal("0.9")
-    assert it.line() == ("tune: 1 job x 2 nodes (a search: every trial in this job, 8 trials, 2 at once) x 1 h max x "
-                         "0.45 CNY/node-hour = up to 0.90 CNY")
+    assert it.line() == ("tune: 1 job x 2 nodes (a search: every trial in this job, 8 trials, 2 at once) x 1 h max "
+                         "(enforced by the service: autoStop 1 h) x 0.45 CNY/node-hour = up to 0.90 CNY")
     assert job_items("later", {"flavor_id": {"unknown": True}}, BOOK) == []  # another resource's output: not yet
     (on_pool,) = job_items("p", {"flavor_id": CPU, "pool_id": "pool-1"}, BOOK)
     assert on_pool.line() == "p: 1 job on dedicated pool pool-1: billed by the pool"
@@ -125,5 +125,5 @@ def test_the_prices_table_prices_a_job_with_no_billing_service() -> None:
     book = price_for(settings, {"modelarts.vm.cpu.2u"}, set(), tally)
     assert book is not None and not book.missing
     items = job_items("j", {"flavor_id": "modelarts.vm.cpu.2u", "node_count": 2, "auto_stop": {"duration": 3}}, book)
-    assert [it.line() for it in items] == ["j: 1 job x 2 nodes x 3 h max x 1.50 EUR/node-hour = up to 9.00 EUR"]
+    assert [it.line() for it in items] == ["j: 1 job x 2 nodes x 3 h max (enforced by the service: autoStop 3 h) x 1.50 EUR/node-hour = up to 9.00 EUR"]
     assert price_for(settings, {"x"}, set(), Tally()) is None  # nothing asks for prices: none read

@@ -80,7 +80,8 @@ def test_on_otc_the_preview_goes_on_without_a_price_unless_a_budget_is_set(emu: 
     assert prev.refusal is None and prev.lines[0] == (
         f"cost: no price for {GPU}: Open Telekom Cloud's price API lists no ModelArts training flavor; set "
         "modelarts-jobs:prices.<flavor>.perNodeHour to give one")
-    assert f"cost: a: 1 job x 1 node x 1 h max, no price for {GPU} (see above)" in prev.lines
+    assert f"cost: a: 1 job x 1 node x 1 h max (enforced by the service: autoStop 1 h), no price for {GPU} (see above)" \
+        in prev.lines
     cfg = parse({**raw, "budget": {"max": 10, "currency": "EUR"}})
     assert cost_preview(cfg, plan(cfg), otc).refusal == (
         f"modelarts-jobs:budget: modelarts-jobs:jobs.a has no price for {GPU} (see above): set "
@@ -135,7 +136,8 @@ def test_a_big_stack_is_priced_in_two_reads_not_one_per_job(emu: Any, billing: A
                  "jobs": {f"j{i}": {**base, "pool": "cpu", "autoStopHours": 2} for i in range(20)}})
     result = cost_preview(cfg, plan(cfg), _settings(emu, billing))
     assert emu.counters()["flavors"] == 1 and billing.counters()["rate_on_demand"] == 1
-    assert "cost: big: 200 jobs x 2 nodes x 6 h max x 12.50 CNY/node-hour = up to 30,000.00 CNY" in result.lines
+    assert ("cost: big: 200 jobs x 2 nodes x 6 h max "
+            "(enforced by the service: autoStop 6 h) x 12.50 CNY/node-hour = up to 30,000.00 CNY") in result.lines
     assert result.lines[-1] == "cost: total: up to 30,018.00 CNY" and result.refusal is None
 
 

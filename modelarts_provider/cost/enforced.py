@@ -1,0 +1,113 @@
+"""The bound the service enforces: a job's `spec.auto_stop`, derived once here for both front doors.
+
+A wait deadline (`waitFor: completed` with `waitTimeoutSeconds`) is kept by the waiting process: an `up` that
+is interrupted (Ctrl-C, SIGKILL, a crashed machine) leaves the job running with nothing to stop it. So a job
+whose bound is its wait deadline also carries the service's own limit on its running time, `spec.auto_stop`
+(API: time_unit HOURS only, duration at least 1): the deadline rounded up to whole hours, or the user's
+`autoStopHours` when that is less. The service then stops it with no process of ours running; the wait still
+terminates it at its (nearer) deadline while the `up` runs.
+
+A search (`algorithm.policies.auto_search`) gets no derived limit: its trials run inside the one job and the
+service documents no limit for them, so its wait deadline stays a bound the service does not enforce (the
+preview says so); a user's own `autoStopHours` is sent as given.
+
+A job already recorded in the stack's state keeps the limit it was recorded with (stack/program.py): a change
+of `spec.auto_stop` replaces a job (the service has no update for it), and a bound must never re-run a job.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+HOUR_S = 3600
+MIN_HOURS = 1  # the API's minimum duration (spec.auto_stop.duration >= 1, in HOURS)
+
+
+def derived_hours(wait_for: str | None, wait_timeout_seconds: float | None, auto_stop_hours: int | None,
+                  search: bool) -> int | None:
+    """The `spec.auto_stop.duration` (hours) a job is submitted with, or None (no limit is sent)."""
+    if wait_for != "completed" or wait_timeout_seconds is None or search:
+        return auto_stop_hours
+    wait = max(MIN_HOURS, math.ceil(Decimal(str(wait_timeout_seconds)) / HOUR_S))
+    return wait if auto_stop_hours is None else min(wait, auto_stop_hours)
+
+
+def auto_stop_arg(hours: int | None) -> dict[str, Any] | None:
+    return None if hours is None else {"time_unit": "HOURS", "duration": hours}
+
+
+def auto_stop_hours_of(value: Any) -> int | None:
+    """The duration of an `auto_stop` input (a dict, as the args and the state hold it), or None."""
+    if isinstance(value, dict) and isinstance(value.get("duration"), (int, float)) and value["duration"] >= 1:
+        return int(value["duration"])
+    return None
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The most hours one run of a job bills, and who stops it there."""
+
+    hours: Decimal | None          # None: nothing stops it (no upper bound)
+    enforced: int | None           # the service's limit (spec.auto_stop hours), None when none is sent
+    wait_seconds: float | None     # the wait deadline, when the wait terminates it earlier than the service
+    why_not: str = ""              # why the service enforces nothing, when it does not
+
+    def note(self) -> str:
+        """`enforced by the service: autoStop 1 h; the wait terminates it at 20 s`, or why it is not."""
+        wait = f"the wait terminates it at {duration_text(self.wait_seconds)}" if self.wait_seconds else ""
+        if self.enforced is not None:
+            return f"enforced by the service: autoStop {self.enforced} h" + (f"; {wait}" if wait else "")
+        if self.hours is None:
+            return ""
+        return "not enforced by the service" + (f": {self.why_not}" if self.why_not else "") + \
+            (f"; {wait}" if wait else "")
+
+
+def bound_of(wait_for: str | None, wait_timeout_seconds: float | None, auto_stop: Any, search: bool) -> Bound:
+    """The bound of a job sent with `auto_stop` (its args' value): the service's limit when one is sent (what holds
+    when nothing of ours runs: the budget's bound), else the wait deadline, which only a running `up` keeps."""
+    enforced = auto_stop_hours_of(auto_stop)
+    waits = wait_for == "completed" and wait_timeout_seconds is not None
+    wait_hours = Decimal(str(wait_timeout_seconds)) / HOUR_S if waits else None
+    if enforced is not None:
+        earlier = wait_timeout_seconds if wait_hours is not None and wait_hours < enforced else None
+        return Bound(Decimal(enforced), enforced, earlier)
+    if wait_hours is None:
+        return Bound(None, None, None)
+    why = ("a search's trials have no running-time limit in the service" if search
+           else "this job was submitted without autoStop (a recorded job keeps its limit; set autoStopHours and "
+                "replace it to have one)")
+    return Bound(wait_hours, None, wait_timeout_seconds, why)
+
+
+def duration_text(seconds: float | None) -> str:
+    """20 s, 30 min, 2 h, 1.5 h: a deadline as a person reads it."""
+    if seconds is None:
+        return ""
+    s = Decimal(str(seconds))
+    if s < 60:
+        return f"{s.normalize():f} s"
+    if s < HOUR_S:
+        m = s / 60
+        return f"{m.normalize():f} min" if m == m.to_integral_value() else f"{m:.1f} min"
+    h = s / HOUR_S
+    return f"{h.normalize():f} h" if h == h.to_integral_value() else f"{h:.2f}".rstrip("0").rstrip(".") + " h"
+
+
+def carried(recorded: bool, recorded_hours: int | None, declared_hours: int | None, derived: int | None) -> int | None:
+    """The limit a job is sent with, given what its state records: a derived limit never changes a recorded job
+    (a change of `spec.auto_stop` replaces it), only the user's own `autoStopHours` does, as it always did.
+
+    - new (not recorded): the derived limit;
+    - recorded with the derived limit already: unchanged;
+    - recorded with what the user declares, or nothing declared (a job recorded before limits were derived, or
+      whose wait deadline moved): it keeps its recorded limit, none included;
+    - the user changed `autoStopHours` itself: the derived limit (a replacement, as any change of it)."""
+    if not recorded or recorded_hours == derived:
+        return derived
+    if declared_hours is None or recorded_hours == declared_hours:
+        return recorded_hours
+    return derived
