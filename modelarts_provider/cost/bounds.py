@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_CEILING, Decimal
 from typing import TYPE_CHECKING
 
 from .enforced import Bound, bound_of
@@ -96,7 +96,10 @@ def money(v: Decimal | None) -> str:
 
 
 def hours_text(h: Decimal) -> str:
-    return f"{h.normalize():f}" if h == h.to_integral_value() else f"{h:.2f}".rstrip("0").rstrip(".")
+    """Hours to two places, rounded up: a bound is never printed below what it holds (300 s: 0.09 h)."""
+    if h == h.to_integral_value():
+        return f"{h.normalize():f}"
+    return f"{h.quantize(Decimal('0.01'), ROUND_CEILING)}".rstrip("0").rstrip(".")
 
 
 def job_bound(job: JobEntry, auto_stop: object) -> Bound:

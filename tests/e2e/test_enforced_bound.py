@@ -85,3 +85,19 @@ def test_a_yaml_programs_job_under_a_budget_is_stopped_by_the_service_at_its_bou
     st.up()  # a TrainingJob returns once submitted: no process of ours is left to wait for it
     st.preview("--expect-no-changes")  # the derived limit is recorded: no diff, no re-run
     _stopped_at_its_limit(emu)
+
+
+def test_a_job_recorded_without_a_limit_is_not_re_run_for_one(tmp_path: Path, emu: Any) -> None:
+    """A stack from before limits were derived: its job is not replaced when its bound would now give it one; the
+    preview says the service does not enforce its deadline."""
+    st = job_stack(tmp_path, emu, jobs={"kept": job(waitFor="created", annotations=LONG_RUN)})
+    st.up()
+    update_config(st, {"modelarts-jobs:jobs": {"kept": job(waitFor="completed", waitTimeoutSeconds=300,
+                                                           annotations=LONG_RUN)},
+                       "modelarts-jobs:prices": {FLAVOR: {"perNodeHour": 2}}})
+    preview = st.preview("--diff")
+    out = preview.stdout + preview.stderr
+    assert "to replace" not in out and "+-" not in out and "autoStop:" not in out, out  # an update at most
+    assert ("cost: kept: 1 job x 1 node x 0.09 h max (not enforced by the service: this job was submitted without "
+            "autoStop") in out, out
+    assert "auto_stop" not in _only_job(emu)["spec"]
