@@ -21,6 +21,7 @@ price; it leaves out storage (OBS), traffic and discounts (docs/cost.md).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 from typing import TYPE_CHECKING
@@ -53,6 +54,7 @@ class Item:
     detail: str = ""            # e.g. "8 trials, 2 at once"
     bound_field: str = ""       # what to set to bound it
     enforcement: str = ""       # who keeps the bound: "enforced by the service: autoStop 1 h; ..." or why not
+    finished: int = 0           # jobs whose runs finished and will not run again: spent, not bound (still_bills.py)
 
     @property
     def hourly(self) -> Decimal | None:
@@ -60,19 +62,30 @@ class Item:
 
     @property
     def bound(self) -> Decimal | None:
-        """The most it can bill; None when unbounded, unpriced or billed elsewhere."""
+        """The most it can bill; None when unbounded, unpriced or billed elsewhere; 0 when every run finished."""
+        if self.count == 0:
+            return Decimal(0)
         if self.hourly is None or self.hours is None:
             return None
         return self.hourly * self.hours
 
+    @property
+    def bills(self) -> bool:
+        """It can still bill this stack (not billed by a pool; some of its jobs may still run)."""
+        return not self.billed_by and self.count > 0
+
     def line(self) -> str:
+        if self.count == 0 and self.finished:
+            runs = f"{self.finished} finished run{'s' if self.finished != 1 else ''}"
+            return f"{self.name}: {runs}, nothing left to run: spent, not bound"
         if self.billed_by:
             return f"{self.name}: {self._jobs()} on {self.billed_by}: billed by the pool"
         plural = "s" if self.nodes != 1 else ""
         head = (f"{self.name}: a pool of {self.nodes} node{plural}" if self.kind == "pool"
                 else f"{self.name}: {self._jobs()} x {self.nodes} node{plural}")
-        if self.detail:
-            head += f" ({self.detail})"
+        detail = ", ".join(d for d in (self.detail, self._finished_note()) if d)
+        if detail:
+            head += f" ({detail})"
         if self.price is None:
             hours = f" x {self._hours()}" if self.hours is not None else ""
             return f"{head}{hours}, no price for {self.flavor} (see above)"
@@ -86,6 +99,9 @@ class Item:
     def _hours(self) -> str:
         assert self.hours is not None
         return f"{hours_text(self.hours)} h max" + (f" ({self.enforcement})" if self.enforcement else "")
+
+    def _finished_note(self) -> str:
+        return f"{self.finished} more finished: spent, not bound" if self.finished else ""
 
     def _jobs(self) -> str:
         return f"{self.count} job{'s' if self.count != 1 else ''}"
@@ -120,17 +136,20 @@ def _unbounded_field(path: str) -> str:
     return f"{path}.autoStopHours, or waitFor: completed with {path}.waitTimeoutSeconds"
 
 
-def items(cfg: StackConfig, plans: list[JobPlan], book: PriceBook) -> list[Item]:
+def items(cfg: StackConfig, plans: list[JobPlan], book: PriceBook, spent: AbstractSet[str] = frozenset()) -> list[Item]:
+    """`spent`: the keys of jobs whose runs finished and will not run again (still_bills.py): left out of the
+    bound, counted beside it."""
     points = Counter(p.sweep for p in plans if p.sweep is not None)
     by_path: dict[str, list[JobPlan]] = {}
     for p in plans:
         by_path.setdefault(p.config_path, []).append(p)
+    done = Counter(p.config_path for p in plans if p.key in spent)
     out: list[Item] = []
     for section, entries in (("jobs", cfg.jobs), ("sweeps", cfg.sweeps)):
         for key, job in entries.items():
             path = f"{PROJECT}:{section}.{key}"
             pool = cfg.pools[job.pool]
-            count = points[key] if section == "sweeps" else 1
+            count = (points[key] if section == "sweeps" else 1) - done[path]
             kind = "sweep" if section == "sweeps" else ("search" if job.search is not None else "job")
             detail = ""
             if job.search is not None:
@@ -143,10 +162,10 @@ def items(cfg: StackConfig, plans: list[JobPlan], book: PriceBook) -> list[Item]
             elif pool.pool_id is not None:
                 billed_by = f"dedicated pool {job.pool}"
             flavor = None if billed_by else pool.flavor
-            b = _entry_bound(job, by_path.get(path, []))
+            b = _entry_bound(job, [p for p in by_path.get(path, []) if p.key not in spent])
             out.append(Item(key, kind, path, count, job.nodes, b.hours, flavor,
                             book.prices.get(flavor) if flavor else None, billed_by, detail,
-                            _unbounded_field(path), b.note()))
+                            _unbounded_field(path), b.note(), done[path]))
     for key, pool in cfg.pools.items():
         if pool.create is None:
             continue
@@ -162,13 +181,13 @@ def total_lines(found: list[Item]) -> list[str]:
     bounded: dict[str, Decimal] = {}
     hourly: dict[str, Decimal] = {}
     for it in found:
-        if it.price is None or it.billed_by:
+        if it.price is None or not it.bills:
             continue
         if it.bound is not None:
             bounded[it.price.currency] = bounded.get(it.price.currency, Decimal(0)) + it.bound
         else:
             hourly[it.price.currency] = hourly.get(it.price.currency, Decimal(0)) + (it.hourly or Decimal(0))
-    unpriced = sorted({it.flavor for it in found if it.price is None and not it.billed_by and it.flavor})
+    unpriced = sorted({it.flavor for it in found if it.price is None and it.bills and it.flavor})
     currencies = sorted(set(bounded) | set(hourly)) or ["CNY"]
     lines = []
     for cur in currencies:

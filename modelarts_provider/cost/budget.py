@@ -36,7 +36,7 @@ def first_refusal(stack_budget: ItemBudget | None, own_budgets: dict[str, ItemBu
 def refusal(budget: ItemBudget, found: list[Item], where: str = f"{PROJECT}:budget",
             what: str = "the stack", price_fix: str | None = None) -> str | None:
     """The one line that fails the preview, or None when the items fit the budget."""
-    billed = [it for it in found if not it.billed_by]
+    billed = [it for it in found if it.bills]  # a finished run is spent, not bound (still_bills.py)
     for it in billed:
         if it.price is None:
             return (f"{where}: {it.config_path} has no price for {it.flavor} (see above): "

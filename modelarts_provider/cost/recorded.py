@@ -21,11 +21,18 @@ EXPORT_TIMEOUT_S = 120
 
 class Recorded:
     """{resource name: recorded auto_stop hours (None: none)} of this stack's TrainingJobs; `readable` False when
-    the state could not be read (then every job is taken as recorded without a limit: nothing is replaced)."""
+    the state could not be read (then every job is taken as recorded without a limit: nothing is replaced).
+    Beside it, for what can still bill (cost/still_bills.py): each job's recorded inputs and phase (the
+    JobsAwait's, else the job's own), and each CodeUpload's inputs (its content hash), by resource name."""
 
-    def __init__(self, jobs: Mapping[str, int | None], readable: bool = True) -> None:
+    def __init__(self, jobs: Mapping[str, int | None], readable: bool = True, *,
+                 inputs: Mapping[str, Mapping[str, Any]] | None = None, phases: Mapping[str, str] | None = None,
+                 uploads: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         self.jobs = dict(jobs)
         self.readable = readable
+        self.inputs = dict(inputs or {})
+        self.phases = dict(phases or {})
+        self.uploads = dict(uploads or {})
 
     def holds(self, key: str) -> bool:
         return not self.readable or key in self.jobs
@@ -67,7 +74,36 @@ def _read(stack: str) -> Recorded:
     if not isinstance(doc, Mapping):
         return Recorded({}, readable=False)
     deployment = doc.get("deployment")
-    return Recorded(jobs_of(deployment if isinstance(deployment, Mapping) else {}))
+    return of_deployment(deployment if isinstance(deployment, Mapping) else {})
+
+
+def _name(res: Mapping[str, Any]) -> str:
+    return str(res.get("urn", "")).rsplit("::", 1)[-1]
+
+
+def of_deployment(deployment: Mapping[str, Any]) -> Recorded:
+    """Everything this module reads of an exported deployment."""
+    inputs: dict[str, Mapping[str, Any]] = {}
+    phases: dict[str, str] = {}
+    waited: dict[str, str] = {}
+    uploads: dict[str, Mapping[str, Any]] = {}
+    for res in deployment.get("resources") or []:
+        if not isinstance(res, Mapping) or res.get("delete") is True:
+            continue
+        kind = str(res.get("type", ""))
+        given = res.get("inputs") if isinstance(res.get("inputs"), Mapping) else {}
+        outs = res.get("outputs") if isinstance(res.get("outputs"), Mapping) else {}
+        if kind.endswith("TrainingJob"):
+            inputs[_name(res)] = given
+            if isinstance(outs.get("phase"), str):
+                phases[_name(res)] = outs["phase"]
+        elif kind.endswith("JobsAwait") and isinstance(outs.get("phases"), Mapping):
+            waited.update({k: v for k, v in outs["phases"].items() if isinstance(v, str)})
+        elif kind.endswith("CodeUpload"):
+            uploads[_name(res)] = given
+    # the wait's phase is newer than the one a job recorded at its create
+    phases.update({k: v for k, v in waited.items() if k in inputs})
+    return Recorded(jobs_of(deployment), inputs=inputs, phases=phases, uploads=uploads)
 
 
 def recorded() -> Recorded:

@@ -120,8 +120,8 @@ def test_the_plugin_door_derives_the_same_limit_and_a_recorded_job_keeps_its_own
     assert enforced_inputs({}, {**news, "auto_stop": {"duration": 5}})["auto_stop"]["duration"] == 1
     recorded = {**news, "job_id": "j-1"}  # an earlier up, without a limit
     assert "auto_stop" not in enforced_inputs(recorded, news)
-    assert enforced_inputs({"auto_stop": {"time_unit": "HOURS", "duration": 1}}, {**news, "wait_timeout_seconds": 9000.0}
-                           )["auto_stop"]["duration"] == 1
+    limited = {"auto_stop": {"time_unit": "HOURS", "duration": 1}}  # recorded with 1 h; its deadline moved to 2.5 h
+    assert enforced_inputs(limited, {**news, "wait_timeout_seconds": 9000.0})["auto_stop"]["duration"] == 1
     from modelarts_provider.core.unknowns import UNKNOWN
 
     assert enforced_inputs({}, {**news, "wait_timeout_seconds": UNKNOWN}) == {**news, "wait_timeout_seconds": UNKNOWN}
