@@ -117,6 +117,8 @@ def enforced_inputs(olds: dict[str, Any], news: dict[str, Any]) -> dict[str, Any
     wait_for = news.get("wait_for", WAIT_FOR_DEFAULT)
     wait_s = news.get("wait_timeout_seconds", WAIT_TIMEOUT_DEFAULT)
     given = news.get("auto_stop")
+    if news.get("adopt_job_id") is not None:  # it runs already: it keeps the limit it has (takeover compares it)
+        return news
     if any(is_unknown(v) for v in (wait_for, wait_s, given, news.get("algorithm"))) \
             or not isinstance(wait_s, (int, float)) or (given is not None and not isinstance(given, dict)):
         return news

@@ -62,16 +62,24 @@ def jobs_of(deployment: Mapping[str, Any]) -> dict[str, int | None]:
 
 @lru_cache(maxsize=1)
 def _read(stack: str) -> Recorded:
+    import pulumi
+
     from ..cli.pulumi_cli import find_pulumi
 
     env = {**os.environ, "PULUMI_SKIP_UPDATE_CHECK": "true"}
+    why = ""
     try:
         proc = subprocess.run([find_pulumi(env), "stack", "export", "--stack", stack, "--non-interactive"], env=env,
                               text=True, capture_output=True, stdin=subprocess.DEVNULL, timeout=EXPORT_TIMEOUT_S)
         doc = json.loads(proc.stdout or "{}") if proc.returncode == 0 else None
-    except (OSError, subprocess.TimeoutExpired, ValueError):
-        doc = None
+        why = next((line.strip() for line in reversed(proc.stderr.splitlines()) if line.strip()), "")
+    except (OSError, subprocess.TimeoutExpired, ValueError) as err:
+        doc, why = None, type(err).__name__
     if not isinstance(doc, Mapping):
+        # Said, not failed: nothing is replaced, and the cost lines say the service does not enforce the bounds.
+        pulumi.log.warn(f"cost: the stack's state could not be read (`pulumi stack export --stack {stack}`: "
+                        f"{why or 'no reason given'}): no job gets a derived autoStop in this run, and finished "
+                        "runs count in the bound")
         return Recorded({}, readable=False)
     deployment = doc.get("deployment")
     return of_deployment(deployment if isinstance(deployment, Mapping) else {})

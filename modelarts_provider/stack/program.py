@@ -152,7 +152,9 @@ def job_args(cfg: StackConfig, job: JobEntry, out_dir: str, *, name: str | None,
         args["log_export_path"] = {"obs_url": obs.url(obs.logs, out_dir)}
     # The service's own limit (cost/enforced.py): the user's autoStopHours, or the wait deadline in whole hours
     # for a job waited for until it completes, so an interrupted `up` cannot let it bill past its bound.
-    hours = derived_hours(job.wait_for, job.wait_timeout_seconds, job.auto_stop_hours, job.search is not None)
+    # An adopted job runs already: it keeps the limit it has (a derived one would not match it: no takeover).
+    hours = job.auto_stop_hours if job.adopt_job_id is not None else \
+        derived_hours(job.wait_for, job.wait_timeout_seconds, job.auto_stop_hours, job.search is not None)
     if hours is not None:
         args["auto_stop"] = auto_stop_arg(hours)
     return args
@@ -173,8 +175,8 @@ def _as_recorded(raw: dict[str, Any], job: JobEntry, names: tuple[str, ...], rec
 
 def _derives(job: JobEntry) -> bool:
     """Whether a limit is derived for it (the state is read only then)."""
-    return derived_hours(job.wait_for, job.wait_timeout_seconds, job.auto_stop_hours,
-                         job.search is not None) != job.auto_stop_hours
+    return job.adopt_job_id is None and derived_hours(job.wait_for, job.wait_timeout_seconds, job.auto_stop_hours,
+                                                      job.search is not None) != job.auto_stop_hours
 
 
 def config_keys(path: str, job: JobEntry) -> dict[str, str]:

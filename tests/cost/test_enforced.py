@@ -78,6 +78,8 @@ def test_the_stack_program_sends_the_limit_and_the_preview_line_states_it() -> N
     assert lines["lr"].startswith("lr: 2 jobs x 1 node x 2 h max (enforced by the service: autoStop 2 h; the wait "
                                   "terminates it at 1.11 h)")
     assert "no upper bound" in lines["free"]
+    adopted = plan(_cfg(jobs={"a": _job(waitFor="completed", waitTimeoutSeconds=20, adoptJobId="job-0001")}))
+    assert adopted[0].args.auto_stop is None  # it runs already: a derived limit would not match it
 
 
 def test_a_recorded_job_keeps_its_limit_and_the_line_says_the_service_does_not_enforce_the_deadline() -> None:
@@ -118,6 +120,7 @@ def test_the_plugin_door_derives_the_same_limit_and_a_recorded_job_keeps_its_own
     assert enforced_inputs({}, {**news, "wait_timeout_seconds": 9000.0})["auto_stop"]["duration"] == 3
     assert enforced_inputs({}, {**news, "wait_for": None} | {"wait_for": "running"}) == {**news, "wait_for": "running"}
     assert enforced_inputs({}, {**news, "auto_stop": {"duration": 5}})["auto_stop"]["duration"] == 1
+    assert "auto_stop" not in enforced_inputs({}, {**news, "adopt_job_id": "job-1"})  # it runs already
     recorded = {**news, "job_id": "j-1"}  # an earlier up, without a limit
     assert "auto_stop" not in enforced_inputs(recorded, news)
     limited = {"auto_stop": {"time_unit": "HOURS", "duration": 1}}  # recorded with 1 h; its deadline moved to 2.5 h
