@@ -61,7 +61,7 @@ def _of_this_stack(api: Any, job: TrainingJob, owner: OwnerMark | None) -> bool:
     tags = job.tags
     if tags is None and not (annotations or {}).get(MARK_ANNOTATION) and hasattr(api, "get_job_tags"):
         tags = api.get_job_tags(job.id or "")  # the service dropped the annotations: the proof is in the tags
-    return proves(owner, "job", job.name, None, annotations, tags)
+    return proves(owner, "job", job.name, None, annotations, tags, any_resource=True)
 
 
 def _named(job: TrainingJob) -> str:

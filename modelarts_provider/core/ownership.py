@@ -129,21 +129,30 @@ class OwnerMark(BaseModel):
 
 
 def proves(owner: OwnerMark | None, kind: str, name: str | None, here: str | None,
-           *carriers: Mapping[str, str] | None) -> bool:
-    """THE ownership decision: whether a live object (`kind`, `name`, its annotations, tags and labels) is this
-    stack's, for the stack `here` acting now (project/stack; None: the one the mark records). With a mark key:
-    one carrier holds the proof made for this object and this stack (module docstring), compared in constant
-    time. Without one (a state from before the proof): the token and the owner text, as they were."""
+           *carriers: Mapping[str, str] | None, any_resource: bool = False) -> bool:
+    """THE ownership decision: whether a live object (`kind`, `name`, its annotations, tags and labels, in that
+    order) is this resource's (`any_resource`: any resource's of this stack), for the stack `here` acting now
+    (project/stack; None: the call's, else the one the mark records). With a mark key: one carrier holds the
+    proof made for this object and this stack (module docstring), compared in constant time, and the token says
+    which resource of the stack made it. Without a key (a state from before the proof): the token and the owner
+    text, as they were."""
     if owner is None or not name:
         return False
     here = here or current_stack()
+    marks = marks_from(*carriers[:3]) if carriers else {}
     if owner.key is None:
-        return marked_for(marks_from(*carriers[:3]) if carriers else {}, owner.token, here or owner.stack)
+        return marked_for(marks, owner.token, here or owner.stack)
     expected = owner.proof(kind, name, here)
     if expected is None:
         return False
     found = [c.get(k) for c in carriers if c for k in (MARK_ANNOTATION, MARK_TAG) if c.get(k)]
-    return any(hmac.compare_digest(str(v), expected) for v in found)
+    proven = any(hmac.compare_digest(str(v), expected) for v in found)
+    return proven and (any_resource or _tokens_on(carriers) == {owner.token})
+
+
+def _tokens_on(carriers: tuple[Mapping[str, str] | None, ...]) -> set[str]:
+    """The owner tokens the carriers hold (annotations, job tags, labels): one, when a single resource made it."""
+    return {v for c in carriers if c for k in (TOKEN_ANNOTATION, TOKEN_TAG) if (v := c.get(k))}
 
 
 def with_mark_key(owner: Any, olds: Mapping[str, Any] | None, seed: Any) -> Any:

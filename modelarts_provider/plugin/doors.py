@@ -188,6 +188,10 @@ def import_training_job(provider: TrainingJobProvider, id_: str, ctx: Context) -
                                 "import it into the stack that owns it, or declare it with adopt_job_id (used, "
                                 "never stopped or deleted by this stack)")
         say(f"{job.name}: carries this resource's owner token: imported as its own again")
+    if owner.key is not None and not is_ours(job, owner):
+        # Imported: this resource's from now on, so it carries the proof where the service returns it (its tags),
+        # as a job taken over or adopted does; a later stop or delete verifies it (core/ownership.py).
+        provider._api().create_job_tags(id_, owner.tags(job.name))
     # The short declaration (no defaults written out) is what the generated code shows; the state's outputs
     # hold the canonical form, as after any create.
     inputs = {**declaration_of(job), "owner": owner.model_dump()}

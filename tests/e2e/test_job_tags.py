@@ -20,7 +20,7 @@ from tests.e2e.test_plugin_yaml import ALGORITHM_ID, CPU, _create_outside
 from tests.e2e.test_sweep_results import cli, client_of
 
 pytestmark = pytest.mark.engine
-OWNER_TAGS = ("modelarts-pulumi.token", "modelarts-pulumi.owner")
+OWNER_TAGS = ("modelarts-pulumi.token", "modelarts-pulumi.owner", "modelarts-pulumi.mark")
 
 
 emu = fresh_emulator(phase_seconds=0.2, run_seconds=600)
@@ -128,9 +128,10 @@ def test_yaml_tags_update_in_place_and_import_and_destroy_go_by_the_tags(tmp_pat
 def test_jobs_left_untagged_are_ours_by_their_derived_name_an_explicit_name_is_refused(
         tmp_path: Path, dropping_emu: Any) -> None:
     # The service answers without annotations and every tag request is refused (the gateway's 404, as the tag API
-    # answered Terraform before it was emulated): no mark can be read anywhere. A derived name carries the mark
-    # itself (an HMAC of the stack's seed and the spec), so the sweep's points need no tag call at all; an explicit
-    # name needs its owner tags, so its job is POSTed and left untagged.
+    # answered Terraform before it was emulated): no mark can be read anywhere. Every job is POSTed and left
+    # untagged (the proof is always written where the service returns it: core/ownership.py). A derived name
+    # carries a mark of its own (an HMAC of the stack's seed and the spec), so the sweep's points are taken over
+    # and tagged by the next `up`; an explicit name proves nothing.
     emu = dropping_emu
     grid = {"lr": [0.1, 0.2]}
     st = job_stack(tmp_path, emu, sweeps={"s": sweep(grid)}, jobs={"named": job(name="explicit-name")})
@@ -138,15 +139,16 @@ def test_jobs_left_untagged_are_ours_by_their_derived_name_an_explicit_name_is_r
     first = st.up(check=False)
     text = first.stdout + first.stderr
     assert first.returncode != 0 and "explicit-name" in text and "was created but its tags were not set" in text, text
-    points = {n: i for n, i in state_job_ids(st).items() if n != "explicit-name"}
-    assert len(points) == 2 and len(emu.jobs()) == 3 and "explicit-name" not in state_job_ids(st), text
-    assert emu.counters()["tags_create"] == 1  # the explicit name's only: the points made no tag call
+    assert len(emu.jobs()) == 3 and state_job_ids(st) == {}, text
+    assert emu.counters()["tags_create"] == 3  # one per job, each refused
+    posted = {j["metadata"]["name"]: j["metadata"]["id"] for j in emu.jobs()}
     emu.clear_faults()
 
     again = st.up(check=False)
     text = again.stdout + again.stderr
-    # the sweep's points are this stack's by their names: unchanged, nothing created again
-    assert {n: i for n, i in state_job_ids(st).items() if n != "explicit-name"} == points
+    # the sweep's points are this stack's by their names: taken over (and tagged), nothing created again
+    points = {n: i for n, i in state_job_ids(st).items() if n != "explicit-name"}
+    assert len(points) == 2 and all(posted[n] == i for n, i in points.items()), text
     assert emu.counters()["create"] == 3, text
     # an explicit name proves nothing: refused, untouched
     assert again.returncode != 0 and "a training job named explicit-name already exists" in text, text

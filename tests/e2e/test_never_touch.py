@@ -12,7 +12,7 @@ import pytest
 
 from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient
 from modelarts_provider.client.models import CreateTrainingJobRequest
-from modelarts_provider.core.identity import token_for
+from modelarts_provider.core.identity import mark_key, token_for
 from modelarts_provider.core.ownership import OwnerMark
 from modelarts_provider.training_job.args import TrainingJobArgs
 from modelarts_provider.stack.config import parse
@@ -97,15 +97,28 @@ def declared(jobs: dict[str, Any]) -> dict[str, TrainingJobArgs]:
 SEED_URN = "urn:pulumi:{stack}::{project}::random:index/randomPassword:RandomPassword::modelarts-owner-seed"
 
 
-def owner_token(st: Any, key: str) -> str:
-    """The owner token of job `key`: derived from the stack's seed (a secret RandomPassword in the state, created
-    before any job), as the provider's check derives it (modelarts_provider.core.identity)."""
+def stack_seed_of(st: Any) -> str:
+    """The stack's seed (a secret RandomPassword in the state, created before any job)."""
     state = json.loads(st.run("stack", "export", "--show-secrets").stdout)
     (seed,) = [r["outputs"]["result"] for r in state["deployment"]["resources"]
                if r["urn"] == SEED_URN.format(stack=st.name, project=PROJECT)]
     if isinstance(seed, dict):  # a secret, shown: {<signature>: ..., "plaintext": <its JSON>}
         seed = json.loads(seed["plaintext"])
-    return token_for(seed, key)
+    return seed
+
+
+def owner_token(st: Any, key: str) -> str:
+    """The owner token of job `key`: derived from the stack's seed, as the provider's check derives it
+    (modelarts_provider.core.identity)."""
+    return token_for(stack_seed_of(st), key)
+
+
+def owner_mark(st: Any, key: str) -> dict[str, str]:
+    """Job `key`'s whole owner mark as the provider's check makes it: the token and the stack's mark key, from
+    which the proof a job of any name carries is made (core/ownership.py)."""
+    seed = stack_seed_of(st)
+    return {"stack": f"organization/{PROJECT}/{st.name}", "resource": key, "token": token_for(seed, key),
+            "key": mark_key(seed)}
 
 
 def test_our_own_interrupted_job_is_taken_over_not_duplicated(tmp_path: Path, emu: Any) -> None:
@@ -115,7 +128,7 @@ def test_our_own_interrupted_job_is_taken_over_not_duplicated(tmp_path: Path, em
     st = job_stack(tmp_path, emu, jobs=jobs)
     st.run("up", "--yes", "--skip-preview", "--target",
            SEED_URN.format(stack=st.name, project=PROJECT))
-    mark = {"stack": f"organization/{PROJECT}/{st.name}", "resource": "a", "token": owner_token(st, "a")}
+    mark = owner_mark(st, "a")
     with client_of(emu) as c:
         request = declared(jobs)["a"].model_copy(update={"owner": OwnerMark.model_validate(mark)}).to_wire()
         ours = c.create_job(CreateTrainingJobRequest.model_validate(request)).id

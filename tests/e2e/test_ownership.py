@@ -14,7 +14,7 @@ import pytest
 from modelarts_provider.client.models import CreateTrainingJobRequest
 from modelarts_provider.core.ownership import OwnerMark
 from modelarts_provider.stack.sweep import point_names
-from tests.e2e.test_never_touch import SEED_URN, client_of, declared, owner_token
+from tests.e2e.test_never_touch import SEED_URN, client_of, declared, owner_mark, owner_token
 from testkit.faults import (PROJECT, assert_converged, copied_stack, job, job_stack, output_of, owner_key, phase_of,
                               state_job_ids, sweep, update_config)
 
@@ -106,7 +106,7 @@ def test_a_killed_up_then_an_edit_leaves_nothing_of_ours_running_untracked(tmp_p
     st = job_stack(tmp_path, emu, jobs={"a": job(parameters={"lr": 0.5})})
     st.run("up", "--yes", "--skip-preview", "--target",
            SEED_URN.format(stack=st.name, project=PROJECT))
-    mark = OwnerMark(stack=f"organization/{PROJECT}/{st.name}", resource="a", token=owner_token(st, "a"))
+    mark = OwnerMark.model_validate(owner_mark(st, "a"))
     spec = declared({"a": job(name="a-killed", parameters={"lr": 0.5})})["a"].model_copy(update={"owner": mark})
     with client_of(emu) as c:
         orphan = c.create_job(CreateTrainingJobRequest.model_validate(spec.to_wire())).id
@@ -131,7 +131,7 @@ def test_our_same_named_orphan_is_gone_before_its_successor_is_created(tmp_path:
     with running_emulator(tmp_path / "emulator", phase_seconds=0.2, run_seconds=600, delete_seconds=1.5) as emu:
         st = job_stack(tmp_path, emu, jobs={"a": job(name="a-named", parameters={"lr": 0.5})})
         st.run("up", "--yes", "--skip-preview", "--target", SEED_URN.format(stack=st.name, project=PROJECT))
-        mark = OwnerMark(stack=f"organization/{PROJECT}/{st.name}", resource="a", token=owner_token(st, "a"))
+        mark = OwnerMark.model_validate(owner_mark(st, "a"))
         spec = declared({"a": job(name="a-named", parameters={"lr": 0.5})})["a"].model_copy(update={"owner": mark})
         with client_of(emu) as c:
             orphan = c.create_job(CreateTrainingJobRequest.model_validate(spec.to_wire())).id
