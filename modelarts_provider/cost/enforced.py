@@ -54,12 +54,14 @@ class Bound:
     enforced: int | None           # the service's limit (spec.auto_stop hours), None when none is sent
     wait_seconds: float | None     # the wait deadline, when the wait terminates it earlier than the service
     why_not: str = ""              # why the service enforces nothing, when it does not
+    cut_wait: float | None = None  # a wait deadline the service's limit cuts short (a recorded job's limit)
 
     def note(self) -> str:
         """`enforced by the service: autoStop 1 h; the wait terminates it at 20 s`, or why it is not."""
         wait = f"the wait terminates it at {duration_text(self.wait_seconds)}" if self.wait_seconds else ""
         if self.enforced is not None:
-            return f"enforced by the service: autoStop {self.enforced} h" + (f"; {wait}" if wait else "")
+            cut = f", before the wait's deadline of {duration_text(self.cut_wait)}" if self.cut_wait else ""
+            return f"enforced by the service: autoStop {self.enforced} h{cut}" + (f"; {wait}" if wait else "")
         if self.hours is None:
             return ""
         return "not enforced by the service" + (f": {self.why_not}" if self.why_not else "") + \
@@ -74,7 +76,8 @@ def bound_of(wait_for: str | None, wait_timeout_seconds: float | None, auto_stop
     wait_hours = Decimal(str(wait_timeout_seconds)) / HOUR_S if waits else None
     if enforced is not None:
         earlier = wait_timeout_seconds if wait_hours is not None and wait_hours < enforced else None
-        return Bound(Decimal(enforced), enforced, earlier)
+        later = wait_timeout_seconds if wait_hours is not None and wait_hours > enforced else None
+        return Bound(Decimal(enforced), enforced, earlier, cut_wait=later)
     if wait_hours is None:
         return Bound(None, None, None)
     why = ("a search's trials have no running-time limit in the service" if search

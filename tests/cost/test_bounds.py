@@ -49,7 +49,8 @@ def test_the_bound_is_the_limit_the_service_enforces() -> None:
         "d": _job(waitFor="running", waitTimeoutSeconds=60)})
     assert [it.hours for it in found] == [Decimal(1), Decimal(1), Decimal(3), None]
     assert [it.enforcement for it in found] == [
-        "enforced by the service: autoStop 1 h", "enforced by the service: autoStop 1 h; the wait terminates it at "
+        "enforced by the service: autoStop 1 h, before the wait's deadline of 2 h",
+        "enforced by the service: autoStop 1 h; the wait terminates it at "
         "30 min", "enforced by the service: autoStop 3 h", ""]
 
 

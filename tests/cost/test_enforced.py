@@ -93,6 +93,12 @@ def test_a_recorded_job_keeps_its_limit_and_the_line_says_the_service_does_not_e
     assert line.startswith("old: 1 job x 1 node x 0.01 h max (not enforced by the service: this job was submitted "
                            "without autoStop"), line
     assert line.endswith("the wait terminates it at 20 s) x 0.45 CNY/node-hour = up to 0.0025 CNY"), line
+    # recorded with 1 h, its deadline since raised to 2 h: it keeps 1 h (no re-run), and the line says the service
+    # stops it first
+    raised = _cfg(jobs={"old": _job(waitFor="completed", waitTimeoutSeconds=7200)})
+    (it,) = items(raised, plan(raised, Recorded({"old": 1})), BOOK)
+    assert it.line() == ("old: 1 job x 1 node x 1 h max (enforced by the service: autoStop 1 h, before the wait's "
+                         "deadline of 2 h) x 0.45 CNY/node-hour = up to 0.45 CNY")
     # the state unreadable: every job is taken as recorded; nothing is replaced by a bound
     assert all(p.args.auto_stop is None for p in plan(cfg, Recorded({}, readable=False)))
 
