@@ -36,7 +36,8 @@ from ..core.provider_base import CALLS_IN_FLIGHT, SettingsProvider, request_canc
 from ..core.provider_base import say
 from ..core.provider_config import NAMESPACE
 from ..core.unknowns import is_unknown
-from ..cost.plugin_cost import BudgetError, Tally, enforced_inputs, job_items, parse_budget, parse_prices, pool_items, price_for
+from ..cost.plugin_cost import (BudgetError, Tally, enforced_inputs, job_items, parse_budget, parse_prices, pool_items,
+                                 price_for)
 from ..resource_pool.provider import ResourcePoolProvider
 from ..training_job.catalog_check import needs_check
 from ..training_job.normalize import try_canonical
