@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..core.ownership import OwnerMark
+
 __all__ = ["BucketArgs", "BucketOutputs", "OUTPUT_KEYS"]
 
 
@@ -16,6 +18,9 @@ class BucketArgs(BaseModel):
         "exists, never delete it."))
     force_destroy: bool = Field(False, description=(
         "Destroy deletes the bucket's objects first (create: true only)."))
+    owner: OwnerMark | None = Field(None, description=(
+        "This resource's owner mark (the Bucket resource sets it): its proof is written on the bucket this stack "
+        "creates (bucket tags) and verified before the bucket or its objects are ever deleted."))
 
 
 class BucketOutputs(BaseModel):

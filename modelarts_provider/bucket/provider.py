@@ -7,6 +7,11 @@
   leaves it alone.
 * A new bucket name replaces (the new bucket first); `create` and `force_destroy` change in place
   (no API call), so turning create off never deletes the bucket.
+* The owner mark (core/ownership.py): a bucket this stack creates carries the proof of it in its tags
+  (`modelarts-pulumi.mark`, HMAC of the stack's mark key, "bucket", its name and the stack), and is deleted (emptied
+  first with force_destroy) only when that proof verifies for the stack destroying: a copied stack's state says
+  `created` too, and never deletes the original's bucket with its models. A state from before the mark (no key)
+  gets the proof at its next `up`, on the strength of its `created` record.
 check/diff make no API call.
 """
 
@@ -22,6 +27,8 @@ from ..obs.errors import ObsError
 from ..obs.names import bucket_name_problem
 from ..obs.provider_support import ObsProviderBase, ObsProviderError, is_unknown
 from ..core.provider_base import say
+from ..core.ownership import MARK_TAG, TOKEN_TAG, OwnerMark, keyed, proves, with_key_secret
+from ..core.secret_leaves import plain
 from .args import OUTPUT_KEYS, BucketArgs, BucketOutputs
 
 DELETE_PARALLELISM = 8
@@ -31,8 +38,33 @@ def _inputs(props: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in props.items() if k not in OUTPUT_KEYS and not k.startswith("__") and v is not None}
 
 
+def _key(props: dict[str, Any]) -> str | None:
+    owner = props.get("owner")
+    return plain(owner.get("key")) if isinstance(owner, dict) else None
+
+
+def _mark_tags(owner: OwnerMark, bucket: str) -> dict[str, str]:
+    """The bucket tags that carry the mark: the proof and the token (whose resource; the owner text is no tag value)."""
+    return {MARK_TAG: owner.proof("bucket", bucket) or "", TOKEN_TAG: owner.token}
+
+
 class BucketProvider(ObsProviderBase):
+    def _proven(self, obs: Any, id_: str, args: BucketArgs) -> bool:
+        """Whether the bucket's tags prove it this stack's (a state with a mark key); said in one line when not: the
+        bucket is then kept with every object."""
+        if args.owner is None or args.owner.key is None or not obs.bucket_exists(id_):
+            return True  # a state from before the mark: its `created` record decides, as it did
+        if proves(args.owner, "bucket", id_, None, obs.bucket_tags(id_)):
+            return True
+        say(f"bucket {id_}: kept with its objects: its owner mark does not prove it this stack's (another stack, or "
+            "a copy of this one, made it); delete it yourself if it is no one's")
+        return False
+
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        news = keyed(news, olds)  # the stack's seed made the owner mark's token and key
+        if isinstance(news.get("owner"), dict) and not news["owner"].get("token"):
+            # No seed (library use), or not known yet (a new stack's preview): no mark, as before the mark existed
+            news = {k: v for k, v in news.items() if k != "owner"}
         raw = _inputs(news)
         failures: list[CheckFailure] = []
         if not is_unknown(raw.get("bucket")):
@@ -44,13 +76,15 @@ class BucketProvider(ObsProviderBase):
                 for loc, reason in explain(err.errors(include_url=False)):
                     name = str(loc[0]) if loc else "bucket"
                     failures.append(CheckFailure(name, reason))
-        return CheckResult(news, failures + self.config_failures())
+        return CheckResult(with_key_secret(news), failures + self.config_failures())
 
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         replaces = ["bucket"] if olds.get("bucket") != news.get("bucket") else []
         defaults = BucketArgs.model_fields
         updates = [k for k in ("create", "force_destroy")
                    if olds.get(k, defaults[k].default) != news.get(k, defaults[k].default)]
+        if _key(news) and _key(olds) != _key(news):  # a state from before the mark key: its proof is written
+            updates.append("owner")
         return DiffResult(changes=bool(replaces or updates), replaces=replaces or None,
                           delete_before_replace=False)
 
@@ -72,16 +106,25 @@ class BucketProvider(ObsProviderBase):
             else:
                 say(f"bucket {name}: already there and empty, taken over")
                 created = False
+            if created and args.owner is not None and args.owner.key is not None:
+                obs.add_bucket_tags(name, _mark_tags(args.owner, name))  # in the create, before any object
         except ObsError as err:
             if err.code == "BucketAlreadyExists":
                 raise ObsProviderError(f"bucket {name} belongs to another account (bucket names are "
                                        f"global): choose another name") from None
             raise ObsProviderError(f"bucket {name}: {err}") from None
         outputs = BucketOutputs(url=f"obs://{name}/", created=created)
-        return CreateResult(name, {**_inputs(props), **outputs.model_dump()})
+        return CreateResult(name, with_key_secret({**_inputs(props), **outputs.model_dump()}))
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
-        return UpdateResult({**_inputs(news), **{k: olds.get(k) for k in OUTPUT_KEYS}})
+        args = BucketArgs.model_validate(_inputs(news))
+        if (olds.get("created") is True and args.create and args.owner is not None and args.owner.key is not None
+                and not _key(olds)):
+            try:  # the upgrade: this stack's `created` record proves it once; the proof carries it from now on
+                self._obs().add_bucket_tags(id_, _mark_tags(args.owner, id_))
+            except ObsError as err:
+                raise ObsProviderError(f"bucket {id_}: its owner mark could not be written: {err}") from None
+        return UpdateResult(with_key_secret({**_inputs(news), **{k: olds.get(k) for k in OUTPUT_KEYS}}))
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         try:
@@ -91,7 +134,7 @@ class BucketProvider(ObsProviderBase):
         if not exists:
             say(f"bucket {id_}: gone, dropping it from the state")
             return ReadResult("", {})
-        return ReadResult(id_, props)
+        return ReadResult(id_, with_key_secret(props))
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         args = BucketArgs.model_validate(_inputs(props))
@@ -105,6 +148,8 @@ class BucketProvider(ObsProviderBase):
             return
         obs = self._obs()
         try:
+            if not self._proven(obs, id_, args):
+                return
             if args.force_destroy and obs.bucket_exists(id_):
                 deleted = obs.delete_keys(id_, (o.key for o in obs.iter_objects(id_)), DELETE_PARALLELISM)
                 if deleted:

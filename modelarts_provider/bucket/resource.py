@@ -16,6 +16,8 @@ from typing import Any, Optional, TypedDict
 import pulumi
 from pulumi.dynamic import Resource
 
+from ..core.identity import SEED_INPUT
+from ..core.marks import stack_label, stack_seed
 from .args import OUTPUT_KEYS
 from .provider import BucketProvider
 
@@ -38,6 +40,9 @@ class Bucket(Resource, module="modelarts", name="Bucket"):
     def __init__(self, resource_name: str, args: BucketInputs | Mapping[str, Any],
                  opts: Optional[pulumi.ResourceOptions] = None) -> None:
         props: dict[str, Any] = {"create": True, "force_destroy": False, **dict(args)}
+        if props.get("owner") is None:  # the token and the mark key come from the stack's seed, in check
+            props["owner"] = {"stack": stack_label(), "resource": resource_name}
+            props[SEED_INPUT] = stack_seed()
         for key in OUTPUT_KEYS:
             props.setdefault(key, None)
         super().__init__(PROVIDER, resource_name, props, opts)

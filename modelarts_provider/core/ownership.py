@@ -52,7 +52,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ..client.owner_token import (LABEL_MARKS, MARK_ANNOTATION, NETWORK_TOKEN_ANNOTATION, PREFIX,  # noqa: F401
                                   STACK_ANNOTATION, TOKEN_ANNOTATION, token_on)  # re-exported: the client's part
 from .call_urn import current_stack
-from .identity import SEED_INPUT, is_mark_key, is_seed, mark_key, proof_for
+from .identity import SEED_INPUT, is_mark_key, is_seed, mark_key, proof_for, token_for
 from .secret_leaves import plain, secret
 
 OWNER_ANNOTATION = PREFIX + "owner"
@@ -169,10 +169,17 @@ def with_mark_key(owner: Any, olds: Mapping[str, Any] | None, seed: Any) -> Any:
 
 
 def keyed(news: Mapping[str, Any], olds: Mapping[str, Any] | None) -> dict[str, Any]:
-    """A pool's or network's checked inputs: the seed taken out, the mark key put in the owner mark."""
+    """A pool's, network's or bucket's checked inputs: the seed taken out, the mark key put in the owner mark (and
+    its token where none was given: the recorded one, else HMAC(seed, resource name))."""
     out = {k: v for k, v in news.items() if k != SEED_INPUT}
-    if isinstance(out.get("owner"), dict):
-        out["owner"] = with_mark_key(out["owner"], olds, news.get(SEED_INPUT))
+    owner, seed = out.get("owner"), news.get(SEED_INPUT)
+    if isinstance(owner, dict):
+        recorded = (olds or {}).get("owner")
+        if not owner.get("token") and isinstance(recorded, dict) and recorded.get("token"):
+            owner = {**owner, "token": recorded["token"]}
+        elif not owner.get("token") and is_seed(seed) and isinstance(owner.get("resource"), str):
+            owner = {**owner, "token": token_for(seed, owner["resource"])}
+        out["owner"] = with_mark_key(owner, olds, seed)
     return out
 
 

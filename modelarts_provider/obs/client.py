@@ -98,6 +98,22 @@ class ObsClient:
         """False when it was already gone. A bucket that still holds objects raises (BucketNotEmpty)."""
         return self._unless("NoSuchBucket", "delete_bucket", bucket, Bucket=bucket)
 
+    def bucket_tags(self, bucket: str) -> dict[str, str]:
+        """The bucket's tags (OBS's bucket tagging, S3's API); none: {}."""
+        try:
+            answer = self._call("get_bucket_tagging", bucket, None, Bucket=bucket)
+        except ObsError as err:
+            if err.code in ("NoSuchTagSet", "NoSuchTagSetError"):
+                return {}
+            raise
+        return {t["Key"]: t["Value"] for t in answer.get("TagSet", [])}
+
+    def add_bucket_tags(self, bucket: str, tags: dict[str, str]) -> None:
+        """`tags` set on the bucket beside the ones it has (the API replaces the whole set: read, merged, written)."""
+        merged = {**self.bucket_tags(bucket), **tags}
+        self._call("put_bucket_tagging", bucket, None, Bucket=bucket,
+                   Tagging={"TagSet": [{"Key": k, "Value": v} for k, v in sorted(merged.items())]})
+
     def _unless(self, code: str, op: str, bucket: str, **params: Any) -> bool:
         """True when the bucket call succeeds; False when OBS answers `code` (the outcome was already so)."""
         try:

@@ -230,8 +230,14 @@ def prepare_code_upload(ctx: Context, olds: Props, news: Props) -> Props:
 # --- Bucket --------------------------------------------------------------------------------------
 
 
-def prepare_bucket(_ctx: Context, _olds: Props, news: Props) -> Props:
-    return {"create": True, "force_destroy": False, **{k: v for k, v in news.items() if v is not None}}
+def prepare_bucket(ctx: Context, olds: Props, news: Props) -> Props:
+    """What Bucket.__init__ does in a Python program: the defaults, this resource's owner mark and the stack's seed."""
+    props = {"create": True, "force_destroy": False,
+             **{k: v for k, v in news.items() if v is not None and k != SEED_INPUT}}
+    props["owner"] = props.get("owner") or {"stack": ctx.stack_label, "resource": ctx.name}
+    if ctx.seed:
+        props[SEED_INPUT] = ctx.seed
+    return props
 
 
 def import_bucket(provider: BucketProvider, id_: str, _ctx: Context) -> tuple[Props, Props]:
