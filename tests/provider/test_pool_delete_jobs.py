@@ -11,6 +11,7 @@ import pytest
 
 from modelarts_emulator.testing import RunningEmulator
 from modelarts_provider.client.models import CreateTrainingJobRequest
+from modelarts_provider.core.identity import mark_key
 from modelarts_provider.core.ownership import OwnerMark
 from modelarts_provider.core.provider_base import ProviderError
 from modelarts_provider.resource_pool.provider import ResourcePoolProvider
@@ -36,7 +37,7 @@ def _job_on(emu: RunningEmulator, pools: ResourcePoolProvider, pool: str, name: 
     body = minimal_job(name)
     body["spec"]["resource"] = {"pool_id": pool, "node_count": 1}
     if owner is not None:
-        body["metadata"]["annotations"] = OwnerMark.model_validate(owner).annotations()
+        body["metadata"]["annotations"] = OwnerMark.model_validate(owner).annotations("job", name)
     job = pools._api().create_job(CreateTrainingJobRequest.model_validate(body))
     emu.advance(2)  # Creating -> Running on the pool's free node
     return job.id or ""
@@ -113,3 +114,22 @@ def test_a_network_delete_checks_the_jobs_on_the_pools_it_removes(emu, said, mon
     assert _phase(emu, ours) == "Terminated" and _phase(emu, theirs) == "Failed"
     assert [(e["kind"], e["action"]) for e in emu.pools()["events"] if e["action"] == "delete"] == [
         ("pool", "delete"), ("network", "delete")]
+
+
+def test_a_same_named_stack_elsewhere_is_another_owner_by_its_proof(emu, said):
+    """Issue 54, case 4: two stacks of the same project and stack name on two backends (file backends all say
+    `organization`) write the same owner text; only the proof, made with each stack's own mark key (from its own
+    seed), tells them apart. The pool's delete stops this stack's job and refuses the namesake's."""
+    mine, theirs_key = mark_key("a" * 64), mark_key("b" * 64)
+    _, net, _ = _network(emu)
+    pools = _configured(ResourcePoolProvider, emu)
+    created = pools.create(_pool_props(net, owner={**owner_of("pool-gpu"), "key": mine}))
+    pool, outs = created.id, created.outs
+    ours = _job_on(emu, pools, pool, "left-behind", {**owner_of("job-x"), "key": mine})
+    namesake = _job_on(emu, pools, pool, "namesake-job", {**owner_of("job-x"), "key": theirs_key})
+    with pytest.raises(ProviderError) as refused:
+        pools.delete(pool, outs)
+    assert f"namesake-job ({namesake}, Running; it belongs to organization/proj/dev::job-x" in str(refused.value)
+    assert "left-behind" not in str(refused.value)
+    assert {_phase(emu, namesake), _phase(emu, ours)} == {"Running"} and emu.counters()["terminate"] == 0
+    assert [e for e in emu.pools()["events"] if e["action"] == "delete"] == []
