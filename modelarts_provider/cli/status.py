@@ -21,6 +21,7 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
+from ..client.errors import ModelArtsError
 from ..core.ownership import TAG_PREFIX, TOKEN_TAG
 from ..results.table import duration_text
 from .output import guarded, print_line
@@ -61,14 +62,26 @@ def live_views(client: Any, jobs: list[tuple[str, str, str | None, str | None]])
 
 
 def live_tags(client: Any, jobs: list[tuple[str, str, str | None, str | None]]) -> dict[str, dict[str, str]]:
-    """{job id: its tags} as the service holds them, for the stack's jobs (the owner mark's tag finds them)."""
+    """{job id: its tags} as the service holds them, for the stack's jobs (the ids its state records; a tag decides
+    nothing here). One tag filter per workspace reads every job carrying the owner mark's tag; a job it misses (one
+    tagged only after it was created, by a version that wrote no owner tag on it) is read on its own."""
     wanted = {job_id for _, job_id, _, _ in jobs}
     out: dict[str, dict[str, str]] = {}
     for workspace in {w for _, _, _, w in jobs}:
         for found in client.iter_jobs_tagged(TOKEN_TAG, workspace_id=workspace):
             if found.resource_id in wanted:
-                out[found.resource_id] = {t.key: t.value for t in found.tags if not t.key.startswith(TAG_PREFIX)}
+                out[found.resource_id] = _shown({t.key: t.value for t in found.tags})
+    for job_id in sorted(wanted - set(out)):
+        try:
+            out[job_id] = _shown(client.get_job_tags(job_id))
+        except ModelArtsError:
+            continue  # gone meanwhile (its phase says so), or unreadable: shown as "-"
     return out
+
+
+def _shown(tags: dict[str, str]) -> dict[str, str]:
+    """The user's tags: the owner mark's own are not shown."""
+    return {k: v for k, v in tags.items() if not k.startswith(TAG_PREFIX)}
 
 
 def tags_text(tags: dict[str, str] | None) -> str:
