@@ -168,7 +168,8 @@ def stop_and_delete(client: JobClient, job_id: str, timeout_s: float, poll_s: fl
     if needs_proof and not is_ours(job, owner, here):
         raise TrainingJobError(
             f"training job {job.name} ({job_id}) is not this resource's ({owner_text(marks(job))}); "
-            "it was not stopped or deleted: if it should leave this stack only, `pulumi state delete` its resource")
+            "it was not stopped or deleted: if it should leave this stack only, `pulumi state delete` its resource (a "
+            "stack renamed since it made the job: rename it back to manage it)")
     if job.phase in TERMINAL_PHASES and (keep_finished(job) if callable(keep_finished) else keep_finished):
         say(f"{job.name}: kept in the service ({job.phase}, keepFinishedRuns; keepRuns bounds how many): "
             "it leaves the state only")
