@@ -28,13 +28,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import os
+import signal
 import optuna
 from optuna.trial import TrialState
 
 from .. import errors
 from ..execution.obs_transfer import TransferError
 from ..execution.plan import Channel, TaskPlan, plan_tasks, task_log
-from ..execution.runner import KILLED_EXIT_CODE, Executor, _kill_group, write_log
+from ..execution.runner import KILL_GRACE_S, KILLED_EXIT_CODE, Executor, write_log
 from ..jobs.models import QUEUED_PENDING_MS, Store
 from .samplers import DistinctAsk, distribution, sampler_for
 from .space import Param, Search
@@ -339,3 +341,17 @@ def trial_outputs(outputs: tuple[Channel, ...], tid: str) -> tuple[Channel, ...]
 
 def _argv(params: tuple[Param, ...], config: dict[str, Any]) -> str:
     return " ".join(f"--{p.name}={Param.text(config[p.name])}" for p in params if p.name in config)
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> int:
+    """A trial's process group: SIGTERM, SIGKILL after a grace period; the exit code."""
+    for sig, wait in ((signal.SIGTERM, KILL_GRACE_S), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            return proc.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            continue
+    return KILLED_EXIT_CODE
