@@ -87,7 +87,10 @@ def _jobs(epochs_a: int) -> dict[str, Any]:
 
 
 def _job_inputs(st: Stack) -> dict[str, str]:
-    return {r["urn"]: json.dumps(r["inputs"], sort_keys=True) for r in st.resources()
+    """Every job's inputs, secrets in plaintext (the owner mark's key is a secret, whose ciphertext the engine renews
+    at each write of the state: the values are what must stay)."""
+    state = json.loads(st.run("stack", "export", "--show-secrets").stdout)
+    return {r["urn"]: json.dumps(r["inputs"], sort_keys=True) for r in state["deployment"]["resources"]
             if r["type"].endswith(":TrainingJob")}
 
 
