@@ -26,6 +26,7 @@ def _fresh(billing: Any) -> Iterator[None]:
     prices._cache.clear()
     yield
     billing.clear_faults()
+    prices._cache.clear()  # no bad answer of this module is a price for the next module on this worker
 
 
 def _settings(emu: Any, billing: Any) -> ProviderSettings:
