@@ -253,9 +253,6 @@ def is_ours(job: TrainingJob, owner: OwnerMark | None, here: str | None = None) 
     return proves(owner, "job", job.name, here, job.metadata.annotations, job.tags)
 
 
-_is_ours = is_ours
-
-
 def _proves_itself(job: TrainingJob, args: TrainingJobArgs) -> bool:
     """An unmarked job (no token in annotations or tags) of this declaration's derived name and spec: ours,
     created by a killed `up` before it was tagged (module docstring)."""
@@ -299,11 +296,11 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
         return adopt(client, args, say)
     name = args.name or ""
     same_name = index.lookup(name, args.workspace_id)
-    mine = [j for j in same_name if _is_ours(j, args.owner) or _proves_itself(j, args)]
+    mine = [j for j in same_name if is_ours(j, args.owner) or _proves_itself(j, args)]
     if args.owner is not None:
         seen = {j.id for j in mine}
         mine += [j for j in index.owned_by(args.owner.token, args.workspace_id)
-                 if j.id not in seen and _is_ours(j, args.owner)]
+                 if j.id not in seen and is_ours(j, args.owner)]
     mine = [j for j in mine if j.id not in tracked]
     replaced = set(tracked)  # the runs of this key the state holds: the new run replaces them (history)
     if mine and held_by_state is not None:
@@ -334,7 +331,7 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
             if orphan.id != job.id and not (args.keeps_finished_runs and orphan.phase in TERMINAL_PHASES):
                 _delete_orphan(client, orphan, args, index, say)
         return _sync_description(client, job, args, say)
-    foreign = [j for j in same_name if not (_is_ours(j, args.owner) or _proves_itself(j, args))]
+    foreign = [j for j in same_name if not (is_ours(j, args.owner) or _proves_itself(j, args))]
     if foreign:
         raise _not_ours(name, foreign[0], args)
     for orphan in mine:
