@@ -29,6 +29,7 @@ from ..obs.provider_support import ObsProviderBase, ObsProviderError, is_unknown
 from ..core.provider_base import say
 from ..core.ownership import MARK_TAG, TOKEN_TAG, OwnerMark, keyed, proves, with_key_secret
 from ..core.secret_leaves import plain
+from ..core.renames import RENAMED_HINT
 from .args import OUTPUT_KEYS, BucketArgs, BucketOutputs
 
 DELETE_PARALLELISM = 8
@@ -57,7 +58,7 @@ class BucketProvider(ObsProviderBase):
         if proves(args.owner, "bucket", id_, None, obs.bucket_tags(id_)):
             return True
         say(f"bucket {id_}: kept with its objects: its owner mark does not prove it this stack's (another stack, or "
-            "a copy of this one, made it); delete it yourself if it is no one's")
+            f"a copy of this one, made it; {RENAMED_HINT}); delete it yourself if it is no one's")
         return False
 
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:

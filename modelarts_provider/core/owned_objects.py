@@ -23,6 +23,7 @@ from typing import Any, Protocol, TypeVar
 
 from .call_urn import current_stack
 from .ownership import NETWORK_TOKEN_ANNOTATION, OwnerMark, marks_from, owner_text, proves, token_on
+from .renames import RENAMED_HINT
 from .provider_base import ProviderError, say
 from ..waiting import REAL, Clock, Failed, wait
 from ..waiting.cancel import cancelled
@@ -72,7 +73,7 @@ def require_ours(kind: str, id_: str, live: NamedObject, props: Mapping[str, Any
     owner = OwnerMark.model_validate(props["owner"]) if props.get("owner") else None
     if not is_ours(live, owner, kind):
         raise ProviderError(f"{kind} {id_}: not {doing}, {owner_text(marks_of(live))} (only a {kind} "
-                            f"this resource created is {doing}); `pulumi state delete` it to stop managing it")
+                            f"this resource created is {doing}); `pulumi state delete` it to stop managing it ({RENAMED_HINT})")
 
 
 def ours_to_delete(kind: str, id_: str, live: T | None, props: Mapping[str, Any]) -> T | None:

@@ -34,6 +34,8 @@ name, project/stack of the stack acting now), written in the create request (ann
 returns it (job tags, pool and network labels). A proof copied onto another object names the other object; a copy
 of the stack acts under another name; a same-named stack elsewhere has another seed: none verifies. Any carrier
 holding the expected proof proves it (a proof cannot be made by copying, so carriers cannot disagree to our harm).
+A stack renamed with `pulumi stack rename` proves with the former names its config declares too (core/renames.py:
+believed only while no stack of that name exists in the backend, so a copy never does).
 A state without a key (written before the proof existed) is judged by the token and owner text as before, and
 gets the key and the proof at its next `up` (proven once by that rule: `upgrade_proof`).
 """
@@ -52,6 +54,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ..client.owner_token import (LABEL_MARKS, MARK_ANNOTATION, NETWORK_TOKEN_ANNOTATION, PREFIX,  # noqa: F401
                                   STACK_ANNOTATION, TOKEN_ANNOTATION, token_on)  # re-exported: the client's part
 from .call_urn import current_stack
+from .renames import RENAMES
 from .identity import SEED_INPUT, is_mark_key, is_seed, mark_key, proof_for, token_for
 from .secret_leaves import plain, secret
 
@@ -139,14 +142,14 @@ def proves(owner: OwnerMark | None, kind: str, name: str | None, here: str | Non
     if owner is None or not name:
         return False
     here = here or current_stack()
+    # The stack acting, and the former names its config declares (a `pulumi stack rename`: core/renames.py).
+    acting = (here, *RENAMES.stacks(stack_of_label(here) or stack_of_label(owner.stack)))
     marks = marks_from(*carriers[:3]) if carriers else {}
     if owner.key is None:
-        return marked_for(marks, owner.token, here or owner.stack)
-    expected = owner.proof(kind, name, here)
-    if expected is None:
-        return False
+        return any(marked_for(marks, owner.token, stack or owner.stack) for stack in acting)
+    expected = [p for stack in acting if (p := owner.proof(kind, name, stack)) is not None]
     found = [c.get(k) for c in carriers if c for k in (MARK_ANNOTATION, MARK_TAG) if c.get(k)]
-    proven = any(hmac.compare_digest(str(v), expected) for v in found)
+    proven = any(hmac.compare_digest(str(v), e) for v in found for e in expected)
     return proven and (any_resource or _tokens_on(carriers) == {owner.token})
 
 

@@ -25,6 +25,7 @@ from .unknowns import one_spelling
 from .call_urn import CURRENT_URN
 from .masking import NONE, Secrets, binding, mask
 from .ownership import keyed, with_key_secret
+from .renames import RENAMED_FROM_KEY, RENAMES, RenameRefused
 from .provider_config import NAMESPACE, ProviderConfigError, ProviderSettings, resolve_settings
 from ..waiting import Condition, Done, Failed, wait
 from ..waiting.cancel import cancelled, request_cancel  # the engine's Cancel (re-exported: waits, plugin)
@@ -358,6 +359,10 @@ class SettingsProvider(ResourceProvider, Generic[S]):
             self._config_error = None
         except self._bad_config as err:
             self._settings, self._config_error = None, str(err)
+        try:  # refused: no former name is believed, and every check says why (core/renames.py)
+            RENAMES.configure(req.config.get(f"{NAMESPACE}:{RENAMED_FROM_KEY}"))
+        except RenameRefused as err:
+            self._config_error = self._config_error or str(err)
 
     def _require_settings(self) -> S:
         if self._settings is None:

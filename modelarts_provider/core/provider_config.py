@@ -19,6 +19,7 @@ Stack config keys (namespace ``modelarts:``; set credentials with ``pulumi confi
     verifyTls       true | false (default true)
     caBundle        path to a CA bundle
     retryTimeoutSeconds  how long one API call keeps retrying throttling, 5xx and resets (default 60)
+    renamedFrom     the stack's former names after `pulumi stack rename` (core/renames.py): not a client setting
 
 Stack config wins over the environment, key by key. Errors name the key; they show the value given
 only for settings that are not secrets (never a key, token or password).
@@ -42,7 +43,9 @@ ENV_FALLBACKS: dict[str, tuple[str, ...]] = {key: env_names(key) for key in (
     "region", "projectId", "cloud", "endpoint", "obsEndpoint", "iamEndpoint", "billingEndpoint", "accessKey", "secretKey",
     "securityToken", "iamUser", "iamPassword", "iamDomain", "projectName", "verifyTls", "caBundle",
     "retryTimeoutSeconds")}
-KNOWN_KEYS = frozenset(ENV_FALLBACKS)
+# Settings of the provider's own, not of the client: the stack's former names (core/renames.py).
+OWN_KEYS = frozenset({"renamedFrom"})
+KNOWN_KEYS = frozenset(ENV_FALLBACKS) | OWN_KEYS
 SECRET_KEYS = frozenset({"secretKey", "securityToken", "iamPassword"})
 DEFAULT_RETRY_TIMEOUT_S = 60.0
 MAX_RETRY_TIMEOUT_S = 3600.0

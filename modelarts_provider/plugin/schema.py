@@ -18,6 +18,7 @@ from ..awaiting.args import AwaitedJob, AwaitedStatus
 from ..code_upload.args import CodeUploadOutputs
 from ..core.ownership import OwnerMark
 from ..core.provider_config import ENV_FALLBACKS, SECRET_KEYS
+from ..core.renames import RENAMED_FROM_KEY
 from ..training_job import args as job_args
 from ..training_job.args import TrainingJobArgs
 from ..training_job.outputs import JobStatusOutputs
@@ -195,6 +196,10 @@ def snake_schema(version: str) -> dict[str, Any]:
                     + (f" Environment: {', '.join(envs)}." if envs else ""),
                     **({"secret": True} if key in SECRET_KEYS else {})}
               for key, envs in ENV_FALLBACKS.items()}
+    # The stack's former names after `pulumi stack rename` (core/renames.py): the providers' own setting.
+    config[RENAMED_FROM_KEY] = {"type": "string", "description": "After `pulumi stack rename`: the stack's former "
+                                "names, comma separated, so that it manages what it made before (refused while a "
+                                "stack of that name exists in the backend)."}
     # The plugin's own budget and prices table (cost/plugin_cost.py, docs/cost.md): maps, not client settings.
     config["budget"] = {"type": "object", "additionalProperties": {"$ref": "pulumi.json#/Any"},
                         "description": BUDGET_DESCRIPTION}

@@ -39,6 +39,7 @@ from .compare import mismatches
 from .name_index import NameIndex, job_token, marks, with_tags_read
 from ..client.errors import CLIENT_AMBIGUOUS_CREATE, JOB_NOT_FOUND, ModelArtsError
 from ..core.call_urn import current_stack
+from ..core.renames import RENAMED_HINT
 from ..core import replaced_runs
 from ..core.ownership import OWNER_ANNOTATION, TAG_PREFIX as OWNER_TAG_PREFIX, OwnerMark, owner_text, proves
 from ..client.models import ACTIVE_PHASES, TERMINAL_PHASES, CreateTrainingJobRequest, TrainingJob
@@ -168,8 +169,8 @@ def stop_and_delete(client: JobClient, job_id: str, timeout_s: float, poll_s: fl
     if needs_proof and not is_ours(job, owner, here):
         raise TrainingJobError(
             f"training job {job.name} ({job_id}) is not this resource's ({owner_text(marks(job))}); "
-            "it was not stopped or deleted: if it should leave this stack only, `pulumi state delete` its resource (a "
-            "stack renamed since it made the job: rename it back to manage it)")
+            "it was not stopped or deleted: if it should leave this stack only, `pulumi state delete` its resource ("
+            f"{RENAMED_HINT})")
     if job.phase in TERMINAL_PHASES and (keep_finished(job) if callable(keep_finished) else keep_finished):
         say(f"{job.name}: kept in the service ({job.phase}, keepFinishedRuns; keepRuns bounds how many): "
             "it leaves the state only")

@@ -22,7 +22,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from ..cli.pulumi_cli import find_pulumi
+from ..core.engine_cli import find_pulumi
 from ..core.ownership import stack_of_label
 
 EXPORT_TIMEOUT_S = 120

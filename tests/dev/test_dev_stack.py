@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from modelarts_emulator.config import DEFAULT_ACCESS_KEY, DEFAULT_PROJECT_ID, DEFAULT_SECRET_KEY
-from modelarts_provider.cli import pulumi_cli
+from modelarts_provider.core import engine_cli as pulumi_cli
 from tests.dev.test_dev import _dev, _fake_pulumi, _isolated_state_env, _require_warm_setup
 from testkit.harness import PULUMI_VERSION, REPO_ROOT, engine_dir
 

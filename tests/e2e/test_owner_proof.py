@@ -144,3 +144,46 @@ def test_a_copied_stack_never_deletes_the_originals_runs_or_jobs(tmp_path: Path,
     live = _live(emu)
     assert live[running_id] in ("Pending", "Running", "Creating"), live
     assert _job_ids(st) == {running_id}
+
+
+def _renamed(st: Stack, name: str) -> Stack:
+    """`pulumi stack rename` (the state's URNs and the stack's config file move to the new name)."""
+    st.run("stack", "rename", name)
+    return type(st)(workdir=st.workdir, name=name, env=st.env)
+
+
+@pytest.mark.parametrize("service", SERVICES)
+@pytest.mark.parametrize("door", sorted(DOORS))
+def test_a_renamed_stack_manages_its_job_once_its_config_names_the_former_name_a_copy_never(
+        tmp_path: Path, door: str, service: str, request: pytest.FixtureRequest) -> None:
+    emu = request.getfixturevalue(service)
+    st = DOORS[door].make(tmp_path, emu, {})
+    st.up()
+    (job_id,) = _job_ids(st)
+    original = st.name
+
+    # A copy that claims to be the original renamed: the original is still a stack of this backend, so the claim
+    # is refused in one line before anything is done, and the original's running job is untouched.
+    copy = copied_stack(st, tmp_path)
+    update_config(copy, {"modelarts:renamedFrom": original})
+    DOORS[door].edit(copy, {})
+    refused = output_of(copy.up(check=False))
+    assert f"modelarts:renamedFrom names {original}, a stack of this project" in refused, refused
+    assert _live(emu)[job_id] in ("Pending", "Running", "Creating"), refused
+    copy.run("stack", "rm", "--force", "--yes")
+
+    # Renamed: the proofs name the former stack, which nothing says is this one: refused, the job left running.
+    renamed = _renamed(st, "renamed")
+    text = output_of(renamed.destroy(check=False))
+    assert "modelarts:renamedFrom" in text, text  # the refusal says how to manage it again
+    assert _live(emu)[job_id] in ("Pending", "Running", "Creating"), text
+
+    # Its config names the former name (no longer a stack of this backend): its own job is managed again, from the
+    # next `up` on (a destroy alone configures the providers as the last `up` recorded them).
+    update_config(renamed, {"modelarts:renamedFrom": original})
+    # (The YAML program is the copy's too, edited above: there its job runs again, the running one stopped as ours.)
+    text = output_of(renamed.up())
+    assert "not this resource's" not in text and _job_ids(renamed), text
+    text = output_of(renamed.destroy())
+    active = {j: p for j, p in _live(emu).items() if p in ("Pending", "Running", "Creating")}
+    assert not active and not _job_ids(renamed), (active, text)  # every job it made, the first one among them
