@@ -26,9 +26,11 @@ from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 from typing import TYPE_CHECKING
 
-from .enforced import Bound, bound_of
+from .enforced import Bound, bound_of, with_service_limit
 from .money import bound
 from .prices import Price, PriceBook
+from .recorded import NOTHING, Recorded
+from .still_bills import kept
 
 if TYPE_CHECKING:  # the stack's config types (cost/config.py is part of them: no import at run time)
     from ..stack.config import JobEntry, StackConfig
@@ -119,13 +121,21 @@ def hours_text(h: Decimal) -> str:
 
 
 def job_bound(job: JobEntry, auto_stop: object) -> Bound:
-    """The most hours one run of this job bills and who keeps it, given the `auto_stop` its args send."""
+    """The most hours one run of this job bills and who keeps it, given the `auto_stop` it is sent with."""
     return bound_of(job.wait_for, job.wait_timeout_seconds, auto_stop, job.search is not None)
 
 
-def _entry_bound(job: JobEntry, plans: list[JobPlan]) -> Bound:
+def sent_limit(p: JobPlan, rec: Recorded) -> object:
+    """The `auto_stop` this plan's job runs with: what the TrainingJob's check makes of its args
+    (cost/enforced.with_service_limit): a recorded job that this plan does not re-run keeps its limit; a new job,
+    or one re-run (a replacement, checked with no old inputs), gets the one its wait gives it."""
+    olds = rec.inputs_of((p.key, *p.moved_from)) if kept(p, rec) else None
+    return with_service_limit(olds, p.args.model_dump(exclude_none=True)).get("auto_stop")
+
+
+def _entry_bound(job: JobEntry, plans: list[JobPlan], rec: Recorded) -> Bound:
     """The largest bound among an entry's jobs (a sweep's points may carry different recorded limits)."""
-    found = [job_bound(job, p.args.auto_stop.model_dump() if p.args.auto_stop else None) for p in plans] \
+    found = [job_bound(job, sent_limit(p, rec)) for p in plans] \
         or [job_bound(job, None)]
     if any(b.hours is None for b in found):
         return next(b for b in found if b.hours is None)
@@ -136,9 +146,10 @@ def _unbounded_field(path: str) -> str:
     return f"{path}.autoStopHours, or waitFor: completed with {path}.waitTimeoutSeconds"
 
 
-def items(cfg: StackConfig, plans: list[JobPlan], book: PriceBook, spent: AbstractSet[str] = frozenset()) -> list[Item]:
+def items(cfg: StackConfig, plans: list[JobPlan], book: PriceBook, spent: AbstractSet[str] = frozenset(),
+          rec: Recorded = NOTHING) -> list[Item]:
     """`spent`: the keys of jobs whose runs finished and will not run again (still_bills.py): left out of the
-    bound, counted beside it."""
+    bound, counted beside it. `rec`: what the state records (recorded.py), for the limit each job keeps."""
     points = Counter(p.sweep for p in plans if p.sweep is not None)
     by_path: dict[str, list[JobPlan]] = {}
     for p in plans:
@@ -162,7 +173,7 @@ def items(cfg: StackConfig, plans: list[JobPlan], book: PriceBook, spent: Abstra
             elif pool.pool_id is not None:
                 billed_by = f"dedicated pool {job.pool}"
             flavor = None if billed_by else pool.flavor
-            b = _entry_bound(job, [p for p in by_path.get(path, []) if p.key not in spent])
+            b = _entry_bound(job, [p for p in by_path.get(path, []) if p.key not in spent], rec)
             out.append(Item(key, kind, path, count, job.nodes, b.hours, flavor,
                             book.prices.get(flavor) if flavor else None, billed_by, detail,
                             _unbounded_field(path), b.note(), done[path]))

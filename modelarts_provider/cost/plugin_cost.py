@@ -10,8 +10,8 @@ created. Prices come from the provider's own table (`modelarts:prices`, per flav
 currency, Open Telekom Cloud whose price API has no ModelArts), else the billing service
 (`modelarts:billingEndpoint`), once per flavor and process. A job's bound is the service's own limit
 (`autoStop`), which a job waited for until it completes (`waitFor: completed`, `waitTimeoutSeconds`) gets from
-its deadline, rounded up to whole hours (`enforced_inputs`, cost/enforced.py: the stack program's rule), so the
-service stops it even when no process of ours runs.
+its deadline, rounded up to whole hours, in the TrainingJob provider's check (cost/enforced.with_service_limit:
+the same code as the stack program's jobs), so the service stops it even when no process of ours runs.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from ..core.unknowns import is_unknown
 from .bounds import POOL_NOT_ENFORCED, Item, total_lines
 from .budget import refusal
 from .config import COST_MODEL_NAMES, BudgetConfig, FlavorPrice
-from .enforced import auto_stop_arg, auto_stop_hours_of, bound_of, carried, derived_hours
+from .enforced import WAIT_FOR_DEFAULT, WAIT_TIMEOUT_DEFAULT, bound_of
 from .prices import PriceBook, price_book
 
 WHERE = "modelarts:budget"
@@ -98,39 +98,6 @@ def _search_detail(inputs: dict[str, Any]) -> str:
     trials, parallel = params.get(TRIALS_KEY), params.get(PARALLEL_KEY)
     return ("a search: every trial in this job" + (f", {trials} trials" if trials else "")
             + (f", {parallel} at once" if parallel else ""))
-
-
-# What a TrainingJob's wait options are when its inputs leave them out (training_job/args.py's defaults).
-WAIT_FOR_DEFAULT, WAIT_TIMEOUT_DEFAULT = "created", 3600.0
-
-
-def _searches(inputs: dict[str, Any]) -> bool:
-    alg = inputs.get("algorithm")
-    policies = alg.get("policies") if isinstance(alg, dict) else None
-    return isinstance(policies, dict) and policies.get("auto_search") is not None
-
-
-def enforced_inputs(olds: dict[str, Any], news: dict[str, Any]) -> dict[str, Any]:
-    """A TrainingJob's inputs with the service's own limit (`auto_stop`) its wait deadline gives it, the stack
-    program's rule (cost/enforced.py); a job the state records keeps its limit (`carried`: a changed `auto_stop`
-    replaces a job). Inputs not known at preview (another resource's outputs) are left as they are."""
-    wait_for = news.get("wait_for", WAIT_FOR_DEFAULT)
-    wait_s = news.get("wait_timeout_seconds", WAIT_TIMEOUT_DEFAULT)
-    given = news.get("auto_stop")
-    if news.get("adopt_job_id") is not None:  # it runs already: it keeps the limit it has (takeover compares it)
-        return news
-    if any(is_unknown(v) for v in (wait_for, wait_s, given, news.get("algorithm"))) \
-            or not isinstance(wait_s, (int, float)) or (given is not None and not isinstance(given, dict)):
-        return news
-    declared = auto_stop_hours_of(given)
-    derived = derived_hours(wait_for, wait_s, declared, _searches(news))
-    hours = carried(bool(olds), auto_stop_hours_of(olds.get("auto_stop")) if olds else None, declared, derived)
-    if hours == declared:
-        return news
-    out = {k: v for k, v in news.items() if k != "auto_stop"}
-    if hours is not None:
-        out["auto_stop"] = auto_stop_arg(hours)
-    return out
 
 
 def job_items(name: str, inputs: dict[str, Any], book: PriceBook | None) -> list[Item]:

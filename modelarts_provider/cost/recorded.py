@@ -1,10 +1,11 @@
-"""What the stack's state records of its jobs, for the stack program: each TrainingJob's recorded `auto_stop`.
+"""What the stack's state records of its jobs, for the cost preview: each TrainingJob's inputs and phase, and each
+CodeUpload's inputs, by resource name.
 
-A derived limit (cost/enforced.py) must not replace a job the state already records (a change of
-`spec.auto_stop` replaces a job), so the program needs to know which jobs are recorded and with which limit. The
-state is read once per program run (`pulumi stack export` of this stack, which an `up` writes after every step),
-only under the engine and only when some job's limit is derived; outside the engine (unit tests) nothing is
-recorded.
+A run that finished and will not run again is spent, not bound (cost/still_bills.py), and a recorded job is
+bounded by the limit it keeps (cost/enforced.with_service_limit, the TrainingJob check's rule, given its
+recorded inputs): the program needs what the state records of them. The state is read once per program run
+(`pulumi stack export` of this stack, which an `up` writes after every step), only under the engine and only when
+the stack asks for its cost (cost/preview.py); outside the engine (unit tests) nothing is recorded.
 """
 
 from __future__ import annotations
@@ -20,44 +21,24 @@ EXPORT_TIMEOUT_S = 120
 
 
 class Recorded:
-    """{resource name: recorded auto_stop hours (None: none)} of this stack's TrainingJobs; `readable` False when
-    the state could not be read (then every job is taken as recorded without a limit: nothing is replaced).
-    Beside it, for what can still bill (cost/still_bills.py): each job's recorded inputs and phase (the
-    JobsAwait's, else the job's own), and each CodeUpload's inputs (its content hash), by resource name."""
+    """Each job's recorded inputs and phase (the JobsAwait's, else the job's own), and each CodeUpload's inputs
+    (its content hash), by resource name; `readable` False when the state could not be read (nothing recorded)."""
 
-    def __init__(self, jobs: Mapping[str, int | None], readable: bool = True, *,
-                 inputs: Mapping[str, Mapping[str, Any]] | None = None, phases: Mapping[str, str] | None = None,
-                 uploads: Mapping[str, Mapping[str, Any]] | None = None) -> None:
-        self.jobs = dict(jobs)
-        self.readable = readable
+    def __init__(self, inputs: Mapping[str, Mapping[str, Any]] | None = None,
+                 phases: Mapping[str, str] | None = None, uploads: Mapping[str, Mapping[str, Any]] | None = None,
+                 readable: bool = True) -> None:
         self.inputs = dict(inputs or {})
         self.phases = dict(phases or {})
         self.uploads = dict(uploads or {})
+        self.readable = readable
 
-    def holds(self, key: str) -> bool:
-        return not self.readable or key in self.jobs
-
-    def hours(self, key: str) -> int | None:
-        return self.jobs.get(key)
-
-
-NOTHING = Recorded({})
+    def inputs_of(self, names: tuple[str, ...]) -> dict[str, Any] | None:
+        """The recorded inputs of the first of `names` the state holds (a job's key, then the keys it moved from)."""
+        found = next((self.inputs[n] for n in names if n in self.inputs), None)
+        return dict(found) if found is not None else None
 
 
-def jobs_of(deployment: Mapping[str, Any]) -> dict[str, int | None]:
-    """The TrainingJobs of an exported deployment (either front door: auto_stop or autoStop) by resource name."""
-    from .enforced import auto_stop_hours_of
-
-    out: dict[str, int | None] = {}
-    for res in deployment.get("resources") or []:
-        if not isinstance(res, Mapping) or not str(res.get("type", "")).endswith("TrainingJob"):
-            continue
-        if res.get("delete") is True:  # pending deletion: the old half of a replacement
-            continue
-        inputs = res.get("inputs") if isinstance(res.get("inputs"), Mapping) else {}
-        value = inputs.get("auto_stop", inputs.get("autoStop"))
-        out[str(res.get("urn", "")).rsplit("::", 1)[-1]] = auto_stop_hours_of(value)
-    return out
+NOTHING = Recorded()
 
 
 @lru_cache(maxsize=1)
@@ -76,11 +57,11 @@ def _read(stack: str) -> Recorded:
     except (OSError, subprocess.TimeoutExpired, ValueError) as err:
         doc, why = None, type(err).__name__
     if not isinstance(doc, Mapping):
-        # Said, not failed: nothing is replaced, and the cost lines say the service does not enforce the bounds.
+        # Said, not failed: the bound then counts every job as new (finished runs in it, derived limits shown).
         pulumi.log.warn(f"cost: the stack's state could not be read (`pulumi stack export --stack {stack}`: "
-                        f"{why or 'no reason given'}): no job gets a derived autoStop in this run, and finished "
-                        "runs count in the bound")
-        return Recorded({}, readable=False)
+                        f"{why or 'no reason given'}): finished runs count in the bound, and each job's line shows "
+                        "the limit a new job gets")
+        return Recorded(readable=False)
     deployment = doc.get("deployment")
     return of_deployment(deployment if isinstance(deployment, Mapping) else {})
 
@@ -90,7 +71,8 @@ def _name(res: Mapping[str, Any]) -> str:
 
 
 def of_deployment(deployment: Mapping[str, Any]) -> Recorded:
-    """Everything this module reads of an exported deployment."""
+    """Everything this module reads of an exported deployment (either front door); a resource pending deletion
+    (the old half of a replacement) is left out."""
     inputs: dict[str, Mapping[str, Any]] = {}
     phases: dict[str, str] = {}
     waited: dict[str, str] = {}
@@ -111,7 +93,7 @@ def of_deployment(deployment: Mapping[str, Any]) -> Recorded:
             uploads[_name(res)] = given
     # the wait's phase is newer than the one a job recorded at its create
     phases.update({k: v for k, v in waited.items() if k in inputs})
-    return Recorded(jobs_of(deployment), inputs=inputs, phases=phases, uploads=uploads)
+    return Recorded(inputs, phases, uploads)
 
 
 def recorded() -> Recorded:

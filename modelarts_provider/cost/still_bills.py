@@ -23,6 +23,7 @@ from ..core.unknowns import STAND_IN_NAME
 from ..training_job.args import (MESSAGE_ONLY_FIELDS, PROVIDER_ONLY_FIELDS, STOPPED_PHASES, UPDATABLE_FIELDS,
                                  TrainingJobArgs)
 from ..training_job.normalize import try_canonical
+from .enforced import with_service_limit
 from .recorded import Recorded
 
 if TYPE_CHECKING:
@@ -90,18 +91,32 @@ def _same_code(p: JobPlan, rec: Recorded) -> bool:
     return now is not None and given.get("content_hash") == now
 
 
-def finished(p: JobPlan, rec: Recorded) -> bool:
-    """The plan's job ran to an end the state records and will not be submitted again."""
-    name = next((n for n in (p.key, *p.moved_from) if n in rec.inputs), None)
+def _name(p: JobPlan, rec: Recorded) -> str | None:
+    """The name the state records the plan's job under: its key, else a key it moved from."""
+    return next((n for n in (p.key, *p.moved_from) if n in rec.inputs), None)
+
+
+def kept(p: JobPlan, rec: Recorded) -> bool:
+    """The state records the plan's job and this plan does not re-run it: its declaration is unchanged (what
+    cannot be compared counts as changed) and no failed run of it is re-run by `replaceFailed`."""
+    name = _name(p, rec)
     if name is None:
         return False
     phase = rec.phases.get(name) or rec.phases.get(p.key)
-    if phase not in STOPPED_PHASES or (phase != "Completed" and p.args.replace_failed):
+    if phase in STOPPED_PHASES and phase != "Completed" and p.args.replace_failed:
         return False
     upload = p.upload is not None
-    planned = _comparable(p.args.model_dump(exclude_none=True, exclude_defaults=True), upload)
+    # what the TrainingJob's check will make of the args: the limit its wait gives it, or the one it keeps
+    args = with_service_limit(dict(rec.inputs[name]), p.args.model_dump(exclude_none=True, exclude_defaults=True))
+    planned = _comparable(args, upload)
     recorded = _comparable(rec.inputs[name], upload)
     return planned is not None and planned == recorded and _same_code(p, rec)
+
+
+def finished(p: JobPlan, rec: Recorded) -> bool:
+    """The plan's job ran to an end the state records and will not be submitted again."""
+    name = _name(p, rec)
+    return name is not None and (rec.phases.get(name) or rec.phases.get(p.key)) in STOPPED_PHASES and kept(p, rec)
 
 
 def spent_keys(plans: list[JobPlan], rec: Recorded) -> set[str]:

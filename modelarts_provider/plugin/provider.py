@@ -32,12 +32,12 @@ from ..core.failures import for_engine
 from ..core.job_secrets import secret_inputs
 from ..core.identity import is_seed, new_seed
 from ..core.masking import Secrets, binding
+from ..core.recorded_failure import RecordedFailure
 from ..core.provider_base import CALLS_IN_FLIGHT, SettingsProvider, request_cancel  # blocking calls in flight at once
 from ..core.provider_base import say
 from ..core.provider_config import NAMESPACE
 from ..core.unknowns import is_unknown
-from ..cost.plugin_cost import (BudgetError, Tally, enforced_inputs, job_items, parse_budget, parse_prices, pool_items,
-                                 price_for)
+from ..cost.plugin_cost import BudgetError, Tally, job_items, parse_budget, parse_prices, pool_items, price_for
 from ..resource_pool.provider import ResourcePoolProvider
 from ..training_job.catalog_check import needs_check
 from ..training_job.normalize import try_canonical
@@ -275,8 +275,6 @@ class ModelArtsPlugin(p.Provider):
         secrets = _marked(door, request.old_inputs, request.new_inputs)
         olds, news = self._in(request.urn, request.old_inputs), self._in(request.urn, request.new_inputs)
         news = door.prepare(Context(request.urn, self._seed), olds, news)
-        if door.provider is TrainingJobProvider:  # the service's own limit from its wait deadline (docs/cost.md)
-            news = enforced_inputs(olds, news)
         secret = [self._snake_path(path) for path in secret_paths(request.new_inputs)]
         if secret and door.provider is TrainingJobProvider:  # what the stack program sets on the dynamic path
             news["secret_paths"] = sorted(set(news.get("secret_paths") or []) | set(secret))
@@ -320,7 +318,12 @@ class ModelArtsPlugin(p.Provider):
         secrets = _marked(door, request.properties)
         given = self._in(request.urn, request.properties)
         sent = door.timeouts("create", given, request.timeout) if request.timeout else given
-        result = await self._run(request.urn, secrets, provider.create, self._handed(door, sent))
+        try:
+            result = await self._run(request.urn, secrets, provider.create, self._handed(door, sent))
+        except RecordedFailure as err:  # failed, its outputs recorded all the same (core/recorded_failure.py)
+            raise err.with_converted(self._out(
+                request.urn, self._unhanded(_restore(door.outputs(err.outs), given, sent), given),
+                request.properties)) from None
         self._note_job(door, result.id, sent)
         return p.CreateResponse(resource_id=result.id, properties=self._out(
             request.urn, self._unhanded(_restore(door.outputs(result.outs or {}), given, sent), given),
@@ -349,8 +352,13 @@ class ModelArtsPlugin(p.Provider):
         olds, given = self._in(request.urn, request.olds), self._in(request.urn, request.news)
         sent = door.timeouts("update", given, request.timeout) if request.timeout else given
         self._note_job(door, request.resource_id, sent)
-        result = await self._run(request.urn, secrets, provider.update, request.resource_id, olds,
-                                 self._handed(door, sent))
+        try:
+            result = await self._run(request.urn, secrets, provider.update, request.resource_id, olds,
+                                     self._handed(door, sent))
+        except RecordedFailure as err:
+            raise err.with_converted(self._out(
+                request.urn, self._unhanded(_restore(door.outputs(err.outs), given, sent), given),
+                request.news)) from None
         return p.UpdateResponse(properties=self._out(
             request.urn, self._unhanded(_restore(door.outputs(result.outs or {}), given, sent), given),
             request.news))

@@ -12,8 +12,7 @@ from pydantic import ValidationError
 from ..code_upload.check import directory_failures
 from ..code_upload.manifest import Limits, source_of
 from ..core.unknowns import STAND_IN_HASH, STAND_IN_NAME, STAND_IN_POOL
-from ..cost.enforced import auto_stop_arg, auto_stop_hours_of, carried, derived_hours
-from ..cost.recorded import NOTHING, Recorded, recorded
+from ..cost.enforced import auto_stop_arg
 from ..training_job.args import TrainingJobArgs
 from ..training_job.check import failures_from
 from .search_config import SearchConfig
@@ -50,6 +49,7 @@ class JobPlan:
     objective: ObjectiveConfig | None = None
     search: SearchConfig | None = None  # the service's own search: one job runs every trial
     metrics: tuple[MetricConfig, ...] = ()  # curves read from the log (results/curves.py)
+    accept_failed: bool = False  # its failure is recorded, not a blocker (awaiting/accepted.py)
 
 
 # Stands in for the id of a pool the stack creates until the pool exists (declare passes its output).
@@ -150,33 +150,10 @@ def job_args(cfg: StackConfig, job: JobEntry, out_dir: str, *, name: str | None,
         args["keep_runs"] = cfg.keep_runs  # the stack's default; the job's own keepRuns wins
     if job.logs and obs is not None and obs.logs is not None:
         args["log_export_path"] = {"obs_url": obs.url(obs.logs, out_dir)}
-    # The service's own limit (cost/enforced.py): the user's autoStopHours, or the wait deadline in whole hours
-    # for a job waited for until it completes, so an interrupted `up` cannot let it bill past its bound.
-    # An adopted job runs already: it keeps the limit it has (a derived one would not match it: no takeover).
-    hours = job.auto_stop_hours if job.adopt_job_id is not None else \
-        derived_hours(job.wait_for, job.wait_timeout_seconds, job.auto_stop_hours, job.search is not None)
-    if hours is not None:
-        args["auto_stop"] = auto_stop_arg(hours)
+    # The user's own limit; the TrainingJob's check adds the one its wait deadline gives it (cost/enforced.py).
+    if job.auto_stop_hours is not None:
+        args["auto_stop"] = auto_stop_arg(job.auto_stop_hours)
     return args
-
-
-def _as_recorded(raw: dict[str, Any], job: JobEntry, names: tuple[str, ...], rec: Recorded) -> dict[str, Any]:
-    """`raw` with the limit its state records kept where a derived one would replace a recorded job
-    (cost/enforced.carried: only the user's own autoStopHours changes a recorded job's limit). `names`: its key
-    and the keys it moved from (the state records it under one of them)."""
-    held = next((n for n in names if rec.holds(n)), None)
-    hours = carried(held is not None, rec.hours(held) if held else None, job.auto_stop_hours,
-                    auto_stop_hours_of(raw.get("auto_stop")))
-    out = {k: v for k, v in raw.items() if k != "auto_stop"}
-    if hours is not None:
-        out["auto_stop"] = auto_stop_arg(hours)
-    return out
-
-
-def _derives(job: JobEntry) -> bool:
-    """Whether a limit is derived for it (the state is read only then)."""
-    return job.adopt_job_id is None and derived_hours(job.wait_for, job.wait_timeout_seconds, job.auto_stop_hours,
-                                                      job.search is not None) != job.auto_stop_hours
 
 
 def config_keys(path: str, job: JobEntry) -> dict[str, str]:
@@ -249,11 +226,8 @@ def _created_pool(cfg: StackConfig, job: JobEntry) -> str | None:
     return job.pool if cfg.pools[job.pool].create is not None else None
 
 
-def plan(cfg: StackConfig, rec: Recorded | None = None) -> list[JobPlan]:
-    """`rec`: the jobs the stack's state records (cost/recorded.py); read under the engine when a limit is derived."""
+def plan(cfg: StackConfig) -> list[JobPlan]:
     plans: list[JobPlan] = []
-    if rec is None:
-        rec = recorded() if any(_derives(j) for j in (*cfg.jobs.values(), *cfg.sweeps.values())) else NOTHING
     for section, entries in (("jobs", cfg.jobs), ("sweeps", cfg.sweeps)):
         for key, entry in entries.items():
             _check_code(f"{PROJECT}:{section}.{key}", entry)
@@ -261,24 +235,23 @@ def plan(cfg: StackConfig, rec: Recorded | None = None) -> list[JobPlan]:
         path = f"{PROJECT}:jobs.{key}"
         # A moved job keeps everything its first key placed: output folder, code upload.
         home = job.moved_from[0] if job.moved_from else key
-        raw = {**_as_recorded(job_args(cfg, job, home, name=job.name), job,
-                                  (key, *job.moved_from), rec),
-               "config_keys": config_keys(path, job)}
+        raw = {**job_args(cfg, job, home, name=job.name), "config_keys": config_keys(path, job)}
         plans.append(JobPlan(key, path, _validate(path, raw),
                              upload_of(cfg, job, home), tuple(job.moved_from), _created_pool(cfg, job),
-                             objective=job.objective, search=job.search, metrics=tuple(job.metrics)))
+                             objective=job.objective, search=job.search, metrics=tuple(job.metrics),
+                             accept_failed=job.accept_failed))
     for sweep_key, sweep in cfg.sweeps.items():
         path = f"{PROJECT}:sweeps.{sweep_key}"
         for point_key, point in point_names(sweep_key, sweep.grid):
             # The point's key names its resource and output folder; its job gets a derived name (the key
             # and a random suffix, like any unnamed job), so two stacks of one sweep never share a name.
-            raw = _as_recorded(job_args(cfg, sweep, f"{sweep_key}/{point_key}", name=None, extra_params=point,
-                                        upload_key=sweep_key), sweep, (point_key,), rec)
+            raw = job_args(cfg, sweep, f"{sweep_key}/{point_key}", name=None, extra_params=point,
+                           upload_key=sweep_key)
             raw["config_keys"] = config_keys(path, sweep)
             plans.append(JobPlan(point_key, path, _validate(path, raw), upload_of(cfg, sweep, sweep_key),
                                  created_pool=_created_pool(cfg, sweep),
                                  sweep=sweep_key, point=dict(point), objective=sweep.objective,
-                                 metrics=tuple(sweep.metrics)))
+                                 metrics=tuple(sweep.metrics), accept_failed=sweep.accept_failed))
     # Counted once (Counter), not `list.count` per job: a 1,000-point sweep would make that a million steps.
     dup = sorted(k for k, c in Counter(p.key for p in plans).items() if c > 1)
     if dup:

@@ -30,6 +30,7 @@ from ..core.masking import NONE, Secrets, binding
 from ..core.location import check_same_place, location_of
 from ..core.ownership import OwnerMark, key_of, proves, with_key_secret
 from ..core.provider_base import ModelArtsProvider, ProviderError, say, serving_engine
+from ..cost.enforced import with_service_limit
 
 
 class TrainingJobProvider(ModelArtsProvider):
@@ -146,7 +147,9 @@ class TrainingJobProvider(ModelArtsProvider):
         return {**news, "owner": {**owner, "token": token}} if token else news
 
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
-        given = self._recorded_token(olds, news)
+        # The service's own limit from the wait deadline, for both front doors (docs/cost.md); before the derived
+        # name, which the spec (the limit in it) decides.
+        given = self._recorded_token(olds, with_service_limit(olds, news))
         news = with_identity(given, olds or None)  # owner token and derived name, before anything is created
         if not olds:
             taken = self._held_names(news)

@@ -14,6 +14,7 @@ from modelarts_provider.cost.bounds import items
 from modelarts_provider.cost.budget import refusal
 from modelarts_provider.cost.config import ItemBudget
 from modelarts_provider.cost.prices import Price, PriceBook
+from modelarts_provider.cost.enforced import with_service_limit
 from modelarts_provider.cost.recorded import Recorded
 from modelarts_provider.cost.still_bills import spent_keys
 from modelarts_provider.stack.config import parse
@@ -34,10 +35,12 @@ def _cfg(**sweep_kw: Any) -> Any:
 
 
 def _recorded(plans: list[Any], phase: str) -> Recorded:
-    """A state as an up leaves it: each job's checked inputs (a derived name, an owner) and the wait's phase."""
-    inputs = {p.key: {**stored_form(p.args.model_dump(exclude_none=True, exclude_defaults=True)),
+    """A state as an up leaves it: each job's checked inputs (a derived name, an owner, the limit its wait gives
+    it) and the wait's phase."""
+    inputs = {p.key: {**stored_form(with_service_limit({}, p.args.model_dump(exclude_none=True, exclude_defaults=True))),
                       "name": f"{p.key}-abc123", "derived_name": True, "owner": {"token": "t"}} for p in plans}
-    return Recorded({p.key: 1 for p in plans}, inputs=inputs, phases=dict.fromkeys(inputs, phase))
+    assert all(i["auto_stop"]["duration"] == 1 for i in inputs.values())
+    return Recorded(inputs=inputs, phases=dict.fromkeys(inputs, phase))
 
 
 def test_a_finished_unchanged_run_is_spent_not_bound() -> None:
@@ -69,7 +72,7 @@ def test_a_changed_or_new_point_counts_and_the_rest_stay_spent() -> None:
     assert spent_keys(plan(_cfg(description="x")), done) == {p.key for p in before}  # updated in place: no re-run
     secret = {k: {**v, "algorithm": {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270"}}
               for k, v in done.inputs.items()}  # encrypted in the state: not comparable, so it counts
-    assert spent_keys(before, Recorded(done.jobs, inputs=secret, phases=done.phases)) == set()
+    assert spent_keys(before, Recorded(inputs=secret, phases=done.phases)) == set()
 
 
 @pytest.fixture
@@ -124,7 +127,7 @@ def test_a_local_code_directory_is_compared_by_its_content_hash(tmp_path: Path) 
     done = _recorded(plans, "Completed")
     upload = {"content_hash": provider_inputs("c", {"local_dir": str(code), "boot_file": "train.py"})["content_hash"],
               "boot_file_path": "train.py"}
-    same = Recorded(done.jobs, inputs=done.inputs, phases=done.phases, uploads={"lr-code": upload})
+    same = Recorded(inputs=done.inputs, phases=done.phases, uploads={"lr-code": upload})
     assert spent_keys(plans, same) == {p.key for p in plans}
     assert spent_keys(plans, done) == set()  # no upload on record: not comparable, it counts
     (code / "train.py").write_text("print('accuracy=0.95')\n")  # edited: the next up re-runs every point
