@@ -45,7 +45,7 @@ NOTHING = Recorded()
 def _read(stack: str) -> Recorded:
     import pulumi
 
-    from ..cli.pulumi_cli import find_pulumi
+    from ..core.engine_cli import find_pulumi
 
     env = {**os.environ, "PULUMI_SKIP_UPDATE_CHECK": "true"}
     why = ""
