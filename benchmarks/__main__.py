@@ -5,6 +5,7 @@
     ./dev bench --no-b1 --no-b2 --no-b3 --b4-sizes 1,8 --b4-calls-sizes 32   # B4 alone, small
     ./dev bench --profile 100                # also sample the provider process at N = 100
     ./dev bench --engine-profile 300         # also the engine's own CPU profile at N = 300 (where checkpoints go)
+    ./dev bench --cli [--cli-runs 7]         # B5 alone: logs/results/status/outputs on the local stack (./dev up first)
 
 Writes benchmarks/results/{results.md,results.json,scale.png,sweeps.png} (or --out DIR).
 """
@@ -122,9 +123,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--render", type=Path, metavar="RESULTS_JSON",
                     help="measure nothing: write results.md and the plots again from a results.json (its figures "
                          "as measured; the requirements and goals judged again by the current code)")
+    ap.add_argument("--cli", action="store_true",
+                    help="B5 alone: how long logs, results, status and outputs take on the local stack (./dev up "
+                         "first), min/median/max of --cli-runs runs (benchmarks/cli_latency.py)")
+    ap.add_argument("--cli-runs", type=int, default=7)
+    ap.add_argument("--cli-stack", default="local")
     args = ap.parse_args(argv)
     if args.render:
         return render(args.render, args.out)
+    if args.cli:
+        from benchmarks.cli_latency import main as cli_latency
+
+        return cli_latency(["--runs", str(args.cli_runs), "--stack", args.cli_stack])
 
     sizes = [] if args.no_b1 else [int(x) for x in args.sizes.split(",") if x.strip()]
     profile = {int(x) for x in args.profile.split(",") if x.strip()}

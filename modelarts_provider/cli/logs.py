@@ -33,9 +33,8 @@ from pydantic import BaseModel, Field
 from ..client.models import TaskLogPreview
 from ..core.job_logs import client_secrets, one_line_error, safe_line
 from ..waiting import REAL, Clock, Condition, Done, Failed, wait
-from .results import job_runs
-from .stack_reader import (JobRef, LogsError, PulumiCli, find_job, stack_config, stack_settings, state_job,
-                           successor)
+from .stack_reader import (JobRef, LogsError, PulumiCli, find_job, prefetch_config, stack_config, stack_settings,
+                           state_job, successor)
 
 __all__ = ["register", "run", "find_job", "stack_settings", "LogFollower", "LogsError"]
 
@@ -151,6 +150,7 @@ def run(args: argparse.Namespace, *, out: TextIO = sys.stdout, note: Callable[[s
     from ..client.models import task_ids
 
     pulumi = PulumiCli(Path(args.cwd).resolve(), args.stack)
+    prefetch_config(pulumi)  # the client's credentials: decrypted while the job is looked up
     if getattr(args, "all", False):
         return _all_runs(args, pulumi, out, note)
     ref = _ref(args, pulumi)
@@ -194,6 +194,8 @@ def _ref(args: argparse.Namespace, pulumi: PulumiCli) -> JobRef:
     the state first: an `up` writes it after each step, its outputs only at the end, so during a
     replacement the state already points at the new run while the outputs still name the old one."""
     if getattr(args, "run", None) is not None:
+        from .results import job_runs  # noqa: PLC0415 - the run history's models only for --run
+
         runs = job_runs(pulumi, args.job)
         if not 1 <= args.run <= len(runs):
             raise LogsError(f"{args.job} has {len(runs)} recorded run{'s' if len(runs) != 1 else ''}: --run takes 1 "
@@ -210,6 +212,7 @@ def _all_runs(args: argparse.Namespace, pulumi: PulumiCli, out: TextIO, note: Ca
     holds (deleted beyond keepRuns, or before runs were kept) is named with where its logs were exported."""
     from ..client import ModelArtsClient, ModelArtsError
     from ..client.models import task_ids
+    from .results import job_runs  # noqa: PLC0415
 
     runs = job_runs(pulumi, args.job)
     raw, config_secrets = stack_config(pulumi, note)

@@ -26,7 +26,7 @@ from ..client.models import normalize_obs_path
 from .output import guarded, print_line
 from ..results.table import best as best_of
 from .results import job_runs, sweep_or_search
-from .stack_reader import ConfigEntry, LogsError, PulumiCli
+from .stack_reader import CONFIG_WITH_SECRETS, ConfigEntry, LogsError, PulumiCli, prefetch_config
 
 
 def split_obs_url(url: str) -> tuple[str, str]:
@@ -106,7 +106,7 @@ def obs_client(pulumi: PulumiCli, environ: dict[str, str]) -> Any:
     from ..obs.errors import ObsConfigError
     from ..obs.settings import resolve_obs_settings
 
-    raw = pulumi.json("config", "--json", "--show-secrets")  # holds secrets: never printed
+    raw = pulumi.json(*CONFIG_WITH_SECRETS)
     values = {str(k).partition(":")[2]: ConfigEntry.model_validate(v).value
               for k, v in (raw.items() if isinstance(raw, dict) else []) if str(k).startswith(f"{NAMESPACE}:")
               and isinstance(v, dict)}
@@ -128,6 +128,7 @@ def run_outputs(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     from ..obs.errors import ObsError
 
     pulumi = PulumiCli(Path(args.cwd).resolve(), args.stack)
+    prefetch_config(pulumi)  # the OBS credentials: decrypted while the run is looked up
     if getattr(args, "best", False):
         # options that would do nothing are refused, not ignored
         if args.run is not None:

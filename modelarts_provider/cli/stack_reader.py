@@ -1,12 +1,15 @@
-"""What the command-line tools read of a stack: its outputs, state and config, through the pulumi CLI.
+"""What the command-line tools read of a stack: its outputs, state and config.
 
 `logs`, `results` and `status` share it: the job of a key or name (from the outputs, else the state, through
 either front door), the stack's config with its secrets decrypted the way the program gets them (never
-printed), and the client settings the provider would resolve from it.
+printed), and the client settings the provider would resolve from it. The outputs, the state and a config
+without secrets are read straight from the backend and the stack's file (stack_state.py); the pulumi CLI is
+started only for what needs it (a secret to decrypt, a backend not read here).
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import subprocess
@@ -17,8 +20,9 @@ from typing import Any, Callable, Optional
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..core.masking import secret_values
-from ..stack.secrets import secured_parts
+from .errors import LogsError
 from .pulumi_cli import engine_bin, find_pulumi
+from .stack_state import StackState
 from ..waiting import REAL, Clock, Condition, Done, Failed, WaitFailed, wait
 
 # "pulumi-python:dynamic/modelarts:TrainingJob" today, "pulumi-python:dynamic:Resource" in older states
@@ -41,10 +45,6 @@ def job_in_state(res: Any) -> tuple[str, str | None, str | None] | None:
         return None
     return job_id, name if isinstance(name, str) else None, workspace if isinstance(workspace, str) else None
 PULUMI_TIMEOUT_S = 180
-
-
-class LogsError(Exception):
-    """A one-line reason the command cannot go on (no secrets)."""
 
 
 # --- what the Pulumi CLI prints (only the fields used; the rest is kept and ignored) ----------------
@@ -95,28 +95,86 @@ class JobRef:
 
 # --- Pulumi CLI ----------------------------------------------------------------------------------------
 
+CONFIG_WITH_SECRETS = ("config", "--json", "--show-secrets")  # holds secrets: never printed
+# The reads answered without the CLI when stack_state can (its methods by the CLI's arguments).
+_DIRECT: dict[tuple[str, ...], Callable[[StackState], Any]] = {
+    ("stack", "output", "--json"): StackState.outputs,
+    ("stack", "export"): StackState.deployment,
+    ("config", "--json"): StackState.config,
+    CONFIG_WITH_SECRETS: StackState.config,  # only a config without secrets is read there
+}
+
+
 @dataclass
 class PulumiCli:
+    """The stack's outputs, state and config as the pulumi CLI prints them (`json("stack", "export")`): read from
+    the backend and the stack's file where stack_state can, else from the CLI."""
+
     cwd: Path
     stack: str
     env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+    _started: dict[tuple[str, ...], subprocess.Popen[str]] = field(default_factory=dict, repr=False)
 
     def json(self, *args: str) -> Any:
-        cmd = [find_pulumi(self.env), *args, "--stack", self.stack, "--non-interactive"]
+        read = _DIRECT.get(args)
+        if read is not None:
+            found = read(StackState(self.cwd, self.stack, self.env))
+            if found is not None:
+                if args[0] == "stack" and args[1] == "export":
+                    return {"deployment": found}
+                return found
+        return self._cli(args)
+
+    def prefetch(self, *args: str) -> None:
+        """Start the CLI for `json(*args)` now, when it will be needed: it runs while the command imports and reads
+        the rest (a CLI start is most of a command's time)."""
+        read = _DIRECT.get(args)
+        if args in self._started or (read is not None and read(StackState(self.cwd, self.stack, self.env)) is not None):
+            return
         try:
-            proc = subprocess.run(cmd, cwd=self.cwd, env=self.env, text=True, capture_output=True,
-                                  stdin=subprocess.DEVNULL, timeout=PULUMI_TIMEOUT_S)
+            proc = self._popen(args)
+        except OSError:
+            return  # json() runs it again and says why it cannot
+        self._started[args] = proc
+        atexit.register(_end, proc)  # a command that stops before it needs the answer leaves nothing running
+
+    def _popen(self, args: tuple[str, ...]) -> subprocess.Popen[str]:
+        cmd = [find_pulumi(self.env), *args, "--stack", self.stack, "--non-interactive"]
+        return subprocess.Popen(cmd, cwd=self.cwd, env=self.env, text=True, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+
+    def _cli(self, args: tuple[str, ...]) -> Any:
+        proc = self._started.pop(args, None)
+        try:
+            proc = proc or self._popen(args)
         except FileNotFoundError:
             raise LogsError(f"the pulumi CLI is not on PATH nor in {engine_bin()} (./dev setup installs it)") from None
+        try:
+            stdout, stderr = proc.communicate(timeout=PULUMI_TIMEOUT_S)
         except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
             raise LogsError(f"`pulumi {' '.join(args[:2])}` did not answer in {PULUMI_TIMEOUT_S}s") from None
         if proc.returncode != 0:
-            last = next((line.strip() for line in reversed(proc.stderr.splitlines()) if line.strip()), "")
+            last = next((line.strip() for line in reversed(stderr.splitlines()) if line.strip()), "")
             raise LogsError(f"`pulumi {' '.join(args[:2])} --stack {self.stack}` failed: {last or proc.returncode}")
         try:
-            return json.loads(proc.stdout or "{}")
+            return json.loads(stdout or "{}")
         except ValueError:
             raise LogsError(f"`pulumi {' '.join(args[:2])}` printed no JSON") from None
+
+
+def prefetch_config(pulumi: Any) -> None:
+    """Start decrypting the stack's config now, for a command that will build a client from it (a reader of
+    another kind, e.g. a test's recorded documents, has nothing to start)."""
+    if isinstance(pulumi, PulumiCli):
+        pulumi.prefetch(*CONFIG_WITH_SECRETS)
+
+
+def _end(proc: subprocess.Popen[str]) -> None:
+    if proc.poll() is None:
+        proc.kill()
+        proc.communicate()
 
 
 def find_job(pulumi: PulumiCli, wanted: str) -> JobRef:
@@ -178,7 +236,7 @@ def stack_config(pulumi: PulumiCli, note: Callable[[str], None]) -> tuple[Any, l
     be decrypted (no passphrase, no access to the KMS key), says so in one line and goes on without them:
     lines are then masked by shape only."""
     try:
-        raw = pulumi.json("config", "--json", "--show-secrets")  # holds secrets: never printed
+        raw = pulumi.json(*CONFIG_WITH_SECRETS)
     except LogsError as err:
         note(f"note: cannot read the stack's secrets ({err}); masking secret-looking values by shape only")
         try:
@@ -186,6 +244,10 @@ def stack_config(pulumi: PulumiCli, note: Callable[[str], None]) -> tuple[Any, l
         except LogsError:
             return {}, []
     values: list[str] = []
+    if not any(isinstance(e, dict) and e.get("secret") for e in (raw.values() if isinstance(raw, dict) else [])):
+        return raw, values  # no secret: nothing to mask by value (and no need of the stack program's modules)
+    from ..stack.config_file import secured_parts  # noqa: PLC0415 - only for a config with secrets
+
     written = _stack_file_config(pulumi)
     for full_key, entry in (raw.items() if isinstance(raw, dict) else []):
         if isinstance(entry, dict) and entry.get("secret"):
@@ -214,7 +276,7 @@ def stack_config(pulumi: PulumiCli, note: Callable[[str], None]) -> tuple[Any, l
 
 def _stack_file_config(pulumi: PulumiCli) -> dict[str, Any]:
     """The stack file's config as written (`secure:` markers where `--secret` set a value), or {}."""
-    from ..stack.secrets import read_stack_config  # noqa: PLC0415 - the stack program's reading of the file
+    from ..stack.config_file import read_stack_config  # noqa: PLC0415 - the stack program's reading of the file
 
     return read_stack_config(pulumi.cwd, pulumi.stack.rsplit("/", 1)[-1]) or {}
 
@@ -224,7 +286,7 @@ def stack_settings(pulumi: PulumiCli, environ: dict[str, str], raw: Any = None) 
     from ..core.provider_config import NAMESPACE, ProviderConfigError, resolve_settings
 
     if raw is None:
-        raw = pulumi.json("config", "--json", "--show-secrets")  # holds secrets: never printed
+        raw = pulumi.json(*CONFIG_WITH_SECRETS)
     values: dict[str, Any] = {}
     for full, entry in (raw.items() if isinstance(raw, dict) else []):
         ns, _, key = str(full).partition(":")

@@ -25,7 +25,7 @@ from ..client.errors import ModelArtsError
 from ..core.ownership import TAG_PREFIX, TOKEN_TAG
 from ..results.table import duration_text
 from .output import guarded, print_line
-from .stack_reader import LogsError, PulumiCli, StackExport, job_in_state, stack_settings
+from .stack_reader import LogsError, PulumiCli, StackExport, job_in_state, prefetch_config, stack_settings
 
 PAGE = 50  # jobs on one page of the list API
 
@@ -118,6 +118,8 @@ def run_status(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
 
     pulumi = PulumiCli(Path(args.cwd).resolve(), args.stack)
     jobs = stack_jobs(pulumi)
+    if jobs:
+        prefetch_config(pulumi)  # the client's credentials: decrypted while the client loads
     views: dict[str, Any] = {}
     tags: dict[str, dict[str, str]] = {}
     if jobs:
