@@ -37,11 +37,12 @@ class NetworkArgs(BaseModel):
 
 
 class NetworkOutputs(BaseModel):
-    """What the provider returns beside the inputs (the plugin's schema)."""
+    """What the provider returns beside the inputs (the plugin's schema; a field whose type admits no None is always
+    set: provider._outputs)."""
 
     network_name: str = Field(description="the service's name of the network (metadata.name), also its id")
     phase: str | None = Field(None, description="Creating, Active, Abnormal, Deleting")
-    location: dict[str, str] | None = Field(None, description="where the network lives (cloud, region, project, endpoint)")
+    location: dict[str, str] = Field(description="where the network lives (cloud, region, project, endpoint)")
 
 
 REPLACING = names_changing(NetworkArgs, Change.REPLACE)  # CreateNetwork fields: none changes in place

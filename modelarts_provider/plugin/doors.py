@@ -193,14 +193,14 @@ def import_training_job(provider: TrainingJobProvider, id_: str, ctx: Context) -
         # as a job taken over or adopted does; a later stop or delete verifies it (core/ownership.py).
         provider._api().create_job_tags(id_, owner.tags(job.name))
     # The short declaration (no defaults written out) is what the generated code shows; the state's outputs
-    # hold the canonical form, as after any create.
+    # hold the canonical form with every default, as after any create (the schema's required outputs).
     inputs = {**declaration_of(job), "owner": owner.model_dump()}
     checked = provider.check({}, inputs)
     if checked.failures:
         raise ImportRefused(f"training job {job.name} ({id_}) cannot be declared: "
                             + "; ".join(f"{f.property}: {f.reason}" for f in checked.failures))
     read = provider.read(id_, checked.inputs)
-    return inputs, read.outs
+    return inputs, training_job_outputs(read.outs)
 
 
 # --- JobsAwait -----------------------------------------------------------------------------------

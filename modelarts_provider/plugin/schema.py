@@ -6,15 +6,23 @@ model's API_PATH, training_job/args.py). It is built with the providers' (python
 generator then gives its language's convention; the plugin maps the names at its edge). Fields the provider sets
 itself (the owner mark, `derived_name`) are outputs only; fields only the stack program sets for the provider
 (INTERNAL) are not in it.
+
+Each resource's required outputs (its `required` list, beside `requiredInputs`: what every SDK types as always
+there, `Output<string>` rather than `Output<string | undefined>`) come from the same models: a field whose type
+admits no None always holds a value once validated, so an output recorded from such a model is always set; a
+field that may be None (a start time, an optional input echoed back) stays optional. Which models a resource's outputs are recorded from is said where its
+schema is built below (the provider code decides it: see each `always`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import types
+from collections.abc import Iterable
+from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
-from ..awaiting.args import AwaitedJob, AwaitedStatus
+from ..awaiting.args import AwaitedJob, AwaitedStatus, JobsAwaitOutputs
 from ..code_upload.args import CodeUploadOutputs
 from ..core.ownership import OwnerMark
 from ..core.provider_config import ENV_FALLBACKS, SECRET_KEYS
@@ -121,20 +129,45 @@ class _Builder:
         return self.properties(model.__name__, js, js.get("$defs", {}))
 
 
+def _admits_none(annotation: Any) -> bool:
+    if annotation is None or annotation is type(None) or annotation is Any:
+        return True
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _admits_none(get_args(annotation)[0])
+    return (origin is Union or origin is types.UnionType) and any(_admits_none(a) for a in get_args(annotation))
+
+
+def always_set(*models: type[BaseModel]) -> frozenset[str]:
+    """The fields every validated value of these models holds: those whose type admits no None (a field left out
+    takes its default)."""
+    return frozenset(name for model in models for name, f in model.model_fields.items()
+                     if not _admits_none(f.annotation))
+
+
 def _resource(description: str, inputs: dict[str, Any], outputs: dict[str, Any],
-              required: list[str] | None = None) -> dict[str, Any]:
-    return {"description": description, "inputProperties": inputs, "properties": {**inputs, **outputs},
-            **({"requiredInputs": required} if required else {})}
+              required: list[str] | None = None, always: Iterable[str] = ()) -> dict[str, Any]:
+    """`always`: the outputs set whenever the resource exists; the required inputs are too (the providers record
+    the inputs they were given)."""
+    properties = {**inputs, **outputs}
+    set_always = set(always) | set(required or ())
+    required_outputs = [k for k in properties if k in set_always]
+    return {"description": description, "inputProperties": inputs, "properties": properties,
+            **({"requiredInputs": required} if required else {}),
+            **({"required": required_outputs} if required_outputs else {})}
 
 
 def _from_models(b: _Builder, door: Door) -> dict[str, Any]:
-    """A type described by its row's models alone (inputs without a default are required)."""
+    """A type described by its row's models alone (inputs without a default are required). Its provider records
+    its validated args, defaults filled (Network, ResourcePool: their dump; Bucket: the defaults its row's
+    `prepare` writes), beside its outputs model: both models' always-set fields are always set."""
     if door.args_model is None:
         raise ValueError(f"{door.provider.__name__}: its row in DOORS names no args_model, and schema.py has no "
                          "schema of its own for it")
     required = [k for k, f in door.args_model.model_fields.items() if f.is_required()]
+    models = [door.args_model] + ([door.outputs_model] if door.outputs_model is not None else [])
     outputs = b.of_model(door.outputs_model) if door.outputs_model is not None else {}
-    return _resource(door.description, b.of_model(door.args_model), outputs, required)
+    return _resource(door.description, b.of_model(door.args_model), outputs, required, always_set(*models))
 
 
 def schema(version: str) -> dict[str, Any]:
@@ -186,10 +219,15 @@ def snake_schema(version: str) -> dict[str, Any]:
     upload_outputs["boot_file"] = {"type": "string", "description": CodeUploadOutputs.model_fields["boot_file"].description
                                    + " (The input of that name is the path relative to local_dir.)"}
     own = {  # types whose inputs are not one model (TrainingJob's provider-set fields, the program-side ones)
-        "TrainingJob": _resource(DOORS["TrainingJob"].description, job_inputs, job_outputs),
-        "JobsAwait": _resource(DOORS["JobsAwait"].description, await_inputs, await_outputs, ["jobs"]),
+        # A job's outputs: its canonical inputs, every default filled (doors.training_job_outputs), and its status.
+        "TrainingJob": _resource(DOORS["TrainingJob"].description, job_inputs, job_outputs,
+                                 always=always_set(TrainingJobArgs, JobStatusOutputs)),
+        # A wait's and an upload's inputs are recorded as given (an upload's limits only where given): their
+        # outputs models' fields, and the required inputs, are what is always there.
+        "JobsAwait": _resource(DOORS["JobsAwait"].description, await_inputs, await_outputs, ["jobs"],
+                               always_set(JobsAwaitOutputs)),
         "CodeUpload": _resource(DOORS["CodeUpload"].description, upload_inputs, upload_outputs,
-                                ["local_dir", "boot_file", "bucket"]),
+                                ["local_dir", "boot_file", "bucket"], always_set(CodeUploadOutputs)),
     }
     resources = {token(name): own[name] if name in own else _from_models(b, door) for name, door in DOORS.items()}
     config = {key: {"type": "string", "description": CONFIG_DESCRIPTIONS.get(key, key)

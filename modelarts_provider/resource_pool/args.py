@@ -73,12 +73,13 @@ class ResourcePoolArgs(BaseModel):
 
 
 class ResourcePoolOutputs(BaseModel):
-    """What the provider returns beside the inputs (the plugin's schema)."""
+    """What the provider returns beside the inputs (the plugin's schema; a field whose type admits no None is always
+    set: provider._outputs)."""
 
     pool_name: str = Field(description="the service's name of the pool (metadata.name), also its id")
     phase: str | None = Field(None, description="Creating, Running, Abnormal, Deleting")
-    message: str | None = Field(None, description="the service's status message")
+    message: str = Field("", description="the service's status message (\"\" when it has none)")
     available: int = Field(0, description="nodes available")
     creating: int = Field(0, description="nodes being created")
     abnormal: int = Field(0, description="abnormal nodes")
-    location: dict[str, str] | None = Field(None, description="where the pool lives (cloud, region, project, endpoint)")
+    location: dict[str, str] = Field(description="where the pool lives (cloud, region, project, endpoint)")

@@ -22,11 +22,13 @@ class TaskStatusOutput(BaseModel):
 
 
 class JobStatusOutputs(BaseModel):
-    """What a TrainingJob reports about its live job."""
+    """What a TrainingJob reports about its live job. A field whose type admits no None is set whenever the job
+    exists (a required output in the plugin's schema: an SDK types it as always there); the others can be absent (a
+    start time before the job starts, a flavor name on a pool)."""
 
     job_id: str = Field(description="The job's id.")
-    job_name: str | None = Field(None, description="The job's name as the service holds it.")
-    phase: str | None = Field(None, description=(
+    job_name: str = Field(description="The job's name as the service holds it.")
+    phase: str = Field(description=(
         "Phase last seen: Creating, Pending, Running, Completed, Failed, Terminating, Terminated or Abnormal."))
     secondary_phase: str | None = Field(None, description="The service's finer-grained phase.")
     create_time: str | None = Field(None, description="When the job was created (ISO 8601, UTC).")
@@ -38,10 +40,9 @@ class JobStatusOutputs(BaseModel):
         "Each task's exit code and message."))
     output_paths: dict[str, str] = Field(default_factory=dict, description="Output channel name -> OBS URL.")
     output_path: str | None = Field(None, description="The first output channel's OBS URL.")
-    console_url: str | None = Field(None, description=(
-        "The job's page in the ModelArts console."))
+    console_url: str = Field(description="The job's page in the ModelArts console.")
     # Where the job lives (location.py): checked by read, update and delete before any call.
-    location: dict[str, str] | None = Field(None, description=(
+    location: dict[str, str] = Field(description=(
         "Where the job lives (cloud, region, project, endpoint): read, update and delete refuse another "
         "place."))
 
@@ -83,9 +84,12 @@ def status_outputs(job: TrainingJob, *, cloud: str, region: str,
     outs_by_name = output_urls(live)
     job_id = job.id or ""
     return JobStatusOutputs(
+        # The service returns the name and the phase with every job (its create and details responses, each
+        # documented with metadata.name and status.phase; the name is the create request's own): "" only for a
+        # response that breaks that, as job_id.
         job_id=job_id,
-        job_name=job.name,
-        phase=status.get("phase"),
+        job_name=job.name or "",
+        phase=status.get("phase") or "",
         secondary_phase=status.get("secondary_phase"),
         create_time=_iso((live.get("metadata") or {}).get("create_time")),
         start_time=_iso(status.get("start_time")),
@@ -96,6 +100,6 @@ def status_outputs(job: TrainingJob, *, cloud: str, region: str,
                        for t in job.task_statuses],
         output_paths=outs_by_name,
         output_path=next(iter(outs_by_name.values()), None),
-        console_url=console_url(cloud, region, job_id) if job_id else None,
+        console_url=console_url(cloud, region, job_id),
         location=location,
     ).model_dump(mode="json")

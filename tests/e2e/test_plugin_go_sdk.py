@@ -41,7 +41,7 @@ func main() {
 		}
 		waited, err := modelarts.NewJobsAwait(ctx, "waited", &modelarts.JobsAwaitArgs{
 			Jobs: modelarts.AwaitedJobMap{"train": modelarts.AwaitedJobArgs{
-				JobId: job.JobId.Elem(), JobName: job.JobName, WaitFor: pulumi.String("completed")}},
+				JobId: job.JobId, JobName: job.JobName, WaitFor: pulumi.String("completed")}},
 		})
 		if err != nil {
 			return err

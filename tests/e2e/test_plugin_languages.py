@@ -38,7 +38,7 @@ const job = new modelarts.TrainingJob("train", {{
     pollIntervalSeconds: 0.2,
 }});
 const waited = new modelarts.JobsAwait("waited", {{
-    jobs: {{ train: {{ jobId: job.jobId.apply(id => id ?? ""), jobName: job.jobName, waitFor: "running",
+    jobs: {{ train: {{ jobId: job.jobId, jobName: job.jobName, waitFor: "running",
                      pollSeconds: 0.2 }} }},
 }});
 export const jobId = job.jobId;
@@ -65,7 +65,7 @@ func main() {{
 		}}
 		waited, err := modelarts.NewJobsAwait(ctx, "waited", &modelarts.JobsAwaitArgs{{
 			Jobs: modelarts.AwaitedJobMap{{"train": modelarts.AwaitedJobArgs{{
-				JobId: job.JobId.Elem(), JobName: job.JobName, WaitFor: pulumi.String("running"),
+				JobId: job.JobId, JobName: job.JobName, WaitFor: pulumi.String("running"),
 				PollSeconds: pulumi.Float64(0.2)}}}},
 		}})
 		if err != nil {{
