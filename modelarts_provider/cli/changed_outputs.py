@@ -9,6 +9,10 @@ new job, run or table prints each of its values on a line of its own, never a wh
 (Not pulumi's own nested listing for the first `up`: `pulumi up` prints it twice, the preview's full of
 `[unknown]`.)
 `pulumi stack output` still shows them all. A secret shows as `[secret]`, as `pulumi stack output` prints it.
+The first `up` (no outputs before it) prints a summary instead of every value (about 700 lines on the local stack,
+issue 56): one line per output, and one per entry of a map of jobs, sweeps or searches (its phase, its best),
+ten at most each. Each value is masked as its own key would mask it (`best.key: "..."`: a job's key, not a
+secret-looking name), not as the whole dotted path reads (`sweeps.lr-sweep.best.key` looked like one).
 
 `./dev refresh`: `pulumi refresh --run-program` (which re-runs the program so that the exported outputs are fresh)
 marks every job `[diff: +config_keys,owner_seed-name~owner]` while nothing changed: the engine shows a refresh
@@ -32,9 +36,11 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from .output import note, print_line
+from ..results.show import printable
+from .output import note
 from .pulumi_cli import find_pulumi
 
 _MISSING: Any = object()
@@ -46,8 +52,29 @@ def _show(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
-def _changes(path: str, old: Any, new: Any) -> Iterator[str]:
-    """One line per changed leaf under `path`: maps by key, lists by position (a run history grows at its end)."""
+@dataclass(frozen=True)
+class Change:
+    """One changed value: `sign` +, - or ~, its dotted `path`, the `leaf` key it is under, what it shows."""
+
+    sign: str
+    path: str
+    leaf: str
+    values: tuple[str, ...] = ()  # as shown: none for a removal, (old, new) for a change
+
+    def line(self) -> str:
+        return f"  {self.sign} {self.path}" + (f": {' => '.join(self.values)}" if self.values else "")
+
+    def masked(self) -> str:
+        """The line through the masking step, each value judged under its own key (results.show.printable)."""
+        if not self.values:
+            return printable(self.line())
+        head = f"{self.leaf}: "
+        shown = " => ".join(printable(head + v)[len(head):] for v in self.values)
+        return f"  {self.sign} {printable(self.path)}: {shown}"
+
+
+def _changes(path: str, leaf: str, old: Any, new: Any) -> Iterator[Change]:
+    """One change per changed leaf under `path`: maps by key, lists by position (a run history grows at its end)."""
     if old == new:
         return
     if old is _MISSING and isinstance(new, (dict, list)) and new:
@@ -56,25 +83,89 @@ def _changes(path: str, old: Any, new: Any) -> Iterator[str]:
         old = type(new)()
     if isinstance(old, dict) and isinstance(new, dict):
         for key in [*old, *(k for k in new if k not in old)]:
-            yield from _changes(f"{path}.{key}", old.get(key, _MISSING), new.get(key, _MISSING))
+            yield from _changes(f"{path}.{key}", str(key), old.get(key, _MISSING), new.get(key, _MISSING))
     elif isinstance(old, list) and isinstance(new, list):
         for i in range(max(len(old), len(new))):
-            yield from _changes(f"{path}[{i}]", old[i] if i < len(old) else _MISSING,
+            yield from _changes(f"{path}[{i}]", leaf, old[i] if i < len(old) else _MISSING,
                                 new[i] if i < len(new) else _MISSING)
     elif old is _MISSING:
-        yield f"  + {path}: {_show(new)}"
+        yield Change("+", path, leaf, (_show(new),))
     elif new is _MISSING:
-        yield f"  - {path}"
+        yield Change("-", path, leaf)
     else:
-        yield f"  ~ {path}: {_show(old)} => {_show(new)}"
+        yield Change("~", path, leaf, (_show(old), _show(new)))
+
+
+def changes(before: dict[str, Any], after: dict[str, Any]) -> list[Change]:
+    found: list[Change] = []
+    for key in [*after, *(k for k in before if k not in after)]:
+        found += _changes(key, key, before.get(key, _MISSING), after.get(key, _MISSING))
+    return found
 
 
 def changed_lines(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     """The lines `./dev up` prints: none when no output changed."""
-    lines: list[str] = []
-    for key in [*after, *(k for k in before if k not in after)]:
-        lines += _changes(key, before.get(key, _MISSING), after.get(key, _MISSING))
+    lines = [c.line() for c in changes(before, after)]
     return ["Outputs changed:", *lines] if lines else []
+
+
+# --- the first up: a summary ---------------------------------------------------------------------------------
+
+ENTRIES_SHOWN = 10  # entries of one output listed on the first up; the rest counted
+
+
+def _scalar(value: Any) -> bool:
+    return not isinstance(value, (dict, list))
+
+
+def _about(entry: Any) -> str:
+    """What one entry of a map of jobs, sweeps or searches says in a word or two: its phase, its best."""
+    if not isinstance(entry, dict):
+        return _show(entry) if _scalar(entry) else f"{len(entry)} items"
+    words = [entry["phase"]] if isinstance(entry.get("phase"), str) else []
+    for many in ("points", "trials"):
+        if isinstance(entry.get(many), list):
+            words.append(f"{len(entry[many])} {many}")
+    best = entry.get("best")
+    if isinstance(best, dict):
+        name = best.get("key") or best.get("trialId")
+        value = next((best[k] for k in ("objective", "reward") if isinstance(best.get(k), (int, float))), None)
+        if isinstance(name, str):
+            words.append(f"best {name}" + (f" ({value:g})" if value is not None else ""))
+    return ", ".join(words)
+
+
+def summary_changes(after: dict[str, Any]) -> list[Change]:
+    """The first up's lines: each output in one line (a map of entries: how many, then each entry's own line)."""
+    found: list[Change] = []
+    for name, value in after.items():
+        if _scalar(value):
+            found.append(Change("+", name, name, (_show(value),)))
+        elif isinstance(value, list):
+            found.append(Change("+", name, name, (f"{len(value)} items",)))
+        elif value and all(isinstance(v, dict) for v in value.values()):
+            found.append(Change("+", name, name, (f"{len(value)}",)))
+            for key in list(value)[:ENTRIES_SHOWN]:
+                about = _about(value[key])
+                found.append(Change(" ", f"  {key}", str(key), (about,) if about else ()))
+            if len(value) > ENTRIES_SHOWN:
+                found.append(Change(" ", f"  ... and {len(value) - ENTRIES_SHOWN} more", ""))
+        elif value and all(isinstance(v, list) for v in value.values()):
+            records = sum(len(v) for v in value.values())
+            found.append(Change("+", name, name, (f"{len(value)} keys, {records} records",)))
+        else:
+            plain = [f"{k}={_show(v)}" for k, v in value.items() if _scalar(v)]
+            nested = [str(k) for k, v in value.items() if not _scalar(v)]
+            found.append(Change("+", name, name, (", ".join(plain + nested) or "{}",)))
+    return found
+
+
+def summary_lines(after: dict[str, Any]) -> list[str]:
+    """The first up's lines, unmasked (what the tests read): a header, then the summary."""
+    return [SUMMARY_HEADER, *(c.line() for c in summary_changes(after))] if after else []
+
+
+SUMMARY_HEADER = "Outputs (the first up: a summary; every value: ./dev pulumi stack output --json):"
 
 
 def _outputs(pulumi: str, stack: str) -> dict[str, Any]:
@@ -128,9 +219,15 @@ def main(argv: list[str] | None = None) -> int:
         return _wait(subprocess.Popen([pulumi, command, "--yes", "--stack", stack, *extra, *given]))
     before = _outputs(pulumi, stack)
     code = _COMMANDS[command](pulumi, stack, given)
-    lines = changed_lines(before, _outputs(pulumi, stack))  # a failed command may have changed some outputs too
-    for line in lines:
-        print_line(sys.stdout, line)
+    after = _outputs(pulumi, stack)  # a failed command may have changed some outputs too
+    if not before and after:
+        header, found = SUMMARY_HEADER, summary_changes(after)
+    else:
+        header, found = "Outputs changed:", changes(before, after)
+    if found:
+        # Each part through the masking step on its own (Change.masked): not again as one line.
+        sys.stdout.write("\n".join([header, *(c.masked() for c in found)]) + "\n")
+        sys.stdout.flush()
     return code
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from modelarts_provider.cli.changed_outputs import changed_lines
+from modelarts_provider.cli.changed_outputs import SUMMARY_HEADER, changed_lines, changes, summary_changes, summary_lines
 from testkit.faults import provider_config
 from testkit.harness import REPO_ROOT, Stack, new_stack
 
@@ -55,6 +55,41 @@ def test_first_up_prints_everything_once_one_value_per_line_and_removals_by_name
         "Outputs changed:", '  + jobs.a.id: "1"', "  + jobs.a.tags: []", "  + jobs.a.runs[0].n: 1"]
     assert changed_lines({"jobs": {"a": {"id": "1"}}, "sweeps": {"s": {}}}, {"jobs": {}}) == [
         "Outputs changed:", "  - jobs.a", "  - sweeps"]
+
+
+def test_the_first_up_prints_a_summary_a_person_reads() -> None:
+    """Issue 56: the first `up` printed every value of every output (about 700 lines on the local stack)."""
+    after = {"jobs": {"a": {"id": "1", "phase": "Completed"}, "b": {"id": "2", "phase": "Running"}},
+             "runs": {"a": [{"jobId": "1"}], "b": [{"jobId": "0"}, {"jobId": "2"}]},
+             "sweeps": {"grid": {"points": [{"key": "g-1"}, {"key": "g-2"}],
+                                 "best": {"key": "g-2", "objective": 0.9}}},
+             "searches": {"tune": {"trials": [{"trialId": "t1"}], "best": {"trialId": "t1", "reward": 0.7}}},
+             "cost": {"currency": "CNY", "total": 0.5, "jobs": {"a": {"cost": 0.5}}}, "note": "x", "tags": [1, 2]}
+    assert summary_lines(after) == [
+        SUMMARY_HEADER,
+        "  + jobs: 2", "      a: Completed", "      b: Running",
+        "  + runs: 2 keys, 3 records",
+        "  + sweeps: 1", "      grid: 2 points, best g-2 (0.9)",
+        "  + searches: 1", "      tune: 1 trials, best t1 (0.7)",
+        '  + cost: currency="CNY", total=0.5, jobs',
+        '  + note: "x"', "  + tags: 2 items"]
+    many = {"jobs": {f"j{i:02d}": {"phase": "Pending"} for i in range(25)}}
+    lines = summary_lines(many)
+    assert lines[-1] == "      ... and 15 more" and len(lines) == 1 + 1 + 10 + 1, lines
+    assert summary_lines({}) == []
+
+
+def test_a_value_is_masked_as_its_own_key_masks_it() -> None:
+    """`sweeps.lr-sweep.best.key` read as a secret-looking name as a whole: a sweep's best key was printed
+    "******". Each value is judged under its own key: a job's key shows, a token does not (before and after)."""
+    best = changes({"sweeps": {"s": {"best": {"key": "s-1"}}}}, {"sweeps": {"s": {"best": {"key": "s-2"}}}})
+    assert [c.masked() for c in best] == ['  ~ sweeps.s.best.key: "s-1" => "s-2"']
+    token = changes({"env": {"hf_token": "hf_abcdefgh1"}}, {"env": {"hf_token": "hf_abcdefgh2"}})
+    assert [c.masked() for c in token] == ['  ~ env.hf_token: "******" => "******"']
+    new = changes({}, {"runs": {"k": [{"api_key": "abcdefgh"}]}})
+    assert [c.masked() for c in new] == ['  + runs.k[0].api_key: "******"']
+    listed = summary_changes({"jobs": {"hf_token": {"phase": "Running"}}})
+    assert [c.masked() for c in listed] == ["  + jobs: 1", "      hf_token: ******"]
 
 
 # --- through the engine ------------------------------------------------------------------------------------
@@ -98,10 +133,13 @@ def _job_inputs(st: Stack) -> dict[str, str]:
 def test_up_prints_changed_outputs_once_and_refresh_no_diff(tmp_path: Path, emulator: Any) -> None:
     st = new_stack(tmp_path, REPO_ROOT, config=provider_config(emulator)[0], secrets=provider_config(emulator)[1])
     st.write_config(_jobs(epochs_a=1))
-    first = _changed(_up(st).stdout)
-    # everything, once, one value per line (not a whole job as one JSON line)
-    assert {line.split(".")[0] for line in first} >= {"  + jobs", "  + runs"}, first
-    assert max(len(line) for line in first) < 200, first
+    first = _up(st).stdout
+    # the first up: a summary a person reads (issue 56), not every value; `pulumi stack output` has them all
+    summary = first.split(SUMMARY_HEADER + "\n", 1)[1].splitlines() if SUMMARY_HEADER in first else []
+    jobs = summary.index("  + jobs: 2") if "  + jobs: 2" in summary else -1
+    assert jobs >= 0 and summary[jobs + 1:jobs + 3] == ["      a: Completed", "      b: Completed"], first
+    assert "  + runs: 2 keys, 2 records" in summary, first
+    assert "Outputs changed" not in first and len(summary) < 15 and max(len(line) for line in summary) < 200, first
 
     again = _up(st)
     assert _changed(again.stdout) == [] and "Outputs changed" not in again.stdout, again.stdout
