@@ -10,15 +10,19 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, get_args
 
 import pytest
 from pydantic import BaseModel
 from pulumi.provider.experimental import provider as p
 
+from modelarts_provider.network.resource import Network
+from modelarts_provider.plugin.names import camel
 from modelarts_provider.plugin.provider import VERSION, ModelArtsPlugin
 from modelarts_provider.plugin.schema import always_set, schema
 from modelarts_provider.plugin.values import plain_map, property_map
+from modelarts_provider.resource_pool.resource import ResourcePool
+from modelarts_provider.training_job.resource import TrainingJob
 from tests.obs.conftest import code_dir
 
 ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator catalog
@@ -67,6 +71,18 @@ def test_required_outputs_are_named_in_the_schema_and_exclude_what_can_be_absent
     assert {"poolName", "available", "message", "location"} <= set(_required("ResourcePool"))
     assert "phase" not in _required("Network") and "phase" not in _required("ResourcePool")
     assert "workspaceId" not in _required("Network") and "description" not in _required("ResourcePool")
+
+
+def test_the_python_programs_resources_type_the_same_outputs_as_always_set() -> None:
+    """The other front door: the Python resources' output attributes come from the same models, so
+    `job.job_name` is `Output[str]` exactly where the plugin's SDKs type `jobName` as always set."""
+    for cls in (TrainingJob, Network, ResourcePool):
+        required = set(_required(cls.__name__))
+        for name, annotation in cls.__annotations__.items():
+            (inner,) = get_args(annotation)  # Output[T]
+            assert (camel(name) in required) == (type(None) not in get_args(inner)), (cls.__name__, name)
+    assert {"job_name", "phase", "job_id", "console_url"} <= {
+        n for n, a in TrainingJob.__annotations__.items() if type(None) not in get_args(get_args(a)[0])}
 
 
 @pytest.fixture
