@@ -164,8 +164,10 @@ def _cut(c: Call) -> None:
     with _lock:
         conns = list(c.conns)
     for conn in conns:
-        if _shut(conn):
-            c.shut = True
+        # Marked before the shutdown: the read it ends returns at once on the caller's thread, which must find the
+        # call marked (headers cut mid-way read as a whole 200 with an empty, close-delimited body).
+        c.shut = True
+        _shut(conn)
 
 
 def _watch() -> None:

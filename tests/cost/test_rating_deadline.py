@@ -3,15 +3,14 @@
 in time: a per-read timeout never fires) is cut at the call's deadline, and the preview goes on with one line
 saying so; under a budget it is refused (fails closed).
 
-The dripping server is a few lines here: it reads the request, then writes a whole, valid rating answer one byte
-per 0.5 s (its 200-odd bytes: about two minutes). Each call runs on a thread; the test waits for it with a bound
-far below what the drip takes, so a call that is not cut fails the test instead of hanging it.
+The drip is testkit/drip_proxy.py in front of the local billing service: it passes the signed request on and
+drips the service's whole, valid rating answer back (its 300-odd bytes: minutes). Each call runs on a thread;
+the test waits for it with a bound far below what the drip takes, so a call that is not cut fails the test
+instead of hanging it.
 """
 
 from __future__ import annotations
 
-import json
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -24,59 +23,17 @@ from modelarts_provider.client import call_limits
 from modelarts_provider.core.provider_config import ProviderSettings
 from modelarts_provider.cost import prices
 from modelarts_provider.cost.rating import Product, RatingError, rate_hourly
+from testkit.drip_proxy import DripProxy, drip_proxy
 
-DRIP_EVERY_S = 0.5
-HANG_BOUND_S = 20.0  # a cut call ends long before; the dripped answer takes about two minutes
-ANSWER = json.dumps({"amount": 0.45, "official_website_amount": 0.45, "currency": "CNY",
-                     "product_rating_results": [{"id": "0", "amount": 0.45, "official_website_amount": 0.45}]})
+HANG_BOUND_S = 20.0  # a cut call ends long before; the dripped answer takes minutes
 
 
 @pytest.fixture
-def dripping() -> Iterator[str]:
-    """A server answering every request with a valid rating answer, one byte every DRIP_EVERY_S."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    stop = threading.Event()
-
-    def serve(conn: socket.socket) -> None:
-        with conn:
-            data = b""
-            while b"\r\n\r\n" not in data:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    return
-                data += chunk
-            head, _, body = data.partition(b"\r\n\r\n")
-            length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                           if line.lower().startswith(b"content-length:")), 0)
-            while len(body) < length:
-                body += conn.recv(65536)
-            payload = ANSWER.encode()
-            answer = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
-                      + str(len(payload)).encode() + b"\r\n\r\n" + payload)
-            for i in range(len(answer)):
-                if stop.is_set():
-                    return
-                try:
-                    conn.sendall(answer[i:i + 1])
-                except OSError:
-                    return  # the client cut the call
-                time.sleep(DRIP_EVERY_S)
-
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=serve, args=(conn,), daemon=True).start()
-
-    threading.Thread(target=accept, daemon=True).start()
-    host, port = listener.getsockname()
-    try:
-        yield f"http://{host}:{port}"
-    finally:
-        stop.set()
-        listener.close()
+def dripping(billing: Any) -> Iterator[DripProxy]:
+    """The local billing service behind a proxy that drips every answer, one byte every 0.5 s."""
+    billing.clear_faults()
+    with drip_proxy(billing.url, lambda method, path: True) as proxy:
+        yield proxy
 
 
 def _ended(call: Callable[[], Any]) -> tuple[Any, BaseException | None, float]:
@@ -98,37 +55,52 @@ def _ended(call: Callable[[], Any]) -> tuple[Any, BaseException | None, float]:
     return out.get("value"), out.get("err"), out["s"]
 
 
-def _rate(url: str, **kw: Any) -> Any:
-    return rate_hourly(url, "AK", SecretStr("SK"), None, region="cn-north-4", project_id="p",
-                       products=[Product("modelarts.vm.cpu.2u", 1)], **kw)
+def _rate(billing: Any, proxy: DripProxy, **kw: Any) -> Any:
+    return rate_hourly(proxy.url, billing.access_key, SecretStr(billing.secret_key), None, region="cn-north-4",
+                       project_id="p", products=[Product("modelarts.vm.cpu.2u", 1)], **kw)
 
 
-def test_a_dripped_rating_answer_ends_at_the_calls_deadline_in_one_line(dripping: str) -> None:
+def test_a_dripped_rating_answer_ends_at_the_calls_deadline_in_one_line(billing: Any, dripping: DripProxy) -> None:
     # The deadline of one call: its retry budget plus one connect and read timeout (1 + 1 + 2 s).
-    _, err, took = _ended(lambda: _rate(dripping, retry_total_s=1.0, connect_timeout=1.0, read_timeout=2.0))
+    _, err, took = _ended(lambda: _rate(billing, dripping, retry_total_s=1.0, connect_timeout=1.0, read_timeout=2.0))
     print(f"dripped rating answer cut after {took:.2f} s (deadline 4 s)")
+    assert dripping.dripping == 1  # the service's answer, dripped
     assert isinstance(err, RatingError), err
-    assert str(err) == (f"the billing service at {dripping} did not finish its answer within 4 s (the call's "
+    assert str(err) == (f"the billing service at {dripping.url} did not finish its answer within 4 s (the call's "
                         "deadline)")
     assert 3.5 <= took < 4 + 2, took  # not before its deadline, and not much after (the watchdog's tick)
 
 
-def test_a_cancel_ends_the_rating_call_at_once(dripping: str) -> None:
+def test_an_answer_cut_inside_its_headers_is_cut_not_an_empty_answer(billing: Any) -> None:
+    """Six bytes every 0.5 s (each read in time): at the deadline (4 s) the status line and part of the headers
+    have come (about 48 bytes: inside Server or Date, before Content-Length). The shut socket ends the headers
+    and the body where they are, which reads as a whole 200 with an empty body unless the call is known to be cut
+    by then (client/call_limits.py marks it before the shutdown)."""
+    billing.clear_faults()
+    with drip_proxy(billing.url, lambda method, path: True, drip_bytes=6) as proxy:
+        _, err, _took = _ended(lambda: _rate(billing, proxy, retry_total_s=1.0, connect_timeout=1.0,
+                                             read_timeout=2.0))
+    assert isinstance(err, RatingError), err
+    assert str(err) == (f"the billing service at {proxy.url} did not finish its answer within 4 s (the call's "
+                        "deadline)")
+
+
+def test_a_cancel_ends_the_rating_call_at_once(billing: Any, dripping: DripProxy) -> None:
     """The engine's Cancel reaches a call as its scope's abort test (a wait's Ctrl-C, the plugin's check)."""
     asked = time.monotonic() + 1.0
-    with_abort = lambda: _rate(dripping)  # noqa: E731 - the default deadline (95 s): only the abort can end it
+    with_abort = lambda: _rate(billing, dripping)  # noqa: E731 - the default deadline (95 s): only the abort can end it
 
     def scoped() -> Any:
         with call_limits.limits(abort=lambda: time.monotonic() >= asked):
             return with_abort()
 
     _, err, took = _ended(scoped)
-    assert isinstance(err, RatingError) and str(err) == (f"the billing service at {dripping} was not waited for "
+    assert isinstance(err, RatingError) and str(err) == (f"the billing service at {dripping.url} was not waited for "
                                                          "(cancelled)"), err
     assert took < 1.0 + 2, took
 
 
-def test_a_dripping_billing_service_ends_the_preview_and_a_budget_refuses_it(dripping: str, emu: Any) -> None:
+def test_a_dripping_billing_service_ends_the_preview_and_a_budget_refuses_it(dripping: DripProxy, emu: Any) -> None:
     """Through the preview: the price lookup ends by the deadline of the scope it runs in, the preview says why
     in one line, and the budget fails closed."""
     from modelarts_provider.cost.preview import cost_preview
@@ -137,7 +109,7 @@ def test_a_dripping_billing_service_ends_the_preview_and_a_budget_refuses_it(dri
 
     prices._cache.clear()
     settings = ProviderSettings(region="cn-north-4", project_id=emu.project_id, cloud="huaweicloud",
-                                endpoint=emu.url, billing_endpoint=dripping, access_key=emu.access_key,
+                                endpoint=emu.url, billing_endpoint=dripping.url, access_key=emu.access_key,
                                 secret_key=SecretStr(emu.secret_key), retry_timeout_seconds=1)
     engine = {"name": "PyTorch", "version": "pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64"}
     cfg = parse({"obs": {"m": {"bucket": "bkt"}}, "pools": {"cpu": {"flavor": "modelarts.vm.cpu.2u"}},
@@ -152,7 +124,7 @@ def test_a_dripping_billing_service_ends_the_preview_and_a_budget_refuses_it(dri
     prev, err, took = _ended(preview)
     assert err is None, err
     print(f"preview with a dripping billing service ended after {took:.2f} s")
-    assert prev.lines[0].startswith(f"cost: no price for modelarts.vm.cpu.2u: the billing service at {dripping} "
+    assert prev.lines[0].startswith(f"cost: no price for modelarts.vm.cpu.2u: the billing service at {dripping.url} "
                                     "did not finish its answer within ")
     assert "\n" not in prev.lines[0] and prev.refusal is not None and "has no price" in prev.refusal
     prices._cache.clear()
