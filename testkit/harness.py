@@ -18,7 +18,8 @@ from pathlib import Path
 
 import yaml
 
-from modelarts_provider.core.secret_leaves import SECRET_SIG, SIG_KEY  # how the state marks a secret value
+# A state value as `pulumi stack output --json` shows it (secrets "[secret]"), read as the command-line tools read it.
+from modelarts_provider.cli.stack_state import secrets_hidden as _secrets_hidden
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PULUMI_VERSION = next(
@@ -348,18 +349,3 @@ def new_stack(base: Path, program: str | Path | None = None, *, stack: str = "te
     st.init()
     st.set_all_config(config or {}, secrets or {})
     return st
-
-
-def _secrets_hidden(value: object) -> object:
-    """A state value as `pulumi stack output --json` shows it: a secret at any depth is "[secret]". None for a
-    value holding another special object of the state (an asset, a resource reference): the CLI shows those."""
-    if isinstance(value, dict):
-        sig = value.get(SIG_KEY)
-        if sig is not None:
-            return "[secret]" if sig == SECRET_SIG else None
-        out = {k: _secrets_hidden(v) for k, v in value.items()}
-        return None if any(v is None and value[k] is not None for k, v in out.items()) else out
-    if isinstance(value, list):
-        items = [_secrets_hidden(v) for v in value]
-        return None if any(a is None and b is not None for a, b in zip(items, value)) else items
-    return value

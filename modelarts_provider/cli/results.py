@@ -24,14 +24,14 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
-from ..awaiting.args import AwaitedStatus, JobsAwaitArgs
-from ..awaiting.results import sweep_results as sweep_results_of
 from ..core.extras import require
 from ..core.secret_leaves import SIG_KEY
 from .output import guarded, print_line
 from .stack_reader import PLUGIN_JOB_TYPE, LogsError, PulumiCli, StackExport, job_in_state
-from ..results.curves import Curve
 from ..results.table import Point, SweepObjective, SweepResults, collect, table_lines
+
+# The JobsAwait's recorded shapes (awaiting/args.py: a third of the command's start-up) are imported only where a
+# state is read for them (a program that exports no `sweeps`, a job's own run, its curves), not for an export.
 
 # --- results -------------------------------------------------------------------------------------------
 
@@ -48,6 +48,9 @@ def _snake(value: Any) -> Any:
 def state_sweep(exported: StackExport, sweep: str) -> SweepResults | None:
     """The sweep's results from the state's JobsAwait (its jobs of group `sweep` and what it recorded of them),
     for a stack whose program exports no `sweeps` (a YAML or TypeScript program through the provider plugin)."""
+    from ..awaiting.args import AwaitedStatus, JobsAwaitArgs  # noqa: PLC0415
+    from ..awaiting.results import sweep_results as sweep_results_of  # noqa: PLC0415
+
     resources = exported.deployment.resources or []
     paths = {}
     for r in resources:
@@ -88,6 +91,7 @@ def _hidden(value: Any) -> Any:
 def state_search(exported: StackExport, key: str) -> SweepResults | None:
     """A search's trials from the state's JobsAwait (its entry `key` with a `search`), for a stack whose program
     exports no `searches` (a YAML or TypeScript program through the provider plugin)."""
+    from ..awaiting.args import AwaitedStatus, JobsAwaitArgs  # noqa: PLC0415
     from ..awaiting.searches import results_of  # noqa: PLC0415 - only for a search
 
     for res in exported.deployment.resources or []:
@@ -178,6 +182,8 @@ def _output_paths(exported: StackExport) -> dict[str, str | None]:
 def state_job(exported: StackExport, key: str) -> SweepResults | None:
     """A scored job's one-run results (its objective, its curves) from the state's JobsAwait: what `results KEY`
     shows and charts of a job outside sweeps (no export holds its curves)."""
+    from ..awaiting.args import AwaitedStatus, JobsAwaitArgs  # noqa: PLC0415
+
     for outputs in _awaits(exported):
         try:
             spec = JobsAwaitArgs.model_validate({"jobs": outputs.get("jobs") or {}}).jobs.get(key)
@@ -200,6 +206,9 @@ def state_job(exported: StackExport, key: str) -> SweepResults | None:
 def state_run_curves(exported: StackExport, key: str) -> SweepResults | None:
     """Every recorded run of `key` as a point named `run N (job name)`, with the curves its record holds (runs
     recorded before records kept curves have none): what `results KEY --history --chart` overlays."""
+    from ..awaiting.args import JobsAwaitArgs  # noqa: PLC0415
+    from ..results.curves import Curve  # noqa: PLC0415
+
     for outputs in _awaits(exported):
         records = (outputs.get("runs") or {}).get(key) if isinstance(outputs.get("runs"), dict) else None
         if not isinstance(records, list):

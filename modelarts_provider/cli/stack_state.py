@@ -32,14 +32,12 @@ from urllib.parse import parse_qs, urlsplit
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+# A special value in a state (secret, asset, archive, resource reference) carries SIG_KEY; a secret's is SECRET_SIG.
+from ..core.secret_leaves import SECRET_SIG, SIG_KEY
 from .errors import LogsError
 
 CHECKPOINT_VERSION = 3  # the checkpoint format the pinned engine writes (`stack export` prints it as "version")
 STACK_TYPE = "pulumi:pulumi:Stack"
-# A special value in a state (secret, asset, archive, resource reference) carries this key (Pulumi's
-# sig.Key); a secret's value is SECRET_SIG.
-SIG_KEY = "4dabf18193072939515e22adb298388d"
-SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
 SECRET_SHOWN = "[secret]"  # what `pulumi stack output --json` prints for a secret
 
 _CLI: Any = None  # "ask the CLI" (None): the data cannot be read here
@@ -328,4 +326,4 @@ def secrets_hidden(value: Any) -> Any:
     return value
 
 
-__all__ = ["CheckpointFile", "StackState", "backend_url", "secrets_hidden", "shown_url"]
+__all__ = ["SECRET_SIG", "SIG_KEY", "CheckpointFile", "StackState", "backend_url", "secrets_hidden", "shown_url"]
