@@ -74,6 +74,12 @@ class AwaitedJob(_AwaitModel):
         "from a group named step or epoch, else the match's number); progress lines of their latest values "
         "while the job runs, a curve each once it completed."))
 
+    # A failed run on record rather than a blocker (issue 56): settled as failed, the `up` goes on (accepted.py).
+    accept_failed: bool = Field(False, description=(
+        "Accept this job's failure: a job that fails (or passes its deadline) is recorded as failed and the wait "
+        "succeeds; every later update and preview says so in a warning. Re-run it by replacing the job "
+        "(`replaceFailed`, `pulumi up --replace`)."))
+
     @field_validator("metrics")
     @classmethod
     def _unique(cls, v: list[Metric]) -> list[Metric]:

@@ -104,7 +104,20 @@ def _record(before: RunRecord | None, status: AwaitedStatus | None, job: Trainin
             data["duration_s"] = status.duration_s
         if status.metrics:
             data["metrics"] = status.metrics
+        why = _failure_note(status.failure, data.get("phase"))
+        if why and not data.get("note"):
+            data["note"] = why  # a failed run says why in `results KEY --history` (issue 56)
     return RunRecord.model_validate(data)
+
+
+def _failure_note(failure: str | None, phase: str | None) -> str | None:
+    """Why a finished run failed, without the phase the record shows beside it ("Failed; exit code 3: boom" ->
+    "exit code 3: boom"); None for a run that is not finished or has no cause beyond its phase."""
+    if not failure or phase not in TERMINAL_PHASES:
+        return None
+    if phase and failure.startswith(phase):
+        failure = failure[len(phase):].lstrip("; ")
+    return failure or None
 
 
 def merged(old_runs: dict[str, Any] | None, statuses: dict[str, AwaitedStatus], seen: dict[str, TrainingJob],

@@ -7,12 +7,15 @@
 - update: waits for the changed jobs alone; the others keep what was recorded.
 - read (refresh): one round of polls refreshes every job's phase.
 - delete: nothing remote (the jobs are TrainingJob resources of their own).
-A wait that does not end well raises, so nothing is recorded and the next `up` waits again; except
-failed points of a sweep within its maxFailures (`max_failures`): recorded as tolerated, not waited for
-again. While it waits, running jobs with an objective or metrics get progress lines of their latest values
-(progress.py: bounded log reads, rate-limited lines). After the wait, the objective and metric curves of each
-newly completed job that has them are read from its log (objectives.py), and each sweep's table is printed
-(results/table.py); jobs not waited for this time keep what was recorded, so an unchanged stack reads no log.
+A wait that does not end well fails the `up` and still records what it saw (core/recorded_failure.py: the
+engine's init error), so the runs that succeeded keep their results, run records and output paths, and the next
+`up` judges the failed jobs again; a wait cancelled or cut short records nothing. A failure is settled (recorded as
+tolerated, not waited for again, said as a warning by every later diff: accepted.py) when its job accepts it
+(`accept_failed`) or it is a sweep point within its sweep's maxFailures (`max_failures`). While it waits,
+running jobs with an objective or metrics get progress lines of their latest values (progress.py: bounded log
+reads, rate-limited lines). After the wait, the objective and metric curves of each newly completed job that has
+them are read from its log (objectives.py), and each sweep's table is printed (results/table.py); jobs not waited
+for this time keep what was recorded, so an unchanged stack reads no log.
 - runs (history.py): every run of each key stays on record, newest last, after it is replaced or removed;
   carried from the previous outputs at each update.
 """
@@ -26,12 +29,14 @@ from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, 
 from pydantic import ValidationError
 
 from ..core.provider_base import ModelArtsProvider, ProviderError, cancelled, engine_alive, say
+from ..core.recorded_failure import RecordedFailure
 from ..core.failures import failures_from
 from ..core.unknowns import contains_unknown
 from .args import OUTPUT_KEYS, AwaitedJob, AwaitedStatus, JobsAwaitArgs, JobsAwaitOutputs
 from .conditions import Verdict, reached
 from ..core import replaced_runs
 from . import history
+from .accepted import settled_lines
 from .removals import removal_warning
 from .report import failure_report
 from .results import enrich, over_bound, report_tables, tolerated_note
@@ -69,7 +74,21 @@ class JobsAwaitProvider(ModelArtsProvider):
             warning = removal_warning(olds, jobs)
             if warning:
                 say(warning)  # shown in the preview: what the update deletes of the jobs waited for
+        for line in self._settled(olds, changed):
+            say(line)  # failed runs on record stay in sight, though nothing waits for them again (accepted.py)
         return DiffResult(changes=bool(changed), replaces=None)
+
+    @staticmethod
+    def _settled(olds: dict[str, Any], changed: list[str]) -> list[str]:
+        """The warnings of the settled failures recorded in `olds` that this update leaves as they are."""
+        statuses = olds.get("statuses") if isinstance(olds.get("statuses"), dict) else {}
+        jobs = olds.get("jobs") if isinstance(olds.get("jobs"), dict) else {}
+        try:
+            secrets = JobsAwaitArgs.model_validate(_inputs(olds)).per_job()
+        except ValidationError:
+            secrets = {}
+        bounds = olds.get("max_failures") if isinstance(olds.get("max_failures"), dict) else {}
+        return settled_lines(jobs, {k: v for k, v in statuses.items() if k not in changed}, bounds, secrets)
 
     @staticmethod
     def _changed(olds: dict[str, Any], new_jobs: dict[str, Any], new_bounds: dict[str, Any] | None = None) -> list[str]:
@@ -89,6 +108,9 @@ class JobsAwaitProvider(ModelArtsProvider):
                 out.append(key)  # scored differently: its log (its trials) read again
             elif old.get("tolerated") and (new_bounds or {}).get(new.get("group")) != old_bounds.get(new.get("group")):
                 out.append(key)  # its sweep's bound changed: judged again
+            elif old.get("tolerated") and bool(new.get("accept_failed")) != \
+                    bool((old_jobs.get(key) or {}).get("accept_failed")):
+                out.append(key)  # accepted, or no longer: judged again
         return out
 
     def _wait(self, jobs: dict[str, AwaitedJob]) -> tuple[dict[str, AwaitedStatus], list[Result]]:
@@ -121,27 +143,36 @@ class JobsAwaitProvider(ModelArtsProvider):
                                              workspace_id=r.watched.workspace_id)
                 for r in results}, results
 
-    def _settle(self, args: JobsAwaitArgs, kept: dict[str, AwaitedStatus],
-                waited: set[str], olds: dict[str, Any] | None = None) -> tuple[dict[str, AwaitedStatus], dict[str, Any]]:
-        """Wait for the `waited` keys, judge the failures against the sweeps' bounds (with the `kept`
-        statuses), read the new objectives, print the tables. Raises what must fail the `up`."""
+    def _settle(self, args: JobsAwaitArgs, kept: dict[str, AwaitedStatus], waited: set[str],
+                olds: dict[str, Any] | None = None) -> tuple[dict[str, AwaitedStatus], dict[str, Any], str | None]:
+        """Wait for the `waited` keys, judge the failures (accepted, or within their sweeps' bounds, with the `kept`
+        statuses), read the new objectives, print the tables. Returns the statuses, the run history and the report
+        that fails the `up` (None: it succeeds): the statuses and runs are recorded either way."""
         fresh, results = self._wait({k: j for k, j in args.jobs.items() if k in waited})
         statuses = {k: s for k, s in {**kept, **fresh}.items() if k in args.jobs}
         statuses = {k: statuses[k] for k in args.jobs if k in statuses}
         failed = [r for r in results if r.outcome.verdict is not Verdict.REACHED]
+        refusal = None
         if failed:
             client = self._api()
             over = over_bound(args, statuses, results)
             # Each job's part of the report is masked with that job's secrets (report.py): not with every job's.
             per_job = args.per_job()
             if over is not None:
-                raise ProviderError(failure_report(client, results, tolerated=over, secrets=per_job) or over)
-            say(failure_report(client, results, tolerated=tolerated_note(args, statuses), secrets=per_job) or "")
+                said = "; ".join(part for part in (over, tolerated_note(args, statuses)) if part)
+                refusal = failure_report(client, results, tolerated=said, secrets=per_job) or over
+            else:
+                say(failure_report(client, results, tolerated=tolerated_note(args, statuses), secrets=per_job) or "")
         if results:
+            # The runs that succeeded are scored and shown even when another one fails the `up` (issue 56).
             enrich(self._api(), args, statuses, results)
             for line in report_tables(args, statuses):
                 say(line)  # masked there, each job's values with its own secrets
-        return statuses, self._history(olds or {}, statuses, results, args)
+            dumped = {k: s.model_dump(mode="json") for k, s in statuses.items()}
+            for line in settled_lines(args.model_dump(mode="json")["jobs"], dumped, args.max_failures,
+                                      args.per_job(), only={r.watched.key for r in failed}):
+                say(line)
+        return statuses, self._history(olds or {}, statuses, results, args), refusal
 
     def _history(self, olds: dict[str, Any], statuses: dict[str, AwaitedStatus],
                  results: list[Result], args: JobsAwaitArgs) -> dict[str, Any]:
@@ -156,10 +187,12 @@ class JobsAwaitProvider(ModelArtsProvider):
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         args = JobsAwaitArgs.model_validate(_inputs(props))
-        statuses, runs = self._settle(args, {}, set(args.jobs))
+        statuses, runs, refusal = self._settle(args, {}, set(args.jobs))
         digest = hashlib.sha256(",".join(sorted(args.jobs)).encode()).hexdigest()[:12]
-        return CreateResult(f"jobs-await-{digest}",
-                            {**args.model_dump(mode="json"), **JobsAwaitOutputs.of(statuses, runs, args.per_job())})
+        outs = {**args.model_dump(mode="json"), **JobsAwaitOutputs.of(statuses, runs, args.per_job())}
+        if refusal is not None:  # the up fails; what the wait saw is recorded all the same
+            raise RecordedFailure(refusal, f"jobs-await-{digest}", outs)
+        return CreateResult(f"jobs-await-{digest}", outs)
 
     def update(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         args = JobsAwaitArgs.model_validate(_inputs(news))
@@ -167,8 +200,11 @@ class JobsAwaitProvider(ModelArtsProvider):
         changed = set(self._changed(olds, dumped["jobs"], dumped["max_failures"]))
         kept = {k: AwaitedStatus.model_validate(v) for k, v in (olds.get("statuses") or {}).items()
                 if k in args.jobs and k not in changed}
-        statuses, runs = self._settle(args, kept, {k for k in args.jobs if k in changed}, olds)
-        return UpdateResult({**dumped, **JobsAwaitOutputs.of(statuses, runs, args.per_job())})
+        statuses, runs, refusal = self._settle(args, kept, {k for k in args.jobs if k in changed}, olds)
+        outs = {**dumped, **JobsAwaitOutputs.of(statuses, runs, args.per_job())}
+        if refusal is not None:
+            raise RecordedFailure(refusal, _id, outs)
+        return UpdateResult(outs)
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         statuses = {k: AwaitedStatus.model_validate(v) for k, v in (props.get("statuses") or {}).items()}

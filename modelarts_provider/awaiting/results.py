@@ -32,17 +32,23 @@ def _failed(statuses: dict[str, AwaitedStatus]) -> list[str]:
 
 
 def over_bound(args: JobsAwaitArgs, statuses: dict[str, AwaitedStatus], results: list[Result]) -> str | None:
-    """None when every failure is a sweep point within its sweep's maxFailures (then they are marked
-    tolerated); else what fails the `up` ('' when no sweep tolerates failures: today's report)."""
+    """None when every failure is settled: accepted by its job (`accept_failed`) or a sweep point within its
+    sweep's maxFailures (then they are marked tolerated); else what fails the `up` ('' when no sweep tolerates
+    failures: the report alone says why). Accepted failures are marked tolerated either way: settled, whatever
+    else failed (a job that is gone never is: there is no run to keep on record)."""
     gone = {r.watched.key for r in results if r.outcome.verdict is Verdict.GONE}
     per_group: dict[str, int] = {}
     alone = False
     for key in _failed(statuses):
-        group = args.jobs[key].group
-        if group is None or key in gone:
+        spec = args.jobs[key]
+        if key in gone:
+            alone = True
+        elif spec.accept_failed:
+            statuses[key].tolerated = True
+        elif spec.group is None:
             alone = True
         else:
-            per_group[group] = per_group.get(group, 0) + 1
+            per_group[spec.group] = per_group.get(spec.group, 0) + 1
     over = sorted(g for g, n in per_group.items() if n > args.max_failures.get(g, 0))
     if alone or over:
         # A sweep that tolerates none fails as it always did: the report alone says why.
@@ -54,13 +60,24 @@ def over_bound(args: JobsAwaitArgs, statuses: dict[str, AwaitedStatus], results:
 
 
 def tolerated_note(args: JobsAwaitArgs, statuses: dict[str, AwaitedStatus]) -> str:
+    """The sentence under a report's first line: which failures are settled, and by what."""
     per_group: dict[str, int] = {}
+    accepted: list[str] = []
     for key in _failed(statuses):
+        if not statuses[key].tolerated:
+            continue
+        if args.jobs[key].accept_failed:
+            accepted.append(key)
+            continue
         group = args.jobs[key].group or ""
         per_group[group] = per_group.get(group, 0) + 1
-    return "; ".join(f"tolerated: sweep {g} has {n} failed point{'s' if n != 1 else ''}, within its maxFailures "
-                     f"({args.max_failures.get(g, 0)}); the best point is chosen among the rest"
-                     for g, n in sorted(per_group.items()))
+    parts = [f"tolerated: sweep {g} has {n} failed point{'s' if n != 1 else ''}, within its maxFailures "
+             f"({args.max_failures.get(g, 0)}); the best point is chosen among the rest"
+             for g, n in sorted(per_group.items())]
+    if accepted:
+        named = ", ".join(accepted[:5]) + (f" and {len(accepted) - 5} more" if len(accepted) > 5 else "")
+        parts.append(f"accepted (acceptFailed): {named}, recorded as failed and not waited for again")
+    return "; ".join(parts)
 
 
 def _number(value: Any) -> float | None:
@@ -78,6 +95,9 @@ def enrich(client: Any, args: JobsAwaitArgs, statuses: dict[str, AwaitedStatus],
         if spec is not None and status is not None and spec.search is not None:
             # one trials request per search job (searches.py), whatever the number of trials
             status.search = read_search(client, r.watched.job_id, spec.search.name, r.job)
+        if status is not None and r.outcome.verdict is not Verdict.REACHED:
+            # Every failed run says why, scored or not (accepted.py, history), masked as printed: it is recorded.
+            status.failure = printable(cause(r, r.job), args.secrets_of(key))
         if spec is None or status is None or r.job is None or \
                 (spec.objective is None and spec.group is None and not spec.metrics):
             continue
@@ -86,8 +106,8 @@ def enrich(client: Any, args: JobsAwaitArgs, statuses: dict[str, AwaitedStatus],
         records = len(as_list(r.job.status.running_records))
         status.retries = records - 1 if records > 1 else None
         if r.outcome.verdict is not Verdict.REACHED:
-            status.failure = cause(r, r.job)
-        elif (spec.objective is not None or spec.metrics) and r.job.phase == "Completed":
+            continue
+        if (spec.objective is not None or spec.metrics) and r.job.phase == "Completed":
             to_read.append(ToRead(key, r.job, spec.objective, tuple(spec.series())))
     for key, reading in read_objectives(client, to_read).items():
         statuses[key].objective = reading.value

@@ -25,6 +25,8 @@ from .unknowns import one_spelling
 from .call_urn import CURRENT_URN
 from .masking import NONE, Secrets, binding, mask
 from .ownership import keyed, with_key_secret
+from .provider_error import ProviderError  # noqa: F401 - imported from here by every provider
+from .recorded_failure import RecordedFailure, init_failed_status
 from .renames import RENAMED_FROM_KEY, RENAMES, RenameRefused
 from .provider_config import NAMESPACE, ProviderConfigError, ProviderSettings, resolve_settings
 from ..waiting import Condition, Done, Failed, wait
@@ -69,14 +71,6 @@ _PARENT_PID = os.getppid()
 _ENGINE_PID = _parent_of(_PARENT_PID) if _in_between(_PARENT_PID) else None
 _CLIENTS: dict[ProviderSettings, Any] = {}
 _CLIENTS_LOCK = threading.Lock()
-
-
-class ProviderError(Exception):
-    """A provider call that cannot proceed; the message is one line, names the job, no secrets (it passes
-    the masking step: `secrets`, else the running call's own (masking.binding), and secret-looking shapes)."""
-
-    def __init__(self, message: object = "", secrets: Secrets | None = None) -> None:
-        super().__init__(mask(str(message), secrets))
 
 
 # Where say() writes when not to stderr: the provider plugin's engine log (plugin/diagnostics.py).
@@ -225,6 +219,8 @@ def clean_errors(handler: Any) -> Any:
         except Exception as err:  # noqa: BLE001 - only ours is answered here, the rest is re-raised
             if not _ours(err):
                 raise
+            if isinstance(err, RecordedFailure):  # failed, with outputs to record (core/recorded_failure.py)
+                context.abort_with_status(init_failed_status(str(err), err.resource_id, _recorded(request, err)))
             context.abort(grpc.StatusCode.UNKNOWN, mask(str(err)) or type(err).__name__)
         finally:
             CURRENT_URN.reset(reset)
@@ -232,6 +228,24 @@ def clean_errors(handler: Any) -> Any:
     call._clean_errors = True  # type: ignore[attr-defined]  # wrapped once, however often configure runs
     return grpc.unary_unary_rpc_method_handler(call, request_deserializer=handler.request_deserializer,
                                                response_serializer=handler.response_serializer)
+
+
+def _recorded(request: Any, err: RecordedFailure) -> Any:
+    """The outputs of a RecordedFailure as the SDK's server serializes a create's or update's (its `__provider`
+    from the request, as the server adds it to every result)."""
+    import asyncio
+
+    from pulumi.runtime import rpc
+
+    loop = asyncio.new_event_loop()
+    try:
+        struct = loop.run_until_complete(rpc.serialize_properties(err.outs, {}))
+    finally:
+        loop.close()
+    given = getattr(request, "news", None) if hasattr(request, "olds") else getattr(request, "properties", None)
+    if given is not None and _PROVIDER_KEY in given.fields:
+        struct.fields[_PROVIDER_KEY].CopyFrom(given.fields[_PROVIDER_KEY])
+    return struct
 
 
 def engine_alive() -> bool:

@@ -15,11 +15,13 @@ from typing import Any
 
 import grpc
 import grpc.aio
+from pulumi.provider.experimental.property_value import PropertyValue
 from pulumi.provider.experimental.server import ProviderServicer
 from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
 from pulumi.runtime.proto import provider_pb2_grpc
 
 from ..core.provider_base import start_orphan_watchdog
+from ..core.recorded_failure import RecordedFailure, init_failed_status
 from .diagnostics import route_to_engine
 from .provider import VERSION, ModelArtsPlugin
 
@@ -31,6 +33,9 @@ def _one_line(method: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[
     async def call(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
         try:
             return await method(self, request, context)
+        except RecordedFailure as err:  # failed, with outputs to record (core/recorded_failure.py)
+            await context.abort_with_status(init_failed_status(
+                str(err).strip(), err.resource_id, PropertyValue.marshal_map(err.converted or {})))
         except Exception as err:  # noqa: BLE001 - every failure goes back to the engine, as one line
             message = str(err).strip() or type(err).__name__  # as written (a wait's report has a line per job)
             await context.abort(grpc.StatusCode.UNKNOWN, message)

@@ -64,7 +64,9 @@
                                                 #   it deleted when a new run starts; OBS files stay)
         outputPerRun: (auto)                    # outputs and logs in a folder per run (<path>/<job name>/):
                                                 #   default with a derived name; false: every run in <path>/
-        replaceFailed: false
+        replaceFailed: false                    # re-run a run that did not complete (Failed, Abnormal, Terminated)
+        acceptFailed: false                     # true: a failure is recorded as failed and the up goes on;
+                                                #   later ups warn of it (per job, or per sweep: every point)
         adoptJobId: <job id>                    # take over an existing job instead of creating one
         movedFrom: [oldkey]                     # this job was declared under oldkey: keep it (an alias),
                                                 #   with its outputs and code where they were
@@ -326,6 +328,8 @@ class JobEntry(_Cfg):
                                                                                  sends=True)] = None
     # The service's own hyperparameter search (stack/search_config.py): one job runs every trial.
     search: Annotated[SearchConfig | None, Maps("algorithm.policies", secret=True, sends=True)] = None
+    # A failure on record, not a blocker (issue 56): read by the JobsAwait (awaiting/accepted.py), as objective.
+    accept_failed: Annotated[bool, Maps()] = False
 
     @model_validator(mode="after")
     def _search(self) -> JobEntry:

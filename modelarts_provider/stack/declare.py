@@ -81,7 +81,8 @@ def declare(cfg: StackConfig, plans: list[JobPlan], secrets: SecretPaths) -> tup
 
 
 def scoring(plans: list[JobPlan]) -> dict[str, dict[str, Any]]:
-    """Per job key, what the JobsAwait needs to score it (issue 23): objective, sweep, grid values."""
+    """Per job key, what the JobsAwait needs to score it (issue 23): objective, sweep, grid values; and whether its
+    failure is accepted (issue 56)."""
     out: dict[str, dict[str, Any]] = {}
     for p in plans:
         entry: dict[str, Any] = {}
@@ -91,6 +92,8 @@ def scoring(plans: list[JobPlan]) -> dict[str, dict[str, Any]]:
             entry["search"] = p.search.objective.model_dump()
         if p.metrics:
             entry["metrics"] = [m.model_dump() for m in p.metrics]
+        if p.accept_failed:
+            entry["accept_failed"] = True
         if p.sweep is not None:
             entry["group"] = p.sweep
             entry["parameters"] = {k: as_param(v) for k, v in (p.point or {}).items()}

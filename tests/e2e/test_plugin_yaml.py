@@ -143,8 +143,9 @@ def test_custom_timeouts_bound_the_wait(tmp_path: Path, emu: Any) -> None:
     assert "long-job" in up.stdout and re.search(r"deadline|did not|timed out|past", up.stdout), up.stdout
     assert elapsed < 60, f"the wait was not bounded by customTimeouts ({elapsed:.0f} s)"
     assert by_name(emu)["long-job"]["status"]["phase"] in ("Terminating", "Terminated")
-    # Nothing recorded for the wait: the next up waits again; the job itself is in the state.
-    assert [r for r in st.resources() if r["type"] == "modelarts:index:JobsAwait"] == []
+    # The wait is recorded with its init error (issue 56): the job not reached, judged again by the next up.
+    (waited,) = [r for r in st.resources() if r["type"] == "modelarts:index:JobsAwait"]
+    assert waited["initErrors"] and waited["outputs"]["statuses"]["long"]["reached"] is False, waited
     st.destroy()
     assert emu.jobs() == []
 

@@ -10,6 +10,7 @@ import pytest
 from modelarts_provider.awaiting.provider import JobsAwaitProvider
 from modelarts_provider.client.models import RunningRecord, TaskLogPreview
 from modelarts_provider.core.provider_base import ProviderError
+from modelarts_provider.core.recorded_failure import RecordedFailure
 from tests.awaiting.replay import ReplayClient
 from tests.awaiting.test_provider import env, provider, replay_job  # noqa: F401 - env is a fixture
 
@@ -90,12 +91,20 @@ def test_more_failures_than_max_failures_fail_the_up_saying_so(env):  # noqa: F8
     assert "- 2 jobs: Failed; exit code 3: boom" in lines
 
 
-def test_by_default_a_failed_point_fails_the_up_as_before(env):  # noqa: F811
+def test_by_default_a_failed_point_fails_the_up_and_the_completed_one_is_scored_on_record(env):  # noqa: F811
     client = sweep_client({"j1": "Failed", "j2": "Completed"}, {"j2": 0.5})
-    with pytest.raises(ProviderError) as err:
+    with pytest.raises(RecordedFailure) as err:
         provider(client).create({"jobs": {"s-1": point("j1", "1"), "s-2": point("j2", "2")}})
+    assert isinstance(err.value, ProviderError)
     assert str(err.value).splitlines()[1].startswith("- s-1: training job name-j1 (j1) is Failed")
-    assert ("log", "j2") not in client.log
+    # issue 56: the point that completed is scored (one log read) and recorded with the failure, never its best
+    assert client.calls("log") == {"j2": 1}
+    statuses = err.value.outs["statuses"]
+    assert statuses["s-2"]["objective"] == 0.5 and statuses["s-2"]["reached"] is True
+    assert statuses["s-1"]["reached"] is False and "tolerated" not in statuses["s-1"]
+    assert statuses["s-1"]["failure"] == "Failed; exit code 3: boom"
+    assert [r["phase"] for r in err.value.outs["runs"]["s-1"]] == ["Failed"]
+    assert "s: 2 points, 1 failed; best s-2 (acc 0.5, max)" in "\n".join(env.said)
 
 
 def test_an_unchanged_scored_state_has_no_diff_and_a_new_objective_has_one(env):  # noqa: F811

@@ -1,0 +1,13 @@
+"""The error a provider call raises when it cannot proceed (re-exported by provider_base, where callers import it)."""
+
+from __future__ import annotations
+
+from .masking import Secrets, mask
+
+
+class ProviderError(Exception):
+    """A provider call that cannot proceed; the message is one line, names the job, no secrets (it passes
+    the masking step: `secrets`, else the running call's own (masking.binding), and secret-looking shapes)."""
+
+    def __init__(self, message: object = "", secrets: Secrets | None = None) -> None:
+        super().__init__(mask(str(message), secrets))

@@ -1,0 +1,109 @@
+"""Failed runs on record, not blockers (issue 56, item 2), on the replay client and a virtual clock: a failed wait
+still records the others' results; `accept_failed` settles a job's failure (per job, or every point of a sweep);
+a settled failure is said again as a warning by every later diff, and judged again when the acceptance goes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from modelarts_provider.awaiting.accepted import settled_lines
+from modelarts_provider.awaiting.provider import JobsAwaitProvider
+from modelarts_provider.core.masking import Secrets
+from modelarts_provider.core.recorded_failure import RecordedFailure
+from tests.awaiting.test_provider import env, provider  # noqa: F401 - env is a fixture
+from tests.results.test_await_results import point, sweep_client
+
+CAUSE = "Failed; exit code 3: boom"
+
+
+def plain(job_id: str, **over: Any) -> dict[str, Any]:
+    """A job outside sweeps, not scored."""
+    return {"job_id": job_id, "job_name": f"name-{job_id}", "wait_for": "completed", "timeout_seconds": 600,
+            "poll_seconds": 5, **over}
+
+
+def test_a_failed_job_fails_the_up_and_the_others_are_recorded_with_their_results(env):  # noqa: F811
+    client = sweep_client({"j1": "Completed", "j2": "Failed", "j3": "Completed"}, {"j1": 0.9, "j3": 0.7})
+    jobs = {"one": plain("j1", objective=point("j1", "0")["objective"]), "bad": plain("j2"),
+            "s-1": point("j3", "0.1")}
+    with pytest.raises(RecordedFailure) as err:
+        provider(client).create({"jobs": jobs})
+    assert str(err.value).splitlines()[0] == "1 of 3 awaited training jobs did not reach their target: bad"
+    assert err.value.resource_id.startswith("jobs-await-")
+    st = err.value.outs["statuses"]
+    assert st["one"]["reached"] is True and st["one"]["objective"] == 0.9
+    assert st["s-1"]["objective"] == 0.7
+    assert st["bad"]["reached"] is False and st["bad"]["failure"] == CAUSE and "tolerated" not in st["bad"]
+    runs = err.value.outs["runs"]
+    assert [r["phase"] for r in runs["one"]] == ["Completed"] and runs["one"][0]["objective"] == 0.9
+    assert runs["bad"] == [{**runs["bad"][0], "phase": "Failed", "note": "exit code 3: boom"}]
+    # the failed job is not settled: the next up (nothing changed) judges it again, and only it
+    assert JobsAwaitProvider._changed(err.value.outs, jobs) == ["bad"]
+    assert JobsAwaitProvider().diff("id", err.value.outs, {"jobs": jobs}).changes is True
+    assert not any(line.startswith("warning:") for line in env.said)
+
+
+def test_an_accepted_failure_is_recorded_as_failed_and_the_up_succeeds(env):  # noqa: F811
+    client = sweep_client({"j1": "Completed", "j2": "Failed"}, {"j1": 0.9})
+    jobs = {"one": plain("j1"), "bad": plain("j2", accept_failed=True)}
+    res = provider(client).create({"jobs": jobs})
+    bad = res.outs["statuses"]["bad"]
+    assert bad["reached"] is False and bad["tolerated"] is True and bad["failure"] == CAUSE
+    said = "\n".join(env.said)
+    assert "accepted (acceptFailed): bad, recorded as failed and not waited for again" in said
+    assert (f"warning: bad failed, accepted (acceptFailed): {CAUSE}; re-run it: replaceFailed: true, or pulumi up "
+            "--replace <its URN>") in env.said
+    # later ups with nothing changed: no wait, no call, and the warning again (diff runs at every preview and up)
+    env.said.clear()
+    calls = len(client.log)
+    again = JobsAwaitProvider().diff("id", res.outs, {"jobs": jobs})
+    assert again.changes is False and len(client.log) == calls
+    assert env.said == [f"warning: bad failed, accepted (acceptFailed): {CAUSE}; re-run it: replaceFailed: true, or "
+                        "pulumi up --replace <its URN>"]
+    # no longer accepted: judged again; re-run (a new job id): waited for again
+    assert JobsAwaitProvider._changed(res.outs, {**jobs, "bad": plain("j2")}) == ["bad"]
+    assert JobsAwaitProvider._changed(res.outs, {**jobs, "bad": plain("j9", accept_failed=True)}) == ["bad"]
+
+
+def test_an_accepted_failure_is_settled_even_when_another_job_fails_the_up(env):  # noqa: F811
+    client = sweep_client({"j1": "Failed", "j2": "Failed"}, {})
+    jobs = {"ok": plain("j1", accept_failed=True), "bad": plain("j2")}
+    with pytest.raises(RecordedFailure) as err:
+        provider(client).create({"jobs": jobs})
+    lines = str(err.value).splitlines()
+    assert lines[0] == "2 of 2 awaited training jobs did not reach their target: ok, bad"
+    assert lines[1] == "accepted (acceptFailed): ok, recorded as failed and not waited for again"
+    st = err.value.outs["statuses"]
+    assert st["ok"]["tolerated"] is True and "tolerated" not in st["bad"]
+    assert JobsAwaitProvider._changed(err.value.outs, jobs) == ["bad"]
+
+
+def test_a_sweep_that_accepts_failures_never_crowns_a_failed_point(env):  # noqa: F811
+    client = sweep_client({"j1": "Failed", "j2": "Failed", "j3": "Completed"}, {"j1": 0.99, "j3": 0.5})
+    jobs = {"s-1": point("j1", "1", accept_failed=True), "s-2": point("j2", "2", accept_failed=True),
+            "s-3": point("j3", "3", accept_failed=True)}
+    res = provider(client).create({"jobs": jobs})  # no maxFailures: acceptFailed settles every point's failure
+    st = res.outs["statuses"]
+    assert st["s-1"]["tolerated"] and st["s-2"]["tolerated"] and "objective" not in st["s-1"]
+    assert client.calls("log") == {"j3": 1}  # a failed point's log is never read for a value
+    said = "\n".join(env.said)
+    assert "s: 3 points, 2 failed; best s-3 (acc 0.5, max)" in said
+    assert f"warning: sweep s: 2 failed points on record (acceptFailed), never its best: s-1 ({CAUSE}), s-2 ({CAUSE})" \
+        in env.said
+
+
+def test_settled_lines_name_a_few_keys_a_sweep_and_mask_each_jobs_own_secrets() -> None:
+    jobs = {f"p{i}": {"group": "g"} for i in range(8)} | {"solo": {"accept_failed": True}}
+    statuses = {k: {"tolerated": True, "failure": "Failed; exit code 1: token hunter2"} for k in jobs}
+    statuses["p0"]["failure"] = "Failed; exit code 1: token s3cr3t-value"
+    lines = settled_lines(jobs, statuses, {"g": 8}, {"p0": Secrets.of(["s3cr3t-value"]),
+                                                     "solo": Secrets.of(["hunter2"])})
+    assert lines[0] == ("warning: solo failed, accepted (acceptFailed): Failed; exit code 1: token ******; re-run it: "
+                        "replaceFailed: true, or pulumi up --replace <its URN>")
+    assert lines[1].startswith("warning: sweep g: 8 failed points on record (maxFailures 8), never its best: "
+                               "p0 (Failed; exit code 1: token ******), p1 (")
+    assert lines[1].endswith(" and 3 more") and "p5" not in lines[1] and len(lines) == 2
+    # a failure not settled (the up failed on it) is no warning: the error said it
+    assert settled_lines({"a": {}}, {"a": {"failure": "Failed"}}) == []
