@@ -8,6 +8,7 @@ ModelArts and OBS; the outputs that can be absent (a start time, an optional inp
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Optional, get_args
@@ -23,6 +24,7 @@ from modelarts_provider.plugin.schema import always_set, schema
 from modelarts_provider.plugin.values import plain_map, property_map
 from modelarts_provider.resource_pool.resource import ResourcePool
 from modelarts_provider.training_job.resource import TrainingJob
+from testkit.harness import REPO_ROOT
 from tests.obs.conftest import code_dir
 
 ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator catalog
@@ -83,6 +85,16 @@ def test_the_python_programs_resources_type_the_same_outputs_as_always_set() -> 
             assert (camel(name) in required) == (type(None) not in get_args(inner)), (cls.__name__, name)
     assert {"job_name", "phase", "job_id", "console_url"} <= {
         n for n, a in TrainingJob.__annotations__.items() if type(None) not in get_args(get_args(a)[0])}
+
+
+def test_the_docs_name_every_always_set_output() -> None:
+    """docs/plugin.md's table of the outputs that are always set says what the schema says, row by row."""
+    rows = {}
+    for line in (REPO_ROOT / "docs" / "plugin.md").read_text().splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")] if line.startswith("| ") else []
+        if len(cells) >= 2 and f"modelarts:index:{cells[0]}" in schema(VERSION)["resources"]:
+            rows[cells[0]] = set(re.findall(r"`([A-Za-z]+)`", cells[1]))
+    assert {name: set(_required(name)) for name in rows} == rows and len(rows) == 6
 
 
 @pytest.fixture
