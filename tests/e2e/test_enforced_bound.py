@@ -6,6 +6,7 @@ measured on its own clock (moved on by the test, not waited for)."""
 
 from __future__ import annotations
 
+import re
 import signal
 from pathlib import Path
 from typing import Any, Iterator
@@ -14,7 +15,7 @@ import pytest
 
 from testkit.faults import FAST_EMULATOR, FLAVOR, job, job_stack, reap, reap_needed, up_in_background, update_config, \
     wait_until
-from testkit.plugin_program import yaml_stack
+from testkit.plugin_program import write_program, yaml_stack
 
 pytestmark = [pytest.mark.engine, pytest.mark.timeout(400), pytest.mark.usefixtures("pulumi_engine")]
 
@@ -87,9 +88,11 @@ def test_a_yaml_programs_job_under_a_budget_is_stopped_by_the_service_at_its_bou
     _stopped_at_its_limit(emu)
 
 
-def test_a_job_recorded_without_a_limit_is_not_re_run_for_one(tmp_path: Path, emu: Any) -> None:
+def test_a_job_recorded_without_a_limit_is_not_re_run_for_one_and_gets_one_when_an_edit_re_runs_it(
+        tmp_path: Path, emu: Any) -> None:
     """A stack from before limits were derived: its job is not replaced when its bound would now give it one; the
-    preview says the service does not enforce its deadline."""
+    preview says the service does not enforce its deadline. An edit that re-runs it gives the new run the limit
+    its wait gives it (the engine checks a replacement again with no old inputs: the TrainingJob's check)."""
     st = job_stack(tmp_path, emu, jobs={"kept": job(waitFor="created", annotations=LONG_RUN)})
     st.up()
     update_config(st, {"modelarts-jobs:jobs": {"kept": job(waitFor="completed", waitTimeoutSeconds=300,
@@ -101,3 +104,43 @@ def test_a_job_recorded_without_a_limit_is_not_re_run_for_one(tmp_path: Path, em
     assert ("cost: kept: 1 job x 1 node x 0.09 h max (not enforced by the service: this job was submitted without "
             "autoStop") in out, out
     assert "auto_stop" not in _only_job(emu)["spec"]
+
+    update_config(st, {"modelarts-jobs:jobs": {"kept": job(waitFor="completed", waitTimeoutSeconds=300,
+                                                           annotations=LONG_RUN, parameters={"lr": 0.02})}})
+    out = _said(st.preview("--diff"))
+    assert "+-pulumi-python:dynamic:Resource: (replace)" in out or "to replace" in out, out
+    assert _replacement_limit(out) == "1", out
+    assert ("cost: kept: 1 job x 1 node x 1 h max (enforced by the service: autoStop 1 h; the wait terminates it at "
+            "5 min)") in out, out
+
+
+def test_a_yaml_programs_job_recorded_without_a_limit_gets_one_only_when_an_edit_re_runs_it(
+        tmp_path: Path, emu: Any) -> None:
+    def declared(**extra: Any) -> dict[str, Any]:
+        return {"guarded": {"type": "modelarts:index:TrainingJob", "properties": {
+            "algorithm": {"id": ALGORITHM_ID}, "flavorId": CPU, "annotations": LONG_RUN, **extra}}}
+
+    st = yaml_stack(tmp_path, emu, declared(waitFor="created"))
+    st.up()
+    first = _only_job(emu)
+    assert "auto_stop" not in first["spec"]
+    write_program(st.workdir, declared(waitFor="completed", waitTimeoutSeconds=300))
+    out = _said(st.preview("--diff"))
+    assert "to replace" not in out and "autoStop" not in out, out  # the wait option: an update, no limit
+    write_program(st.workdir, declared(waitFor="completed", waitTimeoutSeconds=300, nodeCount=2))
+    assert "to replace" in _said(st.preview()), out
+    # The plugin's diff shows the keys it found changed, before the engine checks the replacement again: what
+    # the new run carries is read off the local ModelArts (a TrainingJob returns once its job is submitted).
+    st.up()
+    (rerun,) = [j for j in emu.jobs() if j["metadata"]["id"] != first["metadata"]["id"]]
+    assert rerun["spec"]["auto_stop"] == {"time_unit": "HOURS", "duration": 1}, rerun["spec"]
+
+
+def _said(proc: Any) -> str:
+    return proc.stdout + proc.stderr
+
+
+def _replacement_limit(out: str) -> str | None:
+    """The autoStop duration the preview's diff shows added to a replaced job's inputs (either door's spelling)."""
+    found = re.search(r"^\s*\+\s*(?:auto_stop|autoStop)\s*:\s*\{[^}]*?duration\s*:\s*(\d+)", out, re.M | re.S)
+    return found.group(1) if found else None
