@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from modelarts_provider.results.failed_up import exports_behind
 from modelarts_provider.stack.sweep import point_name
 from testkit.faults import ENGINE, PROJECT, job_stack, output_of, provider_config, up_advancing, update_config
 from testkit.harness import REPO_ROOT, Stack
@@ -163,6 +164,19 @@ def test_python_program_records_the_runs_that_succeeded_and_accepts_a_failed_one
         assert history.returncode == 0, history.stderr
         assert history.stdout.splitlines()[0] == "bad: 2 runs, newest last", history.stdout
         assert history.stdout.count("Failed (exit code 1") == 2, history.stdout
+
+        # 6. Acceptance withdrawn: the up fails again; the exports stay those of the last up that succeeded, and
+        # the state says it is newer (what the command-line tools read first then: results/failed_up.py).
+        assert not exports_behind(st.resources())
+        del jobs["bad"]["acceptFailed"], jobs["bad"]["replaceFailed"]
+        update_config(st, {f"{PROJECT}:jobs": jobs})
+        withdrawn = st.up(check=False)
+        assert withdrawn.returncode != 0 and "did not reach their target: bad" in output_of(withdrawn)
+        assert exports_behind(st.resources())
+        assert len(st.outputs()["runs"]["bad"]) == 2  # as exported before
+        (waited,) = awaits(st)
+        assert waited["outputs"]["statuses"]["bad"].get("tolerated") is None
+        assert [r["phase"] for r in waited["outputs"]["runs"]["bad"]] == ["Failed", "Failed"]
 
 
 def _point(lr: str, **extra: Any) -> dict[str, Any]:
