@@ -91,10 +91,12 @@ def _parse_time(value: str) -> datetime | None:
 
 
 def verify(method: str, raw_path: str, raw_query: str, headers: Mapping[str, str], body: bytes,
-           config: ObsEmulatorConfig, now: datetime | None = None) -> AuthFailure | None:
+           config: ObsEmulatorConfig, now: datetime | None = None,
+           v2_resource: str | None = None) -> AuthFailure | None:
     """None when the request is signed with the configured credentials; else why not.
 
-    ``headers`` has lower-case names.
+    ``headers`` has lower-case names; ``raw_path`` is the path as sent (what V4 signs), ``v2_resource`` the
+    ``/bucket/key`` that OBS's and V2's string to sign carry (default: ``raw_path``, path style).
     """
     if "x-amz-signature=" in raw_query.lower():
         return _fail(403, "AccessDenied", "presigned URLs are not supported by the local OBS")
@@ -103,7 +105,7 @@ def verify(method: str, raw_path: str, raw_query: str, headers: Mapping[str, str
         return _fail(403, "AccessDenied", "anonymous requests are refused: sign with AK/SK")
     scheme = auth.split(" ", 1)[0]
     if scheme in v2_auth.SCHEMES:
-        return _verify_v2(scheme, auth, method, raw_path, raw_query, headers, config, now)
+        return _verify_v2(scheme, auth, method, v2_resource or raw_path, raw_query, headers, config, now)
     if scheme != SCHEME:
         return _fail(403, "AccessDenied", f"signature scheme {scheme} is not accepted here: use {SCHEME}, "
                                           f"AWS or OBS")

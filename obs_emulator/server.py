@@ -1,8 +1,9 @@
 """The local OBS's HTTP server: a threaded ``http.server`` in front of moto's S3 WSGI app.
 
 Per request: controls (``/_obs/*``, no auth) are answered here; anything else is counted, may hit an
-armed fault (status or connection reset, the request is then not applied), must carry a valid SigV4
-signature with the configured AK/SK, is passed to moto's S3 app (path-style), and a successful
+armed fault (status or connection reset, the request is then not applied), must carry a valid signature
+with the configured AK/SK (auth.py: V4, V2 or OBS's own), is passed to moto's S3 app in path style (a
+virtual-hosted ``bucket.localhost`` request is rewritten first: addressing.py), and a successful
 write is persisted (store.py) before the answer goes out, so an acknowledged write survives a
 restart. HTTP/1.1 keep-alive: clients reuse their connections as they would with OBS.
 """
@@ -26,9 +27,10 @@ from pydantic import ValidationError
 
 from local_cloud.server import LocalHTTPServer, reset_connection
 
-from . import auth
+from . import addressing, auth
 from .config import CONTROL_PREFIX, ObsEmulatorConfig
 from .faults import Controls, FaultRules, operation_of
+from .obs_dialect import create_bucket_body, request_header_name, response_headers, speaks_obs
 from .store import Store
 
 _WRITE_METHODS = frozenset({"PUT", "POST", "DELETE"})
@@ -106,7 +108,8 @@ class Handler(BaseHTTPRequestHandler):
         if self.server.config.latency_ms:
             time.sleep(self.server.config.latency_ms / 1000)
         headers = {k.lower(): v for k, v in self.headers.items()}
-        bucket, _, key = unquote(raw_path).lstrip("/").partition("/")
+        target = addressing.addressed(headers.get("host", ""), raw_path)
+        bucket, _, key = unquote(target.path).lstrip("/").partition("/")
         query = {k: v[0] for k, v in parse_qs(raw_query, keep_blank_values=True).items()}
         op = operation_of(self.command, bucket or None, key or None, query)
         request_id = uuid.uuid4().hex[:16].upper()
@@ -123,7 +126,12 @@ class Handler(BaseHTTPRequestHandler):
                              f"injected fault (HTTP {fault.status})", raw_path, request_id, extra)
             return
 
-        refused = auth.verify(self.command, raw_path, raw_query, headers, body, srv.config)
+        if self.command == "HEAD" and "apiversion" in query and "authorization" not in headers:
+            self._answer_api_version(target.path, bucket, request_id)
+            return
+
+        refused = auth.verify(self.command, raw_path, raw_query, headers, body, srv.config,
+                              v2_resource=addressing.signed_resource(target, raw_path))
         if refused is not None:
             self._send_error(refused.status, refused.code, refused.message, raw_path, request_id)
             return
@@ -133,20 +141,35 @@ class Handler(BaseHTTPRequestHandler):
             self._send_error(400, bad_digest[0], bad_digest[1], raw_path, request_id)
             return
 
+        obs_dialect = speaks_obs(headers.get("authorization", ""))
+        if obs_dialect and op == "create_bucket":
+            body = create_bucket_body(body)
         if op == "create_bucket" and not body:  # no LocationConstraint: the bucket lives in --region, as
             body = _location(srv.config.region)   # documented (moto would refuse it outside us-east-1)
-        status, out_headers, payload = self._call_app(raw_path, raw_query, body)
+        status, out_headers, payload = self._call_app(target.path, raw_query, body, obs_dialect=obs_dialect)
+        if obs_dialect:
+            out_headers = response_headers(out_headers)
         if self.command in _WRITE_METHODS and 200 <= status < 300 and bucket and srv.store is not None \
                 and op not in _NO_PERSIST:
             if key and op in ("put_object", "copy_object", "delete_object"):
                 srv.store.sync_key(bucket, key)
             else:
                 srv.store.sync_bucket(bucket)
-        self._respond(status, out_headers, payload, request_id)
+        self._respond(status, out_headers, payload, request_id, "x-obs-" if obs_dialect else "x-amz-")
 
     do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _handle
 
     # --- pieces --------------------------------------------------------------------------------------
+
+    def _answer_api_version(self, app_path: str, bucket: str, request_id: str) -> None:
+        """esdk-obs-python's signature negotiation: an unsigned ``HEAD /[bucket]?apiversion`` before its first
+        request to a bucket; the real OBS answers ``x-obs-api: 3.0`` (the SDK then signs with OBS's scheme) and
+        404 for a bucket that does not exist. Nothing about the bucket but its existence is told."""
+        status = 200
+        if bucket:
+            status = self._call_app(app_path, "", b"", method="HEAD")[0]
+            status = 404 if status == 404 else 200
+        self._respond(status, [("x-obs-api", "3.0")] if status == 200 else [], b"", request_id)
 
     def _read_body(self) -> bytes | None:
         """The whole request body, or None when the client stopped sending before its end (it was killed, or
@@ -172,13 +195,19 @@ class Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length > 0 else b""
         return body if len(body) == length else None
 
-    def _environ(self, raw_path: str, raw_query: str, body: bytes) -> dict[str, Any]:
-        host = self.headers.get("Host") or f"{self.server.server_address[0]}:{self.server.server_address[1]}"
+    def _environ(self, raw_path: str, raw_query: str, body: bytes, method: str,
+                 obs_dialect: bool) -> dict[str, Any]:
+        # moto reads a bucket from a Host like bucket.localhost: it is always given the path-style form
+        own = f"{self.server.server_address[0]}:{self.server.server_address[1]}"
+        host = self.headers.get("Host") or own
+        if addressing.host_bucket(host) is not None:
+            host = own
+        uri = raw_path + ("?" + raw_query if raw_query else "")  # path style, whatever the client sent
         env: dict[str, Any] = {
-            "REQUEST_METHOD": self.command, "SCRIPT_NAME": "",
+            "REQUEST_METHOD": method, "SCRIPT_NAME": "",
             # WSGI: PATH_INFO is the decoded path as latin-1 text; the raw target stays in REQUEST_URI
             "PATH_INFO": unquote_to_bytes(raw_path).decode("latin-1"),
-            "QUERY_STRING": raw_query, "REQUEST_URI": self.path, "RAW_URI": self.path,
+            "QUERY_STRING": raw_query, "REQUEST_URI": uri, "RAW_URI": uri,
             "SERVER_NAME": host.split(":", 1)[0], "SERVER_PORT": str(self.server.server_address[1]),
             "SERVER_PROTOCOL": self.request_version, "REMOTE_ADDR": self.client_address[0],
             "CONTENT_LENGTH": str(len(body)), "CONTENT_TYPE": self.headers.get("Content-Type", ""),
@@ -187,13 +216,25 @@ class Handler(BaseHTTPRequestHandler):
             "wsgi.run_once": False,
         }
         for name, value in self.headers.items():
-            key = name.upper().replace("-", "_")
+            key = (request_header_name(name) if obs_dialect else name).upper().replace("-", "_")
             if key in ("CONTENT_TYPE", "CONTENT_LENGTH", "TRANSFER_ENCODING"):
                 continue
             env["HTTP_" + key] = f"{env['HTTP_' + key]},{value}" if "HTTP_" + key in env else value
+        env["HTTP_HOST"] = host
+        if not env.get("HTTP_AUTHORIZATION", "").startswith(auth.SCHEME):
+            env["HTTP_AUTHORIZATION"] = self._region_for_moto()
         return env
 
-    def _call_app(self, raw_path: str, raw_query: str, body: bytes) -> tuple[int, list[tuple[str, str]], bytes]:
+    def _region_for_moto(self) -> str:
+        """An (already verified) OBS or V2 signature names no region, so moto would file the request under
+        us-east-1, whose backend is not the cn-* partition's: a bucket created that way in --region was then
+        unreachable from a V4 client (moto recursed looking for it). moto reads the region of a V4 credential
+        scope; it checks no signature."""
+        cfg = self.server.config
+        return f"{auth.SCHEME} Credential={cfg.access_key}/19700101/{cfg.region}/s3/aws4_request"
+
+    def _call_app(self, raw_path: str, raw_query: str, body: bytes, method: str | None = None,
+                  obs_dialect: bool = False) -> tuple[int, list[tuple[str, str]], bytes]:
         started: dict[str, Any] = {}
 
         def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
@@ -201,7 +242,8 @@ class Handler(BaseHTTPRequestHandler):
             return lambda data: None
 
         try:
-            result = self.server.app(self._environ(raw_path, raw_query, body), start_response)
+            result = self.server.app(self._environ(raw_path, raw_query, body, method or self.command, obs_dialect),
+                                     start_response)
             try:
                 payload = b"".join(result)
             finally:
@@ -213,15 +255,16 @@ class Handler(BaseHTTPRequestHandler):
                 "InternalError", message, raw_path, "-")
         return started["status"], started["headers"], payload
 
-    def _respond(self, status: int, headers: list[tuple[str, str]], payload: bytes, request_id: str) -> None:
+    def _respond(self, status: int, headers: list[tuple[str, str]], payload: bytes, request_id: str,
+                 dialect_prefix: str = "x-amz-") -> None:
         self.send_response(status)
         app_length = None
         for name, value in headers:
             if name.lower() == "content-length":
                 app_length = value
-            if name.lower() not in _HOP_BY_HOP:
+            if name.lower() not in _HOP_BY_HOP and name.lower() != dialect_prefix + "request-id":
                 self.send_header(name, value)
-        self.send_header("x-amz-request-id", request_id)
+        self.send_header(dialect_prefix + "request-id", request_id)
         if self.command == "HEAD":  # no body; the length is the object's, as the app said
             self.send_header("Content-Length", app_length or "0")
             self.end_headers()
