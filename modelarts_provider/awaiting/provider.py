@@ -29,6 +29,7 @@ from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, 
 from pydantic import ValidationError
 
 from ..core.provider_base import ModelArtsProvider, ProviderError, cancelled, engine_alive, say
+from ..core.job_secrets import job_secrets
 from ..core.recorded_failure import RecordedFailure
 from ..core.failures import failures_from
 from ..core.unknowns import contains_unknown
@@ -82,13 +83,15 @@ class JobsAwaitProvider(ModelArtsProvider):
     def _settled(olds: dict[str, Any], changed: list[str]) -> list[str]:
         """The warnings of the settled failures recorded in `olds` that this update leaves as they are."""
         statuses = olds.get("statuses") if isinstance(olds.get("statuses"), dict) else {}
+        settled = {k: v for k, v in statuses.items() if k not in changed and isinstance(v, dict) and v.get("tolerated")}
+        if not settled:
+            return []  # the common case costs nothing: no model of a 1,000-job wait built at every preview
         jobs = olds.get("jobs") if isinstance(olds.get("jobs"), dict) else {}
-        try:
-            secrets = JobsAwaitArgs.model_validate(_inputs(olds)).per_job()
-        except ValidationError:
-            secrets = {}
+        given = olds.get("secrets") if isinstance(olds.get("secrets"), dict) else {}
+        secrets = {k: job_secrets(given.get(k) or {}, [str((jobs.get(k) or {}).get("job_name") or "")])
+                   for k in settled if isinstance(given.get(k), dict)}
         bounds = olds.get("max_failures") if isinstance(olds.get("max_failures"), dict) else {}
-        return settled_lines(jobs, {k: v for k, v in statuses.items() if k not in changed}, bounds, secrets)
+        return settled_lines(jobs, settled, bounds, secrets)
 
     @staticmethod
     def _changed(olds: dict[str, Any], new_jobs: dict[str, Any], new_bounds: dict[str, Any] | None = None) -> list[str]:

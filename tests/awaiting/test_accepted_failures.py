@@ -107,3 +107,19 @@ def test_settled_lines_name_a_few_keys_a_sweep_and_mask_each_jobs_own_secrets() 
     assert lines[1].endswith(" and 3 more") and "p5" not in lines[1] and len(lines) == 2
     # a failure not settled (the up failed on it) is no warning: the error said it
     assert settled_lines({"a": {}}, {"a": {"failure": "Failed"}}) == []
+
+
+def test_the_diffs_warning_masks_a_jobs_own_secret_and_costs_nothing_without_settled_failures(env):  # noqa: F811
+    jobs = {"bad": plain("j2", accept_failed=True), "ok": plain("j1")}
+    statuses = {"bad": {"job_id": "j2", "wait_for": "completed", "phase": "Failed", "reached": False,
+                        "tolerated": True, "failure": "Failed; exit code 1: token hunter2-not-for-logs"},
+                "ok": {"job_id": "j1", "wait_for": "completed", "phase": "Completed", "reached": True,
+                       "failure": "hunter2-not-for-logs"}}
+    olds = {"jobs": jobs, "statuses": statuses,
+            "secrets": {"bad": {"algorithm.environments.TOKEN": "hunter2-not-for-logs"}}}
+    assert JobsAwaitProvider().diff("id", olds, {"jobs": jobs}).changes is False
+    assert env.said == ["warning: bad failed, accepted (acceptFailed): Failed; exit code 1: token ******; re-run it: "
+                        "replaceFailed: true, or pulumi up --replace <its URN>"]
+    env.said.clear()
+    settled_free = {**olds, "statuses": {**statuses, "bad": {**statuses["bad"], "tolerated": False}}}
+    assert JobsAwaitProvider._settled(settled_free, []) == []
