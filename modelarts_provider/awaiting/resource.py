@@ -6,7 +6,9 @@
 
 Creating a TrainingJob only submits it; JobsAwait waits for all of them inside one provider call, so
 a sweep of N jobs trains in parallel and its `up` takes one job's time. A job that fails or passes
-its deadline fails the `up`, naming every such job (a job past its deadline is terminated first).
+its deadline fails the `up`, naming every such job (a job past its deadline is terminated first), and what the
+wait saw of every job is recorded all the same (issue 56); `scoring` {key: {accept_failed: True}} accepts a job's
+failure instead: recorded as failed, the `up` goes on (docs/failures.md).
 Outputs: `phases` {key: phase} and `statuses` {key: {job_id, job_name, wait_for, phase, reached}}, and
 `runs` {key: [every run, newest last: job_id, job_name, parameters, phase, objective, output_path, times]}.
 
