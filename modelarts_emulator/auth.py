@@ -1,9 +1,9 @@
 """Gateway authentication as the real API gateway does it, plus an emulated IAM token service.
 
-* AK/SK: ``Authorization: SDK-HMAC-SHA256 Access=.., SignedHeaders=.., Signature=..`` verified with
-  the shared implementation in ``modelarts_provider.client.signer`` (canonical request from the
-  SignedHeaders named in the header, payload hash, X-Sdk-Date within 15 minutes of the gateway's
-  clock). Only ``x-sdk-date`` must be signed (the signing guide, "Are Request Header Parameters
+* AK/SK: ``Authorization: SDK-HMAC-SHA256 Access=.., SignedHeaders=.., Signature=..`` verified by
+  gateway_signature.py, written from the signing guide's algorithm and sharing no code with the product's
+  signer (canonical request from the SignedHeaders named in the header, payload hash, X-Sdk-Date within 15
+  minutes of the gateway's clock). Only ``x-sdk-date`` must be signed (the signing guide, "Are Request Header Parameters
   Required for Signing Requests?"); headers outside SignedHeaders are not looked at, so golangsdk's
   unsigned ``Host``, ``X-Project-Id``, ``X-Domain-Id`` and ``X-Security-Token`` pass. A body may be
   left unsigned with ``X-Sdk-Content-Sha256: UNSIGNED-PAYLOAD`` ("Must the Request Body Be
@@ -29,9 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from modelarts_provider.client import signer
-
-from . import errors
+from . import errors, gateway_signature
 from .config import EmulatorConfig
 from .jobs.models import Store
 
@@ -79,14 +77,14 @@ class Authenticator:
                          body: bytes) -> Principal:
         cfg = self.config
         try:
-            signer.verify_request(
+            gateway_signature.verify(
                 method, raw_path, raw_query, headers, body,
-                lambda ak: cfg.secret_key if ak == cfg.access_key else None,
+                lambda ak: cfg.secret_key if secrets.compare_digest(ak, cfg.access_key) else None,
                 now=self.gateway_now(), max_skew_s=cfg.max_clock_skew_seconds)
-        except signer.SignatureError as exc:
+        except gateway_signature.SignatureRefused as exc:
             raise errors.unauthorized(_gateway_reason(str(exc), lower.get("authorization", ""))) from None
         declared = lower.get("x-sdk-content-sha256")
-        if body and declared and declared != signer.UNSIGNED_PAYLOAD \
+        if body and declared and declared != gateway_signature.UNSIGNED_PAYLOAD \
                 and declared != hashlib.sha256(body).hexdigest():
             # The signature covers the declared hash, not the body: make the declaration honest.
             raise errors.unauthorized("verify aksk signature fail: X-Sdk-Content-Sha256 is not the body's hash")
@@ -106,14 +104,14 @@ class Authenticator:
         """Pin the gateway's clock at an X-Sdk-Date (a recorded request's), or back to the wall clock
         (None). The job clock (Store.now) is not touched: phases never move back."""
         try:
-            self._gateway_at = None if sdk_date is None else signer.parse_sdk_date(sdk_date)
-        except signer.SignatureError:
+            self._gateway_at = None if sdk_date is None else gateway_signature.parse_sdk_date(sdk_date)
+        except gateway_signature.SignatureRefused:
             raise errors.invalid_param("gateway_at", "must be an X-Sdk-Date (YYYYMMDDTHHMMSSZ) or null") from None
         return sdk_date
 
     @property
     def gateway_at(self) -> str | None:
-        return None if self._gateway_at is None else signer.format_sdk_date(self._gateway_at)
+        return None if self._gateway_at is None else gateway_signature.format_sdk_date(self._gateway_at)
 
     def _check_token(self, token: str) -> Principal:
         with self._lock:
