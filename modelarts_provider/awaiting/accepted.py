@@ -31,15 +31,15 @@ def _why(status: dict[str, Any]) -> str:
 
 
 def settled_lines(jobs: dict[str, Any], statuses: dict[str, Any], max_failures: dict[str, Any] | None = None,
-                  secrets: dict[str, Secrets] | None = None, only: set[str] | None = None) -> list[str]:
+                  secrets: dict[str, Secrets] | None = None) -> list[str]:
     """The warning lines of every settled failure among `statuses` (plain values: recorded outputs or a wait's
-    dump), each job's part masked with its own `secrets`; `only`: these keys alone (those a wait just settled)."""
+    dump), each job's part masked with its own `secrets`."""
     secrets = secrets or {}
     lines: list[str] = []
     sweeps: dict[str, list[str]] = {}
     for key, raw in sorted(statuses.items()):
         status, spec = _entry(raw), _entry(jobs.get(key))
-        if not status.get("tolerated") or (only is not None and key not in only):
+        if not status.get("tolerated"):
             continue
         group = spec.get("group")
         if isinstance(group, str):

@@ -171,9 +171,11 @@ class JobsAwaitProvider(ModelArtsProvider):
             enrich(self._api(), args, statuses, results)
             for line in report_tables(args, statuses):
                 say(line)  # masked there, each job's values with its own secrets
-            dumped = {k: s.model_dump(mode="json") for k, s in statuses.items()}
-            for line in settled_lines(args.model_dump(mode="json")["jobs"], dumped, args.max_failures,
-                                      args.per_job(), only={r.watched.key for r in failed}):
+        if failed:  # the failures this wait settled, as every later diff will say them (accepted.py)
+            keys = {r.watched.key for r in failed}
+            for line in settled_lines({k: args.jobs[k].model_dump(mode="json") for k in keys},
+                                      {k: statuses[k].model_dump(mode="json") for k in keys if k in statuses},
+                                      args.max_failures, {k: args.secrets_of(k) for k in keys}):
                 say(line)
         return statuses, self._history(olds or {}, statuses, results, args), refusal
 
