@@ -123,3 +123,26 @@ def test_the_diffs_warning_masks_a_jobs_own_secret_and_costs_nothing_without_set
     env.said.clear()
     settled_free = {**olds, "statuses": {**statuses, "bad": {**statuses["bad"], "tolerated": False}}}
     assert JobsAwaitProvider._settled(settled_free, []) == []
+
+
+def test_a_recorded_failure_reaches_the_engine_as_an_init_error_with_its_outputs_and_the_provider() -> None:
+    from google.protobuf import struct_pb2
+    from pulumi.runtime.proto import provider_pb2, status_pb2
+
+    from modelarts_provider.core.provider_base import _recorded
+    from modelarts_provider.core.recorded_failure import init_failed_status
+
+    err = RecordedFailure("1 of 2 awaited training jobs did not reach their target: bad", "jobs-await-abc",
+                          {"statuses": {"bad": {"phase": "Failed", "reached": False}}, "phases": {"bad": "Failed"}})
+    given = struct_pb2.Struct()
+    given.update({"__provider": "pickled-provider", "jobs": {}})
+    for request in (provider_pb2.CreateRequest(properties=given), provider_pb2.UpdateRequest(news=given)):
+        status = init_failed_status(str(err), err.resource_id, _recorded(request, err))
+        (key, blob), = status.trailing_metadata
+        assert key == "grpc-status-details-bin" and status.details == str(err)
+        detail = provider_pb2.ErrorResourceInitFailed()
+        assert status_pb2.Status.FromString(blob).details[0].Unpack(detail)
+        assert detail.id == "jobs-await-abc" and list(detail.reasons) == [str(err)]
+        recorded = dict(detail.properties)
+        assert recorded["__provider"] == "pickled-provider"  # the dynamic provider is found again next time
+        assert recorded["phases"]["bad"] == "Failed" and recorded["statuses"]["bad"]["reached"] is False
