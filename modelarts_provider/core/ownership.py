@@ -66,6 +66,8 @@ OWNER_TAG = TAG_PREFIX + "owner"
 TOKEN_TAG = TAG_PREFIX + "token"
 MARK_TAG = TAG_PREFIX + "mark"
 TAG_VALUE_RE = re.compile(r"[\w .:/=+\-@]{0,255}\Z")  # the SDK's TmsTag value rule
+# The kinds whose returned carrier (labels) is written at create only: an object of theirs without any proof predates it.
+LABELLED_ONCE = frozenset({"pool", "network"})
 # tag key -> the annotation it stands for
 _TAG_MARKS = {OWNER_TAG: OWNER_ANNOTATION, TOKEN_TAG: TOKEN_ANNOTATION}
 
@@ -149,6 +151,11 @@ def proves(owner: OwnerMark | None, kind: str, name: str | None, here: str | Non
         return any(marked_for(marks, owner.token, stack or owner.stack) for stack in acting)
     expected = [p for stack in acting if (p := owner.proof(kind, name, stack)) is not None]
     found = [c.get(k) for c in carriers if c for k in (MARK_ANNOTATION, MARK_TAG) if c.get(k)]
+    if not found and kind in LABELLED_ONCE:
+        # A pool or network made before the proof existed: its labels are set at create only (a PATCH takes
+        # annotations), so no later `up` can add it there; it is judged as it was, by this resource's token and
+        # this stack's name (or digest), until it is replaced. One made since always carries a proof.
+        return any(marked_for(marks, owner.token, stack or owner.stack) for stack in acting)
     proven = any(hmac.compare_digest(str(v), e) for v in found for e in expected)
     return proven and (any_resource or _tokens_on(carriers) == {owner.token})
 

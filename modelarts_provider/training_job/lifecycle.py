@@ -30,6 +30,7 @@ left alone). Their OBS outputs are never touched.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Protocol
@@ -40,6 +41,7 @@ from .name_index import NameIndex, job_token, marks, with_tags_read
 from ..client.errors import CLIENT_AMBIGUOUS_CREATE, JOB_NOT_FOUND, ModelArtsError
 from ..core.call_urn import current_stack
 from ..core.renames import RENAMED_HINT
+from ..core.identity import SUFFIX_LENGTH
 from ..core import replaced_runs
 from ..core.ownership import OWNER_ANNOTATION, TAG_PREFIX as OWNER_TAG_PREFIX, OwnerMark, owner_text, proves
 from ..client.models import ACTIVE_PHASES, TERMINAL_PHASES, CreateTrainingJobRequest, TrainingJob
@@ -338,6 +340,7 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
     for orphan in mine:
         if not (args.keeps_finished_runs and orphan.phase in TERMINAL_PHASES):
             _delete_orphan(client, orphan, args, index, say)
+    _say_unproven(args, index, {j.id for j in mine}, say)
     request = CreateTrainingJobRequest.model_validate(args.to_wire(name))
     # client.create_job resolves an ambiguous failure itself (it looks the job up by name, workspace and
     # owner token, and never resends blindly); it raises Client.AmbiguousCreate only when it cannot tell.
@@ -400,6 +403,20 @@ def delete_runs(client: JobClient, owner: OwnerMark, workspace_id: str | None, i
         for job in gone:  # deleted together above: the service removes them meanwhile
             wait_deleted(client, job, *gone_within)
     return deleted
+
+
+def _say_unproven(args: TrainingJobArgs, index: NameIndex, known: set[str | None], say: Printer) -> None:
+    """Active jobs named as this resource's derived names are, that carry no mark the service answers: where it
+    drops annotations, the job of a `up` killed before its tag call proves nothing, so it is never stopped (it may
+    be anyone's) but never left unsaid either: a job billing unseen is what a user fears most."""
+    if not args.derived_name or args.owner is None or not args.name:
+        return
+    shape = re.compile(re.escape(args.name[: -(SUFFIX_LENGTH + 1)]) + f"-[a-z0-9]{{{SUFFIX_LENGTH}}}")
+    for job in index.unproven_like(shape, args.workspace_id):
+        if job.id not in known and job.name != args.name:
+            say(f"{job.name} ({job.id}, {job.phase}): named as {args.owner.resource}'s jobs are, but it carries no "
+                "owner mark the service answers (annotations dropped, no tags: an `up` killed before tagging it?); "
+                "not stopped or deleted: if it is an earlier run of this stack's, delete it yourself")
 
 
 def _delete_orphan(client: JobClient, job: TrainingJob, args: TrainingJobArgs, index: NameIndex,

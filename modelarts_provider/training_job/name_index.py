@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import threading
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Protocol
@@ -32,7 +33,7 @@ from typing import Annotated, Protocol
 from pydantic import PlainSerializer, PlainValidator
 
 from ..client.errors import ModelArtsError
-from ..client.models import TrainingJob
+from ..client.models import ACTIVE_PHASES, TrainingJob
 from ..core.ownership import MARK_ANNOTATION, TOKEN_TAG, marks_from, token_on
 from ..waiting import REAL, Clock, Condition, Done, Failed, wait
 
@@ -177,6 +178,15 @@ class NameIndex:
         listing = self._listing(workspace_id)
         with self._lock:
             found = listing.owned_by(token)
+        return self._newest_first(found)
+
+    def unproven_like(self, pattern: re.Pattern[str], workspace_id: str | None = None) -> list[TrainingJob]:
+        """The active jobs whose name matches `pattern` and that carry no owner token anywhere the service answers
+        (annotations dropped and no tags: a killed `up` before the tag call). Listed whole projects only."""
+        listing = self._listing(workspace_id)
+        with self._lock:
+            found = [j for j in listing.jobs.values() if j.name and pattern.fullmatch(j.name)
+                     and j.phase in ACTIVE_PHASES and job_token(j) is None]
         return self._newest_first(found)
 
     def _newest_first(self, jobs: list[TrainingJob]) -> list[TrainingJob]:

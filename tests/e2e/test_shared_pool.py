@@ -156,3 +156,51 @@ def test_a_network_delete_removing_our_untracked_pool_stops_on_another_stacks_jo
     assert pools_of(emu, live=True) == [] and phase_of(emu.jobs()[0]) == "Failed"
     assert [(e["kind"], e["action"]) for e in emu.pools()["events"] if e["action"] == "delete"] == [
         ("pool", "delete"), ("network", "delete")]
+
+
+# --- issue 54 case 4: a same-named stack on another backend is another owner -----------------------------------
+
+
+def _python_namesake(tmp_path: Path, emu: Any, owner: Stack, pool_name: str) -> Stack:
+    """The stack program of the same project and stack name as `owner`, on a backend of its own."""
+    return job_stack(tmp_path / "b", emu, stack=owner.name, pools={"theirs": {"poolId": pool_name, "maxNodes": 1}},
+                     jobs={"train": job(name="b-train", pool="theirs", waitFor="running")})
+
+
+def _yaml_namesake(tmp_path: Path, emu: Any, owner: Stack, pool_name: str) -> Stack:
+    """A YAML program of the same project and stack name as `owner` (yaml_stack's), on a backend of its own."""
+    from tests.e2e.test_plugin_yaml import ALGORITHM_ID
+
+    st = yaml_stack(tmp_path / "b", emu, {"train": {"type": "modelarts:index:TrainingJob", "properties": {
+        "name": "b-train", "algorithm": {"id": ALGORITHM_ID}, "poolId": pool_name, "pollIntervalSeconds": 0.2}}})
+    project = [line for line in (owner.workdir / "Pulumi.yaml").read_text().splitlines() if line.startswith("name:")]
+    assert project and project[0] in (st.workdir / "Pulumi.yaml").read_text().splitlines() and st.name == owner.name
+    return st
+
+
+NAMESAKES = {"python": _python_namesake, "yaml": _yaml_namesake}
+
+
+@pytest.mark.parametrize("door", sorted(OWNERS))
+def test_a_same_named_stack_on_another_backend_is_another_owner_of_its_job_on_our_pool(tmp_path: Path, emu: Any,
+                                                                                      door: str) -> None:
+    # Issue 54 case 4: file backends all say `organization`, so the owner text of the namesake's job is the pool
+    # owner's own; its mark's proof is made with another stack's secret and never verifies here.
+    a, _pools = OWNERS[door][0](tmp_path, emu)
+    a.up()
+    (pool,) = pools_of(emu, live=True)
+    pool_name = pool["metadata"]["name"]
+    b = NAMESAKES[door](tmp_path, emu, a, pool_name)
+    b.up()
+    (theirs,) = emu.jobs()
+    assert theirs["spec"]["resource"]["pool_id"] == pool_name
+    emu.advance(2)
+    assert phase_of(emu.jobs()[0]) == "Running"
+
+    refused = a.destroy(check=False)
+    text = output_of(refused)
+    assert refused.returncode != 0, text
+    assert f"1 job of another owner runs on it and would fail: b-train ({theirs['metadata']['id']}, Running" in text, \
+        text
+    assert [p["metadata"]["name"] for p in pools_of(emu, live=True)] == [pool_name]  # the pool stands
+    assert phase_of(emu.jobs()[0]) == "Running" and emu.counters()["terminate"] == 0  # the namesake's job runs on

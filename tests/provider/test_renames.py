@@ -54,3 +54,15 @@ def test_a_proof_for_the_former_name_verifies_only_when_believed(monkeypatch: py
     assert proves(owner, "job", "job-a", "proj/new", None, made_before) is proven
     # Never a proof made for another object, whatever the setting
     assert not proves(owner, "job", "job-b", "proj/new", None, made_before)
+
+
+def test_a_pool_made_before_the_proof_is_judged_by_its_token_and_stack_a_job_never() -> None:
+    from modelarts_provider.core.ownership import STACK_ANNOTATION, TOKEN_ANNOTATION, stack_digest
+
+    owner = _owner()
+    labels = {TOKEN_ANNOTATION: owner.token, STACK_ANNOTATION: stack_digest("proj/new")}
+    assert proves(owner, "pool", "pool-a", "proj/new", None, None, labels)  # labels cannot be upgraded
+    assert not proves(owner, "pool", "pool-a", "proj/copy", None, None, labels)  # another stack's name
+    assert not proves(owner, "job", "job-a", "proj/new", None, {TOKEN_TAG: owner.token})  # job tags get the proof
+    forged = {**labels, "modelarts-pulumi/mark": "0" * 32}
+    assert not proves(owner, "pool", "pool-a", "proj/new", None, None, forged)  # a proof, wrong: never
