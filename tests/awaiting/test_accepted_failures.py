@@ -146,3 +146,24 @@ def test_a_recorded_failure_reaches_the_engine_as_an_init_error_with_its_outputs
         recorded = dict(detail.properties)
         assert recorded["__provider"] == "pickled-provider"  # the dynamic provider is found again next time
         assert recorded["phases"]["bad"] == "Failed" and recorded["statuses"]["bad"]["reached"] is False
+
+
+def test_the_stack_configs_accept_failed_reaches_the_jobsawait_entries_of_the_job_and_of_every_point() -> None:
+    from modelarts_provider.stack.config import StackConfigError, parse
+    from modelarts_provider.stack.declare import scoring
+    from modelarts_provider.stack.program import plan
+
+    raw: dict[str, Any] = {"pools": {"gpu": {"flavor": "modelarts.p3.large.public"}},
+                           "obs": {"main": {"bucket": "bucket-b"}},
+                           "jobs": {"bad": {"pool": "gpu", "algorithmId": "x", "acceptFailed": True},
+                                    "ok": {"pool": "gpu", "algorithmId": "x"}},
+                           "sweeps": {"g": {"pool": "gpu", "algorithmId": "x", "grid": {"lr": [0.1, 0.2]},
+                                            "acceptFailed": True}}}
+    entries = scoring(plan(parse(raw, [])))
+    assert entries["bad"] == {"accept_failed": True} and "ok" not in entries
+    points = {k: v for k, v in entries.items() if k.startswith("g-")}
+    assert len(points) == 2 and all(v["accept_failed"] is True and v["group"] == "g" for v in points.values())
+    raw["jobs"]["bad"]["acceptFailed"] = "maybe"
+    with pytest.raises(StackConfigError, match=r"^invalid stack config: modelarts-jobs:jobs\.bad\.acceptFailed: must be "
+                                               r"a boolean \(true or false\), not a string 'maybe'$"):
+        parse(raw, [])
