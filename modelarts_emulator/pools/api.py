@@ -22,8 +22,8 @@ from . import jobs as pool_jobs
 from ..catalog.model import Catalog
 from ..config import EmulatorConfig
 from ..jobs.models import Store
-from .wire import (RESOURCE_FLAVORS, CreateNetworkBody, CreatePoolBody, FLAVORS_BY_NAME, PatchPoolBody,
-                        PoolFault, render_flavor)
+from .wire import (RESOURCE_FLAVORS, CreateNetworkBody, CreatePoolBody, FLAVORS_BY_NAME, PatchNetworkBody,
+                        PatchPoolBody, PoolFault, render_flavor)
 from .state import PoolStore, PoolTimings
 
 M = TypeVar("M", bound=BaseModel)
@@ -88,7 +88,7 @@ class PoolApi:
         if op == "network_get":
             return 200, s.get_network(project, name)
         if op == "network_update":
-            raise errors.invalid_param("body", "updating a network is not emulated")
+            return 200, s.patch_network(project, name, parse(PatchNetworkBody, body), tm)
         if op == "network_delete":
             return 200, s.delete_network(project, name, tm)
         if op == "resource_flavors":

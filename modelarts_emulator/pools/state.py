@@ -30,7 +30,7 @@ from typing import Any
 from .. import errors
 from . import orders
 from .wire import (FLAVORS_BY_NAME, NAME_LABEL, ORDER_LABEL, WORKSPACE_LABEL, CreateNetworkBody, CreatePoolBody,
-                   PatchPoolBody, PoolFault)
+                   PatchNetworkBody, PatchPoolBody, PoolFault, PoolMetadataUpdate)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS cloud_resources (
@@ -207,10 +207,27 @@ def render_network(name: str, doc: dict, t: int) -> dict[str, Any]:
         # The network's subnet, once it exists: Terraform's resource reads status.subnets[0].networkId after
         # the network is Active (its subnet_id, what SFS Turbo connections need).
         status["subnets"] = [{"networkId": doc.get("subnet_id") or _subnet_id(name), "cidr": doc["spec"]["cidr"]}]
+    spec = dict(doc["spec"])
+    if doc.get("peers"):
+        # SDK NetworkConnection / NetworkConnectionStatus: what was asked in spec, how it stands in status
+        fields = ("peerVpcId", "peerSubnetId", "defaultGateWay")
+        spec["connection"] = {"peerConnectionList": [{k: p[k] for k in fields} for p in doc["peers"]]}
+        status["connectionStatus"] = {"peerConnectionStatus": [
+            {**{k: p[k] for k in fields}, "phase": "Connecting" if t < p["ready_ms"] else "Active"}
+            for p in doc["peers"]]}
     return {"apiVersion": "v1", "kind": "Network",
             "metadata": {"name": name, "creationTimestamp": _ts(doc["create_ms"]), "labels": doc["labels"],
                          "annotations": doc["annotations"]},
-            "spec": doc["spec"], "status": status}
+            "spec": spec, "status": status}
+
+
+def _merge_annotations(doc: dict, metadata: PoolMetadataUpdate | None) -> None:
+    """A merge patch's annotations (RFC 7396): null removes a key, a value sets it."""
+    for k, v in (metadata.annotations if metadata is not None else {}).items():
+        if v is None:
+            doc["annotations"].pop(k, None)
+        else:
+            doc["annotations"][k] = v
 
 
 def _subnet_id(network: str) -> str:
@@ -293,6 +310,26 @@ class PoolStore:
             items = [render_network(n, d, t) for n, d in self._all("network", project, t)]
         return {"apiVersion": "v1", "kind": "NetworkList", "metadata": {"continue": "", "remainingItemCount": 0},
                 "items": items}
+
+    def patch_network(self, project: str, name: str, body: PatchNetworkBody, timings: PoolTimings) -> dict:
+        """PatchNetwork as a merge patch: ``spec.connection.peerConnectionList`` replaces the network's peer
+        connections (each Connecting for ``network_ms``, then Active, in ``status.connectionStatus``); annotations
+        merged as a pool's. Only an Active network takes connections."""
+        with self._lock:
+            t = self.now()
+            doc = self._load("network", project, name, t)
+            connection = body.spec.connection if body.spec is not None else None
+            if connection is not None and connection.peer_connection_list is not None:
+                if network_phase(doc, t) != "Active":
+                    raise errors.network_not_ready(name)
+                known = {(p["peerVpcId"], p["peerSubnetId"]): p for p in doc.get("peers", [])}
+                doc["peers"] = [known.get((p.peer_vpc_id, p.peer_subnet_id)) or
+                                {"peerVpcId": p.peer_vpc_id, "peerSubnetId": p.peer_subnet_id,
+                                 "defaultGateWay": p.default_gateway, "ready_ms": t + timings.network_ms}
+                                for p in connection.peer_connection_list]
+            _merge_annotations(doc, body.metadata)
+            self._save(name, doc)
+            return render_network(name, doc, t)
 
     def delete_network(self, project: str, name: str, timings: PoolTimings) -> dict:
         with self._lock:
@@ -390,12 +427,7 @@ class PoolStore:
                 for s in [s for s in scopes if s not in spec.scope]:
                     del scopes[s]
                 doc["spec"]["scope"] = list(dict.fromkeys(spec.scope))
-            if body.metadata is not None:
-                for k, v in body.metadata.annotations.items():
-                    if v is None:
-                        doc["annotations"].pop(k, None)
-                    else:
-                        doc["annotations"][k] = v
+            _merge_annotations(doc, body.metadata)
             self._save(name, doc)
             return render_pool(name, doc, t)
 

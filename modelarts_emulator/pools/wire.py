@@ -140,6 +140,32 @@ class CreateNetworkBody(_Body):
     spec: NetworkSpec
 
 
+class PeerConnection(_Body):
+    """One VPC the network is connected to by peering (SDK PeerConnectionItem)."""
+    peer_vpc_id: str = Field(alias="peerVpcId", min_length=1)
+    peer_subnet_id: str = Field(alias="peerSubnetId", min_length=1)
+    default_gateway: bool = Field(default=False, alias="defaultGateWay")
+
+
+class NetworkConnection(_Body):
+    """spec.connection of a network PATCH (SDK NetworkConnection): the peer connections replace the network's.
+    Terraform's provider also sends `sfsTurboConnectionList` (null when it has none): SFS Turbo is not emulated,
+    so only an empty one is accepted."""
+    peer_connection_list: list[PeerConnection] | None = Field(default=None, alias="peerConnectionList")
+    sfs_turbo_connection_list: list[dict] | None = Field(default=None, alias="sfsTurboConnectionList",
+                                                         max_length=0)
+
+
+class NetworkSpecUpdate(_Body):
+    connection: NetworkConnection | None = None
+
+
+class PatchNetworkBody(_Body):
+    """PATCH /v1/{project}/networks/{name} (SDK NetworkUpdateRequest, a merge patch as for pools)."""
+    metadata: PoolMetadataUpdate | None = None
+    spec: NetworkSpecUpdate | None = None
+
+
 class PoolFault(BaseModel):
     """POST /_emulator/pool-faults: ``abnormal`` turns the pool Abnormal (at once if it exists, else when its
     nodes would have become available); ``create_fail``: a later create's nodes fail when they would have come
