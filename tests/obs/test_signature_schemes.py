@@ -6,7 +6,7 @@ The signatures here are built by hand from the OBS API reference's recipe ("Auth
 Header": Base64(HMAC-SHA1(SK, VERB\\nContent-MD5\\nContent-Type\\nDate\\nCanonicalizedHeaders
 CanonicalizedResource))) and, for V4, by the AWS SigV4 recipe: nothing of obs_emulator's verifier is used.
 A script reads an input object and writes a model object, as a training script would with esdk-obs-python's
-defaults (esdk-obs-python itself is not a test dependency: not checked yet whether it is small and pure Python)."""
+defaults; tests/obs/test_obs_sdk.py drives esdk-obs-python itself."""
 
 from __future__ import annotations
 
