@@ -217,6 +217,46 @@ resource "huaweicloud_modelarts_training_job" "job" {{
 '''
 
 
+def networks_config(count: int, peers: int) -> str:
+    """`count` ModelArts networks, each connected by peering to `peers` VPC subnets (made-up ids)."""
+    peer = """
+  peer_connections {{
+    vpc_id    = "5b7a3c1e-0d2f-4e6a-9b8c-7d6e5f4a3b2{i}"
+    subnet_id = "9c8b7a6d-5e4f-4a3b-8c2d-1e0f9a8b7c6{i}"
+  }}"""
+    return f'''
+resource "huaweicloud_modelarts_network" "net" {{
+  count = {count}
+  name  = "tf-net-${{count.index}}"
+  cidr  = "172.16.0.0/12"
+{"".join(peer.format(i=i) for i in range(peers))}
+}}
+'''
+
+
+def pools_config(count: int, description: str, nodes: int) -> str:
+    """`count` dedicated pools for training of `nodes` CPU nodes each, on one network of their own."""
+    return f'''
+resource "huaweicloud_modelarts_network" "pools" {{
+  name = "tf-pools-net"
+  cidr = "172.16.0.0/12"
+}}
+
+resource "huaweicloud_modelarts_resource_pool" "pool" {{
+  count       = {count}
+  name        = "tf-pool-${{count.index}}"
+  scope       = ["Train"]
+  network_id  = huaweicloud_modelarts_network.pools.id
+  description = "{description}"
+
+  resources {{
+    flavor_id = "modelarts.vm.cpu.8u32g"
+    count     = {nodes}
+  }}
+}}
+'''
+
+
 @dataclass
 class Step:
     command: str
@@ -268,7 +308,8 @@ EMULATOR_FLAGS: dict[str, Any] = {"phase_seconds": 3, "run_seconds": 3600, "dele
 
 @dataclass
 class Scenario:
-    """What terraform applies first, and the in-place update applied after it (description and tags)."""
+    """What terraform applies first, and the in-place update applied after it (jobs: description and tags;
+    networks: peer connections; pools: description and node count)."""
 
     created: Any  # (count) -> resources' HCL
     updated: Any
@@ -278,6 +319,10 @@ SCENARIOS: dict[str, Scenario] = {
     "training_jobs": Scenario(
         created=lambda n: training_jobs_config(n, "created by terraform", {"team": "vision", "stage": "dev"}),
         updated=lambda n: training_jobs_config(n, "updated by terraform", {"team": "speech", "owner": "ml-platform"})),
+    # a network's only in-place change: its peer connections
+    "networks": Scenario(created=lambda n: networks_config(n, 0), updated=lambda n: networks_config(n, 1)),
+    "resource_pools": Scenario(created=lambda n: pools_config(n, "created by terraform", 1),
+                               updated=lambda n: pools_config(n, "updated by terraform", 2)),
 }
 
 
