@@ -76,6 +76,16 @@ def _live(emu: Any) -> dict[str, str]:
     return {j["metadata"]["id"]: phase_of(j) for j in emu.jobs()}
 
 
+def _up_one_job(tmp_path: Path, door: str, service: str, request: pytest.FixtureRequest) -> tuple[Any, Stack, str]:
+    """The service's local ModelArts, the door's stack of one job (derived name, no tags) after its first up, and
+    that job's id."""
+    emu = request.getfixturevalue(service)
+    st = DOORS[door].make(tmp_path, emu, {})
+    st.up()
+    (job_id,) = _job_ids(st)
+    return emu, st, job_id
+
+
 @pytest.mark.parametrize("service", SERVICES)
 @pytest.mark.parametrize("door", sorted(DOORS))
 def test_an_edit_keeps_the_finished_run_with_no_tags_declared(tmp_path: Path, door: str, service: str,
@@ -99,10 +109,7 @@ def test_an_edit_keeps_the_finished_run_with_no_tags_declared(tmp_path: Path, do
 @pytest.mark.parametrize("door", sorted(DOORS))
 def test_a_colleagues_job_with_a_copy_of_our_tags_is_never_stopped_or_deleted(
         tmp_path: Path, door: str, service: str, request: pytest.FixtureRequest) -> None:
-    emu = request.getfixturevalue(service)
-    st = DOORS[door].make(tmp_path, emu, {})
-    st.up()
-    (ours,) = _job_ids(st)
+    emu, st, ours = _up_one_job(tmp_path, door, service, request)
     colleague = _create_outside(emu, "colleague-job")
     with client_of(emu) as c:
         tags = c.get_job_tags(ours)
@@ -156,10 +163,7 @@ def _renamed(st: Stack, name: str) -> Stack:
 @pytest.mark.parametrize("door", sorted(DOORS))
 def test_a_renamed_stack_manages_its_job_once_its_config_names_the_former_name_a_copy_never(
         tmp_path: Path, door: str, service: str, request: pytest.FixtureRequest) -> None:
-    emu = request.getfixturevalue(service)
-    st = DOORS[door].make(tmp_path, emu, {})
-    st.up()
-    (job_id,) = _job_ids(st)
+    emu, st, job_id = _up_one_job(tmp_path, door, service, request)
     original = st.name
 
     # A copy that claims to be the original renamed: the original is still a stack of this backend, so the claim
