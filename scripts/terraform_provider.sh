@@ -7,7 +7,7 @@
 #     mirror/registry.terraform.io/huaweicloud/huaweicloud/<version>/linux_amd64/terraform-provider-huaweicloud_v<version>
 #     terraformrc    (TF_CLI_CONFIG_FILE=<it> terraform init: the provider from the mirror, nothing downloaded)
 #
-# Not part of `./dev setup` (the build takes 20-40 minutes on 2 cores); run it by hand before
+# Not part of `./dev setup` (the build takes about 15 minutes on 2 cores); run it by hand before
 # `./dev test -m terraform` (docs/clients.md). Idempotent and silent when cached; --print prints the config's
 # path on stdout (building first if needed), --check exits 0 only when it is built.
 # One build step at a time (GOMAXPROCS=1, go build -p 1): the machines it runs on share their cores.
@@ -73,7 +73,7 @@ if ! cached; then
     flock 8
   fi
   if ! cached; then
-    [ -x "$binary" ] || step "terraform: building $module v$version (20-40 min on 2 cores; log: ${STEP_LOG:-$MODELARTS_STATE/setup.log})" build
+    [ -x "$binary" ] || step "terraform: building $module v$version (about 15 min on 2 cores; log: ${STEP_LOG:-$MODELARTS_STATE/setup.log})" build
     write_rc
   fi
 fi

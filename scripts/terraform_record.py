@@ -1,6 +1,6 @@
 """Terraform's official Huawei Cloud provider end to end against a local ModelArts, recorded (issue 57).
 
-    scripts/terraform_provider.sh                                   # once: builds the provider (20-40 min)
+    scripts/terraform_provider.sh                                   # once: builds the provider (about 15 min)
     .venv/bin/python scripts/terraform_record.py                    # every scenario, fixtures rewritten
     .venv/bin/python scripts/terraform_record.py jobs --count 20 --no-write   # figures only, 20 jobs
 

@@ -22,11 +22,11 @@ from typing import Any
 import pytest
 
 from modelarts_emulator.testing import RunningEmulator, running_emulator
+from testkit.terraform import PROJECT_PLACEHOLDER
 from tests.emulator.helpers import Api
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "terraform"
 RECORDINGS = sorted(p.stem for p in FIXTURES.glob("*.json"))
-PROJECT_PLACEHOLDER = "{project_id}"
 
 # The fields of each answer the provider reads (utils.PathSearch in its resource code); "[]" projects a list, a
 # quoted key may hold dots. An error answer's error_code is read too (ModelArts.2775: a job is gone).

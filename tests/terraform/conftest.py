@@ -1,5 +1,5 @@
 """The `terraform` tier: tests that run Terraform's official Huawei Cloud provider (built by
-scripts/terraform_provider.sh, 20-40 minutes, never by ./dev setup). They are deselected unless asked for by name
+scripts/terraform_provider.sh, about 15 minutes, never by ./dev setup). They are deselected unless asked for by name
 in a marker expression (`./dev test -m terraform`); asked for, a test fails, not skips, when the provider is not
 built: a run that asked for it never passes without running it.
 """

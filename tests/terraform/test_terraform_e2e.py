@@ -22,7 +22,7 @@ pytestmark = pytest.mark.terraform
 def cli_config() -> Path:
     assert shutil.which("terraform"), "terraform is not on PATH (docs/clients.md: Terraform)"
     config = tf.provider_config()
-    assert config is not None, "the provider is not built: run scripts/terraform_provider.sh (20-40 min) first"
+    assert config is not None, "the provider is not built: run scripts/terraform_provider.sh (about 15 min) first"
     return config
 
 
