@@ -25,7 +25,8 @@ from pydantic import ValidationError
 from ..core.messages import explain
 from ..obs.errors import ObsError
 from ..obs.names import bucket_name_problem
-from ..obs.provider_support import ObsProviderBase, ObsProviderError, is_unknown
+from ..core.obs_provider import ObsProviderBase, ObsProviderError
+from ..core.unknowns import is_unknown
 from ..core.provider_base import say
 from ..core.ownership import MARK_TAG, TOKEN_TAG, OwnerMark, keyed, proves, with_key_secret
 from ..core.secret_leaves import plain

@@ -117,8 +117,9 @@ def run_status(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     from ..core.job_logs import client_secrets, one_line_error  # noqa: PLC0415
 
     pulumi = PulumiCli(Path(args.cwd).resolve(), args.stack)
-    prefetch_config(pulumi)  # the client's credentials: decrypted while the state is read and the client loads
     jobs = stack_jobs(pulumi)
+    if jobs:
+        prefetch_config(pulumi)  # the client's credentials: decrypted while the client loads
     views: dict[str, Any] = {}
     tags: dict[str, dict[str, str]] = {}
     if jobs:

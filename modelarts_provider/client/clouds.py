@@ -16,11 +16,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["CLOUDS", "COMMON_ENV", "DEFAULT_CLOUD", "CloudEntry", "CloudName", "Service", "check_region",
-           "cloud_of", "default_cloud", "env_names"]
+__all__ = ["CLOUDS", "COMMON_ENV", "DEFAULT_CLOUD", "NAMESPACE", "CloudEntry", "CloudName", "Service",
+           "check_region", "cloud_of", "default_cloud", "env_names"]
 
 CloudName = Literal["huaweicloud", "otc"]
 Service = Literal["modelarts", "iam", "obs"]
+
+# The stack-config namespace of the provider settings (`modelarts:region`) whose environment variables the
+# clouds below name: the ModelArts settings (core/provider_config.py) and the OBS ones (obs/settings.py) both read it.
+NAMESPACE = "modelarts"
 
 REGION_RE = re.compile(r"^[a-z]{2,}(-[a-z0-9]+)+\Z")
 

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from ..core.messages import explain
 from ..obs.names import bucket_name_problem
-from ..obs.provider_support import is_unknown
+from ..core.unknowns import is_unknown
 from .args import INPUT_NAMES, OUTPUT_KEYS, CodeUploadArgs
 from .manifest import Limits, Manifest, ScanError, scan
 

@@ -18,7 +18,7 @@ from typing import Any
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 
 from ..obs.errors import ObsError
-from ..obs.provider_support import ObsProviderBase, ObsProviderError
+from ..core.obs_provider import ObsProviderBase, ObsProviderError
 from ..core.provider_base import say
 from . import layout, transfer
 from .args import CodeUploadArgs, CodeUploadOutputs

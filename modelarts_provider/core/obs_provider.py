@@ -3,7 +3,8 @@ one pooled ObsClient per settings per provider process, a pickle that carries th
 
 Credentials come from the `modelarts:` stack config (decrypted by the engine for configure()) or the
 environment, in the provider process: never from the program, so never in the pickled provider,
-the state or an output. This module imports Pulumi; the rest of modelarts_provider.obs does not.
+the state or an output. Here in core/, not in obs/: it is the provider side (Pulumi, the settings provider
+base), built on the OBS client, which stays a plain client beside the ModelArts one and imports nothing of core.
 """
 
 from __future__ import annotations
@@ -13,14 +14,13 @@ from typing import Any
 
 from pulumi.dynamic import CheckFailure
 
-from ..core.provider_base import SettingsProvider
-from ..core.provider_config import NAMESPACE
-from ..core.unknowns import is_unknown
-from .client import ObsClient
-from .errors import ObsConfigError
-from .settings import ObsSettings, resolve_obs_settings
+from ..obs.client import ObsClient
+from ..obs.errors import ObsConfigError
+from ..obs.settings import ObsSettings, resolve_obs_settings
+from .provider_base import SettingsProvider
+from .provider_config import NAMESPACE
 
-__all__ = ["ObsProviderBase", "ObsProviderError", "is_unknown"]
+__all__ = ["ObsProviderBase", "ObsProviderError"]
 
 _CLIENTS: dict[ObsSettings, ObsClient] = {}
 _CLIENTS_LOCK = threading.Lock()

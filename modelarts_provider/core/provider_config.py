@@ -33,10 +33,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, SecretStr
 
-from ..client.clouds import CLOUDS, CloudName, default_cloud, env_names
+from ..client.clouds import CLOUDS, NAMESPACE, CloudName, default_cloud, env_names
 from .messages import did_you_mean
-
-NAMESPACE = "modelarts"
 
 # The settings, in order; key -> env vars tried in order (config first), from the clouds' table (client/clouds.py).
 ENV_FALLBACKS: dict[str, tuple[str, ...]] = {key: env_names(key) for key in (

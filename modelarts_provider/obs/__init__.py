@@ -1,5 +1,5 @@
-"""OBS client (S3-compatible API over boto3) for code uploads and buckets. No Pulumi imports here
-(provider_support.py, the shared provider side, is imported on its own).
+"""OBS client (S3-compatible API over boto3) for code uploads and buckets. No Pulumi imports here, and nothing of
+core/: like the ModelArts client it sits below the kernel (the providers' side is core/obs_provider.py).
 
     from modelarts_provider.obs import ObsClient, resolve_obs_settings
 

@@ -14,8 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from ..client.clouds import CLOUDS, CloudName, default_cloud, env_names
-from ..core.provider_config import NAMESPACE
+from ..client.clouds import CLOUDS, NAMESPACE, CloudName, default_cloud, env_names
 from .endpoints import resolve_obs_endpoint
 from .errors import ObsConfigError
 
