@@ -31,7 +31,11 @@ from ..core.provider_base import say
 from ..core.ownership import MARK_TAG, TOKEN_TAG, OwnerMark, keyed, proves, with_key_secret
 from ..core.secret_leaves import plain
 from ..core.renames import RENAMED_HINT
+from ..client.errors import ModelArtsError
+from ..core.jobs_on_pool import of_this_stack
+from ..core.provider_config import ProviderConfigError
 from .args import OUTPUT_KEYS, BucketArgs, BucketOutputs
+from .run_folders import foreign_folders, jobs_writing, kept_by
 
 DELETE_PARALLELISM = 8
 
@@ -61,6 +65,20 @@ class BucketProvider(ObsProviderBase):
         say(f"bucket {id_}: kept with its objects: its owner mark does not prove it this stack's (another stack, or "
             f"a copy of this one, made it; {RENAMED_HINT}); delete it yourself if it is no one's")
         return False
+
+    def _foreign_folders(self, id_: str, args: BucketArgs) -> dict[str, str]:
+        """The folders in the bucket of the jobs the service holds that are not this stack's (run_folders.py). No
+        ModelArts settings (a stack of buckets alone): none, said in one line; a listing that fails: refused."""
+        try:
+            api = self._modelarts()
+        except ProviderConfigError as err:
+            say(f"bucket {id_}: the jobs writing into it were not checked (no ModelArts settings: {err})")
+            return {}
+        try:
+            return foreign_folders(jobs_writing(api), id_, lambda job: of_this_stack(api, job, args.owner))
+        except ModelArtsError as err:
+            raise ObsProviderError(f"bucket {id_}: not emptied: the jobs writing into it could not be listed "
+                                   f"({err.error_code} {err.error_msg}); run destroy again") from None
 
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         news = keyed(news, olds)  # the stack's seed made the owner mark's token and key
@@ -153,9 +171,23 @@ class BucketProvider(ObsProviderBase):
             if not self._proven(obs, id_, args):
                 return
             if args.force_destroy and obs.bucket_exists(id_):
-                deleted = obs.delete_keys(id_, (o.key for o in obs.iter_objects(id_)), DELETE_PARALLELISM)
+                foreign = self._foreign_folders(id_, args)
+                kept: dict[str, int] = {}
+                doomed = []
+                for o in obs.iter_objects(id_):
+                    job = kept_by(o.key, foreign)
+                    if job is None:
+                        doomed.append(o.key)
+                    else:
+                        kept[job] = kept.get(job, 0) + 1
+                deleted = obs.delete_keys(id_, doomed, DELETE_PARALLELISM)
                 if deleted:
                     say(f"bucket {id_}: {deleted} objects deleted (force_destroy)")
+                if kept:
+                    raise ObsProviderError(
+                        f"bucket {id_}: not deleted: it holds the outputs of runs that are not this stack's ("
+                        + ", ".join(f"{job}: {n} objects" for job, n in sorted(kept.items()))
+                        + "), kept whatever force_destroy says; their owner removes them, or you do by hand")
             gone = not obs.delete_bucket(id_)
         except ObsError as err:
             if err.code == "BucketNotEmpty":

@@ -51,7 +51,7 @@ def _stack_of(job: TrainingJob) -> str | None:
     return owner.rpartition("::")[0] or None if owner else None
 
 
-def _of_this_stack(api: Any, job: TrainingJob, owner: OwnerMark | None) -> bool:
+def of_this_stack(api: Any, job: TrainingJob, owner: OwnerMark | None) -> bool:
     """The job's mark proves it this stack's (module docstring)."""
     if owner is None:
         return False
@@ -75,7 +75,7 @@ def clear_for_delete(api: Any, pool: Pool, label: str, owner: OwnerMark | None, 
     jobs = running_on(api, pool)
     if not jobs:
         return
-    ours = [j for j in jobs if _of_this_stack(api, j, owner)]
+    ours = [j for j in jobs if of_this_stack(api, j, owner)]
     others = [j for j in jobs if j not in ours]
     if others and not force:
         raise ProviderError(

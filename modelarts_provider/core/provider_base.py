@@ -314,6 +314,7 @@ class SettingsProvider(ResourceProvider, Generic[S]):
     # Class-level defaults: an instance pickles with nothing of its own.
     _settings: S | None = None
     _config_error: str | None = None
+    _config: Any = None  # the configure request's config (`.get("modelarts:<key>")`)
 
     _resolve: ClassVar[Callable[[Callable[[str], Any], Mapping[str, str]], Any]]  # a staticmethod
     _bad_config: ClassVar[type[Exception]]  # what _resolve raises on unusable settings
@@ -368,6 +369,7 @@ class SettingsProvider(ResourceProvider, Generic[S]):
             _CANCEL_LISTENING.set()
             listen_for_cancel()
             widen_server_threads()
+        self._config = req.config  # kept for another service's settings (a bucket lists the jobs)
         try:
             self._settings = self._resolve(lambda k: req.config.get(f"{NAMESPACE}:{k}"), os.environ)
             self._config_error = None
@@ -377,6 +379,13 @@ class SettingsProvider(ResourceProvider, Generic[S]):
             RENAMES.configure(req.config.get(f"{NAMESPACE}:{RENAMED_FROM_KEY}"))
         except RenameRefused as err:
             self._config_error = self._config_error or str(err)
+
+    def _modelarts(self) -> Any:
+        """The ModelArts client of this provider's `modelarts:` config (else the environment), for a provider of
+        another service; ProviderConfigError when it names no usable ModelArts settings."""
+        config = self._config
+        return client_for(resolve_settings(lambda k: config.get(f"{NAMESPACE}:{k}") if config is not None else None,
+                                           os.environ))
 
     def _require_settings(self) -> S:
         if self._settings is None:
