@@ -10,8 +10,6 @@ base), built on the OBS client, which stays a plain client beside the ModelArts 
 from __future__ import annotations
 
 import threading
-from typing import Any
-
 from pulumi.dynamic import CheckFailure
 
 from ..obs.client import ObsClient

@@ -22,7 +22,8 @@ from dataclasses import replace
 from typing import Any, Protocol, TypeVar
 
 from .call_urn import current_stack
-from .ownership import NETWORK_TOKEN_ANNOTATION, OwnerMark, marks_from, owner_text, proves, token_on
+from ..client.owner_token import NETWORK_TOKEN_ANNOTATION
+from .ownership import OwnerMark, marks_from, owner_text, proves, token_on
 from .renames import RENAMED_HINT
 from .provider_base import ProviderError, say
 from ..waiting import REAL, Clock, Failed, wait

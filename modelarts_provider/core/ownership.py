@@ -51,8 +51,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 # The token annotation is the one part of the mark the client reads itself (an ambiguous create): declared there.
-from ..client.owner_token import (LABEL_MARKS, MARK_ANNOTATION, NETWORK_TOKEN_ANNOTATION, PREFIX,  # noqa: F401
-                                  STACK_ANNOTATION, TOKEN_ANNOTATION, token_on)  # re-exported: the client's part
+from ..client.owner_token import (LABEL_MARKS, MARK_ANNOTATION, PREFIX, STACK_ANNOTATION, TOKEN_ANNOTATION,
+                                  token_on)
 from .call_urn import current_stack
 from .renames import RENAMES
 from .identity import SEED_INPUT, is_mark_key, is_seed, mark_key, proof_for, token_for

@@ -16,7 +16,7 @@ from typing import Any
 import grpc
 from pulumi.runtime.proto import engine_pb2, engine_pb2_grpc
 
-from ..core.call_urn import CURRENT_URN  # noqa: F401 - the plugin sets it around each call
+from ..core.call_urn import CURRENT_URN
 from ..core.masking import mask
 from ..core.provider_base import set_output
 SEVERITIES = {"info": engine_pb2.INFO, "warning": engine_pb2.WARNING, "error": engine_pb2.ERROR}

@@ -28,6 +28,7 @@ from pulumi.provider.experimental import provider as p
 from pulumi.provider.experimental.property_value import PropertyValue
 
 from ..awaiting.provider import JobsAwaitProvider
+from ..core.call_urn import CURRENT_URN
 from ..core.failures import for_engine
 from ..core.job_secrets import secret_inputs
 from ..core.identity import is_seed, new_seed
@@ -43,7 +44,6 @@ from ..training_job.catalog_check import needs_check
 from ..training_job.normalize import try_canonical
 from ..training_job.outputs import strip_outputs
 from ..training_job.provider import TrainingJobProvider
-from .diagnostics import CURRENT_URN
 from .doors import DOORS, PACKAGE, Context, Door
 from .names import Names
 from .schema import schema, snake_schema

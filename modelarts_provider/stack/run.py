@@ -36,10 +36,11 @@ from modelarts_provider.core.provider_config import (NAMESPACE, ProviderConfigEr
 from modelarts_provider.cost.preview import cost_preview
 from modelarts_provider.cost.spent import export_cost
 from modelarts_provider.stack.config import PROJECT, SECTIONS, StackConfigError, parse
+from modelarts_provider.stack.config_file import read_stack_config
 from modelarts_provider.stack.declare import declare
 from modelarts_provider.stack.namespaces import misspelled_namespaces
 from modelarts_provider.stack.program import plan
-from modelarts_provider.stack.secrets import name_refusals, read_stack_config, secret_paths
+from modelarts_provider.stack.secrets import name_refusals, secret_paths
 
 imports_done()  # the program's modules are in: its run's collections skip them
 

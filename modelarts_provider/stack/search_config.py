@@ -250,13 +250,4 @@ class SearchConfig(_Cfg):
 SPACE_VALUE_KEYS = ("discrete_values", "lower_bound", "upper_bound", "discrete_points_num")
 
 
-# Config keys the provider's catalog check names (algo_configs[0] is the declared algorithm).
-def config_key_of_algo_param(search_path: str, key: str) -> str:
-    if key == TRIALS_KEY:
-        return f"{search_path}.trials"
-    if key == PARALLEL_KEY:
-        return f"{search_path}.parallel"
-    return f"{search_path}.algorithm.params.{key}"
-
-
 SEARCH_MODEL_NAMES = frozenset({"SearchConfig", "SearchObjective", "SpaceEntry", "SearchAlgorithm"})

@@ -40,7 +40,7 @@ import pulumi
 
 from ..core.masking import leaves
 # The stack file's `secure:` markers, read without Pulumi (the command-line tools read them too).
-from .config_file import Path_, _at, _secure_paths, read_stack_config, secured_parts, stack_file  # noqa: F401
+from .config_file import Path_, _at, _secure_paths
 from .config import JobEntry
 from .job_fields import maps_of
 from .sweep import as_param

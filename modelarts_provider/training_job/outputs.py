@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..client.clouds import CLOUDS, DEFAULT_CLOUD
-from ..client.models import TrainingJob, as_list, normalize_obs_path, output_urls
+from ..client.models import TrainingJob, as_list, output_urls
 
 
 class TaskStatusOutput(BaseModel):

@@ -17,7 +17,7 @@ from .args import TrainingJobArgs, keeps_finished_runs
 from .catalog_check import CatalogCache, catalog_failures, needs_check
 from .check import check_inputs
 from .diff import decide, needs_live_phase, pool_replacement_refusal, same_name_refusal
-from .name_index import NameIndex, marks
+from .name_index import NameIndex
 from .naming import SEED_INPUT, with_identity
 from .normalize import stored_args, stored_form, validated
 from .outputs import OUTPUT_KEYS, status_outputs, strip_outputs
@@ -28,7 +28,7 @@ from ..core.call_urn import current_urn
 from ..core.job_secrets import of_props
 from ..core.masking import NONE, Secrets, binding
 from ..core.location import check_same_place, location_of
-from ..core.ownership import OwnerMark, key_of, proves, with_key_secret
+from ..core.ownership import OwnerMark, key_of, with_key_secret
 from ..core.provider_base import ModelArtsProvider, ProviderError, say, serving_engine
 from ..cost.enforced import with_service_limit
 

@@ -29,14 +29,12 @@ from collections.abc import Mapping
 from typing import Any, Optional
 
 import pulumi
-import pulumi_random as random
 from pulumi.dynamic import Resource
 
 from .args import AlgorithmArg, EngineArg, InputChannel, OutputChannel, TrainingJobArgs
-from ..core.identity import SUFFIX_LENGTH  # noqa: F401 - public here before
-from .naming import SEED_INPUT, name_prefix, with_run_folders  # noqa: F401 - public here before
+from .naming import SEED_INPUT
 from ..core.job_secrets import at_path
-from ..core.marks import SEED_LENGTH, SEED_RESOURCE, inputs_of, outputs_of, stack_label, stack_seed  # noqa: F401
+from ..core.marks import inputs_of, outputs_of, stack_label, stack_seed
 from ..core.registration_wait import await_registrations_first
 from ..core.short_stack_trace import runtime_frames_dropped
 from .outputs import OUTPUT_KEYS, JobStatusOutputs

@@ -50,10 +50,6 @@ class Failed:
 Judgement = Done[R] | Failed | None  # None: not yet, wait on
 
 
-def _no_answer(_answer: Any) -> Failed:
-    return Failed("")
-
-
 @dataclass
 class Condition(Generic[A, R]):
     """What a wait waits for. `kind` names it in recordings; `answer` is the type of one read's answer (a

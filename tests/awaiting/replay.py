@@ -34,7 +34,6 @@ from typing import Any, Iterator
 
 from modelarts_provider.client.errors import ModelArtsError
 from modelarts_provider.client.models import TrainingJob
-from modelarts_provider.waiting import FakeClock  # noqa: F401  - the replays' clock (re-exported)
 
 WORKFLOWS = Path(__file__).parent / "recordings" / "workflows"
 DEFAULT_WORKSPACE = "0"

@@ -15,8 +15,9 @@ from modelarts_provider.awaiting.provider import JobsAwaitProvider
 from modelarts_provider.awaiting.watcher import Watcher
 from modelarts_provider.core.provider_base import ProviderError
 from modelarts_provider.core.unknowns import UNKNOWN
+from modelarts_provider.waiting import FakeClock
 
-from .replay import FakeClock, ReplayClient
+from .replay import ReplayClient
 
 
 class Env:

@@ -14,8 +14,9 @@ import pytest
 from modelarts_provider.awaiting.conditions import Verdict
 from modelarts_provider.awaiting.watcher import Result, Watched, Watcher, WaitAborted, WaitCancelled, _State
 from modelarts_provider.client.models import TrainingJob
+from modelarts_provider.waiting import FakeClock
 
-from .replay import FakeClock, ReplayClient, all_workflows, load
+from .replay import ReplayClient, all_workflows, load
 
 
 class Lines(list):

@@ -219,7 +219,8 @@ def test_sweep_3x3_creates_9_jobs_with_distinct_deterministic_names(tmp_path: Pa
     st = make_stack(tmp_path, emu, {}, sweeps=sweep)
     st.up()
     from modelarts_provider.stack.sweep import point_names
-    from modelarts_provider.training_job.resource import SUFFIX_LENGTH, name_prefix
+    from modelarts_provider.core.identity import SUFFIX_LENGTH
+    from modelarts_provider.training_job.naming import name_prefix
     from testkit.faults import owner_key
 
     jobs = emu.jobs()

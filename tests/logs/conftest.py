@@ -12,7 +12,7 @@ from typing import Any, Callable
 import pytest
 
 from modelarts_emulator.testing import RunningEmulator
-from tests.emulator.helpers import HELD, wait_phase  # noqa: F401 - the log tests import them from here
+from tests.emulator.helpers import HELD
 from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient, TrainingJob
 
 ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator catalog

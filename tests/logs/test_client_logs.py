@@ -7,7 +7,9 @@ import pytest
 from modelarts_provider.client import ModelArtsError, TrainingJob
 from modelarts_provider.client.models import TaskLogPreview, task_ids
 
-from .conftest import client_for, finished, wait_phase
+from tests.emulator.helpers import wait_phase
+
+from .conftest import client_for, finished
 
 pytestmark = pytest.mark.timeout(120)
 

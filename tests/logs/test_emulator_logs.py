@@ -6,7 +6,9 @@ import pytest
 
 from modelarts_emulator.testing import RunningEmulator
 
-from .conftest import HELD, SECRET_ENV_VALUE, finished, job_body, started, wait_phase
+from tests.emulator.helpers import HELD, wait_phase
+
+from .conftest import SECRET_ENV_VALUE, finished, job_body, started
 
 pytestmark = pytest.mark.timeout(120)
 

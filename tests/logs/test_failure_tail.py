@@ -10,7 +10,9 @@ from modelarts_provider.client import ModelArtsError, TrainingJob
 from modelarts_provider.client.models import TaskLogPreview
 from modelarts_provider.core.job_logs import INDENT, failing_tasks, failure_log_tail, safe_line
 
-from .conftest import SECRET_ENV_VALUE, client_for, finished, started, wait_phase
+from tests.emulator.helpers import wait_phase
+
+from .conftest import SECRET_ENV_VALUE, client_for, finished, started
 
 pytestmark = pytest.mark.timeout(120)
 
