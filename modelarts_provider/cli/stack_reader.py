@@ -4,7 +4,7 @@
 either front door), the stack's config with its secrets decrypted the way the program gets them (never
 printed), and the client settings the provider would resolve from it. The outputs, the state and a config
 without secrets are read straight from the backend and the stack's file (stack_state.py); the pulumi CLI is
-started only for what needs it (a secret to decrypt, a backend not read here).
+started only for what needs it (a secret of another secrets provider, a backend not read here).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import atexit
 import json
 import os
 import subprocess
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -101,7 +102,7 @@ _DIRECT: dict[tuple[str, ...], Callable[[StackState], Any]] = {
     ("stack", "output", "--json"): StackState.outputs,
     ("stack", "export"): StackState.deployment,
     ("config", "--json"): StackState.config,
-    CONFIG_WITH_SECRETS: StackState.config,  # only a config without secrets is read there
+    CONFIG_WITH_SECRETS: lambda state: state.config(show_secrets=True),
 }
 
 
@@ -114,11 +115,16 @@ class PulumiCli:
     stack: str
     env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
     _started: dict[tuple[str, ...], subprocess.Popen[str]] = field(default_factory=dict, repr=False)
+    _ahead: dict[tuple[str, ...], threading.Thread] = field(default_factory=dict, repr=False)
+    _read_ahead: dict[tuple[str, ...], Any] = field(default_factory=dict, repr=False)
 
     def json(self, *args: str) -> Any:
         read = _DIRECT.get(args)
+        ahead = self._ahead.pop(args, None)
+        if ahead is not None:
+            ahead.join()
         if read is not None:
-            found = read(StackState(self.cwd, self.stack, self.env))
+            found = self._read_ahead.pop(args, None) if ahead is not None else read(self._state())
             if found is not None:
                 if args[0] == "stack" and args[1] == "export":
                     return {"deployment": found}
@@ -126,10 +132,22 @@ class PulumiCli:
         return self._cli(args)
 
     def prefetch(self, *args: str) -> None:
-        """Start the CLI for `json(*args)` now, when it will be needed: it runs while the command imports and reads
-        the rest (a CLI start is most of a command's time)."""
+        """Start reading `json(*args)` now, on a thread (a passphrase's key derivation lets go of the GIL), or the
+        CLI for it where it cannot be read here: either runs while the command imports and reads the rest."""
+        if args in self._ahead or args in self._started:
+            return
+        thread = threading.Thread(target=self._fetch, args=(args,), daemon=True)
+        self._ahead[args] = thread
+        thread.start()
+
+    def _fetch(self, args: tuple[str, ...]) -> None:
         read = _DIRECT.get(args)
-        if args in self._started or (read is not None and read(StackState(self.cwd, self.stack, self.env)) is not None):
+        try:
+            found = read(self._state()) if read is not None else None
+        except LogsError:
+            found = None  # json() reads again and says it
+        self._read_ahead[args] = found
+        if found is not None:
             return
         try:
             proc = self._popen(args)
@@ -137,6 +155,9 @@ class PulumiCli:
             return  # json() runs it again and says why it cannot
         self._started[args] = proc
         atexit.register(_end, proc)  # a command that stops before it needs the answer leaves nothing running
+
+    def _state(self) -> StackState:
+        return StackState(self.cwd, self.stack, self.env)
 
     def _popen(self, args: tuple[str, ...]) -> subprocess.Popen[str]:
         cmd = [find_pulumi(self.env), *args, "--stack", self.stack, "--non-interactive"]

@@ -9,11 +9,12 @@ times. What they read is plain data:
   when the backend's `meta.yaml` says version 0), in a file backend or in an OBS bucket (`s3://` with an
   `endpoint`, docs/team-state.md). `stack export` is its `latest` deployment; `stack output` the root stack
   resource's outputs, each secret shown as `[secret]` as the CLI shows it;
-- the stack's config file (`<stackConfigDir>/Pulumi.<stack>.yaml`), when it holds no `secure:` value and nothing
-  else adds to it (a project-level `config:` in Pulumi.yaml, an ESC `environment:`).
+- the stack's config file (`<stackConfigDir>/Pulumi.<stack>.yaml`), when nothing else adds to it (a project-level
+  `config:` in Pulumi.yaml, an ESC `environment:`), its `secure:` values decrypted as the passphrase secrets
+  manager does (passphrase.py) when the passphrase is in PULUMI_CONFIG_PASSPHRASE.
 
-Anything else returns None and the caller asks the CLI: another backend (Pulumi Cloud, a KMS-encrypted or
-passphrase-encrypted secret to decrypt, an asset or resource reference in an output, a checkpoint of another
+Anything else returns None and the caller asks the CLI: another backend (Pulumi Cloud, a secret of another
+secrets provider or without the passphrase at hand, an asset or resource reference in an output, a checkpoint of another
 version). A stack that is not in a backend read here is a one-line error naming the backend (no query, no
 credentials). Nothing read here is printed as it is; secrets stay encrypted.
 """
@@ -74,6 +75,8 @@ class StackConfigFile(_Loose):
 
     config: Optional[dict[str, Any]] = None
     environment: Optional[Any] = None  # ESC environments: values from elsewhere
+    secretsprovider: Optional[str] = None  # absent or "passphrase": the passphrase manager (passphrase.py)
+    encryptionsalt: Optional[str] = None
 
 
 # --- the backend ---------------------------------------------------------------------------------------------
@@ -265,9 +268,9 @@ class StackState:
                      and r.get("type") == STACK_TYPE), {})
         return secrets_hidden(root.get("outputs") or {})
 
-    def config(self) -> dict[str, Any] | None:
-        """`pulumi config --json` of the stack, when its file alone holds it and no value in it is a secret (then
-        `--show-secrets` adds nothing); None when the CLI must read it."""
+    def config(self, show_secrets: bool = False) -> dict[str, Any] | None:
+        """`pulumi config --json [--show-secrets]` of the stack, when its file alone holds it and its secrets, if
+        any, are shown and the passphrase decrypts them (passphrase.py); None when the CLI must read it."""
         project = self._project()
         if project is None or project.config:
             return _CLI
@@ -279,9 +282,23 @@ class StackState:
             file = StackConfigFile.model_validate(doc)
         except ValidationError:
             return _CLI
-        if file.environment or _has_secure(file.config):
+        if file.environment:
             return _CLI
-        return {_full_key(k, project.name): _entry(v) for k, v in (file.config or {}).items()}
+        config = file.config or {}
+        secret = {k for k, v in config.items() if _has_secure(v)}
+        if secret:
+            if not show_secrets or file.secretsprovider not in (None, "passphrase"):
+                return _CLI
+            from .passphrase import crypter, revealed  # noqa: PLC0415 - only for a config with secrets
+
+            decrypt = crypter(file.encryptionsalt, self.env)
+            if decrypt is None:
+                return _CLI
+            try:
+                config = {k: revealed(v, decrypt) if k in secret else v for k, v in config.items()}
+            except ValueError:
+                return _CLI
+        return {_full_key(k, project.name): _entry(v, k in secret) for k, v in config.items()}
 
 
 def _has_secure(node: Any) -> bool:
@@ -302,13 +319,13 @@ def _scalar(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def _entry(value: Any) -> dict[str, Any]:
+def _entry(value: Any, secret: bool = False) -> dict[str, Any]:
     """One key as `pulumi config --json` prints it: `value` a string (a map or list as JSON, beside it as
-    `objectValue`)."""
+    `objectValue`), `secret` when the file marks it or a part of it `secure:`."""
     if isinstance(value, (dict, list)):
         return {"value": json.dumps(value, separators=(",", ":"), sort_keys=True), "objectValue": value,
-                "secret": False}
-    return {"value": _scalar(value), "secret": False}
+                "secret": secret}
+    return {"value": _scalar(value), "secret": secret}
 
 
 def secrets_hidden(value: Any) -> Any:

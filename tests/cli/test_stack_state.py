@@ -185,3 +185,27 @@ def test_a_checkpoint_in_an_obs_bucket_is_read_with_the_aws_variables(tmp_path: 
         # without the AWS variables (a profile, an instance role): the CLI reads it
         del pulumi.env["AWS_SECRET_ACCESS_KEY"]
         assert StackState(pulumi.cwd, "dev", pulumi.env).deployment() is None
+
+
+def test_a_passphrase_secret_is_decrypted_here_as_pulumi_encrypted_it(tmp_path: Path) -> None:
+    """The local stack's file, as Pulumi wrote it (`encryptionsalt`, the secret key `secure:` for the passphrase
+    `local`): its config as `pulumi config --json --show-secrets` prints it, without the CLI; a wrong passphrase, or
+    none, leaves it to the CLI (whose error names it)."""
+    from modelarts_emulator.config import DEFAULT_SECRET_KEY
+    from testkit.harness import REPO_ROOT
+
+    pulumi, calls = _reader(tmp_path, f"file://{_file_backend(tmp_path)}",
+                            (REPO_ROOT / "stacks" / "Pulumi.local.yaml").read_text())
+    pulumi.env["PULUMI_CONFIG_PASSPHRASE"] = "local"
+    config = pulumi.json(*CONFIG_WITH_SECRETS)
+    assert config["modelarts:secretKey"] == {"value": DEFAULT_SECRET_KEY, "secret": True}
+    assert config["modelarts:accessKey"]["secret"] is False and config["modelarts-jobs:jobs"]["objectValue"]["resnet"]
+    raw, secrets = stack_config(pulumi, lambda _: None)
+    assert secrets == [DEFAULT_SECRET_KEY] and raw == config
+    prefetch_config(pulumi)  # read on a thread: no CLI either
+    assert pulumi.json(*CONFIG_WITH_SECRETS) == config
+    assert _calls(calls) == []
+    for wrong in ("not-local", ""):
+        pulumi.env["PULUMI_CONFIG_PASSPHRASE"] = wrong
+        assert pulumi.json(*CONFIG_WITH_SECRETS) == CONFIG_ANSWER  # the recording CLI's answer
+    assert _calls(calls) == [[*CONFIG_WITH_SECRETS, "--stack", "dev", "--non-interactive"]] * 2
