@@ -5,7 +5,8 @@
   hours x ``subscription_num``; its ``amount`` is that less the local account's discount
   (``accountDiscountPercent``, one commercial discount, BSS type 605, listed in ``discount_rating_results``), and
   ``discount_amount`` their difference, as the SDK documents them. Signed with AK/SK as the gateway checks it
-  (modelarts_provider.client.signer.verify_request).
+  (local_cloud/gateway_signature.py: the local gateway's verifier, written from the signing guide, not the
+  product's signer, so a mistake in that signer is refused here instead of agreeing with itself).
 - ``/_billing/counters`` (GET) and ``/_billing/reset`` (POST): how many ratings were asked, for tests (a reset
   clears the faults too).
 - ``/_billing/faults`` (POST ``{"rules": [{"spec", "result"}]}``, DELETE): a bad answer on purpose, for tests: the
@@ -22,16 +23,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 import threading
 import uuid
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
+from local_cloud import gateway_signature
 from local_cloud.server import AppHandler, LocalHTTPServer
-from modelarts_provider.client import signer
 from modelarts_provider.client.billing_models import (CLOUD_SERVICE_TYPE, MEASURE_HOUR, RATING_PATH, RESOURCE_TYPE,
                                                       DemandProductInfo, DemandProductRatingResult,
                                                       ListOnDemandResourceRatingsResponse, RateOnDemandReq)
@@ -101,11 +104,14 @@ class BillingApp:
                      body: bytes) -> None:
         cfg = self.config
         try:
-            signer.verify_request(method, raw_path, raw_query, headers, body,
-                                  lambda ak: cfg.secret_key if ak == cfg.access_key else None,
-                                  max_skew_s=cfg.max_clock_skew_seconds)
-        except signer.SignatureError as exc:
+            gateway_signature.verify(method, raw_path, raw_query, headers, body,
+                                     lambda ak: cfg.secret_key if secrets.compare_digest(ak, cfg.access_key) else None,
+                                     now=datetime.now(timezone.utc), max_skew_s=cfg.max_clock_skew_seconds)
+        except gateway_signature.SignatureRefused as exc:
             raise BillingError(401, "APIGW.0301", f"Incorrect IAM authentication information: {exc}") from None
+        if not gateway_signature.declared_hash_is_honest(headers, body):
+            raise BillingError(401, "APIGW.0301", "Incorrect IAM authentication information: X-Sdk-Content-Sha256 "
+                                                  "is not the body's hash")
         token = {k.lower(): v for k, v in headers.items()}.get("x-security-token")
         if token != cfg.security_token:
             raise BillingError(401, "APIGW.0301", "Incorrect IAM authentication information: security token")

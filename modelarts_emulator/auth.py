@@ -1,7 +1,7 @@
 """Gateway authentication as the real API gateway does it, plus an emulated IAM token service.
 
 * AK/SK: ``Authorization: SDK-HMAC-SHA256 Access=.., SignedHeaders=.., Signature=..`` verified by
-  gateway_signature.py, written from the signing guide's algorithm and sharing no code with the product's
+  local_cloud/gateway_signature.py, written from the signing guide's algorithm and sharing no code with the product's
   signer (canonical request from the SignedHeaders named in the header, payload hash, X-Sdk-Date within 15
   minutes of the gateway's clock). Only ``x-sdk-date`` must be signed (the signing guide, "Are Request Header Parameters
   Required for Signing Requests?"); headers outside SignedHeaders are not looked at, so golangsdk's
@@ -29,7 +29,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from . import errors, gateway_signature
+from local_cloud import gateway_signature
+
+from . import errors
 from .config import EmulatorConfig
 from .jobs.models import Store
 
@@ -83,10 +85,7 @@ class Authenticator:
                 now=self.gateway_now(), max_skew_s=cfg.max_clock_skew_seconds)
         except gateway_signature.SignatureRefused as exc:
             raise errors.unauthorized(_gateway_reason(str(exc), lower.get("authorization", ""))) from None
-        declared = lower.get("x-sdk-content-sha256")
-        if body and declared and declared != gateway_signature.UNSIGNED_PAYLOAD \
-                and declared != hashlib.sha256(body).hexdigest():
-            # The signature covers the declared hash, not the body: make the declaration honest.
+        if not gateway_signature.declared_hash_is_honest(headers, body):
             raise errors.unauthorized("verify aksk signature fail: X-Sdk-Content-Sha256 is not the body's hash")
         token = lower.get("x-security-token")
         if cfg.security_token and token is None:

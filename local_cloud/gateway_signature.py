@@ -1,8 +1,10 @@
 """The API gateway's check of an ``SDK-HMAC-SHA256`` signature, written from Huawei Cloud's API request signing
 guide ("API Signing Algorithm": constructing a canonical request, creating a string to sign, calculating the
 signature) and nothing else: it shares no code with the product's signer (modelarts_provider/client/signer.py),
-so a mistake in that signer is refused here instead of agreeing with itself. tests/emulator/test_gateway_verifier.py
-checks both against the official SDK's signer and golangsdk's recorded requests, request by request.
+so a mistake in that signer is refused here instead of agreeing with itself. Every local cloud behind that gateway
+checks with it (the local ModelArts, the local billing service): here in local_cloud/ because the emulators do not
+import each other. tests/emulator/test_gateway_verifier.py checks it against the official SDK's signer, golangsdk's
+recorded requests and the product's signer, request by request.
 
 The guide's recipe, as verified here:
 
@@ -12,15 +14,17 @@ The guide's recipe, as verified here:
     Signature        = HexEncode(HMAC-SHA256(SK, StringToSign))
     Authorization    = "SDK-HMAC-SHA256 Access=<AK>, SignedHeaders=<a;b>, Signature=<hex>"
 
-- CanonicalURI: each path segment percent-decoded, then URI-encoded (RFC 3986: only ``A-Za-z0-9-._~`` stay), the
-  segments joined with ``/``; it always ends with ``/`` (the gateway's rule, stricter than SigV4's);
+- CanonicalURI: the path percent-decoded, split on ``/`` (so an encoded ``%2F`` separates segments too, as the
+  official SDK signs it), each segment URI-encoded (RFC 3986: only ``A-Za-z0-9-._~`` stay), the segments joined
+  with ``/``; it always ends with ``/`` (the gateway's rule, stricter than SigV4's);
 - CanonicalQueryString: ``name=value`` pairs (a name alone: ``name=``), each side URI-encoded, sorted by name then
   value, joined with ``&``;
 - CanonicalHeaders: ``lower(name):trim(value)\\n`` for each header named in SignedHeaders, in that order (clients
   sort them; the order they name is the order they signed);
 - payload: the body's SHA-256, or the value of ``X-Sdk-Content-Sha256`` (``UNSIGNED-PAYLOAD``: "Must the Request
-  Body Be Signed? No"). Only ``X-Sdk-Date`` must be signed ("Are Request Header Parameters Required for Signing
-  Requests?"), and it must be within 15 minutes of the gateway's clock.
+  Body Be Signed? No"); any other declared hash must be the body's (``declared_hash_is_honest``: a signature
+  covers the declaration, not the body). Only ``X-Sdk-Date`` must be signed ("Are Request Header Parameters
+  Required for Signing Requests?"), and it must be within 15 minutes of the gateway's clock.
 """
 
 from __future__ import annotations
@@ -84,7 +88,7 @@ def _uri_encode(text: str) -> str:
 
 
 def canonical_uri(raw_path: str) -> str:
-    encoded = "/".join(_uri_encode(unquote(segment)) for segment in (raw_path or "/").split("/"))
+    encoded = "/".join(_uri_encode(segment) for segment in unquote(raw_path or "/").split("/"))
     return encoded if encoded.endswith("/") else encoded + "/"
 
 
@@ -140,3 +144,10 @@ def verify(method: str, raw_path: str, raw_query: str, headers: Mapping[str, str
         if hmac.compare_digest(expected, auth.signature):
             return auth
     raise SignatureRefused("signature does not match")
+
+
+def declared_hash_is_honest(headers: Mapping[str, str], body: bytes) -> bool:
+    """Whether a body's declared ``X-Sdk-Content-Sha256`` (a signature covers the declaration, not the body) is the
+    body's own hash; a body left unsigned (``UNSIGNED-PAYLOAD``), an empty body or no declaration is honest."""
+    declared = next((v.strip() for name, v in headers.items() if name.lower() == CONTENT_HASH_HEADER), "")
+    return not body or not declared or declared == UNSIGNED_PAYLOAD or declared == hashlib.sha256(body).hexdigest()
