@@ -126,8 +126,23 @@ def sweep_results(pulumi: PulumiCli, sweep: str) -> SweepResults:
     return sweep_or_search(pulumi, sweep)[0]
 
 
+def _state_if_newer(pulumi: PulumiCli) -> StackExport | None:
+    """The stack's state when its exports are older (an `up` that failed after recording its waits:
+    results/failed_up.py), else None (the exports are what the program says)."""
+    from ..results.failed_up import exports_behind  # noqa: PLC0415
+
+    exported = _state(pulumi)
+    return exported if exported is not None and exports_behind(exported.deployment.resources or []) else None
+
+
 def sweep_or_search(pulumi: PulumiCli, sweep: str) -> tuple[SweepResults, bool]:
     """The sweep's (or search's) results, and whether they are a search's trials (charts name them by id)."""
+    newer = _state_if_newer(pulumi)
+    if newer is not None:  # after a failed `up`: the runs it recorded, not the last successful up's exports
+        for read, search in ((state_sweep, False), (state_search, True)):
+            found = read(newer, sweep)
+            if found is not None:
+                return found, search
     outputs = pulumi.json("stack", "output", "--json")
     sweeps = outputs.get("sweeps") if isinstance(outputs, dict) else None
     searches = outputs.get("searches") if isinstance(outputs, dict) else None
@@ -259,6 +274,10 @@ def state_runs(exported: StackExport) -> dict[str, Any]:
 
 
 def job_runs(pulumi: PulumiCli, key: str) -> list[dict[str, Any]]:
+    newer = _state_if_newer(pulumi)
+    recorded = state_runs(newer) if newer is not None else {}
+    if isinstance(recorded.get(key), list):  # after a failed `up`: the runs it recorded (results/failed_up.py)
+        return [r for r in recorded[key] if isinstance(r, dict)]
     outputs = pulumi.json("stack", "output", "--json")
     runs = outputs.get("runs") if isinstance(outputs, dict) else None
     if not isinstance(runs, dict):

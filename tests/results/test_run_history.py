@@ -56,3 +56,29 @@ def test_history_command_reads_the_export(monkeypatch: pytest.MonkeyPatch):
     assert "mnist-a1" in out.getvalue() and "mnist-b2" in out.getvalue()
     with pytest.raises(LogsError, match=r"no runs of 'other' in the outputs of stack dev \(keys with runs: mnist"):
         cli.run_results(argparse.Namespace(cwd=".", stack="dev", sweep="other", history=True, chart=None), io.StringIO())
+
+
+class FailedUpPulumi(FakePulumi):
+    """A stack whose last `up` failed after its wait recorded a newer run: the state is newer than the exports."""
+
+    def __init__(self, outputs: dict[str, Any], state_runs: dict[str, Any], init_errors: list[str]) -> None:
+        super().__init__(outputs)
+        self.state = {"deployment": {"resources": [
+            {"urn": "urn:pulumi:dev::p::pulumi-python:dynamic/modelarts:JobsAwait::jobs-await",
+             "type": "pulumi-python:dynamic/modelarts:JobsAwait", "outputs": {"runs": state_runs},
+             "initErrors": init_errors}]}}
+
+    def json(self, *args: str) -> dict[str, Any]:
+        return self.state if args[:2] == ("stack", "export") else self.outputs
+
+
+@pytest.mark.parametrize("failed, shown", [(["the wait failed: mnist did not reach its target"], "mnist-c3"),
+                                           ([], "mnist-b2")])
+def test_after_a_failed_up_the_runs_it_recorded_are_read_from_the_state(monkeypatch: pytest.MonkeyPatch,
+                                                                        failed: list[str], shown: str):
+    newer = {"mnist": [*RUNS["mnist"], {"job_id": "j3", "job_name": "mnist-c3", "phase": "Failed"}]}
+    monkeypatch.setattr(cli, "PulumiCli", lambda *_a: FailedUpPulumi({"runs": build_runs(RUNS)}, newer, failed))
+    out = io.StringIO()
+    assert cli.run_results(argparse.Namespace(cwd=".", stack="dev", sweep="mnist", history=True, chart=None), out) == 0
+    assert out.getvalue().splitlines()[0] == f"mnist: {3 if failed else 2} runs, newest last"
+    assert shown in out.getvalue()  # the failed up's newer run, or the exports when no up failed since
