@@ -129,6 +129,9 @@ class AwaitedStatus(_AwaitModel):
     failure: str | None = None  # why it failed (exit code and message), for tables
     objective: float | None = None
     objective_note: str | None = None  # why a completed job has no objective value
+    diverged: str | None = Field(None, description=(
+        "Where the objective or a metric first turned non-finite, e.g. 'accuracy nan at line 3': the run "
+        "diverged, has no objective value and is never ranked."))
     duration_s: float | None = None
     retries: int | None = None  # how often the service restarted it (running records beyond the first)
     search: SearchStatus | None = Field(None, description=(
@@ -160,8 +163,8 @@ class JobsAwaitOutputs(_AwaitModel):
         return out
 
 
-RESULT_FIELDS = ("tolerated", "failure", "objective", "objective_note", "duration_s", "retries", "search",
-                 "metrics")
+RESULT_FIELDS = ("tolerated", "failure", "objective", "objective_note", "diverged", "duration_s", "retries",
+                 "search", "metrics")
 
 
 OUTPUT_KEYS = frozenset(JobsAwaitOutputs.model_fields)

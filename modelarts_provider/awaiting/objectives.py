@@ -1,7 +1,9 @@
 """Objectives and metric curves read from the logs of completed jobs: one log per job.
 
 The objective is the last match of its regex; each declared metric (and the objective) also becomes a curve,
-every match a point (results/curves.py), from the same one read.
+every match a point (results/curves.py), from the same one read. A run whose objective or a metric turned
+non-finite (results/divergence.py, whatever the regex) is diverged: it has no value (the last finite one before
+the divergence never counts) and says where, so a lone job's exported objective reads as a sweep's diverged point.
 
 The service's metrics API carries machine usage only (cpuUsage, gpuUtil, ...); ModelArts' own
 hyperparameter search reads its objective from the training log with a regex, and so do we. The
@@ -20,7 +22,7 @@ from ..client.models import TrainingJob, task_ids
 from ..core.job_logs import client_secrets, one_line_error
 from .args import Metric, Objective
 from ..core.linear_regex import last_capture
-from ..results.curves import Curve, curve
+from ..results.curves import Curve, curve, first_diverged
 
 CONCURRENCY = 8
 
@@ -30,6 +32,7 @@ class Reading:
     value: float | None
     note: str | None = None  # why there is no value
     curves: dict[str, Curve] = field(default_factory=dict)  # by metric name (the objective's too)
+    diverged: str | None = None  # the first curve that turned non-finite: "accuracy nan at line 3"
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,11 @@ def _read(client: Any, item: ToRead, secrets: list[str]) -> Reading:
         return Reading(None, why if item.objective is not None else None,
                        {m.name: Curve(note=why) for m in item.metrics})
     reading = last_value(text, item.objective) if item.objective is not None else Reading(None)
-    return Reading(reading.value, reading.note, {m.name: curve(text, m.regex, m.goal) for m in item.metrics})
+    curves = {m.name: curve(text, m.regex, m.goal) for m in item.metrics}
+    diverged = first_diverged(curves)
+    if diverged is not None:  # both doors export this reading (statuses, objectives): no last finite value
+        return Reading(None, f"diverged: {diverged}", curves, diverged)
+    return Reading(reading.value, reading.note, curves)
 
 
 def read_objectives(client: Any, items: list[ToRead], concurrency: int = CONCURRENCY) -> dict[str, Reading]:

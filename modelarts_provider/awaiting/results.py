@@ -112,6 +112,7 @@ def enrich(client: Any, args: JobsAwaitArgs, statuses: dict[str, AwaitedStatus],
     for key, reading in read_objectives(client, to_read).items():
         statuses[key].objective = reading.value
         statuses[key].objective_note = reading.note
+        statuses[key].diverged = reading.diverged
         statuses[key].metrics = reading.curves or None
 
 

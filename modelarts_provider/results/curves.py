@@ -14,6 +14,7 @@ there were). Pure functions: the JobsAwait reads logs (awaiting/metrics.py), `re
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -38,6 +39,12 @@ class Curve(BaseModel):
     note: str | None = Field(default=None, description="Why there is no value (no match, log unavailable).")
     diverged: str | None = Field(default=None, description="Where the metric first turned non-finite, e.g. "
                                  "'nan at line 812': the run diverged and is never ranked.")
+
+
+def first_diverged(curves: Mapping[str, Curve]) -> str | None:
+    """The first of a run's curves that turned non-finite, with where: "accuracy nan at line 3" (None: none did).
+    One rule for every reader: a sweep's point (table.py) and a lone job's objective (awaiting/objectives.py)."""
+    return next((f"{name} {c.diverged}" for name, c in curves.items() if c.diverged), None)
 
 
 def number(text: str | None) -> float | None:

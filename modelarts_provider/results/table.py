@@ -22,7 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from .curves import Curve
+from .curves import Curve, first_diverged
 
 Goal = Literal["max", "min"]
 Scalar = str | int | float | bool
@@ -50,7 +50,7 @@ class Point(BaseModel):
         """Diverged from its curves, however the point was built (the stack program's export, the state's
         JobsAwait, a test): a diverged point has no value, so nothing that ranks can crown it."""
         if self.diverged is None:
-            self.diverged = next((f"{name} {c.diverged}" for name, c in self.metrics.items() if c.diverged), None)
+            self.diverged = first_diverged(self.metrics)
         if self.diverged is not None:
             self.objective = None
         return self

@@ -7,7 +7,8 @@
                                      metrics: {<name>: {points: [[step, value]], last, best, matches, note}}}],
                                                                        # best first
                            best: {key, jobId, parameters, objective, outputPath, ...} | null}}
-    objectives: {<job key>: {name, goal, value, note}}                  # jobs (not sweeps) with an objective
+    objectives: {<job key>: {name, goal, value, note, diverged}}        # jobs (not sweeps) with an objective;
+                                                                       # diverged: value null, where it turned nan
     runs:       {<job key>: [{jobId, name, parameters, phase, objective, outputPath, createTime, startTime,
                               durationSeconds, note}]}                  # every run, newest last (run history)
 
@@ -52,10 +53,13 @@ def build(cfg: StackConfig, plans: list[JobPlan], statuses: dict[str, Any] | Non
 
 
 def build_objectives(plans: list[JobPlan], statuses: dict[str, Any] | None) -> dict[str, Any]:
+    """Each lone scored job's value as the JobsAwait recorded it: a diverged run has none (awaiting/objectives.py)
+    and says where it diverged, as a sweep's diverged point does."""
     statuses = statuses or {}
     return {p.key: {"name": p.objective.name, "goal": p.objective.goal,
                     "value": (statuses.get(p.key) or {}).get("objective"),
-                    "note": (statuses.get(p.key) or {}).get("objective_note")}
+                    "note": (statuses.get(p.key) or {}).get("objective_note"),
+                    "diverged": (statuses.get(p.key) or {}).get("diverged")}
             for p in plans if p.sweep is None and p.objective is not None}
 
 

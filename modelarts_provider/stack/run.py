@@ -12,7 +12,7 @@ output path:
 
     jobs: {<job key>: {id, name, phase, outputPath}}
     sweeps: {<sweep>: {objective, failures, points: [...], best}}   (modelarts_provider/stack/results.py)
-    objectives: {<job key>: {name, goal, value, note}}               (jobs with an objective)
+    objectives: {<job key>: {name, goal, value, note, diverged}}     (jobs with an objective)
 
 The phase of a job that is waited for comes from the JobsAwait (the phase its wait ended in, fresh
 after `up` and after `refresh --run-program`); that of a `waitFor: none` job from the TrainingJob.

@@ -99,4 +99,5 @@ def test_build_exports_points_best_and_failures() -> None:
     assert [p["phase"] for p in s["points"]] == ["Completed", "Failed"]
     assert s["points"][1]["note"] == "Failed; exit code 3: boom"
     assert build_objectives(plans, statuses) == {"one": {"name": "acc", "goal": "max", "value": None,
-                                                         "note": "no match for 'acc=([0-9.]+)' in the log"}}
+                                                         "note": "no match for 'acc=([0-9.]+)' in the log",
+                                                         "diverged": None}}

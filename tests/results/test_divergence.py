@@ -7,13 +7,18 @@ import time
 
 import pytest
 
-from modelarts_provider.awaiting.args import AwaitedStatus
+from modelarts_provider.awaiting.args import AwaitedStatus, Metric, Objective
+from modelarts_provider.awaiting.objectives import ToRead, read_objectives
+from modelarts_provider.client.models import TrainingJob
 from modelarts_provider.awaiting.history import _record
 from modelarts_provider.results.chart import labels
 from modelarts_provider.results.curves import Curve, curve
 from modelarts_provider.results.divergence import NON_FINITE, companion, first_divergence, group_body
 from modelarts_provider.results.history import history_lines
 from modelarts_provider.results.table import Point, SweepObjective, SweepResults, collect, table_lines
+from modelarts_provider.stack.config import parse
+from modelarts_provider.stack.program import plan
+from modelarts_provider.stack.results import build_objectives
 from tests.results.test_await_results import ScoredClient, point
 from tests.awaiting.test_provider import env, provider, replay_job  # noqa: F401 - env is a fixture
 
@@ -123,8 +128,41 @@ def test_the_wait_reports_a_diverged_point_and_crowns_the_other(env):  # noqa: F
 def test_a_lone_scored_job_that_diverged_says_so(env):  # noqa: F811
     obj = {"name": "accuracy", "regex": README, "goal": "max"}
     client = ScoredClient([replay_job("j1", ["Completed"])], {"j1": DIVERGED})
-    provider(client).create({"jobs": {"solo": point("j1", "0.1", objective=obj, group=None)}})
+    res = provider(client).create({"jobs": {"solo": point("j1", "0.1", objective=obj, group=None)}})
     assert "solo: diverged (accuracy nan at line 3)" in env.said
+    # What both doors export of it: no value (never the last finite 0.95), and where it diverged. The plugin
+    # door's `statuses` (a YAML program's export) and the stack program's `objectives`, built from them.
+    status = res.outs["statuses"]["solo"]
+    assert "objective" not in status and status["diverged"] == "accuracy nan at line 3", status
+    assert status["objective_note"] == "diverged: accuracy nan at line 3"
+    cfg = parse({"obs": {"main": {"bucket": "bkt"}}, "pools": {"gpu": {"flavor": "f"}},
+                 "jobs": {"solo": {"pool": "gpu", "algorithmId": "x", "waitFor": "completed", "objective": obj}}})
+    assert build_objectives(plan(cfg), res.outs["statuses"]) == {"solo": {
+        "name": "accuracy", "goal": "max", "value": None, "note": "diverged: accuracy nan at line 3",
+        "diverged": "accuracy nan at line 3"}}
+
+
+def test_a_lone_job_that_never_diverged_keeps_its_value_and_no_marker(env):  # noqa: F811
+    obj = {"name": "accuracy", "regex": README, "goal": "max"}
+    client = ScoredClient([replay_job("j1", ["Completed"])], {"j1": "accuracy=0.93\naccuracy=0.95\n"})
+    status = provider(client).create({"jobs": {"solo": point("j1", "0.1", objective=obj, group=None)}}).outs[
+        "statuses"]["solo"]
+    assert status["objective"] == 0.95 and "diverged" not in status and "objective_note" not in status, status
+
+
+def test_a_diverged_metric_beside_a_finite_objective_leaves_no_value() -> None:
+    """A declared metric that turned nan diverges the run, as in a sweep's table: its objective is not kept."""
+    reading = read_objectives(ScoredClient([], {"j1": "loss=0.5\nloss=nan\nval_acc=0.9\n"}), [ToRead(
+        "k", _completed("j1"), Objective(name="val_acc", regex=r"val_acc=([0-9.]+)"),
+        (Objective(name="val_acc", regex=r"val_acc=([0-9.]+)"), Metric(name="loss", regex=r"loss=([0-9.]+)",
+                                                                       goal="min")))])["k"]
+    assert reading.value is None and reading.diverged == "loss nan at line 2"
+    assert reading.note == "diverged: loss nan at line 2" and reading.curves["val_acc"].last == 0.9
+
+
+def _completed(job_id: str) -> TrainingJob:
+    return TrainingJob.model_validate({"metadata": {"id": job_id, "name": job_id},
+                                       "status": {"phase": "Completed", "tasks": ["worker-0"]}})
 
 
 def test_a_history_record_of_a_diverged_run_has_no_value() -> None:
