@@ -202,7 +202,8 @@ def table_lines(name: str, results: SweepResults, limit: int | None = None, unit
         value = [number(p.objective) if ranked(p) and p.objective is not None
                  else "diverged" if p.diverged is not None
                  else "no value" if p.phase == "Completed" else "-"] if obj else []
-        note = "; ".join(n for n in (f"diverged: {p.diverged}" if p.diverged else None, p.note) if n)
+        # a diverged run's recorded note already says it (awaiting/objectives.py): said once
+        note = "; ".join(n for n in dict.fromkeys((f"diverged: {p.diverged}" if p.diverged else None, p.note)) if n)
         if p.retries:
             note = f"retried {p.retries}x" + (f"; {note}" if note else "")
         rows.append([rank_text, *(_value_text(p.parameters[k]) if k in p.parameters else "-" for k in params),

@@ -110,6 +110,16 @@ def test_a_diverged_point_is_never_the_best_and_is_listed_apart() -> None:
     assert again.best is not None and again.best.key == "s-2" and again.points[1].diverged == "acc nan at line 3"
 
 
+def test_a_diverged_run_whose_note_says_it_reads_it_once() -> None:
+    """The JobsAwait records a diverged run's note as "diverged: <where>" (its exported objective has no value):
+    the table says it once."""
+    metrics = {"acc": curve(DIVERGED, README, "max")}
+    lone = Point(key="solo", phase="Completed", note="diverged: acc nan at line 3", metrics=metrics)
+    lines = table_lines("solo", collect(SweepObjective(name="acc"), [lone]))
+    assert lines[-1].endswith("  solo  diverged: acc nan at line 3"), lines
+    assert lines[-1].count("diverged: ") == 1, lines
+
+
 def test_the_wait_reports_a_diverged_point_and_crowns_the_other(env):  # noqa: F811
     obj = {"name": "accuracy", "regex": README, "goal": "max"}
     jobs = [replay_job(j, ["Completed"]) for j in ("j1", "j2")]
