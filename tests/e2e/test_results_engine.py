@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 
 from modelarts_provider.stack.sweep import point_name
-from testkit.faults import ENGINE, PROJECT, job_stack, output_of, provider_config, update_config
+from testkit.executing_clouds import executing_clouds
+from testkit.faults import ENGINE, PROJECT, job_stack, output_of, update_config
 from testkit.harness import REPO_ROOT, Stack
 
 pytestmark = [pytest.mark.engine, pytest.mark.timeout(600)]
@@ -65,9 +66,6 @@ def awaited_statuses(st: Stack) -> dict[str, Any]:
 
 
 def test_python_program_a_diverged_run_never_wins_and_results_are_one_command_away(tmp_path: Path) -> None:
-    from modelarts_emulator.testing import running_emulator
-    from obs_emulator.testing import running_obs
-
     code = tmp_path / "code"
     code.mkdir()
     (code / "train.py").write_text(TRAIN)
@@ -76,11 +74,8 @@ def test_python_program_a_diverged_run_never_wins_and_results_are_one_command_aw
     jobs = {"solo": {**entry, "parameters": {"lr": 0.1}}, "mine": {**entry, "parameters": {"lr": 0.3}}}
     sweeps = {"grid": {**entry, "grid": {"lr": [0.1, 0.2]}}}
     best, diverged = point_name("grid", {"lr": 0.2}), point_name("grid", {"lr": 0.1})
-    with running_obs(tmp_path / "obs") as obs, \
-            running_emulator(tmp_path / "emulator", phase_seconds=0.2, obs_endpoint=obs.url, execute=True) as emu:
-        plain, secrets = provider_config(emu)
-        plain["modelarts:obsEndpoint"] = obs.url
-        st = job_stack(tmp_path, emu, jobs=jobs, sweeps=sweeps, plain=plain, secrets=secrets,
+    with executing_clouds(tmp_path) as clouds:
+        st = job_stack(tmp_path, clouds.emu, jobs=jobs, sweeps=sweeps, plain=clouds.plain, secrets=clouds.secrets,
                        obs={"main": {"bucket": "exec", "create": True, "forceDestroy": True}},
                        pools={"cpu": {"flavor": "modelarts.vm.cpu.8u", "maxNodes": 2}})
         text = output_of(st.up())
@@ -159,16 +154,11 @@ def _yaml_program() -> dict[str, Any]:
 
 
 def test_yaml_program_a_diverged_run_never_wins(tmp_path: Path) -> None:
-    from modelarts_emulator.testing import running_emulator
-    from obs_emulator.testing import running_obs
     from testkit.plugin_program import yaml_stack
 
-    with running_obs(tmp_path / "obs") as obs, \
-            running_emulator(tmp_path / "emulator", phase_seconds=0.2, obs_endpoint=obs.url, execute=True) as emu:
-        plain, secrets = provider_config(emu)
-        plain["modelarts:obsEndpoint"] = obs.url
-        st = yaml_stack(tmp_path, emu, _yaml_program(), {"statuses": "${waited.statuses}"}, config=plain,
-                        secrets=secrets)
+    with executing_clouds(tmp_path) as clouds:
+        st = yaml_stack(tmp_path, clouds.emu, _yaml_program(), {"statuses": "${waited.statuses}"},
+                        config=clouds.plain, secrets=clouds.secrets)
         (st.workdir / "code").mkdir()
         (st.workdir / "code" / "train.py").write_text(TRAIN)
         text = output_of(st.up())
