@@ -12,7 +12,8 @@ curves); the other points take muted colors, best first; every run is named once
 panels (labels never overlap, whatever the number of points: beyond MAX_LABELLED the rest are counted, not
 named); values in labels at 4 significant digits. A search's trials are named by id (`3: lr=0.01`), and so
 is any run whose parameters read like another's: no two legend entries are alike. Failed, unfinished,
-diverged and no-value points are never drawn or ranked: they are listed apart under the panels.
+diverged and no-value points are never ranked nor in the legend: they are listed apart under the panels. A
+diverged run's curves alone are drawn, dashed and grey under the ranked ones, up to its last finite value.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from .table import Point, Scalar, SweepObjective, SweepResults, _value_text, ran
 
 MAX_LABELLED = 12  # runs named in the legend; the rest are counted
 BEST = "tab:red"
+DIVERGED = "dimgray"  # a diverged run's curves, dashed
 
 
 def _numeric(values: list[Scalar]) -> list[float] | None:
@@ -115,8 +117,11 @@ def draw(name: str, results: SweepResults, *, by_id: bool = False) -> Any:
         for c in range(len(params), cols):
             axes[r][c].set_axis_off()
         r += 1
+    # A diverged run is never ranked, but its curves up to the divergence are what one looks at (as W&B draws a
+    # run up to its NaN): dashed and grey under the ranked ones, named in the footer, never in the legend.
+    diverged = [p for p in apart if p.diverged is not None]
     for c, (metric, goal) in enumerate(curves):
-        _curves(axes[r][c], metric, goal, runs, best, colors)
+        _curves(axes[r][c], metric, goal, runs, best, colors, diverged)
     for c in range(len(curves), cols):
         if curves:
             axes[r][c].set_axis_off()
@@ -192,8 +197,16 @@ def _by_parameter(ax: Any, param: str, runs: list[Point], best: str | None, colo
     ax.grid(True, alpha=0.3)
 
 
-def _curves(ax: Any, metric: str, goal: str, runs: list[Point], best: str | None, colors: dict[str, Any]) -> None:
+def _curves(ax: Any, metric: str, goal: str, runs: list[Point], best: str | None, colors: dict[str, Any],
+            diverged: list[Point]) -> None:
     values: list[float] = []
+    for p in diverged:  # first: under every ranked run
+        c = p.metrics.get(metric)
+        if c is not None and c.points:
+            ys = [v for _, v in c.points]
+            values += ys
+            ax.plot([s for s, _ in c.points], ys, color=DIVERGED, linestyle="--", linewidth=1.0, zorder=1,
+                    marker="x" if len(ys) <= 20 else None, markersize=3)
     for p in _in_order(runs, best):
         c = p.metrics.get(metric)
         if c is None or not c.points:
@@ -234,7 +247,7 @@ def _legend(fig: Any, slot: Any, runs: list[Point], best: str | None, colors: di
 def _apart(fig: Any, apart: list[Point]) -> None:
     """Failed, unfinished, diverged and no-value points: listed under the panels, never drawn or ranked."""
     shown = apart[:6]
-    lines = [f"{label(p)} [{p.key}]: " + (f"diverged ({p.diverged})" if p.diverged is not None else
+    lines = [f"{label(p)} [{p.key}]: " + (f"diverged ({p.diverged}), dashed" if p.diverged is not None else
                                           f"{p.phase or 'not seen'}" + (" (no value)" if p.phase == "Completed" else ""))
              for p in shown]
     if len(apart) > len(shown):

@@ -187,3 +187,6 @@ def test_yaml_program_a_diverged_run_never_wins(tmp_path: Path) -> None:
         assert lone[0] == "solo: 1 run, 1 diverged; no point has a value of accuracy", lone
         assert lone[-1].split()[:3] == ["-", "Completed", "diverged"], lone
         assert lone[-1].endswith(f"solo  diverged: {statuses['solo']['diverged']}"), lone  # said once
+        # its chart: the curve up to the divergence (dashed; tests/results/test_divergence.py looks at the figure)
+        chart = tmp_path / "solo.png"
+        assert ok(cli(st, "results", "solo", "--chart", str(chart)))[-1] == f"chart: {chart}" and is_png(chart)

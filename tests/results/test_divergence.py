@@ -4,6 +4,7 @@ diverged, whatever the user's regex: never ranked, never the best, listed apart 
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 
@@ -11,7 +12,7 @@ from modelarts_provider.awaiting.args import AwaitedStatus, Metric, Objective
 from modelarts_provider.awaiting.objectives import ToRead, read_objectives
 from modelarts_provider.client.models import TrainingJob
 from modelarts_provider.awaiting.history import _record
-from modelarts_provider.results.chart import labels
+from modelarts_provider.results.chart import draw, labels
 from modelarts_provider.results.curves import Curve, curve
 from modelarts_provider.results.divergence import NON_FINITE, companion, first_divergence, group_body
 from modelarts_provider.results.history import history_lines
@@ -118,6 +119,34 @@ def test_a_diverged_run_whose_note_says_it_reads_it_once() -> None:
     lines = table_lines("solo", collect(SweepObjective(name="acc"), [lone]))
     assert lines[-1].endswith("  solo  diverged: acc nan at line 3"), lines
     assert lines[-1].count("diverged: ") == 1, lines
+
+
+def _texts(fig: Any) -> list[str]:
+    from matplotlib.text import Text  # noqa: PLC0415
+
+    return [t.get_text() for t in fig.findobj(lambda a: isinstance(a, Text) and a.get_text())]
+
+
+def test_a_diverged_runs_curve_is_drawn_dashed_up_to_its_divergence_never_ranked_nor_in_the_legend() -> None:
+    results = _sweep()
+    results.metrics = [SweepObjective(name="acc")]
+    fig = draw("s", results)
+    (panel,) = [ax for ax in fig.axes if ax.get_title() == "acc (max)"]
+    dashed = [ln for ln in panel.lines if ln.get_linestyle() == "--"]
+    assert [ln.get_ydata().tolist() for ln in dashed] == [[0.93, 0.95]] and dashed[0].get_color() == "dimgray"
+    assert [ln.get_ydata().tolist() for ln in panel.lines if ln.get_linestyle() != "--"] == [[0.9]]
+    legend = [t.get_text() for lg in fig.findobj(lambda a: a.__class__.__name__ == "Legend") for t in lg.get_texts()]
+    assert legend == ["lr=0.01 (best): 0.9"]
+    assert "not ranked:\nlr=0.1 [s-1]: diverged (acc nan at line 3), dashed" in _texts(fig)
+
+
+def test_a_lone_diverged_jobs_chart_shows_its_curve_up_to_the_divergence() -> None:
+    lone = collect(SweepObjective(name="acc"), [Point(key="solo", phase="Completed",
+                                                      metrics={"acc": curve(DIVERGED, README, "max")})])
+    fig = draw("solo", lone)
+    (panel,) = [ax for ax in fig.axes if ax.get_title() == "acc (max)"]
+    assert [ln.get_ydata().tolist() for ln in panel.lines] == [[0.93, 0.95]]
+    assert "no ranked point to draw" not in _texts(fig)
 
 
 def test_the_wait_reports_a_diverged_point_and_crowns_the_other(env):  # noqa: F811
