@@ -189,7 +189,7 @@ def table_lines(name: str, results: SweepResults, limit: int | None = None, unit
     if obj is not None:
         win = results.best
         head += (f"; best {win.key} ({obj.name} {number(win.objective)}, {obj.goal})"
-                 if win is not None and win.objective is not None else f"; no point has a value of {obj.name}")
+                 if win is not None and win.objective is not None else f"; no {unit} has a value of {obj.name}")
     params = sorted({k for p in points for k in p.parameters})  # the same order whichever way it was read
     metrics = [m.name for m in results.metrics if obj is None or m.name != obj.name]
     curve_head = [f"{m} last/best" if any(_differs(p.metrics.get(m)) for p in points) else m for m in metrics]

@@ -184,7 +184,7 @@ def test_yaml_program_a_diverged_run_never_wins(tmp_path: Path) -> None:
         assert "g best point g-b" in fetched[0], fetched
         assert (got / "model.txt").read_text() == "lr=0.2\n"
         lone = ok(cli(st, "results", "solo"))
-        assert lone[0] == "solo: 1 run, 1 diverged; no point has a value of accuracy", lone
+        assert lone[0] == "solo: 1 run, 1 diverged; no run has a value of accuracy", lone
         assert lone[-1].split()[:3] == ["-", "Completed", "diverged"], lone
         assert lone[-1].endswith(f"solo  diverged: {statuses['solo']['diverged']}"), lone  # said once
         # its chart: the curve up to the divergence (dashed; tests/results/test_divergence.py looks at the figure)

@@ -116,7 +116,8 @@ def test_a_diverged_run_whose_note_says_it_reads_it_once() -> None:
     the table says it once."""
     metrics = {"acc": curve(DIVERGED, README, "max")}
     lone = Point(key="solo", phase="Completed", note="diverged: acc nan at line 3", metrics=metrics)
-    lines = table_lines("solo", collect(SweepObjective(name="acc"), [lone]))
+    lines = table_lines("solo", collect(SweepObjective(name="acc"), [lone]), unit="run")
+    assert lines[0] == "solo: 1 run, 1 diverged; no run has a value of acc", lines
     assert lines[-1].endswith("  solo  diverged: acc nan at line 3"), lines
     assert lines[-1].count("diverged: ") == 1, lines
 
