@@ -4,9 +4,9 @@ One item per job, sweep, search and pool the stack creates:
 
 - a job bills nodes x hours x the price of a node-hour of its pool's flavor; its hours are bounded by the limit
   the service enforces (``spec.auto_stop``: the user's ``autoStopHours``, or the wait deadline rounded up to
-  whole hours, cost/enforced.py), which holds with no process of ours running; a job the service sets no limit
-  on (a search, a job recorded without one) is bounded by its wait deadline alone, and its line says the service
-  does not enforce it; any other job has no upper bound: its hourly rate is shown;
+  whole hours: training_job/service_limit.py), which holds with no process of ours running; a job the service
+  sets no limit on (a search, a job recorded without one) is bounded by its wait deadline alone, and its line says
+  the service does not enforce it; any other job has no upper bound: its hourly rate is shown;
 - a sweep is its points' jobs, each bounded as one job;
 - a search is one job that runs every trial on its nodes (at most ``parallel`` at once), so the job's bound
   is the search's;
@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 from typing import TYPE_CHECKING
 
-from .enforced import Bound, bound_of, with_service_limit
+from ..training_job.service_limit import with_service_limit
+from .enforced import Bound, bound_of
 from .money import bound
 from .prices import Price, PriceBook
 from .recorded import NOTHING, Recorded
@@ -127,8 +128,8 @@ def job_bound(job: JobEntry, auto_stop: object) -> Bound:
 
 def sent_limit(p: JobPlan, rec: Recorded) -> object:
     """The `auto_stop` this plan's job runs with: what the TrainingJob's check makes of its args
-    (cost/enforced.with_service_limit): a recorded job that this plan does not re-run keeps its limit; a new job,
-    or one re-run (a replacement, checked with no old inputs), gets the one its wait gives it."""
+    (training_job/service_limit.with_service_limit): a recorded job that this plan does not re-run keeps its
+    limit; a new job, or one re-run (a replacement, checked with no old inputs), gets the one its wait gives it."""
     olds = rec.inputs_of((p.key, *p.moved_from)) if kept(p, rec) else None
     return with_service_limit(olds, p.args.model_dump(exclude_none=True)).get("auto_stop")
 

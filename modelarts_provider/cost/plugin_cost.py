@@ -10,8 +10,9 @@ created. Prices come from the provider's own table (`modelarts:prices`, per flav
 currency, Open Telekom Cloud whose price API has no ModelArts), else the billing service
 (`modelarts:billingEndpoint`), once per flavor and process. A job's bound is the service's own limit
 (`autoStop`), which a job waited for until it completes (`waitFor: completed`, `waitTimeoutSeconds`) gets from
-its deadline, rounded up to whole hours, in the TrainingJob provider's check (cost/enforced.with_service_limit:
-the same code as the stack program's jobs), so the service stops it even when no process of ours runs.
+its deadline, rounded up to whole hours, in the TrainingJob provider's check
+(training_job/service_limit.with_service_limit: the same code as the stack program's jobs), so the service stops
+it even when no process of ours runs.
 """
 
 from __future__ import annotations
@@ -28,10 +29,11 @@ from ..core.failures import format_loc
 from ..core.messages import explain
 from ..core.provider_config import ProviderSettings
 from ..core.unknowns import is_unknown
+from ..training_job.service_limit import WAIT_FOR_DEFAULT, WAIT_TIMEOUT_DEFAULT
 from .bounds import POOL_NOT_ENFORCED, Item, total_lines
 from .budget import refusal
 from .config import COST_MODEL_NAMES, BudgetConfig, FlavorPrice
-from .enforced import WAIT_FOR_DEFAULT, WAIT_TIMEOUT_DEFAULT, bound_of
+from .enforced import bound_of
 from .prices import PriceBook, price_book
 
 WHERE = "modelarts:budget"

@@ -49,7 +49,7 @@ def cost_preview(cfg: StackConfig, plans: list[JobPlan], settings: ProviderSetti
     pool_flavors = {p.create.flavor for p in cfg.pools.values() if p.create is not None}
     book = price_book(settings, cfg.prices, {f for f in training if f}, pool_flavors)
     # A run that finished and will not run again is spent, not bound (still_bills.py), and a recorded job keeps
-    # its limit (enforced.py): the state tells.
+    # its limit (training_job/service_limit.py): the state tells.
     rec = recorded()
     found = items(cfg, plans, book, spent_keys(plans, rec), rec)
     lines = book.notes() + [f"cost: {it.line()}" for it in found] + [f"cost: {t}" for t in total_lines(found)]

@@ -2,8 +2,8 @@
 CodeUpload's inputs, by resource name.
 
 A run that finished and will not run again is spent, not bound (cost/still_bills.py), and a recorded job is
-bounded by the limit it keeps (cost/enforced.with_service_limit, the TrainingJob check's rule, given its
-recorded inputs): the program needs what the state records of them. The state is read once per program run
+bounded by the limit it keeps (training_job/service_limit.with_service_limit, the TrainingJob check's rule, given
+its recorded inputs): the program needs what the state records of them. The state is read once per program run
 (`pulumi stack export` of this stack, which an `up` writes after every step), only under the engine and only when
 the stack asks for its cost (cost/preview.py); outside the engine (unit tests) nothing is recorded.
 """

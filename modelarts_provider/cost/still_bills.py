@@ -23,7 +23,7 @@ from ..core.unknowns import STAND_IN_NAME
 from ..training_job.args import (MESSAGE_ONLY_FIELDS, PROVIDER_ONLY_FIELDS, STOPPED_PHASES, UPDATABLE_FIELDS,
                                  TrainingJobArgs)
 from ..training_job.normalize import try_canonical
-from .enforced import with_service_limit
+from ..training_job.service_limit import with_service_limit
 from .recorded import Recorded
 
 if TYPE_CHECKING:

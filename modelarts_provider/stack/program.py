@@ -12,9 +12,9 @@ from pydantic import ValidationError
 from ..code_upload.check import directory_failures
 from ..code_upload.manifest import Limits, source_of
 from ..core.unknowns import STAND_IN_HASH, STAND_IN_NAME, STAND_IN_POOL
-from ..cost.enforced import auto_stop_arg
 from ..training_job.args import TrainingJobArgs
 from ..training_job.check import failures_from
+from ..training_job.service_limit import auto_stop_arg
 from .search_config import SearchConfig
 from .config import (PROJECT, RETRY_ANNOTATION, JobEntry, MetricConfig, ObjectiveConfig, ObsConfig, StackConfig,
                      StackConfigError, is_absolute_path)
@@ -150,7 +150,8 @@ def job_args(cfg: StackConfig, job: JobEntry, out_dir: str, *, name: str | None,
         args["keep_runs"] = cfg.keep_runs  # the stack's default; the job's own keepRuns wins
     if job.logs and obs is not None and obs.logs is not None:
         args["log_export_path"] = {"obs_url": obs.url(obs.logs, out_dir)}
-    # The user's own limit; the TrainingJob's check adds the one its wait deadline gives it (cost/enforced.py).
+    # The user's own limit; the TrainingJob's check adds the one its wait deadline gives it
+    # (training_job/service_limit.py).
     if job.auto_stop_hours is not None:
         args["auto_stop"] = auto_stop_arg(job.auto_stop_hours)
     return args

@@ -22,6 +22,7 @@ from .naming import SEED_INPUT, with_identity
 from .normalize import stored_args, stored_form, validated
 from .outputs import OUTPUT_KEYS, status_outputs, strip_outputs
 from .plaintext_credentials import warn_once
+from .service_limit import with_service_limit
 from .state_jobs import STATE_JOBS, StateUnreadable
 from ..client.errors import ModelArtsError
 from ..core.call_urn import current_urn
@@ -30,7 +31,6 @@ from ..core.masking import NONE, Secrets, binding
 from ..core.location import check_same_place, location_of
 from ..core.ownership import OwnerMark, key_of, with_key_secret
 from ..core.provider_base import ModelArtsProvider, ProviderError, say, serving_engine
-from ..cost.enforced import with_service_limit
 
 
 class TrainingJobProvider(ModelArtsProvider):

@@ -9,12 +9,13 @@ from typing import Any
 import pytest
 
 from modelarts_provider.cost.bounds import items
-from modelarts_provider.cost.enforced import bound_of, carried, derived_hours, duration_text, with_service_limit
+from modelarts_provider.cost.enforced import bound_of, duration_text
 from modelarts_provider.cost.plugin_cost import job_items
 from modelarts_provider.cost.prices import Price, PriceBook
 from modelarts_provider.cost.recorded import Recorded
 from modelarts_provider.stack.config import parse
 from modelarts_provider.stack.program import plan
+from modelarts_provider.training_job.service_limit import carried, derived_hours, with_service_limit
 
 CPU = "modelarts.vm.cpu.2u"
 BOOK = PriceBook(prices={CPU: Price(Decimal("0.45"), "CNY", "billing service")})
@@ -99,7 +100,8 @@ def _state(plans: list[Any], hours: int | None) -> dict[str, Any]:
 
     out = {}
     for p in plans:
-        args = {k: v for k, v in p.args.model_dump(exclude_none=True, exclude_defaults=True).items() if k != "auto_stop"}
+        args = p.args.model_dump(exclude_none=True, exclude_defaults=True)
+        args.pop("auto_stop", None)
         if hours is not None:
             args["auto_stop"] = {"time_unit": "HOURS", "duration": hours}
         out[p.key] = {**stored_form(args), "name": f"{p.key}-abc123", "derived_name": True, "owner": {"token": "t"}}
@@ -123,7 +125,8 @@ def test_a_recorded_job_keeps_its_limit_and_the_line_says_the_service_does_not_e
     edited = _cfg(jobs={"old": _job(waitFor="completed", waitTimeoutSeconds=20, nodes=2)})
     (again,) = plan(edited)
     assert _sent(again, rec) == {"time_unit": "HOURS", "duration": 1}
-    assert "2 nodes x 1 h max (enforced by the service: autoStop 1 h;" in items(edited, [again], BOOK, rec=rec)[0].line()
+    (line,) = [it.line() for it in items(edited, [again], BOOK, rec=rec)]
+    assert "2 nodes x 1 h max (enforced by the service: autoStop 1 h;" in line, line
     # recorded with 1 h, its deadline since raised to 2 h: it keeps 1 h (no re-run), and the line says the service
     # stops it first
     raised = _cfg(jobs={"old": _job(waitFor="completed", waitTimeoutSeconds=7200)})
@@ -187,7 +190,8 @@ def test_the_check_derives_the_same_limit_for_the_plugins_inputs_and_a_recorded_
     assert with_service_limit(limited, {**news, "wait_timeout_seconds": 9000.0})["auto_stop"]["duration"] == 1
     from modelarts_provider.core.unknowns import UNKNOWN
 
-    assert with_service_limit({}, {**news, "wait_timeout_seconds": UNKNOWN}) == {**news, "wait_timeout_seconds": UNKNOWN}
+    unknown = {**news, "wait_timeout_seconds": UNKNOWN}
+    assert with_service_limit({}, unknown) == unknown
     (it,) = job_items("quick", with_service_limit({}, news), BOOK)
     assert it.line() == ("quick: 1 job x 1 node x 1 h max (enforced by the service: autoStop 1 h; the wait terminates "
                          "it at 20 s) x 0.45 CNY/node-hour = up to 0.45 CNY")

@@ -14,12 +14,12 @@ from modelarts_provider.cost.bounds import items
 from modelarts_provider.cost.budget import refusal
 from modelarts_provider.cost.config import ItemBudget
 from modelarts_provider.cost.prices import Price, PriceBook
-from modelarts_provider.cost.enforced import with_service_limit
 from modelarts_provider.cost.recorded import Recorded
 from modelarts_provider.cost.still_bills import spent_keys
 from modelarts_provider.stack.config import parse
 from modelarts_provider.stack.program import plan
 from modelarts_provider.training_job.normalize import stored_form
+from modelarts_provider.training_job.service_limit import with_service_limit
 from testkit.faults import FAST_EMULATOR, FLAVOR, job_stack, sweep, up_advancing, update_config
 
 CPU = "modelarts.vm.cpu.2u"
@@ -37,7 +37,8 @@ def _cfg(**sweep_kw: Any) -> Any:
 def _recorded(plans: list[Any], phase: str) -> Recorded:
     """A state as an up leaves it: each job's checked inputs (a derived name, an owner, the limit its wait gives
     it) and the wait's phase."""
-    inputs = {p.key: {**stored_form(with_service_limit({}, p.args.model_dump(exclude_none=True, exclude_defaults=True))),
+    checked = {p.key: with_service_limit({}, p.args.model_dump(exclude_none=True, exclude_defaults=True)) for p in plans}
+    inputs = {p.key: {**stored_form(checked[p.key]),
                       "name": f"{p.key}-abc123", "derived_name": True, "owner": {"token": "t"}} for p in plans}
     assert all(i["auto_stop"]["duration"] == 1 for i in inputs.values())
     return Recorded(inputs=inputs, phases=dict.fromkeys(inputs, phase))
