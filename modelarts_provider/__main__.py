@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from importlib import import_module
 from pathlib import Path
@@ -25,6 +26,10 @@ def main(argv: list[str] | None = None) -> int:
                                      description="Command-line tools of the ModelArts provider.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     named = argv[0] if argv and argv[0] in TOOLS else None
+    if named in ("logs", "status", "outputs"):  # they decrypt the client's credentials: begun before the imports
+        from .cli.passphrase import start_early
+
+        start_early(argv, os.environ)
     for name, module in TOOLS.items():
         if named in (None, name):
             import_module(module, __package__).register(commands)

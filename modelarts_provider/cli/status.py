@@ -22,7 +22,7 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 from ..client.errors import ModelArtsError
-from ..core.ownership import TAG_PREFIX, TOKEN_TAG
+from ..client.owner_token import TAG_PREFIX, TOKEN_TAG
 from ..results.table import duration_text
 from .output import guarded, print_line
 from .stack_reader import LogsError, PulumiCli, StackExport, job_in_state, prefetch_config, stack_settings

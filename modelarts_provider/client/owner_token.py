@@ -15,6 +15,12 @@ STACK_ANNOTATION = PREFIX + "stack"
 MARK_ANNOTATION = PREFIX + "mark"
 # The marks a pool or network also carries as labels, which the service returns where it may drop annotations.
 LABEL_MARKS = (TOKEN_ANNOTATION, NETWORK_TOKEN_ANNOTATION, STACK_ANNOTATION, MARK_ANNOTATION)
+# The mark as job tags (a tag key allows letters, digits, spaces and _ . : = + - @ only: '.' where annotations
+# have '/'). Declared here, beside the annotations, so a reader of tags (`status`) need not import the ownership rules.
+TAG_PREFIX = "modelarts-pulumi."
+OWNER_TAG = TAG_PREFIX + "owner"
+TOKEN_TAG = TAG_PREFIX + "token"
+MARK_TAG = TAG_PREFIX + "mark"
 
 
 def token_on(annotations: Mapping[str, str] | None) -> str | None:

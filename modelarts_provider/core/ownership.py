@@ -51,8 +51,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 # The token annotation is the one part of the mark the client reads itself (an ambiguous create): declared there.
-from ..client.owner_token import (LABEL_MARKS, MARK_ANNOTATION, PREFIX, STACK_ANNOTATION, TOKEN_ANNOTATION,
-                                  token_on)
+from ..client.owner_token import (LABEL_MARKS, MARK_ANNOTATION, MARK_TAG, OWNER_TAG, PREFIX, STACK_ANNOTATION,
+                                  TOKEN_ANNOTATION, TOKEN_TAG, token_on)
 from .call_urn import current_stack
 from .renames import RENAMES
 from .identity import SEED_INPUT, is_mark_key, is_seed, mark_key, proof_for, token_for
@@ -61,10 +61,6 @@ from .secret_leaves import plain, secret
 OWNER_ANNOTATION = PREFIX + "owner"
 TOKEN_RE = re.compile(r"[0-9a-f]{16,64}\Z")
 # The marks a pool or network also carries as labels (hex tokens: valid label values; the owner text is not).
-TAG_PREFIX = "modelarts-pulumi."  # a tag key allows letters, digits, spaces and _ . : = + - @ only
-OWNER_TAG = TAG_PREFIX + "owner"
-TOKEN_TAG = TAG_PREFIX + "token"
-MARK_TAG = TAG_PREFIX + "mark"
 TAG_VALUE_RE = re.compile(r"[\w .:/=+\-@]{0,255}\Z")  # the SDK's TmsTag value rule
 # The kinds whose returned carrier (labels) is written at create only: an object of theirs without any proof predates it.
 LABELLED_ONCE = frozenset({"pool", "network"})

@@ -21,7 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from ..core import messages
 from ..core.fields import Change, ConfigKey, Declared, Unset, fields_changing, to_wire as declared_wire
-from ..core.ownership import PREFIX as OWNERSHIP_PREFIX, TAG_PREFIX as OWNER_TAG_PREFIX, TAG_VALUE_RE, OwnerMark
+from ..client.owner_token import PREFIX as OWNERSHIP_PREFIX, TAG_PREFIX as OWNER_TAG_PREFIX
+from ..core.ownership import TAG_VALUE_RE, OwnerMark
 from ..core.rules import FILE_URL_RE, MAX_TRIALS, OBS_URL_RE, TRIAL_COUNT_KEYS, WaitFor, rule
 from ..core.unknowns import contains_unknown
 from ..client.models import FAILED_PHASES, TERMINAL_PHASES as STOPPED_PHASES

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..client.models import TrainingJob
 from ..core.fields import from_wire
-from ..core.ownership import TAG_PREFIX as OWNER_TAG_PREFIX
+from ..client.owner_token import TAG_PREFIX as OWNER_TAG_PREFIX
 from .args import TrainingJobArgs
 
 

@@ -43,7 +43,8 @@ from ..core.call_urn import current_stack
 from ..core.renames import RENAMED_HINT
 from ..core.identity import SUFFIX_LENGTH
 from ..core import replaced_runs
-from ..core.ownership import OWNER_ANNOTATION, TAG_PREFIX as OWNER_TAG_PREFIX, OwnerMark, owner_text, proves
+from ..client.owner_token import TAG_PREFIX as OWNER_TAG_PREFIX
+from ..core.ownership import OWNER_ANNOTATION, OwnerMark, owner_text, proves
 from ..client.models import ACTIVE_PHASES, TERMINAL_PHASES, CreateTrainingJobRequest, TrainingJob
 from ..waiting import REAL, Clock, Condition, Done, Failed, wait
 from ..waiting.cancel import cancelled

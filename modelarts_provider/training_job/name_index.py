@@ -34,7 +34,8 @@ from pydantic import PlainSerializer, PlainValidator
 
 from ..client.errors import ModelArtsError
 from ..client.models import ACTIVE_PHASES, TrainingJob
-from ..core.ownership import MARK_ANNOTATION, TOKEN_TAG, marks_from, token_on
+from ..client.owner_token import MARK_ANNOTATION, TOKEN_TAG, token_on
+from ..core.ownership import marks_from
 from ..waiting import REAL, Clock, Condition, Done, Failed, wait
 
 PAGE = 50

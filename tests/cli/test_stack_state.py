@@ -7,6 +7,7 @@ went through the CLI shows in the calls, and one the CLI would have answered oth
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 import os
@@ -209,3 +210,24 @@ def test_a_passphrase_secret_is_decrypted_here_as_pulumi_encrypted_it(tmp_path: 
         pulumi.env["PULUMI_CONFIG_PASSPHRASE"] = wrong
         assert pulumi.json(*CONFIG_WITH_SECRETS) == CONFIG_ANSWER  # the recording CLI's answer
     assert _calls(calls) == [[*CONFIG_WITH_SECRETS, "--stack", "dev", "--non-interactive"]] * 2
+
+
+def test_the_key_derivation_begins_before_the_imports_in_a_child_given_no_passphrase_in_its_arguments(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`python -m modelarts_provider status|logs|outputs --stack S` starts the passphrase's key derivation in a child
+    Python before it imports the command (hashlib holds the GIL for its 0.3 s: a thread would not overlap); the
+    decryption then takes the child's key, the same as Pulumi's."""
+    import hashlib
+
+    from modelarts_provider.cli import passphrase
+
+    (tmp_path / "Pulumi.yaml").write_text("name: p\nruntime: python\nstackConfigDir: stacks\n")
+    (tmp_path / "stacks").mkdir()
+    salt = b"\x8bp\x04\xa7\xdf>Q\t"
+    (tmp_path / "stacks" / "Pulumi.dev.yaml").write_text(f"encryptionsalt: v1:{base64.b64encode(salt).decode()}:v1:x\n")
+    passphrase.start_early(["status", "--stack", "dev", "--cwd", str(tmp_path)], {"PULUMI_CONFIG_PASSPHRASE": "pp"})
+    child = passphrase._STARTED[("pp", salt)]
+    assert "pp" not in " ".join(map(str, child.args))  # on its stdin only
+    expected = hashlib.pbkdf2_hmac("sha256", b"pp", salt, passphrase.ROUNDS, 32)
+    monkeypatch.setattr(passphrase.hashlib, "pbkdf2_hmac", lambda *_a: b"\0" * 32)  # not derived here
+    assert passphrase.derived_key("pp", salt) == expected and not passphrase._STARTED

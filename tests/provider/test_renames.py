@@ -7,7 +7,8 @@ import pytest
 
 from modelarts_provider.core import ownership
 from modelarts_provider.core.identity import mark_key
-from modelarts_provider.core.ownership import MARK_TAG, TOKEN_TAG, OwnerMark, proves
+from modelarts_provider.client.owner_token import MARK_TAG, TOKEN_TAG
+from modelarts_provider.core.ownership import OwnerMark, proves
 from modelarts_provider.core.renames import RenameRefused, Renames, parse
 
 SEED = "a" * 64
