@@ -262,7 +262,7 @@ def _state(pulumi: PulumiCli) -> StackExport | None:
 def state_runs(exported: StackExport) -> dict[str, Any]:
     """The run history of the state's JobsAwait resources, under the export's names: what a program that
     exports no `runs` (a YAML or TypeScript program through the provider plugin) has recorded."""
-    from ..stack.results import build_runs  # noqa: PLC0415
+    from ..results.history import build_runs  # noqa: PLC0415
 
     found: dict[str, Any] = {}
     for res in exported.deployment.resources or []:

@@ -27,3 +27,16 @@ def history_lines(key: str, runs: list[dict[str, Any]]) -> list[str]:
     lines = [f"{key}: {len(runs)} run{'s' if len(runs) != 1 else ''}, newest last"]
     lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     return lines
+
+
+# The export's names of a run record's fields (awaiting/history.RunRecord): the `runs` export and the CLI's reading
+# of a state's runs share them (here, below the program: `results --history` never loads the Pulumi SDK).
+RUN_FIELDS = {"job_id": "jobId", "job_name": "name", "parameters": "parameters", "phase": "phase",
+              "objective": "objective", "output_path": "outputPath", "create_time": "createTime",
+              "start_time": "startTime", "duration_s": "durationSeconds", "note": "note"}
+
+
+def build_runs(runs: dict[str, Any] | None) -> dict[str, list[dict[str, Any]]]:
+    """The JobsAwait's `runs` output under the export's names: every run of each key, newest last."""
+    return {key: [{RUN_FIELDS[k]: v for k, v in r.items() if k in RUN_FIELDS} for r in records if isinstance(r, dict)]
+            for key, records in sorted((runs or {}).items()) if isinstance(records, list)}

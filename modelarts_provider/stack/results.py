@@ -25,6 +25,7 @@ import pulumi
 
 from ..awaiting.searches import SearchStatus
 from ..awaiting.searches import export as search_export
+from ..results.history import build_runs
 from ..results.table import Point, SweepObjective, collect
 from .config import StackConfig
 from .program import JobPlan
@@ -78,17 +79,6 @@ def build_searches(plans: list[JobPlan], statuses: dict[str, Any] | None, ids: d
 
 
 # The run history's fields (awaiting/history.py) under the export's names.
-RUN_FIELDS = {"job_id": "jobId", "job_name": "name", "parameters": "parameters", "phase": "phase",
-              "objective": "objective", "output_path": "outputPath", "create_time": "createTime",
-              "start_time": "startTime", "duration_s": "durationSeconds", "note": "note"}
-
-
-def build_runs(runs: dict[str, Any] | None) -> dict[str, list[dict[str, Any]]]:
-    """The JobsAwait's `runs` output under the export's names: every run of each key, newest last."""
-    return {key: [{RUN_FIELDS[k]: v for k, v in r.items() if k in RUN_FIELDS} for r in records if isinstance(r, dict)]
-            for key, records in sorted((runs or {}).items()) if isinstance(records, list)}
-
-
 def secret_trial_values(searches: dict[str, Any], secrets: frozenset[str]) -> dict[str, Any]:
     """The `searches` export with each trial parameter drawn from a secret of its space (one of this program's
     secret config values) a Pulumi secret of its own: names, the algorithm, rewards and plain values stay

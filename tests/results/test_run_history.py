@@ -1,4 +1,4 @@
-"""The `runs` export (stack/results.py build_runs) and `results KEY --history` (results/history.py, cli.py)."""
+"""The `runs` export (results/history.py build_runs) and `results KEY --history` (results/history.py, cli.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from modelarts_provider.cli.stack_reader import LogsError
 from modelarts_provider.cli import results as cli
 from modelarts_provider.results.history import history_lines
-from modelarts_provider.stack.results import build_runs
+from modelarts_provider.results.history import build_runs
 
 RUNS = {"mnist": [
     {"job_id": "j1", "job_name": "mnist-a1", "parameters": {"lr": "0.1"}, "phase": "Completed", "objective": 0.91,
