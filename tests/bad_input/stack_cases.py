@@ -128,6 +128,8 @@ STACK_CASES: list[Case] = [
          cfg("keepRuns: must be a whole number, not a string 'many'")),
     Case("replace-failed-not-bool", a("replaceFailed", "perhaps"),
          cfg("jobs.a.replaceFailed: must be a boolean (true or false), not a string 'perhaps'")),
+    Case("accept-failed-not-bool", a("acceptFailed", "perhaps"),
+         cfg("jobs.a.acceptFailed: must be a boolean (true or false), not a string 'perhaps'")),
     Case("obs-create-not-bool", obs_field("create", "perhaps"),
          cfg("obs.main.create: must be a boolean (true or false), not a string 'perhaps'")),
     Case("obs-force-destroy-not-bool", obs_field("forceDestroy", "perhaps"),
@@ -198,7 +200,8 @@ STACK_CASES: list[Case] = [
          # the entry's own keys, then those the job arguments declare (stack/job_fields.with_declared)
          cfg('jobs.a.flavour: unknown key (allowed: pool, obs, name, subscription, codeDir, bootFile, code, engine, '
              'image, parameters, inputs, outputs, environments, logs, autoStopHours, volumes, annotations, tags, '
-             'movedFrom, objective, metrics, retries, search, description, workspaceId, algorithmId, command, '
+             'movedFrom, objective, metrics, retries, search, acceptFailed, description, workspaceId, algorithmId, '
+             'command, '
              'localCodeDir, workingDir, nodes, waitFor, waitTimeoutSeconds, pollIntervalSeconds, deleteTimeoutSeconds, '
              'deleteBeforeReplace, outputPerRun, keepFinishedRuns, keepRuns, replaceFailed, adoptJobId)'),
          covers=()),

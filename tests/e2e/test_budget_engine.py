@@ -130,7 +130,9 @@ def test_a_negative_price_is_refused_at_the_programs_preview_and_nothing_is_crea
 def test_a_negative_price_is_refused_at_a_yaml_programs_preview_and_nothing_is_created(
         tmp_path: Path, emu: Any, fresh_billing: Any) -> None:
     fresh_billing.set_faults([{"spec": CPU_CODE, "result": NEGATIVE}])
-    out = _refused_preview(_yaml_stack(tmp_path, emu, fresh_billing.url, budget=50,
+    # The plugin checks each resource as the engine sends it, in no set order: a budget above the priced job's
+    # 100 CNY makes the bad price the refusal whichever comes first (with 50, `big` alone could refuse first).
+    out = _refused_preview(_yaml_stack(tmp_path, emu, fresh_billing.url, budget=150,
                                        big=_yaml_job(FLAVOR, 8 * 3600), cheap=_yaml_job(CPU, 3600)), emu)
     assert _said_once(out, "negative price") == (
         f"cost: no price for {CPU}: the billing service answered a negative price (official_website_amount -100) "
