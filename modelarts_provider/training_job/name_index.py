@@ -104,7 +104,7 @@ class _Listing:
     def named(self, name: str) -> list[TrainingJob]:
         return [self.jobs[i] for i in self.by_name.get(name, ())]
 
-    def owned_by(self, token: str) -> list[TrainingJob]:
+    def owned_by(self, token: str | None) -> list[TrainingJob]:
         return [self.jobs[i] for i in self.by_token.get(token, ())]
 
 
@@ -185,9 +185,9 @@ class NameIndex:
         """The active jobs whose name matches `pattern` and that carry no owner token anywhere the service answers
         (annotations dropped and no tags: a killed `up` before the tag call). Listed whole projects only."""
         listing = self._listing(workspace_id)
-        with self._lock:
-            found = [j for j in listing.jobs.values() if j.name and pattern.fullmatch(j.name)
-                     and j.phase in ACTIVE_PHASES and job_token(j) is None]
+        with self._lock:  # the jobs without a token only (by_token[None]: usually none), not the whole listing
+            found = [j for j in listing.owned_by(None) if j.name and pattern.fullmatch(j.name)
+                     and j.phase in ACTIVE_PHASES]
         return self._newest_first(found)
 
     def _newest_first(self, jobs: list[TrainingJob]) -> list[TrainingJob]:
