@@ -17,6 +17,7 @@ check/diff make no API call.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
@@ -36,7 +37,7 @@ from ..client.errors import ModelArtsError
 from ..core.jobs_on_pool import of_this_stack
 from ..core.provider_config import ProviderConfigError
 from .args import OUTPUT_KEYS, BucketArgs, BucketOutputs
-from .run_folders import foreign_folders, jobs_writing, kept_by
+from .run_folders import foreign_folders, kept_by
 
 DELETE_PARALLELISM = 8
 
@@ -76,7 +77,7 @@ class BucketProvider(ObsProviderBase):
             say(f"bucket {id_}: the jobs writing into it were not checked (no ModelArts settings: {err})")
             return {}
         try:
-            return foreign_folders(jobs_writing(api), id_, lambda job: of_this_stack(api, job, args.owner))
+            return foreign_folders(api.iter_jobs(), id_, lambda job: of_this_stack(api, job, args.owner))
         except ModelArtsError as err:
             raise ObsProviderError(f"bucket {id_}: not emptied: the jobs writing into it could not be listed "
                                    f"({err.error_code} {err.error_msg}); run destroy again") from None
@@ -174,14 +175,16 @@ class BucketProvider(ObsProviderBase):
             if args.force_destroy and obs.bucket_exists(id_):
                 foreign = self._foreign_folders(id_, args)
                 kept: dict[str, int] = {}
-                doomed = []
-                for o in obs.iter_objects(id_):
-                    job = kept_by(o.key, foreign)
-                    if job is None:
-                        doomed.append(o.key)
-                    else:
-                        kept[job] = kept.get(job, 0) + 1
-                deleted = obs.delete_keys(id_, doomed, DELETE_PARALLELISM)
+
+                def doomed() -> Iterator[str]:  # streamed to the deletes as before, another owner's counted instead
+                    for o in obs.iter_objects(id_):
+                        job = kept_by(o.key, foreign)
+                        if job is None:
+                            yield o.key
+                        else:
+                            kept[job] = kept.get(job, 0) + 1
+
+                deleted = obs.delete_keys(id_, doomed(), DELETE_PARALLELISM)
                 if deleted:
                     say(f"bucket {id_}: {deleted} objects deleted (force_destroy)")
                 if kept:

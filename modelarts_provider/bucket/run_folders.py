@@ -13,10 +13,8 @@ by its owner's keepRuns) has no mark left to read: its folder is not told apart 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
 
-from ..client.models import normalize_obs_path, output_urls
-from ..client.models import TrainingJob
+from ..client.models import TrainingJob, normalize_obs_path, output_urls
 
 
 def _folders_in(job: TrainingJob, bucket: str) -> list[str]:
@@ -47,7 +45,3 @@ def kept_by(key: str, folders: dict[str, str]) -> str | None:
     """The job whose folder holds `key`, if any."""
     return next((job for folder, job in folders.items() if key.startswith(folder)), None)
 
-
-def jobs_writing(api: Any) -> Iterable[TrainingJob]:
-    """Every job of the project's default workspace, newest first (the list API, page by page)."""
-    return api.iter_jobs()
