@@ -24,18 +24,14 @@ from collections import Counter
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
-from typing import TYPE_CHECKING
 
 from ..training_job.service_limit import with_service_limit
 from .enforced import Bound, bound_of
 from .money import bound
 from .prices import Price, PriceBook
 from .recorded import NOTHING, Recorded
+from .shapes import CostedJob, CostedPlan, CostedStack
 from .still_bills import kept
-
-if TYPE_CHECKING:  # the stack's config types (cost/config.py is part of them: no import at run time)
-    from ..stack.config import JobEntry, StackConfig
-    from ..stack.program import JobPlan
 
 PROJECT = "modelarts-jobs"
 HOUR_S = Decimal(3600)
@@ -121,12 +117,12 @@ def hours_text(h: Decimal) -> str:
     return f"{h.quantize(Decimal('0.01'), ROUND_CEILING)}".rstrip("0").rstrip(".")
 
 
-def job_bound(job: JobEntry, auto_stop: object) -> Bound:
+def job_bound(job: CostedJob, auto_stop: object) -> Bound:
     """The most hours one run of this job bills and who keeps it, given the `auto_stop` it is sent with."""
     return bound_of(job.wait_for, job.wait_timeout_seconds, auto_stop, job.search is not None)
 
 
-def sent_limit(p: JobPlan, rec: Recorded) -> object:
+def sent_limit(p: CostedPlan, rec: Recorded) -> object:
     """The `auto_stop` this plan's job runs with: what the TrainingJob's check makes of its args
     (training_job/service_limit.with_service_limit): a recorded job that this plan does not re-run keeps its
     limit; a new job, or one re-run (a replacement, checked with no old inputs), gets the one its wait gives it."""
@@ -134,7 +130,7 @@ def sent_limit(p: JobPlan, rec: Recorded) -> object:
     return with_service_limit(olds, p.args.model_dump(exclude_none=True)).get("auto_stop")
 
 
-def _entry_bound(job: JobEntry, plans: list[JobPlan], rec: Recorded) -> Bound:
+def _entry_bound(job: CostedJob, plans: list[CostedPlan], rec: Recorded) -> Bound:
     """The largest bound among an entry's jobs (a sweep's points may carry different recorded limits)."""
     found = [job_bound(job, sent_limit(p, rec)) for p in plans] \
         or [job_bound(job, None)]
@@ -147,12 +143,12 @@ def _unbounded_field(path: str) -> str:
     return f"{path}.autoStopHours, or waitFor: completed with {path}.waitTimeoutSeconds"
 
 
-def items(cfg: StackConfig, plans: list[JobPlan], book: PriceBook, spent: AbstractSet[str] = frozenset(),
+def items(cfg: CostedStack, plans: list[CostedPlan], book: PriceBook, spent: AbstractSet[str] = frozenset(),
           rec: Recorded = NOTHING) -> list[Item]:
     """`spent`: the keys of jobs whose runs finished and will not run again (still_bills.py): left out of the
     bound, counted beside it. `rec`: what the state records (recorded.py), for the limit each job keeps."""
     points = Counter(p.sweep for p in plans if p.sweep is not None)
-    by_path: dict[str, list[JobPlan]] = {}
+    by_path: dict[str, list[CostedPlan]] = {}
     for p in plans:
         by_path.setdefault(p.config_path, []).append(p)
     done = Counter(p.config_path for p in plans if p.key in spent)

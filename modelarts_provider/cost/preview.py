@@ -8,7 +8,6 @@ keeps making no API call at preview.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from ..core.provider_config import ProviderSettings
 from .bounds import items, total_lines
@@ -16,18 +15,15 @@ from .budget import first_refusal
 from .config import ItemBudget
 from .prices import PriceBook, price_book
 from .recorded import recorded
+from .shapes import CostedPlan, CostedStack
 from .still_bills import spent_keys
 
-if TYPE_CHECKING:
-    from ..stack.config import StackConfig
-    from ..stack.program import JobPlan
 
-
-def wanted(cfg: StackConfig, settings: ProviderSettings) -> bool:
+def wanted(cfg: CostedStack, settings: ProviderSettings) -> bool:
     return bool(settings.billing_endpoint or cfg.prices or cfg.budget is not None or own_budgets(cfg))
 
 
-def own_budgets(cfg: StackConfig) -> dict[str, ItemBudget]:
+def own_budgets(cfg: CostedStack) -> dict[str, ItemBudget]:
     """The sweeps' and searches' own budgets, by key (a sweep's and a job's keys are one namespace)."""
     out = {k: s.budget for k, s in cfg.sweeps.items() if s.budget is not None}
     out.update({k: j.search.budget for k, j in cfg.jobs.items() if j.search is not None and j.search.budget is not None})
@@ -41,7 +37,7 @@ class CostPreview:
     book: PriceBook | None = None                   # the prices read (None: not asked for)
 
 
-def cost_preview(cfg: StackConfig, plans: list[JobPlan], settings: ProviderSettings) -> CostPreview:
+def cost_preview(cfg: CostedStack, plans: list[CostedPlan], settings: ProviderSettings) -> CostPreview:
     if not wanted(cfg, settings):
         return CostPreview()
     training = {cfg.pools[j.pool].flavor for j in (*cfg.jobs.values(), *cfg.sweeps.values())

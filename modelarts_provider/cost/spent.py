@@ -21,13 +21,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .prices import Price, PriceBook
-
-if TYPE_CHECKING:
-    from ..stack.config import StackConfig
-    from ..stack.program import JobPlan
+from .shapes import CostedPlan, CostedStack
 
 HOUR_S = Decimal(3600)
 
@@ -76,7 +73,7 @@ def _runs(records: list[Any], nodes: int, price: Price | None) -> tuple[list[dic
     return out, total
 
 
-def build(cfg: StackConfig, plans: list[JobPlan], runs: dict[str, Any] | None, book: PriceBook) -> dict[str, Any]:
+def build(cfg: CostedStack, plans: list[CostedPlan], runs: dict[str, Any] | None, book: PriceBook) -> dict[str, Any]:
     runs = runs or {}
     jobs: dict[str, Any] = {}
     sweeps: dict[str, dict[str, Any]] = {}
@@ -126,7 +123,7 @@ def build(cfg: StackConfig, plans: list[JobPlan], runs: dict[str, Any] | None, b
             "searches": {p.key: jobs[p.key] for p in plans if p.search is not None}}
 
 
-def export_cost(cfg: StackConfig, plans: list[JobPlan], waited: Any, book: PriceBook | None) -> None:
+def export_cost(cfg: CostedStack, plans: list[CostedPlan], waited: Any, book: PriceBook | None) -> None:
     """`pulumi.export("cost", ...)` when prices were read this run and the stack waits for its jobs."""
     import pulumi
 

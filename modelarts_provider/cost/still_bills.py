@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..core.unknowns import STAND_IN_NAME
 from ..training_job.args import (MESSAGE_ONLY_FIELDS, PROVIDER_ONLY_FIELDS, STOPPED_PHASES, UPDATABLE_FIELDS,
@@ -25,9 +25,7 @@ from ..training_job.args import (MESSAGE_ONLY_FIELDS, PROVIDER_ONLY_FIELDS, STOP
 from ..training_job.normalize import try_canonical
 from ..training_job.service_limit import with_service_limit
 from .recorded import Recorded
-
-if TYPE_CHECKING:
-    from ..stack.program import JobPlan
+from .shapes import CostedPlan
 
 # Never part of what is submitted: the name (derived from the spec), the owner mark, and what steers the provider.
 _NOT_SUBMITTED = {"name", "derived_name", "owner", "secret_paths", "config_keys", "adopt_job_id",
@@ -80,7 +78,7 @@ def _content_hash(local_dir: str, boot_file: str, excludes: tuple[str, ...]) -> 
     return value if isinstance(value, str) else None
 
 
-def _same_code(p: JobPlan, rec: Recorded) -> bool:
+def _same_code(p: CostedPlan, rec: Recorded) -> bool:
     up = p.upload
     if up is None:
         return True
@@ -91,12 +89,12 @@ def _same_code(p: JobPlan, rec: Recorded) -> bool:
     return now is not None and given.get("content_hash") == now
 
 
-def _name(p: JobPlan, rec: Recorded) -> str | None:
+def _name(p: CostedPlan, rec: Recorded) -> str | None:
     """The name the state records the plan's job under: its key, else a key it moved from."""
     return next((n for n in (p.key, *p.moved_from) if n in rec.inputs), None)
 
 
-def kept(p: JobPlan, rec: Recorded) -> bool:
+def kept(p: CostedPlan, rec: Recorded) -> bool:
     """The state records the plan's job and this plan does not re-run it: its declaration is unchanged (what
     cannot be compared counts as changed) and no failed run of it is re-run by `replaceFailed`."""
     name = _name(p, rec)
@@ -113,13 +111,13 @@ def kept(p: JobPlan, rec: Recorded) -> bool:
     return planned is not None and planned == recorded and _same_code(p, rec)
 
 
-def finished(p: JobPlan, rec: Recorded) -> bool:
+def finished(p: CostedPlan, rec: Recorded) -> bool:
     """The plan's job ran to an end the state records and will not be submitted again."""
     name = _name(p, rec)
     return name is not None and (rec.phases.get(name) or rec.phases.get(p.key)) in STOPPED_PHASES and kept(p, rec)
 
 
-def spent_keys(plans: list[JobPlan], rec: Recorded) -> set[str]:
+def spent_keys(plans: list[CostedPlan], rec: Recorded) -> set[str]:
     """The keys of the planned jobs whose runs are spent, not bound."""
     if not rec.inputs:
         return set()
