@@ -26,6 +26,10 @@ def main(argv: list[str] | None = None) -> int:
                                      description="Command-line tools of the ModelArts provider.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     named = argv[0] if argv and argv[0] in TOOLS else None
+    # pydantic looks for plugins among every installed package's entry points at its first model (importlib.metadata
+    # and a scan of site-packages: a tenth of a second). The tools validate only their own shapes, which no plugin is
+    # for; a value the user set is kept (issue 56: under a second).
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     if named in ("logs", "status", "outputs"):  # they decrypt the client's credentials: begun before the imports
         from .cli.passphrase import start_early
 

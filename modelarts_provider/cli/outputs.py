@@ -22,7 +22,7 @@ import sys
 from pathlib import Path, PurePosixPath
 from typing import Any, TextIO
 
-from ..client.models import normalize_obs_path
+from ..client.obs_paths import normalize_obs_path
 from .output import guarded, print_line
 from ..results.table import best as best_of
 from .results import job_runs, sweep_or_search

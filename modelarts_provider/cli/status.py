@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from ..client.errors import ModelArtsError
 from ..client.owner_token import TAG_PREFIX, TOKEN_TAG
-from ..results.table import duration_text
+from ..results.show import duration_text
 from .output import guarded, print_line
 from .stack_reader import LogsError, PulumiCli, StackExport, job_in_state, prefetch_config, stack_settings
 

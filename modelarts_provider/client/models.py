@@ -59,6 +59,8 @@ from pydantic import (
     model_validator,
 )
 
+from .obs_paths import normalize_obs_path, obs_path_to_bucket_form, same_obs_path
+
 __all__ = [
     "Phase",
     "TERMINAL_PHASES",
@@ -152,40 +154,6 @@ ACTIVE_PHASES = frozenset({"Creating", "Pending", "Running"})
 
 
 # --- quirk helpers ---------------------------------------------------------------------------------
-
-
-def normalize_obs_path(value: Optional[str]) -> Optional[str]:
-    """``/bucket/path/`` or ``obs://bucket/path/`` -> ``obs://bucket/path/`` (other values unchanged).
-
-    A trailing ``/`` (directory) is preserved; repeated slashes after the bucket are collapsed.
-    """
-    if not isinstance(value, str):
-        return value  # None, or a number kept by the tolerance rule
-    v = value.strip()
-    if v.lower().startswith("obs://"):
-        rest = v[6:]
-    elif v.startswith("/") and not v.startswith("//"):
-        rest = v[1:]
-    else:
-        return value
-    trailing = rest.endswith("/")
-    parts = [p for p in rest.split("/") if p]
-    if not parts:
-        return value
-    out = "obs://" + "/".join(parts)
-    return out + "/" if trailing and len(parts) >= 1 else out
-
-
-def obs_path_to_bucket_form(value: Optional[str]) -> Optional[str]:
-    """``obs://bucket/path/`` -> ``/bucket/path/`` (the form the service often returns)."""
-    norm = normalize_obs_path(value)
-    if not isinstance(norm, str) or not norm.startswith("obs://"):
-        return norm
-    return "/" + norm[6:]
-
-
-def same_obs_path(a: Optional[str], b: Optional[str]) -> bool:
-    return normalize_obs_path(a) == normalize_obs_path(b)
 
 
 def normalize_environments(value: Any) -> Optional[dict[str, str]]:

@@ -9,12 +9,15 @@ import shutil
 import subprocess
 from collections.abc import Mapping
 from functools import lru_cache
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 
 def pinned_version() -> str:
     """The engine's version: the pulumi SDK's this package pins (scripts/versions.env says the same)."""
+    # Imported here: importlib.metadata costs 80 ms, and the command-line tools that read a checkpoint themselves
+    # never ask for the engine (issue 56: under a second).
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
+
     try:
         return version("pulumi")
     except PackageNotFoundError:  # pragma: no cover - the SDK is a dependency

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .table import duration_text
+from .show import duration_text
 
 
 def history_lines(key: str, runs: list[dict[str, Any]]) -> list[str]:

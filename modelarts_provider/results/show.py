@@ -17,3 +17,16 @@ def printable(text: str, secrets: Secrets | None = None) -> str:
     """`text` fit to print: control characters (ANSI sequences included) removed, newlines kept, and the one
     masking step (masking.py: the secrets of what it shows, else the running call's, and secret-looking shapes)."""
     return mask(_CONTROL.sub("", text), secrets)
+
+
+def duration_text(seconds: float | None) -> str:
+    """A run's duration as a person reads it: 42s, 3m05s, 2h07m ("-" when unknown). Here, not in table.py: `status`
+    prints durations without loading the results' models (issue 56: under a second)."""
+    if seconds is None:
+        return "-"
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"

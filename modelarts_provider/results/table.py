@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic.alias_generators import to_camel
 
 from .curves import Curve, first_diverged
+from .show import duration_text
 
 Goal = Literal["max", "min"]
 Scalar = str | int | float | bool
@@ -127,17 +128,6 @@ def collect(objective: SweepObjective | None, points: list[Point], *, ties_in_or
     return SweepResults(objective=objective, points=rank(points, goal, ties_in_order=ties_in_order),
                         best=best(points, goal, ties_in_order=ties_in_order) if objective else None,
                         failures=sum(1 for p in points if p.phase in FAILED))
-
-
-def duration_text(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    s = int(round(seconds))
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m{s % 60:02d}s"
-    return f"{s // 3600}h{s % 3600 // 60:02d}m"
 
 
 def number(value: float) -> str:

@@ -1,5 +1,5 @@
 """modelarts_provider.obs: settings from the `modelarts:` config / environment, endpoints, the
-boto3-based client against the local OBS (retries, errors, listing), and ObsError."""
+botocore-based client against the local OBS (retries, errors, listing), and ObsError."""
 
 from __future__ import annotations
 
