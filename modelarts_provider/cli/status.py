@@ -52,7 +52,7 @@ def live_views(client: Any, jobs: list[tuple[str, str, str | None, str | None]])
     views: dict[str, Any] = {}
     for workspace, ids in wanted.items():
         budget = (math.ceil(len(ids) / PAGE) + 1) * PAGE  # a page more than they fill, as the wait does
-        for seen, job in enumerate(client.iter_jobs(workspace_id=workspace), start=1):
+        for seen, job in enumerate(client.iter_job_summaries(workspace_id=workspace), start=1):
             if job.id in ids:
                 views[job.id] = job
                 ids.discard(job.id)

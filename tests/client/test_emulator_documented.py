@@ -116,6 +116,10 @@ def test_workspace_search_and_iter_jobs(client, emu):
     assert emu.counters()["search"] - before == 3
     assert [j.id for j in client.list_jobs(workspace_id=ws)] == [other.id]
     assert [j.id for j in client.iter_jobs(workspace_id=ws)] == [other.id]
+    # the status tool's lighter read of the same listing: the same jobs, ids, names and phases
+    full = [(j.id, j.name, j.phase) for j in client.iter_jobs()]
+    assert [(j.id, j.name, j.phase) for j in client.iter_job_summaries()] == full and len(full) == 7
+    assert [j.id for j in client.iter_job_summaries(workspace_id=ws)] == [other.id]
     assert client.find_by_name("elsewhere") is None
     assert client.find_by_name("elsewhere", workspace_id=ws).id == other.id
     with pytest.raises(ValueError):

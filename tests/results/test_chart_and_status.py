@@ -47,7 +47,8 @@ class Listing:
         self.jobs = jobs
         self.pages = 0
 
-    def iter_jobs(self, page_size: int = 50, *, workspace_id: str | None = None) -> Iterator[TrainingJob]:
+    def iter_job_summaries(self, *, workspace_id: str | None = None) -> Iterator[TrainingJob]:
+        page_size = 50  # the list API's largest page, as the client reads it
         for start in range(0, len(self.jobs), page_size):
             self.pages += 1
             yield from self.jobs[start:start + page_size]
