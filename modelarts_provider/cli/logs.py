@@ -158,7 +158,7 @@ def run(args: argparse.Namespace, *, out: TextIO = sys.stdout, note: Callable[[s
     with ModelArtsClient(stack_settings(pulumi, dict(os.environ), raw)) as client:
         secrets = client_secrets(client) + config_secrets
         try:
-            job = client.get_job(ref.id)
+            job = client.get_job_summary(ref.id)
             while True:
                 if job is None:
                     raise LogsError(f"training job {ref.label} ({ref.id}) does not exist any more")
@@ -184,7 +184,7 @@ def run(args: argparse.Namespace, *, out: TextIO = sys.stdout, note: Callable[[s
                         raise LogsError(f"training job {ref.label} ({ref.id}) was deleted")
                 note(f"{ref.label}: replaced by {after.label} ({after.id}); following it")
                 ref = after
-                job = client.get_job(ref.id)
+                job = client.get_job_summary(ref.id)
         except ModelArtsError as err:
             raise LogsError(one_line_error(err, secrets)) from None
 
@@ -223,7 +223,7 @@ def _all_runs(args: argparse.Namespace, pulumi: PulumiCli, out: TextIO, note: Ca
             label = f"{args.job} run {i} ({record.get('name') or job_id}, {record.get('phase') or '?'})"
             out.write(safe_line(f"=== {label} ===", secrets) + "\n")
             try:
-                job = client.get_job(job_id) if job_id else None
+                job = client.get_job_summary(job_id) if job_id else None
                 if job is None:
                     note(f"{label}: not in the service any more (its outputs: {record.get('outputPath') or '-'})")
                     continue
@@ -242,7 +242,7 @@ def _poll(client: Any, ref: JobRef, last: Any, note: Callable[[str], None], secr
     from ..client import ModelArtsError
 
     try:
-        job = client.get_job(ref.id)
+        job = client.get_job_summary(ref.id)
     except ModelArtsError as err:
         if not err.retryable:
             raise

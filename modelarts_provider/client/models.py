@@ -717,6 +717,10 @@ class _JobAccessors:
     def phase(self) -> Optional[str]:
         return as_text(self.status.phase)
 
+    @property
+    def task_statuses(self) -> list[TaskStatus]:
+        return as_list(self.status.task_statuses)
+
 
 class JobSummary(_JobAccessors, WireModel):
     """A job of the list API as the `status` tool reads it: its metadata and status, the rest of what the page carries
@@ -772,10 +776,6 @@ class TrainingJob(_JobAccessors, WireModel):
     @property
     def is_terminal(self) -> bool:
         return self.phase in TERMINAL_PHASES
-
-    @property
-    def task_statuses(self) -> list[TaskStatus]:
-        return as_list(self.status.task_statuses)
 
 
 class ActionRequest(WireModel):
@@ -865,7 +865,7 @@ class TaskLogPreview(WireModel):
         return num(self.current_size), num(self.full_size)
 
 
-def task_ids(job: TrainingJob) -> list[str]:
+def task_ids(job: JobSummary | TrainingJob) -> list[str]:
     """The job's task ids for the log API: ``status.tasks``, else ``task_statuses[].task``, else the
     documented single-node default ``worker-0``."""
     ids = [as_text(t) for t in job.status.tasks or []]

@@ -11,7 +11,7 @@ import requests
 
 from modelarts_emulator.testing import running_emulator
 from modelarts_provider.client import CreateTrainingJobRequest, ModelArtsClient, ModelArtsError
-from modelarts_provider.client.models import as_list
+from modelarts_provider.client.models import as_list, task_ids
 from modelarts_provider.client.signer import SdkHmacAuth
 
 from .test_emulator_client import job_request, settings_for
@@ -65,6 +65,10 @@ def test_task_job_round_trip(client, emu):
     assert client.find_by_name("tasks-job").id == created.id
     assert [j.id for j in client.list_jobs()] == [created.id]
     assert [j.id for j in client.iter_jobs()] == [created.id]
+    summary = client.get_job_summary(created.id)  # what `logs` reads: the same job, its phase and task ids
+    assert (summary.id, summary.name, summary.phase, task_ids(summary)) == (job.id, job.name, job.phase, task_ids(job))
+    assert "tasks" in summary.unknown_fields  # the rest kept, unparsed
+    assert client.get_job_summary("00000000-0000-0000-0000-000000000000") is None
     assert job.to_wire() == emu.jobs()[0] | {"status": job.to_wire()["status"]}
 
 
