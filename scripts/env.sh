@@ -10,10 +10,17 @@ MODELARTS_ENGINE_BIN="$MODELARTS_ENGINE_CACHE/engine-v$PULUMI_VERSION/bin"
 MODELARTS_STATE="${MODELARTS_STATE:-$MODELARTS_ROOT/.state}"
 export MODELARTS_ROOT MODELARTS_ENGINE_CACHE MODELARTS_ENGINE_BIN MODELARTS_STATE
 
-# A pulumi of the pinned version already on PATH wins; otherwise the one our installer built.
-if ! command -v pulumi >/dev/null 2>&1 || [ "$(pulumi version 2>/dev/null)" != "v$PULUMI_VERSION" ]; then
+# A pulumi of the pinned version already on PATH wins; otherwise the one our installer built. Ours found on PATH (a
+# shell that ran `eval "$(./dev env)"`, a command ./dev started) is not asked its version: `pulumi version` costs
+# 0.2 s, more than a fifth of what `./dev status` may take (issue 56).
+_modelarts_pulumi=$(command -v pulumi 2>/dev/null || true)
+if [ -z "$_modelarts_pulumi" ]; then
+  PATH="$MODELARTS_ENGINE_BIN:$PATH"
+elif ! [ "$_modelarts_pulumi" -ef "$MODELARTS_ENGINE_BIN/pulumi" ] &&
+     [ "$(pulumi version 2>/dev/null)" != "v$PULUMI_VERSION" ]; then
   PATH="$MODELARTS_ENGINE_BIN:$PATH"
 fi
+unset _modelarts_pulumi
 # Our other engine tools (the YAML language host, modelarts-sdkgen) also beside a pinned pulumi of your own.
 case ":$PATH:" in *":$MODELARTS_ENGINE_BIN:"*) ;; *) PATH="$PATH:$MODELARTS_ENGINE_BIN" ;; esac
 # A Pulumi home whose plugins/ holds the random plugin we built (found like a downloaded plugin).
