@@ -7,6 +7,7 @@ first offending parameter.
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -112,3 +113,13 @@ def parse(model: type[BaseModel], body: Any, prefix: str = "") -> Any:
         loc = loc.replace(".[", "[")
         param = f"{prefix}{loc}" if loc else (prefix.rstrip(".") or "body")
         raise errors.invalid_param(param, first["msg"]) from None
+
+
+def json_body(body: bytes) -> Any:
+    """A request body read as JSON; an empty or unreadable one is the service's bad-JSON error."""
+    if not body:
+        raise errors.bad_json("The request body is empty.")
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        raise errors.bad_json() from None

@@ -17,31 +17,28 @@ documents no code of its own for them); an unknown job is ModelArts.2775 as ever
 from __future__ import annotations
 
 import math
-import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
 from .. import errors
 from ..jobs.models import JobRow, Store
+from ..routes import operations, routes
 from . import catalog, simulate
 from .space import Search
 from .trials import RUNNING, Trial, list_header, list_row, trial_header, trial_rows
 
-_P = r"^/v2/(?P<project>[^/]+)"
-_J = _P + r"/training-jobs/(?P<job>[^/]+)"
-ROUTES: tuple[tuple[re.Pattern[str], dict[str, str]], ...] = (
-    (re.compile(_P + r"/search-algorithms$"), {"GET": "search_algorithms"}),
-    (re.compile(_P + r"/training-jobs/autosearch/yaml-templates$"), {"GET": "autosearch_yaml_templates"}),
-    (re.compile(_P + r"/training-jobs/autosearch/yaml-templates/(?P<type>[^/]+)/(?P<name>[^/]+)$"),
-     {"GET": "autosearch_yaml_template"}),
-    (re.compile(_J + r"/autosearch-trials$"), {"GET": "autosearch_trials"}),
-    (re.compile(_J + r"/autosearch-trials/(?P<trial>[^/]+)$"), {"GET": "autosearch_trial"}),
-    (re.compile(_J + r"/autosearch-trial-earlystop/(?P<trial>[^/]+)$"), {"POST": "autosearch_earlystop"}),
-    (re.compile(_J + r"/autosearch-parameter-analysis$"), {"GET": "autosearch_analysis"}),
-    (re.compile(_J + r"/autosearch-parameter-analysis/(?P<parameter>[^/]+)$"), {"GET": "autosearch_analysis_path"}),
-)
-OPERATIONS = frozenset(op for _, ops in ROUTES for op in ops.values())
+ROUTES = routes("""
+    GET   /v2/{project}/search-algorithms                                                  search_algorithms
+    GET   /v2/{project}/training-jobs/autosearch/yaml-templates                            autosearch_yaml_templates
+    GET   /v2/{project}/training-jobs/autosearch/yaml-templates/{type}/{name}              autosearch_yaml_template
+    GET   /v2/{project}/training-jobs/{job}/autosearch-trials                              autosearch_trials
+    GET   /v2/{project}/training-jobs/{job}/autosearch-trials/{trial}                      autosearch_trial
+    POST  /v2/{project}/training-jobs/{job}/autosearch-trial-earlystop/{trial}             autosearch_earlystop
+    GET   /v2/{project}/training-jobs/{job}/autosearch-parameter-analysis                  autosearch_analysis
+    GET   /v2/{project}/training-jobs/{job}/autosearch-parameter-analysis/{parameter}      autosearch_analysis_path
+""")
+OPERATIONS = operations(ROUTES)
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 1000
 

@@ -24,9 +24,30 @@ from urllib.parse import parse_qs
 
 from .. import errors
 from ..jobs.query import int_param, query_params
+from ..routes import operations, routes
 from .model import Algorithm, Catalog, Engine, Flavor
 
+# Each read counted as its own operation.
+ROUTES = routes("""
+    GET  /v2/{project}/training-job-flavors     flavors
+    GET  /v2/{project}/training-job-engines     engines
+    GET  /v2/{project}/algorithms               algorithms
+    GET  /v2/{project}/algorithms/{algorithm}   algorithm
+""")
+OPERATIONS = operations(ROUTES)
 FLAVOR_TYPES = ("CPU", "GPU", "Ascend")
+
+
+def handle(catalog: Catalog, op: str, params: dict[str, str], raw_query: str) -> tuple[int, Any]:
+    if op == "flavors":
+        return 200, flavors(catalog, raw_query)
+    if op == "engines":
+        return 200, engines(catalog)
+    if op == "algorithms":
+        return 200, algorithms(catalog, raw_query)
+    if op == "algorithm":
+        return 200, algorithm(catalog, params["algorithm"])
+    raise AssertionError(op)  # pragma: no cover - ROUTES lists every op
 
 
 def _flavor(f: Flavor) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .. import errors
 from .models import Store
+from ..routes import operations, routes
 from .query import int_param
 
 MAX_TAGS = 20  # per job: TMS's limit per resource (assumed: the SDK pages do not say)
@@ -38,17 +39,15 @@ MAX_TAGS = 20  # per job: TMS's limit per resource (assumed: the SDK pages do no
 KEY_RE = re.compile(r"[\w .:=+\-@]{1,128}\Z", re.UNICODE)
 VALUE_RE = re.compile(r"[\w .:/=+\-@]{0,255}\Z", re.UNICODE)
 
-BASE = r"^/v2/(?P<project>[^/]+)/modelarts-training-job"
-ROUTES = (
-    (re.compile(BASE + r"/tags$"), {"GET": "tags_project"}),
-    (re.compile(BASE + r"/resource-instances/filter$"), {"POST": "tags_filter"}),
-    (re.compile(BASE + r"/resource-instances/count$"), {"POST": "tags_count"}),
-    (re.compile(BASE + r"/(?P<job>[^/]+)/tags$"), {"GET": "tags_get"}),
-    (re.compile(BASE + r"/(?P<job>[^/]+)/tags/create$"), {"POST": "tags_create"}),
-    (re.compile(BASE + r"/(?P<job>[^/]+)/tags/delete$"), {"DELETE": "tags_delete"}),
-)
-OPERATIONS = frozenset(op for _, ops in ROUTES for op in ops.values())
-
+ROUTES = routes("""
+    GET     /v2/{project}/modelarts-training-job/tags                           tags_project
+    POST    /v2/{project}/modelarts-training-job/resource-instances/filter      tags_filter
+    POST    /v2/{project}/modelarts-training-job/resource-instances/count       tags_count
+    GET     /v2/{project}/modelarts-training-job/{job}/tags                     tags_get
+    POST    /v2/{project}/modelarts-training-job/{job}/tags/create              tags_create
+    DELETE  /v2/{project}/modelarts-training-job/{job}/tags/delete              tags_delete
+""")
+OPERATIONS = operations(ROUTES)
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")

@@ -11,7 +11,6 @@ the field (the training-job API's ``ModelArts.2788`` belongs to that API).
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, TypeVar
 from urllib.parse import parse_qs
 
@@ -22,25 +21,30 @@ from . import jobs as pool_jobs
 from ..catalog.model import Catalog
 from ..config import EmulatorConfig
 from ..jobs.models import Store
+from ..routes import operations, routes
 from .wire import (RESOURCE_FLAVORS, CreateNetworkBody, CreatePoolBody, FLAVORS_BY_NAME, PatchNetworkBody,
                         PatchPoolBody, PoolFault, render_flavor)
 from .state import PoolStore, PoolTimings
 
 M = TypeVar("M", bound=BaseModel)
 
-ROUTES = (
-    (re.compile(r"^/v2/(?P<project>[^/]+)/pools$"), {"POST": "pool_create", "GET": "pool_list"}),
-    (re.compile(r"^/v2/(?P<project>[^/]+)/pools/(?P<name>[^/]+)$"),
-     {"GET": "pool_get", "PATCH": "pool_update", "DELETE": "pool_delete"}),
-    (re.compile(r"^/v2/(?P<project>[^/]+)/pools/(?P<name>[^/]+)/nodes$"), {"GET": "pool_nodes"}),
-    (re.compile(r"^/v1/(?P<project>[^/]+)/networks$"), {"POST": "network_create", "GET": "network_list"}),
-    (re.compile(r"^/v1/(?P<project>[^/]+)/networks/(?P<name>[^/]+)$"),
-     {"GET": "network_get", "PATCH": "network_update", "DELETE": "network_delete"}),
-    (re.compile(r"^/v1/(?P<project>[^/]+)/resourceflavors$"), {"GET": "resource_flavors"}),
-    (re.compile(r"^/v1/(?P<project>[^/]+)/orders$"), {"GET": "order_list"}),
-    (re.compile(r"^/v1/(?P<project>[^/]+)/orders/(?P<name>[^/]+)$"), {"GET": "order_get"}),
-)
-OPERATIONS = frozenset(op for _, ops in ROUTES for op in ops.values())
+ROUTES = routes("""
+    POST    /v2/{project}/pools                    pool_create
+    GET     /v2/{project}/pools                    pool_list
+    GET     /v2/{project}/pools/{name}             pool_get
+    PATCH   /v2/{project}/pools/{name}             pool_update
+    DELETE  /v2/{project}/pools/{name}             pool_delete
+    GET     /v2/{project}/pools/{name}/nodes       pool_nodes
+    POST    /v1/{project}/networks                 network_create
+    GET     /v1/{project}/networks                 network_list
+    GET     /v1/{project}/networks/{name}          network_get
+    PATCH   /v1/{project}/networks/{name}          network_update
+    DELETE  /v1/{project}/networks/{name}          network_delete
+    GET     /v1/{project}/resourceflavors          resource_flavors
+    GET     /v1/{project}/orders                   order_list
+    GET     /v1/{project}/orders/{name}            order_get
+""")
+OPERATIONS = operations(ROUTES)
 CONTROLS = frozenset({"pools", "pool-faults"})
 
 

@@ -54,7 +54,7 @@ def real(server: EmulatorServer) -> Iterator[tuple[ModelArtsClient, Callable[[bo
                               max_retries=0)
 
     def allow_duplicates(on: bool) -> None:
-        server.app.allow_duplicate_names = on
+        server.app.jobs.allow_duplicate_names = on
 
     client = ModelArtsClient(settings)
     yield client, allow_duplicates
@@ -152,7 +152,7 @@ def test_fake_and_real_client_see_the_same(real):
 def test_fake_search_all_workspaces_lists_every_workspace(server, real):
     client, _ = real
     fake, _ = fake_side()
-    fake.search_all_workspaces = server.app.search_all_workspaces = True
+    fake.search_all_workspaces = server.app.jobs.search_all_workspaces = True
     try:
         observed = []
         for side in (fake, client):
@@ -162,7 +162,7 @@ def test_fake_search_all_workspaces_lists_every_workspace(server, real):
             observed.append(([j.name for j in side.list_jobs()], [j.name for j in side.list_jobs(workspace_id="ws-1")],
                              [j.name for j in side.list_jobs(workspace_id="0")]))
     finally:
-        server.app.search_all_workspaces = False
+        server.app.jobs.search_all_workspaces = False
     assert observed[0] == observed[1] == (["b", "a"], ["b"], ["a"])
 
 
