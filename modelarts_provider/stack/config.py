@@ -112,7 +112,7 @@ from ..core.messages import (BUCKET_RE, CIDR_RE, KEY_RE, NETWORK_NAME_RE, PARAM_
                              did_you_mean, explain)
 from ..core.rules import FILE_URL_RE, OBS_URL_RE, rule
 from ..cost.config import COST_MODEL_NAMES, BudgetConfig, FlavorPrice, ItemBudget
-from ..training_job.args import MAX_KEEP_RUNS, TrainingJobArgs
+from ..training_job.args import MAX_KEEP_RUNS, Retries, TrainingJobArgs, retries_conflict
 from .job_fields import Maps, with_declared
 from .search_config import SEARCH_MODEL_NAMES, SearchConfig
 from .sweep import as_param
@@ -249,10 +249,6 @@ class NfsConfig(_Cfg):
 
 # --- objectives and retries (issue 23) -------------------------------------------------------------
 
-RETRY_ANNOTATION = "fault-tolerance/job-retry-num"
-# The ModelArts user guide ("Unconditional Auto Restart") documents 1 to 128 for this annotation; the
-# API pages only give the example value 3.
-MAX_RETRIES = 128
 
 
 class _LogNumber(_Cfg):
@@ -324,8 +320,9 @@ class JobEntry(_Cfg):
     objective: Annotated[ObjectiveConfig | None, Maps()] = None  # read by the JobsAwait from the log
     # Curves (results/curves.py): read while the job runs (progress lines) and once it completed.
     metrics: Annotated[list[MetricConfig], Field(max_length=16), Maps()] = Field(default_factory=list)
-    retries: Annotated[Annotated[int, Field(ge=1, le=MAX_RETRIES)] | None, Maps(carries=("annotations",),
-                                                                                 sends=True)] = None
+    # the TrainingJob's own argument (both doors), written into its annotations there; a row of its own: its value
+    # is sent (as that annotation), unlike the arguments that only steer the provider (program.job_args passes it)
+    retries: Annotated[Retries | None, Maps("retries", carries=("annotations",), sends=True)] = None
     # The service's own hyperparameter search (stack/search_config.py): one job runs every trial.
     search: Annotated[SearchConfig | None, Maps("algorithm.policies", secret=True, sends=True)] = None
     # A failure on record, not a blocker (issue 56): read by the JobsAwait (awaiting/accepted.py), as objective.
@@ -356,9 +353,9 @@ class JobEntry(_Cfg):
         dup = next((i for i, n in enumerate(names) if names.index(n) != i), None)
         if dup is not None:
             raise rule(f"metrics[{dup}].name", f"{names[dup]!r} is declared twice: each metric has its own name")
-        if self.retries is not None and RETRY_ANNOTATION in self.annotations:
-            raise rule("retries", f"sets the annotation {RETRY_ANNOTATION}: set retries or that annotation, "
-                                  "not both")
+        conflict = retries_conflict(self.retries, self.annotations) if self.retries is not None else None
+        if conflict:
+            raise rule("retries", conflict)
         return self
 
     @model_validator(mode="after")

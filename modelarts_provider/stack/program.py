@@ -16,7 +16,7 @@ from ..training_job.args import TrainingJobArgs
 from ..training_job.check import failures_from
 from ..training_job.service_limit import auto_stop_arg
 from .search_config import SearchConfig
-from .config import (PROJECT, RETRY_ANNOTATION, JobEntry, MetricConfig, ObjectiveConfig, ObsConfig, StackConfig,
+from .config import (PROJECT, JobEntry, MetricConfig, ObjectiveConfig, ObsConfig, StackConfig,
                      StackConfigError, is_absolute_path)
 from .job_fields import maps_of
 from .sweep import as_param, point_names
@@ -133,7 +133,7 @@ def job_args(cfg: StackConfig, job: JobEntry, out_dir: str, *, name: str | None,
 
     args: dict[str, Any] = {
         "name": name,
-        "annotations": {**job.annotations, **({RETRY_ANNOTATION: str(job.retries)} if job.retries else {})},
+        "annotations": job.annotations, "retries": job.retries,
         "tags": {**cfg.default_tags, **job.tags},  # Terraform's default_tags: the job's own win
         "algorithm": alg, "flavor_id": pool.flavor,
         "pool_id": PENDING_POOL if pool.create is not None else pool.pool_id,

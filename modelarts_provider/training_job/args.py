@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from ..core import messages
 from ..core.fields import Change, ConfigKey, Declared, Unset, fields_changing, to_wire as declared_wire
@@ -396,6 +396,21 @@ def _OPTION(config: str | None = None) -> Declared:  # noqa: N802 - reads as a k
 # Runs of one job the service keeps by default when finished runs are kept (keep_runs).
 DEFAULT_KEEP_RUNS = 10
 MAX_KEEP_RUNS = 1000
+# Restarts after a failure (issue 23): an annotation the service reads. The ModelArts user guide ("Unconditional
+# Auto Restart") documents 1 to 128 for it; the API pages only give the example value 3.
+RETRY_ANNOTATION = "fault-tolerance/job-retry-num"
+MAX_RETRIES = 128
+Retries = Annotated[int, Field(ge=1, le=MAX_RETRIES)]  # the type of both doors' retries
+
+
+def retries_conflict(retries: int, annotations: Mapping[str, str]) -> str | None:
+    """Why `retries` and the annotations disagree (the annotation set to another count), else None: the rule of
+    both doors (a job entry's, the TrainingJob's)."""
+    if RETRY_ANNOTATION in annotations and annotations[RETRY_ANNOTATION] != str(retries):
+        return f"sets the annotation {RETRY_ANNOTATION}: set retries or that annotation, not both"
+    return None
+
+
 # A job's tags (TMS), as the SDK's TmsTag says: key 1-128 letters (any language), digits, spaces and
 # _ . : = + - @, no space at either end, not _sys_...; value 0-255 of the same and '/'. A job holds at most
 # MAX_TAGS (TMS's limit per resource, assumed), two of them the owner mark's.
@@ -437,10 +452,16 @@ class TrainingJobArgs(_ArgModel):
     workspace_id: Annotated[str | None, Declared(api="metadata.workspace_id", read=wire_forms.workspace_read,
                                                  config="workspaceId", unset=wire_forms.DEFAULT_WORKSPACE)] = Field(
         None, description="Workspace of the job (service default \"0\").")
+    # Declared before annotations, which it is written into (_own_annotations reads it). Messages only as a field
+    # (never a diff, never stored): the annotation carries it, as the stack program wrote it before either door
+    # took it, so a stack's recorded jobs and their derived names stay as they were.
+    retries: Annotated[Retries | None, Declared(change=Change.IGNORED)] = Field(None, description=(
+            f"Times the service restarts the job after a failure, 1-{MAX_RETRIES} (the annotation "
+            f"{RETRY_ANNOTATION}, written into annotations; a change replaces the job)."))
     # the service may leave annotations out of a job's details (core/ownership.py): then nothing is known of them
     annotations: Annotated[dict[str, str], Declared(api="metadata.annotations", read=wire_forms.annotations_read,
                                                     unset=Unset.UNKNOWN)] = Field(
-        default_factory=dict, description="metadata.annotations sent with the job (keys starting modelarts-pulumi/ "
+        default_factory=dict, validate_default=True, description="metadata.annotations sent with the job (keys starting modelarts-pulumi/ "
                                           "are the owner mark this provider writes itself).")
     # sent by the tag API right after the create (lifecycle.set_tags), not in the create body
     tags: Annotated[dict[str, str], Declared(change=Change.IN_PLACE)] = Field(default_factory=dict, description=(
@@ -530,12 +551,18 @@ class TrainingJobArgs(_ArgModel):
 
     @field_validator("annotations")
     @classmethod
-    def _own_annotations(cls, v: dict[str, str]) -> dict[str, str]:
+    def _own_annotations(cls, v: dict[str, str], info: ValidationInfo) -> dict[str, str]:
         taken = sorted(k for k in v if k.startswith(OWNERSHIP_PREFIX))
         if taken:
             raise ValueError(f"{taken[0]}: keys starting with {OWNERSHIP_PREFIX} are the owner mark this tool "
                              "writes itself; use another prefix")
-        return v
+        retries = info.data.get("retries")
+        if retries is None:
+            return v
+        conflict = retries_conflict(retries, v)
+        if conflict:
+            raise ValueError(conflict)
+        return {**v, RETRY_ANNOTATION: str(retries)}
 
     @field_validator("tags")
     @classmethod

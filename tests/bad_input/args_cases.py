@@ -167,6 +167,9 @@ ARGS_CASES: list[Case] = [
          "output_per_run: needs a derived name (leave name unset): the run's folder is named after the derived job "
          "name, renewed with each run"),
     Case("args-keep-runs-too-many", top("keep_runs", 1001), "keep_runs: must be at most 1000, not 1001"),
+    Case("args-retries-zero", top("retries", 0), "retries: must be at least 1, not 0"),
+    Case("args-retries-and-its-annotation", top("retries", 2) + top("annotations", {"fault-tolerance/job-retry-num": "3"}),
+         "annotations: sets the annotation fault-tolerance/job-retry-num: set retries or that annotation, not both"),
     Case("args-replace-failed-not-bool", top("replace_failed", "perhaps"),
          "replace_failed: must be a boolean (true or false), not a string 'perhaps'"),
     Case("args-adopt-job-id-empty", top("adopt_job_id", ""),

@@ -50,10 +50,15 @@ def emu(tmp_path: Path, pulumi_engine: Path) -> Iterator[Any]:
 # --- one program, either door ------------------------------------------------------------------------
 
 
+RETRIES = 2  # restarts after a failure: the argument both doors take, sent as the service's annotation
+RETRY_ANNOTATION = "fault-tolerance/job-retry-num"
+
+
 def _yaml_job(lr: float, **extra: Any) -> dict[str, Any]:
     return {"type": "modelarts:index:TrainingJob",
             "properties": {"algorithm": {"id": ALGORITHM_ID, "parameters": [{"name": "lr", "value": str(lr)}]},
-                           "flavorId": CPU, "pollIntervalSeconds": 0.2, "deleteTimeoutSeconds": 120, **extra}}
+                           "flavorId": CPU, "pollIntervalSeconds": 0.2, "deleteTimeoutSeconds": 120,
+                           "retries": RETRIES, **extra}}
 
 
 class Program:
@@ -62,13 +67,17 @@ class Program:
     def __init__(self, door: str, base: Path, emu: Any, jobs: dict[str, float]) -> None:
         self.door = door
         if door == "python":
-            self.stack = job_stack(base, emu, jobs={k: job(parameters={"lr": lr}) for k, lr in jobs.items()})
+            self.stack = job_stack(base, emu, jobs={k: self._job(lr) for k, lr in jobs.items()})
         else:
             self.stack = yaml_stack(base, emu, {k: _yaml_job(lr) for k, lr in jobs.items()})
 
+    @staticmethod
+    def _job(lr: float) -> dict[str, Any]:
+        return job(parameters={"lr": lr}, retries=RETRIES)
+
     def edit(self, jobs: dict[str, float]) -> None:
         if self.door == "python":
-            update_config(self.stack, {f"{PROJECT}:jobs": {k: job(parameters={"lr": lr}) for k, lr in jobs.items()}})
+            update_config(self.stack, {f"{PROJECT}:jobs": {k: self._job(lr) for k, lr in jobs.items()}})
         else:
             write_program(self.stack.workdir, {k: _yaml_job(lr) for k, lr in jobs.items()})
 
@@ -117,6 +126,8 @@ def test_a_killed_up_then_an_edit_leaves_nothing_of_ours_untracked(tmp_path: Pat
     assert sorted(p["value"] for j in live.values() for p in j["algorithm"]["parameters"] if p["name"] == "lr") \
         == ["0.1", "0.3"]
     assert emu.counters()["create"] <= 3, "a job of the same spec was created twice"
+    # retries reach the service as its annotation through either door (the taken-over job's too)
+    assert all(j["metadata"]["annotations"].get(RETRY_ANNOTATION) == str(RETRIES) for j in live.values())
     # A replacement: a's new spec gets a new derived name; the old job leaves with its record.
     names = {j["metadata"]["name"] for j in live.values()}
     program.edit({"a": 0.5, "b": 0.3})

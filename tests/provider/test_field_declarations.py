@@ -25,7 +25,7 @@ BEFORE_PROVIDER_ONLY = {"wait_for", "wait_timeout_seconds", "poll_interval_secon
                         "delete_before_replace", "replace_failed", "adopt_job_id", "derived_name", "owner",
                         "keep_finished_runs", "output_per_run", "keep_runs", "secret_paths"}
 BEFORE_UPDATABLE = {"description", "tags"}
-BEFORE_MESSAGE_ONLY = {"config_keys"}
+BEFORE_MESSAGE_ONLY = {"config_keys", "retries"}  # retries: carried by its annotation (args.py)
 
 
 def test_derived_diff_rules_equal_the_hand_written_ones() -> None:

@@ -62,7 +62,9 @@ def test_what_a_job_sends_is_in_the_create_request() -> None:
     # path inside the request's model
     sent = {f.name: f.declared.api for f in declarations(TrainingJobArgs) if f.declared.api is not None}
     assert {str(api).split(".")[0] for api in sent.values()} <= set(CreateTrainingJobRequest.model_fields)
-    wire = set(sent) | {"tags"}  # sent by the tag API right after the create (the create request has no tags)
+    # tags: sent by the tag API right after the create (the create request has no tags); retries: written into the
+    # annotations (training_job/args.py), sent with them
+    wire = set(sent) | {"tags", "retries"}
     assert {p[0] for p in TABLE.sent} <= wire
 
 
@@ -143,7 +145,7 @@ SECRET_INPUTS_AS_BEFORE = {
 }
 WHOLE_ENTRY_AS_BEFORE = {("flavor_id",), ("pool_id",), ("node_count",), ("description",), ("algorithm",),
                          ("log_export_path",), ("auto_stop",), ("volumes",), ("annotations",), ("tags",),
-                         ("workspace_id",)}
+                         ("workspace_id",), ("retries",)}  # retries: now the TrainingJob's own argument
 
 
 def test_the_derived_keys_give_the_inputs_the_hand_written_ones_gave() -> None:
