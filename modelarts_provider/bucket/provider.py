@@ -36,14 +36,14 @@ from ..core.renames import RENAMED_HINT
 from ..client.errors import ModelArtsError
 from ..core.jobs_on_pool import of_this_stack
 from ..core.provider_config import ProviderConfigError
+from ..core.resource_inputs import inputs_among
 from .args import OUTPUT_KEYS, BucketArgs, BucketOutputs
 from .run_folders import foreign_folders, kept_by
 
 DELETE_PARALLELISM = 8
 
 
-def _inputs(props: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in props.items() if k not in OUTPUT_KEYS and not k.startswith("__") and v is not None}
+_inputs = inputs_among(BucketOutputs, drop_none=True)
 
 
 def _key(props: dict[str, Any]) -> str | None:

@@ -8,32 +8,23 @@ or without the boot file is refused at preview whatever the program managed to c
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pydantic import ValidationError
 
+from ..core.failures import Failure
 from ..core.messages import explain
-from ..obs.names import bucket_name_problem
+from ..core.resource_inputs import Checked, inputs_among
 from ..core.unknowns import is_unknown
-from .args import INPUT_NAMES, OUTPUT_KEYS, CodeUploadArgs
+from ..obs.names import bucket_name_problem
+from .args import INPUT_NAMES, CodeUploadArgs, CodeUploadOutputs
 from .manifest import Limits, Manifest, ScanError, scan
 
-__all__ = ["Failure", "check_inputs", "boot_file_problem", "directory_failures"]
+__all__ = ["check_inputs", "boot_file_problem", "directory_failures"]
 
 
-@dataclass(frozen=True)
-class Failure:
-    property: str
-    reason: str
-
-    def __str__(self) -> str:
-        return f"{self.property}: {self.reason}"
-
-
-def strip_outputs(props: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in props.items() if k not in OUTPUT_KEYS and not k.startswith("__")}
+strip_outputs = inputs_among(CodeUploadOutputs)
 
 
 def boot_file_problem(boot_file: str, local_dir_name: str = "local_dir") -> str | None:
@@ -68,7 +59,7 @@ def directory_failures(local_dir: str, source: Path, boot_file: str, excludes: S
     return manifest, failures
 
 
-def check_inputs(news: dict[str, Any]) -> tuple[CodeUploadArgs | None, list[Failure]]:
+def check_inputs(news: dict[str, Any]) -> Checked[CodeUploadArgs | None]:
     raw = {k: v for k, v in strip_outputs(news).items() if v is not None}  # absent: "is required"
     bucket_unknown = is_unknown(raw.get("bucket"))
     candidate = {**raw, "bucket": "unknown-at-preview"} if bucket_unknown else raw
@@ -81,7 +72,7 @@ def check_inputs(news: dict[str, Any]) -> tuple[CodeUploadArgs | None, list[Fail
         for loc, reason in explain(err.errors(include_url=False)):
             name = str(loc[0]) if loc else "code"
             failures.append(Failure(INPUT_NAMES.get(name, name), reason))
-        return None, failures
+        return Checked(None, failures)
 
     failures: list[Failure] = []
     if not bucket_unknown and (problem := bucket_name_problem(args.bucket)):
@@ -90,7 +81,7 @@ def check_inputs(news: dict[str, Any]) -> tuple[CodeUploadArgs | None, list[Fail
                                          args.excludes, args.limits)
     failures += found
     if manifest is None:
-        return None, failures
+        return Checked(None, failures)
     if args.content_hash is None and not failures:
         failures.append(Failure("local_dir", f"{args.local_dir} changed while the program read it: run again"))
-    return (None if failures else args), failures
+    return Checked(None if failures else args, failures)

@@ -70,8 +70,7 @@ def _same(key: str, old: Any, new: Any) -> bool:
 
 class CodeUploadProvider(ObsProviderBase):
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
-        _args, failures = check_inputs(news)
-        out = [CheckFailure(f.property, f.reason) for f in failures] + self.config_failures()
+        out = [CheckFailure(f.property, f.reason) for f in check_inputs(news).failures] + self.config_failures()
         return CheckResult(news, out)
 
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:

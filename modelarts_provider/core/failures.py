@@ -24,6 +24,9 @@ class Failure:
     property: str
     reason: str
 
+    def __str__(self) -> str:
+        return f"{self.property}: {self.reason}"
+
 
 def _value_at(raw: Any, loc: tuple[Any, ...]) -> tuple[bool, Any]:
     """Follow loc into the raw input; (True, UNKNOWN) as soon as an unknown is met on the way."""
@@ -51,15 +54,16 @@ def format_loc(loc: tuple[Any, ...]) -> str:
 
 
 def failures_from(error: ValidationError, raw: dict[str, Any], model_names: Iterable[str] = (),
-                  prefix: tuple[Any, ...] = ()) -> list[Failure]:
-    """One Failure per bad field, in words (messages.py); errors hidden behind unknown values are skipped."""
+                  prefix: tuple[Any, ...] = (), whole: str = "args") -> list[Failure]:
+    """One Failure per bad field, in words (messages.py); errors hidden behind unknown values are skipped. A
+    failure of the whole model (no field's) is named `whole`."""
     out: list[Failure] = []
     seen: set[str] = set()
     for loc, reason in explain(error.errors(), model_names):
         hidden, _ = _value_at(raw, loc)
         if hidden:
             continue
-        prop = format_loc(prefix + loc) or "args"
+        prop = format_loc(prefix + loc) or whole
         if prop in seen:
             continue
         seen.add(prop)

@@ -28,6 +28,7 @@ from .ownership import keyed, with_key_secret
 from .provider_error import ProviderError  # noqa: F401 - imported from here by every provider
 from .recorded_failure import RecordedFailure, init_failed_status
 from .renames import RENAMED_FROM_KEY, RENAMES, RenameRefused
+from .resource_inputs import Checked
 from .provider_config import NAMESPACE, ProviderConfigError, ProviderSettings, resolve_settings
 from ..waiting import Condition, Done, Failed, wait
 from ..waiting.cancel import cancelled, request_cancel  # the engine's Cancel (re-exported: waits, plugin)
@@ -408,11 +409,14 @@ class ModelArtsProvider(SettingsProvider[ProviderSettings]):
     def _api(self) -> Any:
         return client_for(self._require_settings())
 
-    def _checked(self, news: dict[str, Any], failures: list[tuple[str, str]]) -> CheckResult:
-        """check()'s answer: the inputs as given (the owner mark's key a secret of its own: core/ownership.py;
-        the stack's seed never kept), one failure per (property, reason), and unusable provider settings as
-        one more (they fail the preview here rather than the first API call)."""
-        out = [CheckFailure(p, r) for p, r in failures]
+    def _checked(self, olds: dict[str, Any], news: dict[str, Any],
+                 check: Callable[[dict[str, Any]], Checked[Any]]) -> CheckResult:
+        """check()'s answer for a resource whose inputs are kept as given: the inputs (the owner mark's key, made
+        from the stack's seed, a secret of its own: core/ownership.py; the seed never kept), one failure per bad
+        field, and unusable provider settings as one more (they fail the preview here rather than the first API
+        call)."""
+        news = keyed(news, olds)
+        out = [CheckFailure(f.property, f.reason) for f in check(news).failures]
         if self._config_error is not None:
             out.append(CheckFailure("modelarts", f"provider configuration: {self._config_error}"))
         return CheckResult(with_key_secret(keyed(news, None)), out)

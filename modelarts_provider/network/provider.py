@@ -21,7 +21,7 @@ from ..client.pool_models import WORKSPACE_LABEL, Network, create_network_body
 from ..core.jobs_on_pool import NETWORK_FORCE, clear_for_delete
 from ..core.location import check_same_place, location_of
 from ..core.owned_objects import marks_of, our_namesake, our_pools_on, ours_to_delete, wait_gone
-from ..core.ownership import OwnerMark, keyed, with_key_secret, token_on
+from ..core.ownership import OwnerMark, with_key_secret, token_on
 from ..core.provider_base import ModelArtsProvider, ProviderError, cancelled, say
 from .args import OUTPUT_KEYS, NetworkArgs
 from .check import check_inputs, strip_outputs
@@ -33,8 +33,7 @@ POOL_GONE_WAIT_S = 1800.0
 
 class NetworkProvider(ModelArtsProvider):
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
-        news = keyed(news, olds)  # the stack's seed made the owner mark's key (core/ownership.py)
-        return self._checked(news, check_inputs(news))
+        return self._checked(olds, news, check_inputs)
 
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         replaces = replaced_fields(olds, news)

@@ -28,7 +28,7 @@ from ..client.errors import ModelArtsError
 from ..client.pool_models import DESCRIPTION_ANNOTATION, WORKSPACE_LABEL, Pool, create_pool_body, patch_pool_body
 from ..core.jobs_on_pool import clear_for_delete
 from ..core.location import check_same_place, location_of
-from ..core.ownership import OwnerMark, keyed, with_key_secret
+from ..core.ownership import OwnerMark, with_key_secret
 from ..core.owned_objects import (marks_of, network_token_mark, our_namesake, ours_to_delete, require_ours,
                                   wait_gone)
 from ..core.provider_base import ModelArtsProvider, ProviderError, say
@@ -42,8 +42,7 @@ GONE_WAIT_S = 1800.0
 
 class ResourcePoolProvider(ModelArtsProvider):
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
-        news = keyed(news, olds)  # the stack's seed made the owner mark's key (core/ownership.py)
-        return self._checked(news, check_inputs(news))
+        return self._checked(olds, news, check_inputs)
 
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         replaces, updates = decide(olds, news)

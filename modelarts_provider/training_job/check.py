@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..core.failures import Failure, failures_from as _failures_from
+from ..core.resource_inputs import Checked
 from ..core.unknowns import STAND_IN_TOKEN, contains_unknown, is_unknown
 from .args import MODEL_NAMES
 from .normalize import spec_of, try_canonical, validated
@@ -51,8 +52,8 @@ def _probe(raw: dict[str, Any]) -> dict[str, Any]:
     return raw
 
 
-def check_inputs(news: dict[str, Any], olds: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[Failure]]:
-    """Returns (inputs to store, failures). Valid inputs come back canonical (see normalize.py)."""
+def check_inputs(news: dict[str, Any], olds: dict[str, Any] | None = None) -> Checked[dict[str, Any]]:
+    """(inputs to store, failures). Valid inputs come back canonical (see normalize.py); others as given."""
     raw = strip_outputs(news)
     probe = _probe(raw)
     try:
@@ -60,9 +61,9 @@ def check_inputs(news: dict[str, Any], olds: dict[str, Any] | None = None) -> tu
     except ValidationError as e:
         failures = failures_from(e, probe)
         if failures:
-            return raw, failures
+            return Checked(raw, failures)
     previous = strip_outputs(olds) if olds else None
     norm = try_canonical(raw, previous)
     if norm is None:  # only unknown-hidden errors: decided once the values are known
-        return raw, []
-    return (_keep_name(norm, olds) if olds else norm), []
+        return Checked(raw, [])
+    return Checked(_keep_name(norm, olds) if olds else norm, [])

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from ..client.clouds import CLOUDS, DEFAULT_CLOUD
 from ..client.models import TrainingJob, as_list, output_urls
+from ..core.resource_inputs import inputs_among
 
 
 class TaskStatusOutput(BaseModel):
@@ -48,11 +49,7 @@ class JobStatusOutputs(BaseModel):
 
 
 OUTPUT_KEYS = frozenset(JobStatusOutputs.model_fields)
-
-
-def strip_outputs(props: dict[str, Any]) -> dict[str, Any]:
-    """The inputs among a resource's properties (no status outputs, no engine-internal `__` keys)."""
-    return {k: v for k, v in props.items() if k not in OUTPUT_KEYS and not k.startswith("__")}
+strip_outputs = inputs_among(JobStatusOutputs)  # the inputs among a job's properties
 
 
 def _iso(ms: int | None) -> str | None:
