@@ -166,15 +166,6 @@ def _workspace_id(value: Any) -> str:
     return _str(value, "metadata.workspace_id") or "0"
 
 
-def validate_description(value: Any) -> str:
-    desc = _str(value, "description", required=False)
-    if desc is None:
-        raise errors.invalid_param("description", "is required")
-    if len(desc) > DESCRIPTION_MAX:
-        raise errors.invalid_param("description", f"must be at most {DESCRIPTION_MAX} characters")
-    return desc
-
-
 def _emulator_annotations(ann: dict[str, str]) -> tuple[str, float | None, int, str | None]:
     outcome = ann.get(ANN_OUTCOME, "complete")
     if outcome not in OUTCOMES:

@@ -21,7 +21,6 @@ NAME_LABEL = "os.modelarts/name"
 WORKSPACE_LABEL = "os.modelarts/workspace.id"
 ORDER_LABEL = "os.modelarts/order.name"  # the order of a pool's latest create or scale (Terraform waits on it)
 DESCRIPTION_ANNOTATION = "os.modelarts/description"
-SCOPES = ("Train", "Infer", "Notebook")
 Scope = Literal["Train", "Infer", "Notebook"]
 
 

@@ -28,7 +28,9 @@ from typing import Any
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 from pydantic import ValidationError
 
-from ..core.provider_base import ModelArtsProvider, ProviderError, cancelled, engine_alive, say
+from ..core.provider_base import ModelArtsProvider, engine_alive, say
+from ..core.provider_error import ProviderError
+from ..waiting import cancelled
 from ..core.job_secrets import job_secrets
 from ..core.recorded_failure import RecordedFailure
 from ..core.failures import failures_from

@@ -27,9 +27,9 @@ from typing import Any
 from ..client.errors import JOB_NOT_FOUND, ModelArtsError
 from ..client.models import ACTIVE_PHASES, TrainingJob
 from ..client.pool_models import WORKSPACE_LABEL, Pool
-from ..waiting import REAL, Clock, Condition, Done, Failed, wait
+from ..waiting import REAL, Clock, Condition, Done, Failed, cancelled, wait
 from .ownership import MARK_ANNOTATION, OWNER_ANNOTATION, OwnerMark, owner_text, proves
-from .provider_base import ProviderError, cancelled
+from .provider_error import ProviderError
 
 POOL_FORCE = "on the pool (force_delete in a program)"  # where the force of a pool's own delete is set
 NETWORK_FORCE = "on the network (force_delete in a program)"  # ... of a network's delete (its untracked pools)

@@ -25,7 +25,8 @@ from .call_urn import current_stack
 from ..client.owner_token import NETWORK_TOKEN_ANNOTATION
 from .ownership import OwnerMark, marks_from, owner_text, proves, token_on
 from .renames import RENAMED_HINT
-from .provider_base import ProviderError, say
+from .provider_base import say
+from .provider_error import ProviderError
 from ..waiting import REAL, Clock, Failed, wait
 from ..waiting.cancel import cancelled
 from ..waiting.conditions import gone

@@ -25,13 +25,13 @@ from .unknowns import one_spelling
 from .call_urn import CURRENT_URN
 from .masking import NONE, Secrets, binding, mask
 from .ownership import keyed, with_key_secret
-from .provider_error import ProviderError  # noqa: F401 - imported from here by every provider
+from .provider_error import ProviderError
 from .recorded_failure import RecordedFailure, init_failed_status
 from .renames import RENAMED_FROM_KEY, RENAMES, RenameRefused
 from .resource_inputs import Checked
 from .provider_config import NAMESPACE, ProviderConfigError, ProviderSettings, resolve_settings
 from ..waiting import Condition, Done, Failed, wait
-from ..waiting.cancel import cancelled, request_cancel  # the engine's Cancel (re-exported: waits, plugin)
+from ..waiting.cancel import request_cancel  # the engine's Cancel
 
 S = TypeVar("S")
 

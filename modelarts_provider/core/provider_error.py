@@ -1,4 +1,4 @@
-"""The error a provider call raises when it cannot proceed (re-exported by provider_base, where callers import it)."""
+"""The error a provider call raises when it cannot proceed."""
 
 from __future__ import annotations
 

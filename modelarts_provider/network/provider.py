@@ -22,11 +22,12 @@ from ..core.jobs_on_pool import NETWORK_FORCE, clear_for_delete
 from ..core.location import check_same_place, location_of
 from ..core.owned_objects import marks_of, our_namesake, our_pools_on, ours_to_delete, wait_gone
 from ..core.ownership import OwnerMark, with_key_secret, token_on
-from ..core.provider_base import ModelArtsProvider, ProviderError, cancelled, say
+from ..core.provider_base import ModelArtsProvider, say
+from ..core.provider_error import ProviderError
 from .args import OUTPUT_KEYS, NetworkArgs
 from .check import check_inputs, strip_outputs
 from .diff import option_changes, replaced_fields
-from ..waiting import REAL, Clock, Condition, Done, Failed, wait
+from ..waiting import REAL, Clock, Condition, Done, Failed, cancelled, wait
 
 POOL_GONE_WAIT_S = 1800.0
 

@@ -34,7 +34,7 @@ from ..core.job_secrets import secret_inputs
 from ..core.identity import is_seed, new_seed
 from ..core.masking import Secrets, binding
 from ..core.recorded_failure import RecordedFailure
-from ..core.provider_base import CALLS_IN_FLIGHT, SettingsProvider, request_cancel  # blocking calls in flight at once
+from ..core.provider_base import CALLS_IN_FLIGHT, SettingsProvider  # blocking calls in flight at once
 from ..core.provider_base import say
 from ..core.provider_config import NAMESPACE
 from ..core.unknowns import is_unknown
@@ -44,6 +44,7 @@ from ..training_job.catalog_check import needs_check
 from ..training_job.normalize import try_canonical
 from ..training_job.outputs import strip_outputs
 from ..training_job.provider import TrainingJobProvider
+from ..waiting import request_cancel
 from .doors import DOORS, PACKAGE, Context, Door
 from .names import Names
 from .schema import schema, snake_schema

@@ -15,8 +15,7 @@ from typing import Any, Callable
 from pydantic import BaseModel
 
 from ..client.pool_models import Pool
-from ..core.provider_base import cancelled
-from ..waiting import REAL, Clock, Condition, Done, Failed, wait
+from ..waiting import REAL, Clock, Condition, Done, Failed, cancelled, wait
 
 
 class PoolNotUsable(Exception):

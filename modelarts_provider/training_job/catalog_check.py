@@ -31,7 +31,7 @@ from typing import Any
 from ..client.errors import ModelArtsError
 from .catalog_hints import SECRET_SHOWN
 from .catalog_hints import did_you_mean as _close
-from .check import Failure
+from ..core.failures import Failure
 from .normalize import spec_of, try_canonical
 from .outputs import strip_outputs
 from .search_check import search_failures

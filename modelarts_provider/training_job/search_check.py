@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from .catalog_hints import SECRET_SHOWN, did_you_mean
-from .check import Failure
+from ..core.failures import Failure
 from ..core.unknowns import contains_unknown
 
 # The entry's own fields that become algorithm parameters (stack/search_config.py), for messages.

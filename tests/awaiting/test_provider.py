@@ -13,7 +13,7 @@ from pulumi.output import Unknown
 from modelarts_provider.awaiting import provider as provider_mod
 from modelarts_provider.awaiting.provider import JobsAwaitProvider
 from modelarts_provider.awaiting.watcher import Watcher
-from modelarts_provider.core.provider_base import ProviderError
+from modelarts_provider.core.provider_error import ProviderError
 from modelarts_provider.core.unknowns import UNKNOWN
 from modelarts_provider.waiting import FakeClock
 

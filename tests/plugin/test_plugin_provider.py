@@ -17,7 +17,7 @@ from modelarts_provider.plugin.doors import DOORS, Context, jobs_await_timeouts,
 from modelarts_provider.plugin.provider import ModelArtsPlugin, _config_of
 from modelarts_provider.plugin.schema import schema
 from modelarts_provider.plugin.values import from_plain, plain_map, property_map, to_plain
-from modelarts_provider.core.provider_base import ProviderError
+from modelarts_provider.core.provider_error import ProviderError
 from modelarts_provider.training_job.args import TrainingJobArgs
 from modelarts_provider.core.unknowns import UNKNOWN
 from modelarts_provider.training_job.naming import with_identity
@@ -167,13 +167,12 @@ def test_calls_run_beside_each_other() -> None:
 
 def test_engine_cancel_reaches_the_waits() -> None:
     """The engine's Cancel (first Ctrl-C) arrives first-hand: the flag every wait of the process checks."""
-    from modelarts_provider.core import provider_base
     from modelarts_provider.waiting import cancel
 
-    assert not provider_base.cancelled()
+    assert not cancel.cancelled()
     try:
         _run(ModelArtsPlugin().cancel())
-        assert provider_base.cancelled()
+        assert cancel.cancelled()
     finally:
         cancel._CANCELLED.clear()  # process-wide: other tests of this worker wait normally
 

@@ -16,7 +16,7 @@ from modelarts_provider.client.errors import CLIENT_CANCELLED, ModelArtsError
 from modelarts_provider.client.pool_models import Network, Pool
 from modelarts_provider.waiting import cancel
 from modelarts_provider.core.owned_objects import wait_gone
-from modelarts_provider.core.provider_base import ProviderError
+from modelarts_provider.core.provider_error import ProviderError
 from modelarts_provider.network.args import NetworkArgs
 from modelarts_provider.network.provider import NetworkProvider
 from modelarts_provider.core import jobs_on_pool as jobs_on

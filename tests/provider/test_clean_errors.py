@@ -8,7 +8,8 @@ from typing import Any
 import grpc
 import pytest
 
-from modelarts_provider.core.provider_base import ProviderError, clean_errors
+from modelarts_provider.core.provider_base import clean_errors
+from modelarts_provider.core.provider_error import ProviderError
 
 
 class Aborted(Exception):

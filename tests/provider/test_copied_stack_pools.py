@@ -12,7 +12,7 @@ import pytest
 
 from modelarts_provider.waiting import cancel
 from modelarts_provider.core.call_urn import CURRENT_URN
-from modelarts_provider.core.provider_base import ProviderError
+from modelarts_provider.core.provider_error import ProviderError
 from modelarts_provider.network.provider import NetworkProvider
 from modelarts_provider.resource_pool.provider import ResourcePoolProvider
 

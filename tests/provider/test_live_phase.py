@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from modelarts_provider.core.provider_base import ProviderError
+from modelarts_provider.core.provider_error import ProviderError
 from modelarts_provider.training_job.diff import decide, needs_live_phase, same_name_refusal
 
 from .common import checked, provider_for

@@ -13,7 +13,7 @@ from modelarts_emulator.testing import RunningEmulator
 from modelarts_provider.client.models import CreateTrainingJobRequest
 from modelarts_provider.core.identity import mark_key
 from modelarts_provider.core.ownership import OwnerMark
-from modelarts_provider.core.provider_base import ProviderError
+from modelarts_provider.core.provider_error import ProviderError
 from modelarts_provider.resource_pool.provider import ResourcePoolProvider
 from tests.emulator.helpers import minimal_job
 

@@ -9,7 +9,7 @@ import pytest
 
 from modelarts_provider.awaiting.provider import JobsAwaitProvider
 from modelarts_provider.client.models import RunningRecord, TaskLogPreview
-from modelarts_provider.core.provider_base import ProviderError
+from modelarts_provider.core.provider_error import ProviderError
 from modelarts_provider.core.recorded_failure import RecordedFailure
 from tests.awaiting.replay import ReplayClient
 from tests.awaiting.test_provider import env, provider, replay_job  # noqa: F401 - env is a fixture
