@@ -20,6 +20,7 @@ Stack config keys (namespace ``modelarts:``; set credentials with ``pulumi confi
     caBundle        path to a CA bundle
     retryTimeoutSeconds  how long one API call keeps retrying throttling, 5xx and resets (default 60)
     renamedFrom     the stack's former names after `pulumi stack rename` (core/renames.py): not a client setting
+    defaultTags     tags of every TrainingJob, under its own (training_job/default_tags.py): not a client setting
 
 Stack config wins over the environment, key by key. Errors name the key; they show the value given
 only for settings that are not secrets (never a key, token or password).
@@ -42,7 +43,7 @@ ENV_FALLBACKS: dict[str, tuple[str, ...]] = {key: env_names(key) for key in (
     "securityToken", "iamUser", "iamPassword", "iamDomain", "projectName", "verifyTls", "caBundle",
     "retryTimeoutSeconds")}
 # Settings of the provider's own, not of the client: the stack's former names (core/renames.py).
-OWN_KEYS = frozenset({"renamedFrom"})
+OWN_KEYS = frozenset({"renamedFrom", "defaultTags"})  # defaultTags: every job's (training_job/default_tags.py)
 KNOWN_KEYS = frozenset(ENV_FALLBACKS) | OWN_KEYS
 SECRET_KEYS = frozenset({"secretKey", "securityToken", "iamPassword"})
 DEFAULT_RETRY_TIMEOUT_S = 60.0

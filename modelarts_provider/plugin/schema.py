@@ -238,6 +238,10 @@ def snake_schema(version: str) -> dict[str, Any]:
     config[RENAMED_FROM_KEY] = {"type": "string", "description": "After `pulumi stack rename`: the stack's former "
                                 "names, comma separated, so that it manages what it made before (refused while a "
                                 "stack of that name exists in the backend)."}
+    # Tags of every TrainingJob, under its own (training_job/default_tags.py): both doors' provider setting.
+    config["defaultTags"] = {"type": "object", "additionalProperties": {"type": "string"},
+                             "description": "Tags of every TrainingJob, under each job's own tags (Terraform's "
+                                            "default_tags): a change updates the jobs' tags in place."}
     # The plugin's own budget and prices table (cost/plugin_cost.py, docs/cost.md): maps, not client settings.
     config["budget"] = {"type": "object", "additionalProperties": {"$ref": "pulumi.json#/Any"},
                         "description": BUDGET_DESCRIPTION}

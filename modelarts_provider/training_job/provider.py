@@ -15,6 +15,7 @@ from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, 
 from . import lifecycle
 from .args import TrainingJobArgs, keeps_finished_runs
 from .catalog_check import CatalogCache, catalog_failures, needs_check
+from .default_tags import DEFAULT_TAGS_KEY, parse_default_tags, with_default_tags
 from .check import check_inputs
 from .diff import decide, needs_live_phase, pool_replacement_refusal, same_name_refusal
 from .name_index import NameIndex
@@ -31,6 +32,7 @@ from ..core.masking import NONE, Secrets, binding
 from ..core.location import check_same_place, location_of
 from ..core.ownership import OwnerMark, key_of, with_key_secret
 from ..core.provider_base import ModelArtsProvider, ProviderError, say, serving_engine
+from ..core.provider_config import NAMESPACE
 
 
 class TrainingJobProvider(ModelArtsProvider):
@@ -40,6 +42,16 @@ class TrainingJobProvider(ModelArtsProvider):
     # update): a replacement that creates its successor first must not take the job it replaces for an
     # orphan of a killed `up` (the engine deletes that one itself, after the create).
     _tracked: dict[str, set[str]] = {}
+
+    _default_tags: dict[str, str] = {}  # modelarts:defaultTags (default_tags.py), read at configure
+
+    def configure(self, req: Any) -> None:
+        super().configure(req)
+        try:
+            self._default_tags = parse_default_tags(req.config.get(f"{NAMESPACE}:{DEFAULT_TAGS_KEY}"))
+        except ValueError as err:  # every check says so, in one line naming the setting
+            self._default_tags = {}
+            self._config_error = self._config_error or f"{NAMESPACE}:{DEFAULT_TAGS_KEY}: {err}"
 
     def secrets_of(self, *props: dict[str, Any]) -> Secrets:
         """What this call masks: the job's values at its `secret_paths` (core/job_secrets.py), the stack's seed
@@ -149,7 +161,7 @@ class TrainingJobProvider(ModelArtsProvider):
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         # The service's own limit from the wait deadline, for both front doors (docs/cost.md); before the derived
         # name, which the spec (the limit in it) decides.
-        given = self._recorded_token(olds, with_service_limit(olds, news))
+        given = self._recorded_token(olds, with_service_limit(olds, with_default_tags(news, self._default_tags)))
         news = with_identity(given, olds or None)  # owner token and derived name, before anything is created
         if not olds:
             taken = self._held_names(news)

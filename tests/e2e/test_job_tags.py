@@ -57,14 +57,17 @@ def test_tags_of_a_job_a_sweep_and_stack_defaults_reach_the_service_and_status_a
 
     # A tag change (the job's own, and a default dropped) is an update in place: the same jobs, no create, no
     # delete (the up proves it; a preview before it would run the same diff again)
+    # The provider's own modelarts:defaultTags (both doors' setting) lie under the stack config's.
     update_config(st, {f"{PROJECT}:jobs": {"a": job(name="tagged-a", tags={"team": "speech"})},
-                       f"{PROJECT}:defaultTags": {"team": "research"}})
+                       f"{PROJECT}:defaultTags": {"team": "research"},
+                       "modelarts:defaultTags": {"owner": "platform", "team": "infra"}})
     before = emu.counters()
     up = st.up()
     assert state_job_ids(st) == ids  # every job id unchanged
     assert emu.counters()["create"] == before["create"] and emu.counters()["delete"] == before["delete"]
-    assert declared_tags(emu, ids) == {"tagged-a": {"team": "speech"},
-                                       **{p: {"team": "research", "sweep": "lr"} for p in points}}
+    assert declared_tags(emu, ids) == {"tagged-a": {"team": "speech", "owner": "platform"},
+                                       **{p: {"team": "research", "sweep": "lr", "owner": "platform"}
+                                          for p in points}}
     assert "tagged-a: tags updated" in up.stdout + up.stderr
     st.preview("--expect-no-changes")
     st.destroy()
@@ -102,11 +105,15 @@ def test_yaml_tags_update_in_place_and_import_and_destroy_go_by_the_tags(tmp_pat
 
     resources["tagged"]["properties"]["tags"] = {"team": "speech", "stage": "dev"}
     write_program(st.workdir, resources)
+    # the provider's defaultTags, under the job's own tags (as the Python door: test above)
+    update_config(st, {"modelarts:defaultTags": {"costCenter": "ml-42", "team": "research"}})
     before = emu.counters()["create"]
     st.up()
     (state,) = [r for r in st.resources() if r["type"] == "modelarts:index:TrainingJob"]
     assert state["id"] == job_id and emu.counters()["create"] == before  # in place
-    assert declared_tags(emu, {"tagged": job_id}) == {"tagged": {"team": "speech", "stage": "dev"}}
+    assert declared_tags(emu, {"tagged": job_id}) == {"tagged": {"team": "speech", "stage": "dev",
+                                                                 "costCenter": "ml-42"}}
+    st.preview("--expect-no-changes")
 
     # import: a job made outside (no mark anywhere) is imported; a job tagged with another stack's token is not
     outside = _create_outside(emu, "outside-job")
