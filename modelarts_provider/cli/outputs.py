@@ -8,7 +8,7 @@ last: the run history, docs/run-history.md), so ``--run N`` reaches a replaced r
 A key with no recorded runs (not waited for) falls back to its ``jobs.<key>.outputPath`` (the current run).
 KEY may also be an OBS URL (``obs://bucket/path/``), e.g. a search's best trial (``searches.<key>.best.
 outputPath``). ``--best``: KEY is a sweep or a search, and the folder is its best point's (trial's) output
-path, as `results KEY` ranks them (a failed or diverged point never). Files are read with the project's OBS client (modelarts_provider/obs) from the stack's
+path, as `results KEY` ranks them (a failed or diverged point never). Files are read with the project's OBS reader (modelarts_provider/obs/reader.py) from the stack's
 ``modelarts:`` settings (region, obsEndpoint, AK/SK, or the HW_* / OS_* / OBS_ENDPOINT environment), so the
 local OBS and a real one work alike. Without ``--get`` one line per file (size, path under the folder);
 with ``--get DIR`` each file is written to DIR/<path under the folder>. Nothing is written to OBS.
@@ -100,10 +100,11 @@ def run_folder(pulumi: PulumiCli, key: str, run: int | None) -> tuple[str, str]:
 
 
 def obs_client(pulumi: PulumiCli, environ: dict[str, str]) -> Any:
-    """The project's OBS client, from the stack's modelarts: settings as the provider resolves them."""
+    """The project's OBS reader (obs/reader.py: a listing and GETs, without botocore's half a second of start-up),
+    from the stack's modelarts: settings as the provider resolves them."""
     from ..core.provider_config import NAMESPACE
-    from ..obs.client import ObsClient
     from ..obs.errors import ObsConfigError
+    from ..obs.reader import ObsReader
     from ..obs.settings import resolve_obs_settings
 
     raw = pulumi.json(*CONFIG_WITH_SECRETS)
@@ -111,7 +112,7 @@ def obs_client(pulumi: PulumiCli, environ: dict[str, str]) -> Any:
               for k, v in (raw.items() if isinstance(raw, dict) else []) if str(k).startswith(f"{NAMESPACE}:")
               and isinstance(v, dict)}
     try:
-        return ObsClient(resolve_obs_settings(values.get, environ))
+        return ObsReader(resolve_obs_settings(values.get, environ))
     except ObsConfigError as err:  # names keys, never values
         raise LogsError(str(err)) from None
 
