@@ -6,17 +6,27 @@ network equivalents). Not found is only the service's code for it (404 ``ModelAr
 
 from __future__ import annotations
 
-from typing import Any, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Optional, TypeVar
 
 import requests
 from pydantic import BaseModel, ValidationError
 
 from .errors import ModelArtsError
-from .pool_models import MERGE_PATCH, Network, NetworkList, Order, Pool, PoolList
+
+if TYPE_CHECKING:
+    from .pool_models import Network, Order, Pool
 
 POOL_NOT_FOUND = "ModelArts.50015001"
 NETWORK_NOT_FOUND = "ModelArts.50015002"
 M = TypeVar("M", bound=BaseModel)
+
+
+def _models() -> Any:
+    """The pool and network wire models, loaded at the first pool or network call: a command that makes none (the
+    `status` and `logs` tools) does not build them (issue 56: under a second)."""
+    from . import pool_models  # noqa: PLC0415
+
+    return pool_models
 
 
 def _check_name(name: str, what: str) -> str:
@@ -62,52 +72,54 @@ class PoolOperations:
 
     def create_network(self, body: dict[str, Any]) -> Network:
         """POST /v1/{project}/networks; not retried blindly (the caller looks it up by name after a failure)."""
-        out = self._expect(self._pool_call("POST", "v1", "/networks", body=body, idempotent=False), Network)
+        out = self._expect(self._pool_call("POST", "v1", "/networks", body=body, idempotent=False),
+                           _models().Network)
         assert out is not None
         return out
 
     def get_network(self, name: str) -> Optional[Network]:
         return self._expect(self._pool_call("GET", "v1", f"/networks/{_check_name(name, 'network')}"),
-                            Network, NETWORK_NOT_FOUND)
+                            _models().Network, NETWORK_NOT_FOUND)
 
     def list_networks(self) -> list[Network]:
-        out = self._expect(self._pool_call("GET", "v1", "/networks"), NetworkList)
+        out = self._expect(self._pool_call("GET", "v1", "/networks"), _models().NetworkList)
         return out.items if out else []
 
     def delete_network(self, name: str) -> bool:
         """False: already gone."""
         r = self._pool_call("DELETE", "v1", f"/networks/{_check_name(name, 'network')}")
-        return self._expect(r, Network, NETWORK_NOT_FOUND) is not None
+        return self._expect(r, _models().Network, NETWORK_NOT_FOUND) is not None
 
     # --- pools ----------------------------------------------------------------------------------------
 
     def create_pool(self, body: dict[str, Any]) -> Pool:
         """POST /v2/{project}/pools; not retried blindly (a pool is billed: the caller looks it up first)."""
-        out = self._expect(self._pool_call("POST", "v2", "/pools", body=body, idempotent=False), Pool)
+        out = self._expect(self._pool_call("POST", "v2", "/pools", body=body, idempotent=False), _models().Pool)
         assert out is not None
         return out
 
     def get_pool(self, name: str) -> Optional[Pool]:
-        return self._expect(self._pool_call("GET", "v2", f"/pools/{_check_name(name, 'pool')}"), Pool, POOL_NOT_FOUND)
+        return self._expect(self._pool_call("GET", "v2", f"/pools/{_check_name(name, 'pool')}"), _models().Pool,
+                            POOL_NOT_FOUND)
 
     def list_pools(self) -> list[Pool]:
-        out = self._expect(self._pool_call("GET", "v2", "/pools"), PoolList)
+        out = self._expect(self._pool_call("GET", "v2", "/pools"), _models().PoolList)
         return out.items if out else []
 
     def patch_pool(self, name: str, body: dict[str, Any]) -> Pool:
         """PATCH as a merge patch (``application/merge-patch+json``, as Terraform's resource pool sends it)."""
         out = self._expect(self._pool_call("PATCH", "v2", f"/pools/{_check_name(name, 'pool')}", body=body,
-                                           content_type=MERGE_PATCH), Pool)
+                                           content_type=_models().MERGE_PATCH), _models().Pool)
         assert out is not None
         return out
 
     def get_order(self, name: str) -> Order:
         """GET /v1/{project}/orders/{order_name} (SDK ``show_order``): how a pool's create or scaling went."""
-        out = self._expect(self._pool_call("GET", "v1", f"/orders/{_check_name(name, 'order')}"), Order)
+        out = self._expect(self._pool_call("GET", "v1", f"/orders/{_check_name(name, 'order')}"), _models().Order)
         assert out is not None
         return out
 
     def delete_pool(self, name: str) -> bool:
         """False: already gone."""
         r = self._pool_call("DELETE", "v2", f"/pools/{_check_name(name, 'pool')}")
-        return self._expect(r, Pool, POOL_NOT_FOUND) is not None
+        return self._expect(r, _models().Pool, POOL_NOT_FOUND) is not None

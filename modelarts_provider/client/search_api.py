@@ -3,13 +3,22 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .search_models import AutoSearchTrials, EarlyStopResponse, SearchAlgorithmList, Trial, trials_of
+if TYPE_CHECKING:
+    from .search_models import AutoSearchTrials, SearchAlgorithmList, Trial
 
 # One request reads every trial of a search up to this many (the stack allows at most 1000 trials).
 TRIALS_PAGE = 1000
 MAX_PAGES = 10
+
+
+def _models() -> Any:
+    """The search's wire models, loaded at the first search call: a command that makes none (the `status` and `logs`
+    tools) does not build them (issue 56: under a second)."""
+    from . import search_models  # noqa: PLC0415
+
+    return search_models
 
 
 def _safe(value: str, what: str) -> str:
@@ -23,13 +32,13 @@ class SearchOperations:
 
     def list_search_algorithms(self: Any) -> SearchAlgorithmList:
         """The catalog of search algorithms and their parameters (``GET /v2/{project_id}/search-algorithms``)."""
-        return self._read("/search-algorithms", SearchAlgorithmList, "search algorithm list")
+        return self._read("/search-algorithms", _models().SearchAlgorithmList, "search algorithm list")
 
     def auto_search_trials(self: Any, job_id: str, *, limit: int = TRIALS_PAGE, offset: int = 0) -> AutoSearchTrials:
         """One page of a search job's trials (``GET .../training-jobs/{id}/autosearch-trials``); ``offset``
         counts pages (0: the first), as the SDK documents it."""
         path = f"/training-jobs/{_safe(job_id, 'job id')}/autosearch-trials"
-        return self._read(path, AutoSearchTrials, "trials table", {"limit": limit, "offset": offset})
+        return self._read(path, _models().AutoSearchTrials, "trials table", {"limit": limit, "offset": offset})
 
     def all_trials(self: Any, job_id: str, reward_name: str | None = None) -> list[Trial]:
         """Every trial of a search: one request, more only past TRIALS_PAGE trials."""
@@ -37,7 +46,7 @@ class SearchOperations:
         seen = 0
         for number in range(MAX_PAGES):
             page = self.auto_search_trials(job_id, offset=number)
-            out += trials_of(page, reward_name)
+            out += _models().trials_of(page, reward_name)
             total = page.total if isinstance(page.total, int) else None
             count = len((page.items.data if page.items else None) or [])
             seen += count
@@ -54,6 +63,6 @@ class SearchOperations:
         if not response.content:
             return trial_id
         try:
-            return EarlyStopResponse.model_validate(response.json()).earlystop_trial
+            return _models().EarlyStopResponse.model_validate(response.json()).earlystop_trial
         except ValueError:
             raise self._bad_response(response, "the early stop answer is not in the documented format") from None
