@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from .bounds import PROJECT, Item, money
-from .config import ItemBudget
+from .config import PROJECT, ItemBudget
+from .items import Item, money
 
 LARGEST = 3
 

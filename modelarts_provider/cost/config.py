@@ -18,6 +18,7 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+PROJECT = "modelarts-jobs"  # the stack config's namespace: where its cost keys are named in the lines
 
 
 def _currency(v: str) -> str:

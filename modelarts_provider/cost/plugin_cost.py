@@ -30,7 +30,7 @@ from ..core.messages import explain
 from ..core.provider_config import ProviderSettings
 from ..core.unknowns import is_unknown
 from ..training_job.service_limit import WAIT_FOR_DEFAULT, WAIT_TIMEOUT_DEFAULT
-from .bounds import POOL_NOT_ENFORCED, Item, total_lines
+from .items import Item, pool_item, search_detail, total_lines
 from .budget import refusal
 from .config import COST_MODEL_NAMES, BudgetConfig, FlavorPrice
 from .enforced import bound_of
@@ -97,9 +97,7 @@ def _search_detail(inputs: dict[str, Any]) -> str:
         return ""
     params = {p.get("key"): p.get("value") for c in search.get("algo_configs") or [] if isinstance(c, dict)
               for p in c.get("params") or [] if isinstance(p, dict)}
-    trials, parallel = params.get(TRIALS_KEY), params.get(PARALLEL_KEY)
-    return ("a search: every trial in this job" + (f", {trials} trials" if trials else "")
-            + (f", {parallel} at once" if parallel else ""))
+    return search_detail(params.get(TRIALS_KEY), params.get(PARALLEL_KEY))
 
 
 def job_items(name: str, inputs: dict[str, Any], book: PriceBook | None) -> list[Item]:
@@ -126,9 +124,9 @@ def pool_items(name: str, inputs: dict[str, Any], book: PriceBook | None,
     hours = Decimal(str(pool_hours)) if pool_hours is not None else None
     rows = [r for r in inputs.get("resources") or [] if isinstance(r, dict) and isinstance(r.get("flavor"), str)
             and not is_unknown(r["flavor"]) and isinstance(r.get("count"), int)]
-    return [Item(name if len(rows) == 1 else f"{name} ({r['flavor']})", "pool", name, 1, r["count"], hours,
-                 r["flavor"], book.prices.get(r["flavor"]) if book else None, detail="this program creates it",
-                 bound_field=f"{WHERE}.poolHours to bound it", enforcement=POOL_NOT_ENFORCED) for r in rows]
+    return [pool_item(name if len(rows) == 1 else f"{name} ({r['flavor']})", name, r["count"], hours, r["flavor"],
+                      book.prices.get(r["flavor"]) if book else None, "this program creates it",
+                      f"{WHERE}.poolHours to bound it") for r in rows]
 
 
 @dataclass

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..core.provider_config import ProviderSettings
-from .bounds import items, total_lines
+from .items import total_lines
+from .stack_cost import items
 from .budget import first_refusal
 from .config import ItemBudget
 from .prices import PriceBook, price_book

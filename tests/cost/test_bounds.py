@@ -5,7 +5,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from modelarts_provider.cost.bounds import items, total_lines
+from modelarts_provider.cost.items import total_lines
+from modelarts_provider.cost.stack_cost import items
 from modelarts_provider.cost.budget import refusal
 from modelarts_provider.cost.prices import Price, PriceBook
 from modelarts_provider.stack.config import parse

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from modelarts_provider.cost.bounds import items
+from modelarts_provider.cost.stack_cost import items
 from modelarts_provider.cost.enforced import bound_of, duration_text
 from modelarts_provider.cost.plugin_cost import job_items
 from modelarts_provider.cost.prices import Price, PriceBook
@@ -62,7 +62,7 @@ def test_a_new_job_gets_the_derived_limit_a_recorded_one_keeps_its_own() -> None
 
 def _sent(p: Any, rec: Recorded = Recorded()) -> Any:
     """The auto_stop the TrainingJob's check sends for a plan's job (what the preview prices)."""
-    from modelarts_provider.cost.bounds import sent_limit
+    from modelarts_provider.cost.stack_cost import sent_limit
 
     return sent_limit(p, rec)
 

@@ -10,7 +10,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from modelarts_provider.cost.bounds import items
+from modelarts_provider.cost.stack_cost import items
 from modelarts_provider.cost.budget import refusal
 from modelarts_provider.cost.config import ItemBudget
 from modelarts_provider.cost.prices import Price, PriceBook
