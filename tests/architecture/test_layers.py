@@ -207,10 +207,11 @@ def test_a_circle_is_seen_through_a_function_level_import(tmp_path: Path) -> Non
 # Where the package may sleep: the wait engine's real clock, and the client's own retry pacing, which sits below
 # the engine (the client imports nothing above it): the create's backoff between ambiguous attempts (api.py,
 # bounded by the call's retry budget, not a wait for a state) and the watchdog that cuts calls past their
-# deadline (call_limits.py, ticking in its own thread). Every other wait is a condition on waiting/engine.py,
-# so it runs on an injectable clock and replays from a recording (tests/waits).
+# deadline (call_limits.py, ticking in its own thread), and the OBS reader's backoff between tries of a GET
+# (obs/reader.py: what botocore's standard retry mode does inside botocore for ObsClient). Every other wait is a
+# condition on waiting/engine.py, so it runs on an injectable clock and replays from a recording (tests/waits).
 SLEEPS_ALLOWED = {"modelarts_provider/waiting/clock.py", "modelarts_provider/client/api.py",
-                  "modelarts_provider/client/call_limits.py"}
+                  "modelarts_provider/client/call_limits.py", "modelarts_provider/obs/reader.py"}
 
 
 def _sleeps(path: Path) -> list[int]:
