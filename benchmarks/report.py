@@ -252,6 +252,9 @@ def b4_markdown(b4: dict[str, Any]) -> list[str]:
              f"--skip-preview`. Strategy = the awaiting poll (`auto` = the default; `list` / `get` forced with "
              f"MODELARTS_AWAIT_STRATEGY). ratio = wall / wall(N = 1) of the same strategy."]
     strategies = list(cfg["strategies"])
+    summary = _b4_headline(runs)
+    if summary:
+        lines += ["", "### In short", "", *[f"- {line}" for line in summary]]
     if done:
         head = "| N | " + " | ".join(f"wall {s} (s) | ratio {s}" for s in strategies) + " | " + \
             " | ".join(f"calls/job {s}" for s in strategies) + " |"
@@ -287,6 +290,12 @@ def b4_markdown(b4: dict[str, Any]) -> list[str]:
         for g in b4["goals"]:
             lines.append(f"| {g['goal']} | {_fmt(g['value'])} | {_met(g['met'])} |")
     return lines
+
+
+def _b4_headline(runs: list[dict[str, Any]]) -> list[str]:
+    from benchmarks.sweeps import SweepRun, headline
+
+    return headline([SweepRun(**r) for r in runs])
 
 
 def plot_b4(b4: dict[str, Any], path: Path) -> str | None:

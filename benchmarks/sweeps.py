@@ -37,8 +37,8 @@ STRATEGIES = ("auto", "list", "get")
 STRATEGY_ENV = "MODELARTS_AWAIT_STRATEGY"  # = modelarts_provider.awaiting.watcher.STRATEGY_ENV
 WAIT_FORS = ("none", "created", "running", "completed")
 
-# Goals of issue 9 item 6.
-RATIO_GOALS = {32: 1.2, 128: 1.5}           # wall(N) / wall(1), waitFor: completed, default strategy
+# Goals of issue 9 item 6, and issue 59's: 96 jobs within 1.25x one job.
+RATIO_GOALS = {32: 1.2, 96: 1.25, 128: 1.5}  # wall(N) / wall(1), waitFor: completed, default strategy
 CALLS_GOALS = {"none": 1.2, "created": 2.0}  # API calls per job, default strategy
 
 
@@ -148,7 +148,38 @@ def run_b4(work: Path, cfg: B4Settings, log=print, extra_env: dict[str, str] | N
     for r in res.runs:
         one = next((o for o in res.runs if o.n == 1 and o.wait_for == r.wait_for and o.strategy == r.strategy), None)
         r.ratio = round(r.wall_s / one.wall_s, 3) if one else None
+    for line in headline(res.runs):
+        log(f"[B4] {line}")
     return res
+
+
+def calls_by_wait_for(runs: list[SweepRun]) -> dict[str, SweepRun]:
+    """For each waitFor measured: the default strategy's run at its largest N (the calls per job a sweep costs)."""
+    out: dict[str, SweepRun] = {}
+    for r in runs:
+        if r.strategy == "auto" and (r.wait_for not in out or r.n > out[r.wait_for].n):
+            out[r.wait_for] = r
+    return {w: out[w] for w in WAIT_FORS if w in out}
+
+
+def headline(runs: list[SweepRun]) -> list[str]:
+    """What a run says in two lines (issue 59): the largest sweep's wall against one job's, measured side by side in
+    this run, with the goal where there is one; API calls per job for each waitFor (default strategy)."""
+    lines = []
+    done = {r.n: r for r in runs if r.wait_for == "completed" and r.strategy == "auto"}
+    if 1 in done and len(done) > 1:
+        ratios = []
+        for n in sorted(k for k in done if k != 1):
+            goal = RATIO_GOALS.get(n)
+            ratios.append(f"N = {n} {done[n].wall_s:.2f} s / {done[1].wall_s:.2f} s = {done[n].wall_s / done[1].wall_s:.2f}"
+                          + (f" (goal <= {goal:g}: {'met' if done[n].wall_s / done[1].wall_s <= goal else 'NOT met'})"
+                             if goal else ""))
+        lines.append("waitFor completed, wall against one job (side by side, this run): " + "; ".join(ratios))
+    per = calls_by_wait_for(runs)
+    if per:
+        lines.append("API calls per job (default strategy): " + ", ".join(
+            f"{w} {r.calls_per_job:.2f} (N = {r.n})" for w, r in per.items()))
+    return lines
 
 
 def goals(runs: list[SweepRun]) -> list[dict[str, Any]]:
