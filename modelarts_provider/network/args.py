@@ -18,7 +18,8 @@ class NetworkArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     # Each field declared once (core/fields.py): the CreateNetwork fields replace (none changes in place), the
-    # options are recorded without a call, the owner mark never diffs (the resource sets it).
+    # options are recorded without a call, the owner mark never diffs (the resource sets it); `config`: the key of a
+    # stack config's `networks.<key>` that sets it as it is (stack/declared_keys.py).
     name: Annotated[str, Field(pattern=NETWORK_NAME_RE, description="the user's name (os.modelarts/name)"),
                     Declared()]
     cidr: Annotated[str, Field(pattern=CIDR_RE, description="e.g. 192.168.128.0/17"), Declared()]
@@ -31,7 +32,7 @@ class NetworkArgs(BaseModel):
                                      Declared(change=Change.PROVIDER)] = 2.0
     owner: Annotated[OwnerMark | None, Declared(change=Change.IGNORED)] = Field(
         None, description="this resource's owner mark (set by the resource)")
-    force_delete: Annotated[bool, Declared(change=Change.PROVIDER)] = Field(False, description=(
+    force_delete: Annotated[bool, Declared(change=Change.PROVIDER, config="forceDelete")] = Field(False, description=(
         "delete the pools this stack made on the network that no state holds any more even while jobs of another "
         "owner run on them (they fail); without it such a delete stops naming them"))
 

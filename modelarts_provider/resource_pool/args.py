@@ -27,7 +27,8 @@ class PoolNodes(BaseModel):
 class ResourcePoolArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    # Each field declared once (core/fields.py): what a change does (diff.py derives its lists from it).
+    # Each field declared once (core/fields.py): what a change does (diff.py derives its lists from it), and the key
+    # of a stack config's `pools.<key>.create` that sets it as it is (stack/declared_keys.py).
     name: Annotated[str, Field(pattern=POOL_NAME_RE, description="the user's name (os.modelarts/name)"), Declared()]
     # in place, except a flavor taken away (PatchPool only adds flavors): that replaces (diff.py)
     resources: Annotated[list[PoolNodes], Field(min_length=1, max_length=16, description=(
@@ -41,14 +42,14 @@ class ResourcePoolArgs(BaseModel):
     workspace_id: Annotated[str | None, Declared()] = Field(
         None, description="the workspace of the pool (default: the service's)")
     description: Annotated[Annotated[str, Field(pattern=POOL_DESCRIPTION_RE)] | None,
-                           Declared(change=Change.IN_PLACE)] = Field(None, description=(
+                           Declared(change=Change.IN_PLACE, config="description")] = Field(None, description=(
         "the pool's description (annotation os.modelarts/description; changed in place)"))
     timeout_seconds: Annotated[float, Field(gt=0, le=6 * 3600, description=(
         "how long create and scaling wait for every node to be available (customTimeouts take precedence)")),
-        Declared(change=Change.PROVIDER)] = 3600
+        Declared(change=Change.PROVIDER, config="timeoutSeconds")] = 3600
     poll_interval_seconds: Annotated[float, Field(gt=0, le=300, description="seconds between polls"),
-                                     Declared(change=Change.PROVIDER)] = 5.0
-    force_delete: Annotated[bool, Declared(change=Change.PROVIDER)] = Field(False, description=(
+                                     Declared(change=Change.PROVIDER, config="pollIntervalSeconds")] = 5.0
+    force_delete: Annotated[bool, Declared(change=Change.PROVIDER, config="forceDelete")] = Field(False, description=(
         "delete the pool even while jobs of another owner run on it (they fail); without it such a delete stops "
         "naming them"))
     owner: Annotated[OwnerMark | None, Declared(change=Change.IGNORED)] = Field(

@@ -108,11 +108,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic.alias_generators import to_camel
 
 from ..core.linear_regex import check_metric, check_objective
-from ..core.messages import (BUCKET_RE, CIDR_RE, KEY_RE, NETWORK_NAME_RE, PARAM_NAME_RE, POOL_DESCRIPTION_RE, POOL_NAME_RE,
+from ..core.messages import (BUCKET_RE, CIDR_RE, KEY_RE, NETWORK_NAME_RE, PARAM_NAME_RE, POOL_NAME_RE,
                              did_you_mean, explain)
 from ..core.rules import FILE_URL_RE, OBS_URL_RE, rule
 from ..cost.config import COST_MODEL_NAMES, BudgetConfig, FlavorPrice, ItemBudget
+from ..network.args import NetworkArgs
+from ..resource_pool.args import MAX_NODES, ResourcePoolArgs
 from ..training_job.args import MAX_KEEP_RUNS, Retries, TrainingJobArgs, retries_conflict
+from .declared_keys import with_arg_keys
 from .job_fields import Maps, with_declared
 from .search_config import SEARCH_MODEL_NAMES, SearchConfig
 from .sweep import as_param
@@ -166,26 +169,30 @@ class CodeSource(_Cfg):
 
 
 class NetworkConfig(_Cfg):
-    """A network the stack creates for its dedicated pools (issue 24)."""
+    """A network the stack creates for its dedicated pools (issue 24). The keys that set an argument as it is
+    (forceDelete: delete the pools this stack made on it outside the state even while another owner's jobs run on
+    them) come from the Network's declarations (stack/declared_keys.py)."""
 
     name: Annotated[str, Field(pattern=NETWORK_NAME_RE)] | None = None  # default: <key>-<random>
     cidr: Annotated[str, Field(pattern=CIDR_RE)] = "192.168.128.0/17"
-    # Delete the pools this stack made on it outside the state even while another owner's jobs run on them.
-    force_delete: bool = False
+
+
+NetworkConfig = with_arg_keys(NetworkConfig, NetworkArgs)  # type: ignore[misc]
 
 
 class PoolCreate(_Cfg):
-    """A dedicated pool the stack creates: billed per node-hour from its create until destroy."""
+    """A dedicated pool the stack creates: billed per node-hour from its create until destroy. Here the keys that
+    shape their value (flavor and nodes: its resources; network: a key of networks; name: derived when unset); the
+    ones that set an argument as it is (description, timeoutSeconds, pollIntervalSeconds, forceDelete) come from
+    the ResourcePool's declarations (stack/declared_keys.py)."""
 
     flavor: Annotated[str, Field(min_length=1)]  # a resource flavor (GET /v1/{project}/resourceflavors)
-    nodes: Annotated[int, Field(ge=1, le=500)]
+    nodes: Annotated[int, Field(ge=1, le=MAX_NODES)]
     network: Key  # a key of networks
     name: Annotated[str, Field(pattern=POOL_NAME_RE)] | None = None  # default: <key>-<random>
-    description: Annotated[str, Field(pattern=POOL_DESCRIPTION_RE)] | None = None  # changed in place
-    timeout_seconds: Annotated[float, Field(gt=0, le=6 * 3600)] = 3600
-    poll_interval_seconds: Annotated[float, Field(gt=0, le=300)] = 5.0
-    # Delete the pool even while another owner's jobs run on it (they fail): docs/pools.md.
-    force_delete: bool = False
+
+
+PoolCreate = with_arg_keys(PoolCreate, ResourcePoolArgs)  # type: ignore[misc]
 
 
 class PoolConfig(_Cfg):

@@ -14,8 +14,11 @@ import pulumi
 import pulumi_random as random
 
 from ..network import Network
+from ..network.args import NetworkArgs
 from ..resource_pool import ResourcePool
+from ..resource_pool.args import ResourcePoolArgs
 from .config import StackConfig
+from .declared_keys import arg_values
 
 SUFFIX = 6
 NAME_MAX = 32  # pools' and networks' names alike (core/messages.py's POOL_NAME_RE, NETWORK_NAME_RE)
@@ -37,7 +40,7 @@ def declare_pools(cfg: StackConfig) -> dict[str, ResourcePool]:
     for key, net in cfg.networks.items():
         res = f"network-{key}"
         networks[key] = Network(res, {"name": net.name or _derived(res, key, NAME_MAX), "cidr": net.cidr,
-                                      **({"force_delete": True} if net.force_delete else {})})
+                                      **arg_values(net, NetworkArgs)})
     pools: dict[str, ResourcePool] = {}
     for key, pool in cfg.pools.items():
         if pool.create is None:
@@ -46,7 +49,5 @@ def declare_pools(cfg: StackConfig) -> dict[str, ResourcePool]:
         pools[key] = ResourcePool(res, {
             "name": c.name or _derived(res, key, NAME_MAX), "network": networks[c.network].network_name,
             "resources": [{"flavor": c.flavor, "count": c.nodes}],
-            **({"description": c.description} if c.description is not None else {}),
-            "timeout_seconds": c.timeout_seconds, "poll_interval_seconds": c.poll_interval_seconds,
-            **({"force_delete": True} if c.force_delete else {})})
+            **arg_values(c, ResourcePoolArgs)})  # the keys that set an argument as it is (declared_keys.py)
     return pools

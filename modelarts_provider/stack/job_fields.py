@@ -25,12 +25,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field, create_model
+from pydantic import create_model
 from pydantic.alias_generators import to_camel, to_snake
 
 from ..core.fields import configured
+from .declared_keys import field_like
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -173,10 +174,7 @@ def with_declared(entry: type[BaseModel], args: type[BaseModel]) -> type[BaseMod
             continue
         row = Maps(c.path, secret=c.declared.secret or c.declared.sent, sends=c.declared.sent, direct=True,
                    words="_" in c.path.rpartition(".")[2])
-        info = c.info
-        default = Field(default_factory=info.default_factory, description=info.description) \
-            if info.default_factory is not None else Field(info.default, description=info.description)
-        extra[to_snake(c.key)] = (Annotated[(info.annotation, *info.metadata, row)], default)  # type: ignore[misc]
+        extra[to_snake(c.key)] = field_like(c.info, row)
     if not extra:
         return entry
     return create_model(entry.__name__, __base__=entry, __module__=entry.__module__, **extra)
