@@ -29,7 +29,6 @@ __all__ = [
     "IamPasswordCredentials",
     "Credentials",
     "IamTokenAuth",
-    "SdkHmacAuth",
     "make_auth",
 ]
 

@@ -13,11 +13,10 @@ import re
 from typing import Any, Iterable, Protocol
 
 from . import masking
-from .masking import secret_looking
 from ..client.models import TaskLogPreview, TrainingJob, task_ids
 
 __all__ = ["LogSource", "failure_log_tail", "failing_tasks", "safe_line", "safe_lines",
-           "secret_looking", "client_secrets", "one_line_error"]
+           "client_secrets", "one_line_error"]
 
 INDENT = "    "
 MAX_TASKS = 4  # an error naming every node of a big job would bury the failure itself

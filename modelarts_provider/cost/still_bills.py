@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from ..client.models import TERMINAL_PHASES
 from ..core.unknowns import STAND_IN_NAME
-from ..training_job.args import (MESSAGE_ONLY_FIELDS, PROVIDER_ONLY_FIELDS, STOPPED_PHASES, UPDATABLE_FIELDS,
-                                 TrainingJobArgs)
+from ..training_job.args import MESSAGE_ONLY_FIELDS, PROVIDER_ONLY_FIELDS, UPDATABLE_FIELDS, TrainingJobArgs
 from ..training_job.normalize import try_canonical
 from ..training_job.service_limit import with_service_limit
 from .recorded import Recorded
@@ -101,7 +101,7 @@ def kept(p: CostedPlan, rec: Recorded) -> bool:
     if name is None:
         return False
     phase = rec.phases.get(name) or rec.phases.get(p.key)
-    if phase in STOPPED_PHASES and phase != "Completed" and p.args.replace_failed:
+    if phase in TERMINAL_PHASES and phase != "Completed" and p.args.replace_failed:
         return False
     upload = p.upload is not None
     # what the TrainingJob's check will make of the args: the limit its wait gives it, or the one it keeps
@@ -114,7 +114,7 @@ def kept(p: CostedPlan, rec: Recorded) -> bool:
 def finished(p: CostedPlan, rec: Recorded) -> bool:
     """The plan's job ran to an end the state records and will not be submitted again."""
     name = _name(p, rec)
-    return name is not None and (rec.phases.get(name) or rec.phases.get(p.key)) in STOPPED_PHASES and kept(p, rec)
+    return name is not None and (rec.phases.get(name) or rec.phases.get(p.key)) in TERMINAL_PHASES and kept(p, rec)
 
 
 def spent_keys(plans: list[CostedPlan], rec: Recorded) -> set[str]:

@@ -25,13 +25,12 @@ from ..client.owner_token import PREFIX as OWNERSHIP_PREFIX, TAG_PREFIX as OWNER
 from ..core.ownership import TAG_VALUE_RE, OwnerMark
 from ..core.rules import FILE_URL_RE, MAX_TRIALS, OBS_URL_RE, TRIAL_COUNT_KEYS, WaitFor, rule
 from ..core.unknowns import contains_unknown
-from ..client.models import FAILED_PHASES, TERMINAL_PHASES as STOPPED_PHASES
 from . import wire_forms
 
 JOB_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 ENV_NAME_RE = re.compile(messages.ENV_NAME_RE)
 
-__all__ = ["FAILED_PHASES", "STOPPED_PHASES", "TrainingJobArgs", "WaitFor"]
+__all__ = ["TrainingJobArgs"]
 
 
 class _ArgModel(BaseModel):

@@ -36,11 +36,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .args import FAILED_PHASES, MESSAGE_ONLY_FIELDS, PROVIDER_ONLY_FIELDS, STOPPED_PHASES, UPDATABLE_FIELDS
+from .args import MESSAGE_ONLY_FIELDS, PROVIDER_ONLY_FIELDS, UPDATABLE_FIELDS
 from .normalize import try_canonical
 from .outputs import strip_outputs
 from ..core.unknowns import contains_unknown, is_unknown
-from ..client.models import normalize_obs_path
+from ..client.models import FAILED_PHASES, TERMINAL_PHASES, normalize_obs_path
 
 
 # Runs that did not complete: `replace_failed` re-runs them.
@@ -82,7 +82,7 @@ def needs_live_phase(decision: DiffDecision, olds: dict[str, Any], news: dict[st
     and whether a finished run is at stake) or `replace_failed` (whether the run failed), unless the
     recorded phase is final already. Nothing replaced and nothing asked: no call (an unchanged stack's
     preview makes none)."""
-    if olds.get("phase") in STOPPED_PHASES:
+    if olds.get("phase") in TERMINAL_PHASES:
         return False
     return bool(decision.replaces) or news.get("replace_failed") is True
 
@@ -158,7 +158,7 @@ def decide(job_id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffDecis
     name_unchanged = new_name is None or (not is_unknown(new_name) and new_name == live_name)
     dbr_opt = new.get("delete_before_replace")
     forced = dbr_opt is True or contains_unknown(dbr_opt)
-    running = olds.get("phase") not in STOPPED_PHASES  # unknown (never seen) counts as running
+    running = olds.get("phase") not in TERMINAL_PHASES  # unknown (never seen) counts as running
     shared_paths = contains_unknown(new.get("algorithm")) or _overlap(_written_paths(old), _written_paths(new))
     return DiffDecision(
         changes=bool(replaces or updates),
