@@ -18,6 +18,9 @@ them are read from its log (objectives.py), and each sweep's table is printed (r
 for this time keep what was recorded, so an unchanged stack reads no log.
 - runs (history.py): every run of each key stays on record, newest last, after it is replaced or removed;
   carried from the previous outputs at each update.
+- owner tags: the stack program's awaited jobs return from their create after the POST and hand their tag call over
+  (core/deferred_tags.py); the wait joins those calls once it is over, fails the `up` naming a job left untagged
+  (recorded as `untagged`, so the next `up` writes its tags again), and never succeeds before every job is tagged.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from typing import Any
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 from pydantic import ValidationError
 
+from ..client.errors import ModelArtsError
+from ..core.deferred_tags import TAG_WRITES, Unwritten
 from ..core.provider_base import ModelArtsProvider, engine_alive, say
 from ..core.provider_error import ProviderError
 from ..waiting import cancelled
@@ -47,8 +52,19 @@ from .progress import LiveMetrics
 from .searches import SearchProgress
 from .watcher import Result, Watched, Watcher, WaitAborted, WaitCancelled
 
+# The owner tags a wait found not written (core/deferred_tags.py: its jobs' creates handed their tag calls over),
+# {job id: {name, tags}}: recorded with the failed `up`, written again by the next one (its diff is a change while
+# any are left). Absent when there are none.
+UNTAGGED = "untagged"
+
+
 def _inputs(props: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in props.items() if k not in OUTPUT_KEYS and not k.startswith("__")}
+    return {k: v for k, v in props.items() if k not in OUTPUT_KEYS and k != UNTAGGED and not k.startswith("__")}
+
+
+def _untagged(props: dict[str, Any]) -> dict[str, Any]:
+    recorded = props.get(UNTAGGED)
+    return {UNTAGGED: recorded} if isinstance(recorded, dict) and recorded else {}
 
 
 class JobsAwaitProvider(ModelArtsProvider):
@@ -79,7 +95,7 @@ class JobsAwaitProvider(ModelArtsProvider):
                 say(warning)  # shown in the preview: what the update deletes of the jobs waited for
         for line in self._settled(olds, changed):
             say(line)  # failed runs on record stay in sight, though nothing waits for them again (accepted.py)
-        return DiffResult(changes=bool(changed), replaces=None)
+        return DiffResult(changes=bool(changed) or bool(_untagged(olds)), replaces=None)
 
     @staticmethod
     def _settled(olds: dict[str, Any], changed: list[str]) -> list[str]:
@@ -148,11 +164,37 @@ class JobsAwaitProvider(ModelArtsProvider):
                                              workspace_id=r.watched.workspace_id)
                 for r in results}, results
 
+    def _tags_written(self, args: JobsAwaitArgs, olds: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+        """After the wait: this process's tag calls of the jobs waited for joined (they left their creates:
+        core/deferred_tags.py), and those a failed `up` recorded written again. The jobs still untagged (UNTAGGED)
+        and the refusal naming them (None: every job is tagged)."""
+        ids = {j.job_id for j in args.jobs.values()}
+        left = TAG_WRITES.join(ids)
+        failed = {u.job_id for u in left}
+        recorded = _untagged(olds).get(UNTAGGED, {})
+        for job_id, entry in recorded.items():
+            if job_id not in ids or job_id in failed or not isinstance(entry, dict):
+                continue  # a job no longer waited for went with its TrainingJob (deleted or replaced)
+            name, tags = str(entry.get("name") or job_id), dict(entry.get("tags") or {})
+            try:
+                self._api().create_job_tags(job_id, tags)
+            except ModelArtsError as err:
+                left.append(Unwritten(job_id, name, tags, f"{err.error_code} {err.error_msg}"))
+        if not left:
+            return {}, None
+        n = len(left)
+        return ({UNTAGGED: {u.job_id: {"name": u.name, "tags": u.tags} for u in left}},
+                f"the owner tags of {n} training job{'s' if n != 1 else ''} were not written ("
+                + "; ".join(u.line for u in left) + "): each carries its owner mark in its annotations; "
+                "run `pulumi up` again to write the tags")
+
     def _settle(self, args: JobsAwaitArgs, kept: dict[str, AwaitedStatus], waited: set[str],
-                olds: dict[str, Any] | None = None) -> tuple[dict[str, AwaitedStatus], dict[str, Any], str | None]:
+                olds: dict[str, Any] | None = None) -> tuple[dict[str, AwaitedStatus], dict[str, Any], str | None,
+                                                             dict[str, Any]]:
         """Wait for the `waited` keys, judge the failures (accepted, or within their sweeps' bounds, with the `kept`
-        statuses), read the new objectives, print the tables. Returns the statuses, the run history and the report
-        that fails the `up` (None: it succeeds): the statuses and runs are recorded either way."""
+        statuses), read the new objectives, print the tables, make sure the jobs carry their owner tags. Returns the
+        statuses, the run history, the report that fails the `up` (None: it succeeds) and the jobs left untagged
+        ({UNTAGGED: ...} or {}): recorded either way."""
         fresh, results = self._wait({k: j for k, j in args.jobs.items() if k in waited})
         statuses = {k: s for k, s in {**kept, **fresh}.items() if k in args.jobs}
         statuses = {k: statuses[k] for k in args.jobs if k in statuses}
@@ -179,7 +221,10 @@ class JobsAwaitProvider(ModelArtsProvider):
                                       {k: statuses[k].model_dump(mode="json") for k in keys if k in statuses},
                                       args.max_failures, {k: args.secrets_of(k) for k in keys}):
                 say(line)
-        return statuses, self._history(olds or {}, statuses, results, args), refusal
+        untagged, unwritten = self._tags_written(args, olds or {})
+        if unwritten is not None:
+            refusal = f"{refusal}; {unwritten}" if refusal else unwritten
+        return statuses, self._history(olds or {}, statuses, results, args), refusal, untagged
 
     def _history(self, olds: dict[str, Any], statuses: dict[str, AwaitedStatus],
                  results: list[Result], args: JobsAwaitArgs) -> dict[str, Any]:
@@ -194,9 +239,9 @@ class JobsAwaitProvider(ModelArtsProvider):
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         args = JobsAwaitArgs.model_validate(_inputs(props))
-        statuses, runs, refusal = self._settle(args, {}, set(args.jobs))
+        statuses, runs, refusal, untagged = self._settle(args, {}, set(args.jobs))
         digest = hashlib.sha256(",".join(sorted(args.jobs)).encode()).hexdigest()[:12]
-        outs = {**args.model_dump(mode="json"), **JobsAwaitOutputs.of(statuses, runs, args.per_job())}
+        outs = {**args.model_dump(mode="json"), **JobsAwaitOutputs.of(statuses, runs, args.per_job()), **untagged}
         if refusal is not None:  # the up fails; what the wait saw is recorded all the same
             raise RecordedFailure(refusal, f"jobs-await-{digest}", outs)
         return CreateResult(f"jobs-await-{digest}", outs)
@@ -207,8 +252,8 @@ class JobsAwaitProvider(ModelArtsProvider):
         changed = set(self._changed(olds, dumped["jobs"], dumped["max_failures"]))
         kept = {k: AwaitedStatus.model_validate(v) for k, v in (olds.get("statuses") or {}).items()
                 if k in args.jobs and k not in changed}
-        statuses, runs, refusal = self._settle(args, kept, {k for k in args.jobs if k in changed}, olds)
-        outs = {**dumped, **JobsAwaitOutputs.of(statuses, runs, args.per_job())}
+        statuses, runs, refusal, untagged = self._settle(args, kept, {k for k in args.jobs if k in changed}, olds)
+        outs = {**dumped, **JobsAwaitOutputs.of(statuses, runs, args.per_job()), **untagged}
         if refusal is not None:
             raise RecordedFailure(refusal, _id, outs)
         return UpdateResult(outs)
@@ -227,7 +272,8 @@ class JobsAwaitProvider(ModelArtsProvider):
             per_job = JobsAwaitArgs.model_validate(_inputs(props)).per_job()
         except ValidationError:
             per_job = {}
-        return ReadResult(id_, {**_inputs(props), **JobsAwaitOutputs.of(statuses, props.get("runs"), per_job)})
+        return ReadResult(id_, {**_inputs(props), **JobsAwaitOutputs.of(statuses, props.get("runs"), per_job),
+                                **_untagged(props)})
 
     def delete(self, _id: str, _props: dict[str, Any]) -> None:
         return None

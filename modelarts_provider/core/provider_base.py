@@ -20,6 +20,7 @@ from typing import Any, Callable, ClassVar, Generic, Mapping, TypeVar
 from pulumi.dynamic import CheckFailure, CheckResult, ConfigureRequest, ResourceProvider
 
 from .collector import imports_done, live_objects
+from .deferred_tags import TAG_WRITES
 from .failures import for_engine
 from .unknowns import one_spelling
 from .call_urn import CURRENT_URN
@@ -153,8 +154,11 @@ def serving_engine() -> bool:
     """Whether this call comes from the engine: it named its URN (core/call_urn.py; the plugin always does), or
     this process is the dynamic-provider server (whose first call runs before its handlers are wrapped).
     Provider code called directly (library use, unit tests) has no stack state to read."""
-    if CURRENT_URN.get():
-        return True
+    return bool(CURRENT_URN.get()) or dynamic_server()
+
+
+def dynamic_server() -> bool:
+    """Whether this process is the dynamic-provider server (the Python stack program's door)."""
     spec = getattr(sys.modules.get("__main__"), "__spec__", None)
     return getattr(spec, "name", None) == DYNAMIC_SERVER_MODULE
 
@@ -273,6 +277,7 @@ def start_orphan_watchdog(every_s: float = 1.0) -> None:
     def watch() -> None:
         wait(Condition("engine gone", engine_alive, judge=lambda alive: None if alive else Done(None),
                        too_late=lambda _alive: Failed("")), timeout_s=math.inf, poll_s=every_s)
+        TAG_WRITES.flush()  # the jobs just created get their owner tags all the same (core/deferred_tags.py)
         os._exit(3)  # nothing to tell: the engine's end of our stderr is gone with it
 
     threading.Thread(target=watch, name="orphan-watchdog", daemon=True).start()

@@ -15,7 +15,9 @@ The mark is read from the job's annotations, else its tags (name_index.marks; th
 annotations). A job is tagged right after its POST (the create API takes no tags): the owner tags and the
 declared `tags`, unless its name is derived and it declares no tags: a derived name proves the job ours by itself
 (an HMAC of the stack's secret seed and its spec: no one else makes that name), so a sweep's jobs cost one call
-each. A job that carries no readable mark where annotations are dropped (a derived-name job, or one a killed
+each. A job a JobsAwait of the same `up` waits for hands that call over and returns after its POST (its
+JobsAwait joins it before the `up` can succeed: core/deferred_tags.py), so the engine's few steps at once are not
+held by it. A job that carries no readable mark where annotations are dropped (a derived-name job, or one a killed
 `up` left between its POST and its tags) is ours when its derived name and spec are this declaration's; it is
 taken over (and tagged where the mark needs tags). An explicit name proves nothing: such a job is refused as
 unmarked.
@@ -40,6 +42,7 @@ from .compare import mismatches
 from .name_index import NameIndex, job_token, marks, with_tags_read
 from ..client.errors import CLIENT_AMBIGUOUS_CREATE, JOB_NOT_FOUND, ModelArtsError
 from ..core.call_urn import current_stack
+from ..core.deferred_tags import TagWrites
 from ..core.renames import RENAMED_HINT
 from ..core.identity import SUFFIX_LENGTH
 from ..core import replaced_runs
@@ -202,15 +205,21 @@ def wanted_tags(args: TrainingJobArgs, name: str | None = None) -> dict[str, str
     return {**args.tags, **(args.owner.tags(name or args.name) if args.owner else {})}
 
 
-def set_tags(client: JobClient, job: TrainingJob, args: TrainingJobArgs) -> TrainingJob:
+def set_tags(client: JobClient, job: TrainingJob, args: TrainingJobArgs,
+             writes: TagWrites | None = None) -> TrainingJob:
     """Tags a job just created (the create API takes none); the job with its tags.
 
     A job whose owner mark has the stack's key is always tagged: its proof must sit where the service returns it
     even if it drops annotations (core/ownership.py). Without a key (no seed), a derived name with no declared
-    tags makes no tag call (the name, an HMAC of the seed and the spec, carries the mark itself)."""
+    tags makes no tag call (the name, an HMAC of the seed and the spec, carries the mark itself).
+    `writes`: the call is handed to them and joined later, by the JobsAwait that waits for the job
+    (core/deferred_tags.py); the job is returned with the tags it is being given."""
     if args.derived_name and not args.tags and (args.owner is None or args.owner.key is None):
         return job
     tags = wanted_tags(args, job.name)
+    if writes is not None:
+        writes.start(job.id or "", job.name or "", tags, client.create_job_tags)
+        return job.with_tags(tags)
     try:
         client.create_job_tags(job.id or "", tags)
     except ModelArtsError as err:
@@ -285,7 +294,8 @@ def _writes(args: TrainingJobArgs) -> bool:
 
 
 def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Printer,
-           tracked: frozenset[str] = frozenset(), held_by_state: HeldByState | None = None) -> TrainingJob:
+           tracked: frozenset[str] = frozenset(), held_by_state: HeldByState | None = None,
+           tag_writes: TagWrites | None = None) -> TrainingJob:
     """Adopt, take over, or POST: the job this declaration stands for, without waiting.
 
     Before the POST: a job with the declared name that is not ours stops the `up`; our own job with the
@@ -295,7 +305,8 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
     creating its successor first): never orphans, the engine deletes them after this create.
     `held_by_state`: the same read from the stack's state, asked only when a job of ours is left after
     `tracked` (a `pulumi up --replace` is never diffed: state_jobs.py); a job it holds is neither taken over
-    nor deleted here, and when the state cannot be read no job of ours is."""
+    nor deleted here, and when the state cannot be read no job of ours is.
+    `tag_writes`: a new job's tag call is handed to them (set_tags), for a JobsAwait of this `up` to join."""
     if args.adopt_job_id:
         return adopt(client, args, say)
     name = args.name or ""
@@ -354,7 +365,7 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
         raise TrainingJobError(
             f"could not tell whether training job {name} was created ({err.error_msg}); run `pulumi up` "
             f"again: it finds the job by its owner mark and takes it over if it was created, or creates it") from None
-    job = set_tags(client, job, args)
+    job = set_tags(client, job, args, tag_writes)
     index.add(job, args.workspace_id)
     replaced_runs.note(job.id or "", replaced)
     say(f"{name}: submitted {job.id}")

@@ -31,8 +31,15 @@ from ..core.job_secrets import of_props
 from ..core.masking import NONE, Secrets, binding
 from ..core.location import check_same_place, location_of
 from ..core.ownership import OwnerMark, key_of, with_key_secret
-from ..core.provider_base import ModelArtsProvider, ProviderError, say, serving_engine
+from ..core.deferred_tags import TAG_WRITES
+from ..core.provider_base import ModelArtsProvider, ProviderError, dynamic_server, say, serving_engine
 from ..core.provider_config import NAMESPACE
+
+
+def _joined_later(args: TrainingJobArgs) -> bool:
+    """Whether the job's tag call may leave its create (core/deferred_tags.py): in the stack program's door, for a
+    job its JobsAwait waits for (stack/declare.py awaits every job whose wait_for is not none), which joins it."""
+    return args.wait_for != "none" and dynamic_server()
 
 
 class TrainingJobProvider(ModelArtsProvider):
@@ -204,7 +211,8 @@ class TrainingJobProvider(ModelArtsProvider):
         args = validated(strip_outputs(props))
         # The stack's state is there to read only for the engine's calls (they name their resource's URN).
         job = lifecycle.submit(self._api(), args, self._names(), say, self._tracked_for(args),
-                               (lambda: self._held_ids(args)) if serving_engine() else None)
+                               (lambda: self._held_ids(args)) if serving_engine() else None,
+                               TAG_WRITES if _joined_later(args) else None)
         return CreateResult(job.id, with_key_secret({**stored_args(args), **self._status(job)}))
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:

@@ -138,10 +138,13 @@ def test_jobs_left_untagged_are_ours_by_their_derived_name_an_explicit_name_is_r
     # answered Terraform before it was emulated): no mark can be read anywhere. Every job is POSTed and left
     # untagged (the proof is always written where the service returns it: core/ownership.py). A derived name
     # carries a mark of its own (an HMAC of the stack's seed and the spec), so the sweep's points are taken over
-    # and tagged by the next `up`; an explicit name proves nothing.
+    # and tagged by the next `up`; an explicit name proves nothing. `waitFor: none`: a job no JobsAwait waits for
+    # is tagged in its own create, whose failure leaves it out of the state, as a killed `up` does (an awaited
+    # job's tag call leaves its create: the next test).
     emu = dropping_emu
     grid = {"lr": [0.1, 0.2]}
-    st = job_stack(tmp_path, emu, sweeps={"s": sweep(grid)}, jobs={"named": job(name="explicit-name")})
+    st = job_stack(tmp_path, emu, sweeps={"s": sweep(grid, waitFor="none")},
+                   jobs={"named": job(name="explicit-name", waitFor="none")})
     emu.set_faults([{"operation": "tags_create", "kind": "status", "status": 404, "times": 1000}])
     first = st.up(check=False)
     text = first.stdout + first.stderr
@@ -162,3 +165,28 @@ def test_jobs_left_untagged_are_ours_by_their_derived_name_an_explicit_name_is_r
     # an explicit name proves nothing: refused, untouched
     assert again.returncode != 0 and "a training job named explicit-name already exists" in text, text
     assert "carries no owner mark" in text and len(emu.jobs()) == 3 and emu.counters()["delete"] == 0
+
+
+def test_an_awaited_jobs_refused_tag_call_fails_the_up_naming_it_and_the_next_up_writes_the_tags(
+        tmp_path: Path, dropping_emu: Any) -> None:
+    # Issue 59: an awaited job's create returns after its POST and hands its tag call over; the JobsAwait joins the
+    # calls of the jobs it waits for and fails the `up` naming every job left untagged. The jobs are in the state
+    # (their creates succeeded) and the JobsAwait records them, so the next `up` writes their tags: no create again,
+    # every job carries the owner mark's tags, and nothing is left to change.
+    emu = dropping_emu
+    st = job_stack(tmp_path, emu, sweeps={"s": sweep({"lr": [0.1, 0.2]})}, jobs={"named": job(name="explicit-name")})
+    emu.set_faults([{"operation": "tags_create", "kind": "status", "status": 404, "times": 1000}])
+    first = st.up(check=False)
+    text = first.stdout + first.stderr
+    assert first.returncode != 0 and "the owner tags of 3 training jobs were not written (" in text, text
+    assert "explicit-name (" in text and "run `pulumi up` again to write the tags" in text, text
+    ids = state_job_ids(st)
+    assert len(ids) == 3 and emu.counters()["tags_create"] == 3, text
+    emu.clear_faults()
+
+    again = st.up()
+    assert state_job_ids(st) == ids and emu.counters()["create"] == 3, again.stdout
+    with client_of(emu) as c:
+        for job_id in ids.values():
+            assert set(OWNER_TAGS) <= set(c.get_job_tags(job_id))
+    st.preview("--expect-no-changes")
