@@ -27,9 +27,9 @@ from typing import Any, Iterator
 import requests
 
 from . import config as c
-from local_cloud.server import READY_RE, REPO_ROOT, LocalServerProcess, LocalStartError, ServerKind
+from local_cloud.server import LocalServerProcess, LocalStartError, ServerKind
 
-__all__ = ["READY_RE", "REPO_ROOT", "EmulatorStartError", "RunningEmulator", "running_emulator"]
+__all__ = ["EmulatorStartError", "RunningEmulator", "running_emulator"]
 
 
 class EmulatorStartError(LocalStartError):

@@ -21,11 +21,11 @@ import contextlib
 from pathlib import Path
 from typing import Any, Iterator
 
-from local_cloud.server import READY_RE, REPO_ROOT, LocalServerProcess, LocalStartError, ServerKind
+from local_cloud.server import LocalServerProcess, LocalStartError, ServerKind
 
 from . import config as c
 
-__all__ = ["READY_RE", "REPO_ROOT", "ObsStartError", "RunningObs", "running_obs"]
+__all__ = ["ObsStartError", "RunningObs", "running_obs"]
 
 
 class ObsStartError(LocalStartError):

@@ -18,7 +18,6 @@ along, as a container does.
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import subprocess

@@ -7,8 +7,9 @@ import os
 import subprocess
 import sys
 
+from local_cloud.server import REPO_ROOT
+from modelarts_emulator.testing import running_emulator
 from tests.emulator.helpers import Api, minimal_job
-from modelarts_emulator.testing import REPO_ROOT, running_emulator
 
 FLAGS = ["--host", "--port", "--db", "--project-id", "--access-key", "--secret-key",
          "--security-token", "--run-seconds", "--phase-seconds", "--latency-ms", "--catalog",
