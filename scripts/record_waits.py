@@ -24,7 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from modelarts_emulator.testing import running_emulator  # noqa: E402
 from modelarts_provider.client import AkSkCredentials, ClientSettings, CreateTrainingJobRequest, ModelArtsClient  # noqa: E402
 from modelarts_provider.client.models import TrainingJob  # noqa: E402
-from modelarts_provider.client.pool_models import create_network_body, create_pool_body, patch_pool_body  # noqa: E402
+from modelarts_provider.client.pool_models import patch_pool_body  # noqa: E402
+from modelarts_provider.network.args import NetworkArgs  # noqa: E402
+from modelarts_provider.resource_pool.args import ResourcePoolArgs  # noqa: E402
 from testkit.wait_recorder import WAITS, EmulatedClock, Recording, record  # noqa: E402
 
 PHASE_S, RUN_S = 30.0, 120.0  # Creating, Pending, Terminating 30 s each; Running 120 s (of the emulated clock)
@@ -71,12 +73,12 @@ class Cloud:
         return self.client.create_job(CreateTrainingJobRequest.model_validate(body))
 
     def network(self, name: str = "net-rec") -> str:
-        net = self.client.create_network(create_network_body(name, "172.16.0.0/12", workspace_id=None, annotations={}))
+        net = self.client.create_network(NetworkArgs(name=name, cidr="172.16.0.0/12").to_wire({}))
         return net.name
 
     def pool(self, network: str, nodes: int, name: str = "pool-rec") -> str:
-        pool = self.client.create_pool(create_pool_body(name, [(FLAVOR, nodes)], network, scope=["Train"],
-                                                        workspace_id=None, annotations={}))
+        pool = self.client.create_pool(ResourcePoolArgs.model_validate(
+            {"name": name, "resources": [{"flavor": FLAVOR, "count": nodes}], "network": network}).to_wire({}))
         return pool.name
 
     def advance(self, seconds: float) -> None:

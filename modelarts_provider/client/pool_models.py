@@ -195,23 +195,10 @@ class Order(_Wire):
         return f"{len(failed)} of {len(self.items)} resources of the order failed: " + "; ".join(reasons)
 
 
-def _label_marks(annotations: dict[str, str]) -> dict[str, str]:
+def label_marks(annotations: dict[str, str]) -> dict[str, str]:
     """The owner mark's tokens, also as labels: the service returns labels (its user-name label), while it may
     answer without annotations (core/ownership.py)."""
     return {k: v for k, v in annotations.items() if k in LABEL_MARKS}
-
-
-def create_pool_body(user_name: str, resources: list[tuple[str, int]], network: str, *, scope: list[str],
-                     workspace_id: str | None, annotations: dict[str, str]) -> dict[str, Any]:
-    """A CreatePoolRequestBody: a physical (Dedicate) pool, maxCount equal to count as documented."""
-    labels = {NAME_LABEL: user_name, **_label_marks(annotations)}
-    if workspace_id:
-        labels[WORKSPACE_LABEL] = workspace_id
-    return {"apiVersion": "v2", "kind": "Pool",
-            "metadata": {"labels": labels, "annotations": annotations},
-            "spec": {"type": "Dedicate", "scope": scope,
-                     "resources": [{"flavor": f, "count": n, "maxCount": n} for f, n in resources],
-                     "network": {"name": network}}}
 
 
 def patch_pool_body(resources: list[tuple[str, int]], scope: list[str] | None = None,
@@ -225,16 +212,3 @@ def patch_pool_body(resources: list[tuple[str, int]], scope: list[str] | None = 
     if annotations:
         body["metadata"] = {"annotations": dict(annotations)}
     return body
-
-
-def create_network_body(user_name: str, cidr: str, *, workspace_id: str | None,
-                        annotations: dict[str, str]) -> dict[str, Any]:
-    labels = {NAME_LABEL: user_name, **_label_marks(annotations)}
-    if workspace_id:
-        labels[WORKSPACE_LABEL] = workspace_id
-    # The SDK's NetworkMetadataCreation has labels only; our owner mark goes in annotations all the same (as
-    # on pools and jobs; assumed kept, see README). Without a mark, the body is exactly the SDK's.
-    metadata: dict[str, Any] = {"labels": labels}
-    if annotations:
-        metadata["annotations"] = annotations
-    return {"apiVersion": "v1", "kind": "Network", "metadata": metadata, "spec": {"cidr": cidr}}

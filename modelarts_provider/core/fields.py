@@ -6,7 +6,8 @@
 The pydantic field holds the type, the rules, the default and the description (the plugin schema's text); the
 `Declared` beside it says where the value goes and what a change of it does:
 
-- `api`: where it sits in the create request, dotted (`metadata.workspace_id`), which is also where the
+- `api`: where it sits in the create request, dotted (`metadata.workspace_id`; a key holding dots bracketed:
+  `metadata.labels[os.modelarts/name]`), which is also where the
   service's details give it back: the wire payload (to_wire) and the read-back (from_live) copy it along that
   path; `None`: never in the create body (a provider option, or sent by another API such as the tag API);
 - `change`: what a change of it does: replace the resource, update it in place, touch nothing remote
@@ -28,6 +29,7 @@ descriptions, the payload, the read-back, the takeover comparison); tests/provid
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -157,9 +159,18 @@ def _empty(value: Any) -> bool:
     return value is None or (isinstance(value, (list, dict)) and not value)
 
 
+_PART = re.compile(r"\[([^\]]+)\]|([^.\[\]]+)")
+
+
+def parts(dotted: str) -> list[str]:
+    """'a.b.c' -> [a, b, c]; a bracketed part is one key whatever it holds, dots included:
+    'metadata.labels[os.modelarts/name]' -> [metadata, labels, os.modelarts/name] (a label's or annotation's key)."""
+    return [bracketed or plain for bracketed, plain in _PART.findall(dotted)]
+
+
 def put(body: dict[str, Any], dotted: str, value: Any) -> None:
-    """body[a][b][c] = value for 'a.b.c', creating the objects on the way."""
-    *parents, last = dotted.split(".")
+    """body[a][b][c] = value for 'a.b.c' (or 'a.b[c]'), creating the objects on the way."""
+    *parents, last = parts(dotted)
     for part in parents:
         body = body.setdefault(part, {})
     body[last] = value
@@ -167,7 +178,7 @@ def put(body: dict[str, Any], dotted: str, value: Any) -> None:
 
 def get(body: Mapping[str, Any], dotted: str) -> Any:
     value: Any = body
-    for part in dotted.split("."):
+    for part in parts(dotted):
         value = value.get(part) if isinstance(value, Mapping) else None
     return value
 
@@ -180,7 +191,8 @@ def to_wire(args: BaseModel, body: dict[str, Any] | None = None) -> dict[str, An
         if f.declared.api is None or _empty(value):
             continue
         put(body, f.declared.api, f.declared.wire(value) if f.declared.wire else
-            (value.model_dump(exclude_none=True) if isinstance(value, BaseModel) else value))
+            (value.model_dump(exclude_none=True) if isinstance(value, BaseModel) else
+             dict(value) if isinstance(value, dict) else value))  # a copy: a later path may add to it
     return body
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 
-from ..client.pool_models import WORKSPACE_LABEL, Network, create_network_body
+from ..client.pool_models import WORKSPACE_LABEL, Network
 from ..core.jobs_on_pool import NETWORK_FORCE, clear_for_delete
 from ..core.location import check_same_place, location_of
 from ..core.owned_objects import marks_of, our_namesake, our_pools_on, ours_to_delete, wait_gone
@@ -59,9 +59,7 @@ class NetworkProvider(ModelArtsProvider):
                 self._remove(net, args.timeout_seconds, args.poll_interval_seconds, args.owner, args.force_delete)
                 net = None
         if net is None:
-            net = api.create_network(create_network_body(
-                args.name, args.cidr, workspace_id=args.workspace_id,
-                annotations=args.owner.object_marks("network", args.name) if args.owner else {}))
+            net = api.create_network(args.to_wire(args.owner.object_marks("network", args.name) if args.owner else {}))
             say(f"network {args.name}: created as {net.name}, waiting until Active")
         net = self._wait_active(net.name, args)
         return CreateResult(net.name, with_key_secret({**args.model_dump(mode="json"), **self._outputs(net)}))

@@ -3,11 +3,12 @@ provider options."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..core.fields import Change, Declared
+from ..client.pool_models import DESCRIPTION_ANNOTATION, NAME_LABEL, WORKSPACE_LABEL, label_marks
+from ..core.fields import Change, Declared, to_wire as declared_wire
 from ..core.ownership import OwnerMark
 
 from ..core.messages import POOL_DESCRIPTION_RE, POOL_NAME_RE  # the documented rules
@@ -24,25 +25,32 @@ class PoolNodes(BaseModel):
     count: Annotated[int, Field(ge=1, le=MAX_NODES, description="nodes of this flavor, 1-500")]  # 2.0 is 2; 2.5 refused
 
 
+def _nodes_on_wire(nodes: list[PoolNodes]) -> list[dict[str, Any]]:
+    """A physical (Dedicate) pool's resources: maxCount equal to count, as documented."""
+    return [{"flavor": n.flavor, "count": n.count, "maxCount": n.count} for n in nodes]
+
+
 class ResourcePoolArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     # Each field declared once (core/fields.py): what a change does (diff.py derives its lists from it), and the key
     # of a stack config's `pools.<key>.create` that sets it as it is (stack/declared_keys.py).
-    name: Annotated[str, Field(pattern=POOL_NAME_RE, description="the user's name (os.modelarts/name)"), Declared()]
+    name: Annotated[str, Field(pattern=POOL_NAME_RE, description="the user's name (os.modelarts/name)"),
+                    Declared(api=f"metadata.labels[{NAME_LABEL}]")]
     # in place, except a flavor taken away (PatchPool only adds flavors): that replaces (diff.py)
     resources: Annotated[list[PoolNodes], Field(min_length=1, max_length=16, description=(
         "nodes per flavor; a count change or a flavor added is a PATCH in place, a flavor taken away replaces "
-        "the pool")), Declared(change=Change.IN_PLACE)]
+        "the pool")), Declared(change=Change.IN_PLACE, api="spec.resources", wire=_nodes_on_wire)]
     network: Annotated[str, Field(min_length=1, description="the network's service name (Network.network_name)"),
-                       Declared()]
+                       Declared(api="spec.network.name")]
     scope: Annotated[list[Literal["Train", "Infer", "Notebook"]], Field(
         min_length=1, description="job types the pool serves (changed in place; ready once each is Enabled)"),
-        Declared(change=Change.IN_PLACE)] = ["Train"]
-    workspace_id: Annotated[str | None, Declared()] = Field(
+        Declared(change=Change.IN_PLACE, api="spec.scope")] = ["Train"]
+    workspace_id: Annotated[str | None, Declared(api=f"metadata.labels[{WORKSPACE_LABEL}]")] = Field(
         None, description="the workspace of the pool (default: the service's)")
     description: Annotated[Annotated[str, Field(pattern=POOL_DESCRIPTION_RE)] | None,
-                           Declared(change=Change.IN_PLACE, config="description")] = Field(None, description=(
+                           Declared(change=Change.IN_PLACE, api=f"metadata.annotations[{DESCRIPTION_ANNOTATION}]",
+                                    config="description")] = Field(None, description=(
         "the pool's description (annotation os.modelarts/description; changed in place)"))
     timeout_seconds: Annotated[float, Field(gt=0, le=6 * 3600, description=(
         "how long create and scaling wait for every node to be available (customTimeouts take precedence)")),
@@ -71,6 +79,14 @@ class ResourcePoolArgs(BaseModel):
 
     def counts(self) -> dict[str, int]:
         return {r.flavor: r.count for r in self.resources}
+
+    def to_wire(self, marks: dict[str, str]) -> dict[str, Any]:
+        """The CreatePoolRequestBody: a physical (Dedicate) pool, every declared field along its API path
+        (core/fields.py), and the owner mark `marks` in its annotations (its tokens also as labels: the service
+        returns labels where it may answer without annotations, core/ownership.py)."""
+        return declared_wire(self, {"apiVersion": "v2", "kind": "Pool",
+                                    "metadata": {"labels": label_marks(marks), "annotations": dict(marks)},
+                                    "spec": {"type": "Dedicate"}})
 
 
 class ResourcePoolOutputs(BaseModel):

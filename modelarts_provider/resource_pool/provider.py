@@ -25,7 +25,7 @@ from typing import Any
 from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 
 from ..client.errors import ModelArtsError
-from ..client.pool_models import DESCRIPTION_ANNOTATION, WORKSPACE_LABEL, Pool, create_pool_body, patch_pool_body
+from ..client.pool_models import DESCRIPTION_ANNOTATION, WORKSPACE_LABEL, Pool, patch_pool_body
 from ..core.jobs_on_pool import clear_for_delete
 from ..core.location import check_same_place, location_of
 from ..core.ownership import OwnerMark, with_key_secret
@@ -73,11 +73,8 @@ class ResourcePoolProvider(ModelArtsProvider):
         if pool is None:
             net = api.get_network(args.network)
             marks = {**(args.owner.object_marks("pool", args.name) if args.owner else {}),
-                     **network_token_mark(marks_of(net) if net is not None else None),
-                     **({DESCRIPTION_ANNOTATION: args.description} if args.description else {})}
-            pool = api.create_pool(create_pool_body(
-                args.name, [(r.flavor, r.count) for r in args.resources], args.network, scope=args.scope,
-                workspace_id=args.workspace_id, annotations=marks))
+                     **network_token_mark(marks_of(net) if net is not None else None)}
+            pool = api.create_pool(args.to_wire(marks))  # the declared fields along their paths (args.py)
             say(f"pool {label}: created as {pool.name} (billed per node-hour from now on), waiting for "
                 f"{sum(args.counts().values())} nodes")
         try:

@@ -10,9 +10,17 @@ from typing import Any, Iterator
 import pytest
 
 from modelarts_provider.client import ModelArtsClient
-from modelarts_provider.client.pool_models import create_network_body, create_pool_body, patch_pool_body
+from modelarts_provider.client.pool_models import patch_pool_body
+from modelarts_provider.network.args import NetworkArgs
+from modelarts_provider.resource_pool.args import ResourcePoolArgs
 
 from .test_emulator_client import settings_for
+
+
+def _pool_body(name: str, network: str) -> dict:
+    """A CreatePoolRequestBody as the ResourcePool sends it (its declarations, resource_pool/args.py), no mark."""
+    return ResourcePoolArgs.model_validate({"name": name, "resources": [{"flavor": FLAVOR, "count": 2}],
+                                            "network": network}).to_wire({})
 
 FLAVOR = "modelarts.vm.gpu.tnt004"
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
@@ -31,7 +39,7 @@ def client(emu: Any) -> Iterator[ModelArtsClient]:
 
 
 def _network(client: ModelArtsClient, emu: Any) -> str:
-    net = client.create_network(create_network_body("net-main", "192.168.128.0/17", workspace_id=None, annotations={}))
+    net = client.create_network(NetworkArgs(name="net-main", cidr="192.168.128.0/17").to_wire({}))
     assert net.subnet_id is None  # Creating: no subnet yet
     emu.advance(10)
     return net.name
@@ -42,8 +50,7 @@ def test_subnet_order_scopes_and_an_in_place_patch_are_read(client: ModelArtsCli
     shown = client.get_network(net)
     assert shown is not None and shown.status.phase == "Active" and UUID.match(shown.subnet_id or "")
 
-    pool = client.create_pool(create_pool_body("gpu-pool", [(FLAVOR, 2)], net, scope=["Train"], workspace_id=None,
-                                               annotations={}))
+    pool = client.create_pool(_pool_body("gpu-pool", net))
     assert pool.metadata.order_name and client.get_order(pool.metadata.order_name).failure() is None
     emu.advance(50)
     running = client.get_pool(pool.name)
@@ -67,8 +74,7 @@ def test_subnet_order_scopes_and_an_in_place_patch_are_read(client: ModelArtsCli
 def test_failure_phases_and_bucket_are_read_with_the_orders_reason(client: ModelArtsClient, emu: Any) -> None:
     net = _network(client, emu)
     emu.pool_fault("create_fail", name="no-pool", message="Insufficient ECS quota.")
-    pool = client.create_pool(create_pool_body("no-pool", [(FLAVOR, 2)], net, scope=["Train"], workspace_id=None,
-                                               annotations={}))
+    pool = client.create_pool(_pool_body("no-pool", net))
     emu.advance(100)
     failed = client.get_pool(pool.name)
     assert failed is not None and failed.status.phase == "CreationFailed" and failed.status.failed()

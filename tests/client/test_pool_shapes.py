@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from modelarts_provider.client.pool_models import (Network, Order, Pool, create_network_body, create_pool_body,
-                                                   patch_pool_body)
+from modelarts_provider.client.pool_models import Network, Order, Pool, patch_pool_body
+from modelarts_provider.network.args import NetworkArgs
+from modelarts_provider.resource_pool.args import ResourcePoolArgs
 
 from .sdk_reference import round_trip, synthetic
 
@@ -19,12 +20,12 @@ def _scalar(t: str, where: str) -> Any:
 
 
 @pytest.mark.parametrize("body,sdk_type", [
-    (create_pool_body("gpu-pool", [("modelarts.vm.gpu.tnt004", 2)], "network-1", scope=["Train"], workspace_id="0",
-                      annotations={}), "CreatePoolRequestBody"),
+    (ResourcePoolArgs(name="gpu-pool", resources=[{"flavor": "modelarts.vm.gpu.tnt004", "count": 2}],  # type: ignore[list-item]
+                      network="network-1", scope=["Train"], workspace_id="0").to_wire({}), "CreatePoolRequestBody"),
     (patch_pool_body([("modelarts.vm.gpu.tnt004", 3)]), "PoolUpdateRequest"),
     (patch_pool_body([("modelarts.vm.gpu.tnt004", 3), ("modelarts.vm.cpu.8u32g", 1)], ["Infer", "Train"]),
      "PoolUpdateRequest"),
-    (create_network_body("net-main", "192.168.128.0/17", workspace_id="0", annotations={}), "NetworkCreationRequest"),
+    (NetworkArgs(name="net-main", cidr="192.168.128.0/17", workspace_id="0").to_wire({}), "NetworkCreationRequest"),
 ])
 def test_request_bodies_fit_the_sdk(body: dict, sdk_type: str) -> None:
     sent, problems = round_trip(body, sdk_type)
@@ -33,7 +34,7 @@ def test_request_bodies_fit_the_sdk(body: dict, sdk_type: str) -> None:
 
 def test_our_owner_mark_on_a_network_is_the_one_key_beyond_the_sdk() -> None:
     # in annotations and, as the service may answer without them (issue 42), as a label
-    body = create_network_body("net-main", "10.0.0.0/16", workspace_id=None, annotations={"modelarts-pulumi/token": "t"})
+    body = NetworkArgs(name="net-main", cidr="10.0.0.0/16").to_wire({"modelarts-pulumi/token": "t"})
     _, problems = round_trip(body, "NetworkCreationRequest")
     assert sorted(problems) == ["body.metadata.annotations: not a field of the SDK's NetworkMetadataCreation",
                                 "body.metadata.labels.modelarts-pulumi/token: not a field of the SDK's "

@@ -87,22 +87,36 @@ def test_create_scale_destroy_in_order(emu, said):
     assert all(item["gone"] for item in emu.pools()["items"])
 
 
-def test_a_pool_that_turns_abnormal_fails_the_create_and_is_deleted(emu, said):
+def _pools_on_a_network(emu) -> tuple[Any, str]:
+    """The ResourcePool provider against `emu`, and the network a pool of the tests goes on."""
     _, net, _ = _network(emu)
-    emu.pool_fault("abnormal", name="gpu-pool", message="Insufficient GPU capacity in cn-north-4a.")
-    pools = _configured(ResourcePoolProvider, emu)
+    return _configured(ResourcePoolProvider, emu), net
+
+
+def _the_pool(emu) -> dict:
+    """The one pool the emulator holds (gone or not)."""
+    (pool,) = [p for p in emu.pools()["items"] if p["kind"] == "Pool"]
+    return pool
+
+
+def _unusable_create(emu, fault: str, message: str, **over: Any) -> tuple[str, dict]:
+    """A pool create the emulator's `fault` makes unusable: the create's error, and the pool as recorded."""
+    pools, net = _pools_on_a_network(emu)
+    emu.pool_fault(fault, name="gpu-pool", message=message)
     with pytest.raises(ProviderError) as failed:
-        pools.create(_pool_props(net))
-    msg = str(failed.value)
+        pools.create(_pool_props(net, **over))
+    return str(failed.value), _the_pool(emu)
+
+
+def test_a_pool_that_turns_abnormal_fails_the_create_and_is_deleted(emu, said):
+    msg, pool = _unusable_create(emu, "abnormal", "Insufficient GPU capacity in cn-north-4a.")
     assert "Abnormal: Insufficient GPU capacity in cn-north-4a." in msg
     assert "was deleted, not left billing" in msg
-    (pool,) = [p for p in emu.pools()["items"] if p["kind"] == "Pool"]
     assert pool["metadata"].get("deletionTimestamp"), "the unusable pool was deleted"
 
 
 def test_a_failed_scale_up_fails_the_update_at_once_naming_the_order_and_keeps_the_pool(emu, said):
-    _, net, _ = _network(emu)
-    pools = _configured(ResourcePoolProvider, emu)
+    pools, net = _pools_on_a_network(emu)
     created = pools.create(_pool_props(net))
     emu.pool_fault("scale_fail", name="gpu-pool", message="Scale-up failed: no capacity.")
     with pytest.raises(ProviderError) as failed:
@@ -110,33 +124,26 @@ def test_a_failed_scale_up_fails_the_update_at_once_naming_the_order_and_keeps_t
     msg = str(failed.value)
     assert "is ScalingFailed: 1 of 1 resources of the order failed: Scale-up failed: no capacity." in msg, msg
     assert "the pool keeps the nodes it has" in msg
-    (pool,) = [p for p in emu.pools()["items"] if p["kind"] == "Pool"]
+    pool = _the_pool(emu)
     assert not pool["gone"] and "deletionTimestamp" not in pool["metadata"]
     assert pool["status"]["resources"]["available"] == [{"flavor": FLAVOR, "count": 2}]
 
 
 def test_a_failed_create_fails_at_once_naming_the_order_and_the_pool_is_deleted(emu, said):
     """Not at the deadline (an hour here): the first answer in CreationFailed ends the wait."""
-    _, net, _ = _network(emu)
-    emu.pool_fault("create_fail", name="gpu-pool", message="Insufficient ECS quota.")
-    pools = _configured(ResourcePoolProvider, emu)
-    with pytest.raises(ProviderError) as failed:
-        pools.create(_pool_props(net, timeout_seconds=3600))
-    msg = str(failed.value)
+    msg, pool = _unusable_create(emu, "create_fail", "Insufficient ECS quota.", timeout_seconds=3600)
     # at the first node that failed to create (or the order failed as a whole), whichever is seen first
     assert msg.startswith(("pool gpu-pool has nodes that failed to create", "pool gpu-pool is CreationFailed")), msg
     assert "resources of the order failed: Insufficient ECS quota." in msg, msg
     assert "was deleted, not left billing" in msg
-    (pool,) = [p for p in emu.pools()["items"] if p["kind"] == "Pool"]
     assert pool["metadata"].get("deletionTimestamp"), "the pool that failed to create was deleted"
 
 
 def test_job_types_and_an_added_flavor_change_in_place_and_ready_waits_for_enabled(emu, said):
-    _, net, _ = _network(emu)
-    pools = _configured(ResourcePoolProvider, emu)
+    pools, net = _pools_on_a_network(emu)
     created = pools.create(_pool_props(net))
     assert any("job types Train Enabling" in line for line in said), said  # Running alone is not ready
-    (before,) = [p for p in emu.pools()["items"] if p["kind"] == "Pool"]
+    before = _the_pool(emu)
     assert before["status"]["scope"] == [{"scopeType": "Train", "state": "Enabled"}]
     other = "modelarts.vm.cpu.8u32g"
     news = _pool_props(net, scope=["Train", "Infer"], description="shared by the vision team",
@@ -150,7 +157,7 @@ def test_job_types_and_an_added_flavor_change_in_place_and_ready_waits_for_enabl
     assert [c for m, c in sent if m == "PATCH"] == ["application/merge-patch+json"]  # as Terraform sends it
     assert any("scaling" in line and f"{other} 0 -> 1" in line and "job types Train -> Infer, Train" in line
                for line in said), said
-    (pool,) = [p for p in emu.pools()["items"] if p["kind"] == "Pool"]
+    pool = _the_pool(emu)
     assert pool["metadata"]["name"] == created.id  # the same pool
     assert {s["scopeType"]: s["state"] for s in pool["status"]["scope"]} == {"Train": "Enabled", "Infer": "Enabled"}
     assert {r["flavor"]: r["count"] for r in pool["spec"]["resources"]} == {FLAVOR: 2, other: 1}
@@ -161,15 +168,14 @@ def test_job_types_and_an_added_flavor_change_in_place_and_ready_waits_for_enabl
     plain = {**news, "description": None}
     assert decide(updated.outs, plain) == ([], ["description"])
     pools.update(created.id, updated.outs, plain)
-    (pool,) = [p for p in emu.pools()["items"] if p["kind"] == "Pool"]
+    pool = _the_pool(emu)
     assert "os.modelarts/description" not in pool["metadata"]["annotations"]  # merge-patch null removed it
     assert [(e["kind"], e["action"]) for e in emu.pools()["events"] if e["kind"] == "pool"] == [
         ("pool", "create"), ("pool", "scale")]
 
 
 def test_only_our_pool_is_deleted_or_taken_over(emu, said):
-    _, net, _ = _network(emu)
-    pools = _configured(ResourcePoolProvider, emu)
+    pools, net = _pools_on_a_network(emu)
     created = pools.create(_pool_props(net))
     other = _pool_props(net, owner=owner_of("pool-gpu", stack="organization/proj/alice"))
     with pytest.raises(ProviderError, match="belongs to organization/proj/dev::pool-gpu"):
@@ -208,14 +214,13 @@ def test_a_network_name_over_32_characters_is_refused_at_check_naming_the_rule()
 
 
 def test_a_pool_past_its_deadline_fails_naming_its_counts_and_is_deleted(emu, said):
-    _, net, _ = _network(emu)
-    pools = _configured(ResourcePoolProvider, emu)
+    pools, net = _pools_on_a_network(emu)
     with pytest.raises(ProviderError) as failed:
         pools.create(_pool_props(net, timeout_seconds=0.1))
     msg = str(failed.value)
     assert "not usable after 0.1 s (" in msg and "/2 nodes available" in msg, msg
     assert "was deleted, not left billing" in msg
-    (pool,) = [p for p in emu.pools()["items"] if p["kind"] == "Pool"]
+    pool = _the_pool(emu)
     assert pool["metadata"].get("deletionTimestamp")
 
 
@@ -227,8 +232,7 @@ def _kinds(emu: RunningEmulator, kind: str) -> list[dict]:
 
 
 def test_our_earlier_pool_with_other_counts_is_taken_over_and_scaled(emu, said):
-    _, net, _ = _network(emu)
-    pools = _configured(ResourcePoolProvider, emu)
+    pools, net = _pools_on_a_network(emu)
     first = pools.create(_pool_props(net, count=2))  # a killed up: this pool is in no state
     said.clear()
     again = pools.create(_pool_props(net, count=3))  # the next up, with another node count
@@ -266,9 +270,9 @@ def test_a_network_delete_removes_our_untracked_pool_first_and_never_a_foreign_o
 
     # a pool on our network that does not carry our network's token (someone else's): never deleted
     nets, net, net_outs = _network(emu)
-    from modelarts_provider.client.pool_models import create_pool_body
-    foreign = pools._api().create_pool(create_pool_body("theirs", [(FLAVOR, 1)], net, scope=["Train"],
-                                                        workspace_id=None, annotations={}))
+    from modelarts_provider.resource_pool.args import ResourcePoolArgs
+    foreign = pools._api().create_pool(ResourcePoolArgs.model_validate(
+        {"name": "theirs", "resources": [{"flavor": FLAVOR, "count": 1}], "network": net}).to_wire({}))
     with pytest.raises(Exception, match="(?i)in use|used"):
         nets.delete(net, net_outs)
     assert not next(p for p in _kinds(emu, "Pool") if p["metadata"]["name"] == foreign.name)["gone"]
