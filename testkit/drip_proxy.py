@@ -8,6 +8,7 @@ request comes on a connection of its own, so a rule sees each one.
         ...  # point modelarts:endpoint at proxy.url; proxy.dripping counts the answers being dripped
 
 `stalled_tls_server()` is a server that accepts TCP connections and never answers: a TLS handshake to it stalls.
+`ended(call, bound_s)` runs a call that such a network slows on a thread of its own: how it ended, and when.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import time
 import urllib.parse
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 Rule = Callable[[str, str], object]  # (method, path) -> drip this answer?
 
@@ -150,3 +152,23 @@ def _listening(on_conn: Callable[[socket.socket, threading.Event], None]) -> Ite
     finally:
         stop.set()
         server.close()
+
+
+def ended(call: Callable[[], Any], bound_s: float, what: str = "the call") -> tuple[Any, BaseException | None, float]:
+    """Run `call` on a thread: (what it returned, what it raised, seconds it took). Fails when it still runs after
+    `bound_s`: the call has no overall deadline."""
+    out: dict[str, Any] = {}
+
+    def run() -> None:
+        started = time.monotonic()
+        try:
+            out["value"] = call()
+        except BaseException as err:  # noqa: BLE001 - handed to the test
+            out["err"] = err
+        out["s"] = time.monotonic() - started
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(bound_s)
+    assert not t.is_alive(), f"{what} was still going after {bound_s:g} s: no overall deadline"
+    return out.get("value"), out.get("err"), out["s"]

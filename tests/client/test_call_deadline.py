@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,7 +20,7 @@ import pytest
 from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient, ModelArtsError
 from modelarts_provider.client import call_limits
 from modelarts_provider.client.models import CreateTrainingJobRequest
-from testkit.drip_proxy import drip_proxy, stalled_tls_server
+from testkit.drip_proxy import drip_proxy, ended, stalled_tls_server
 
 JOB_GET = re.compile(r"^/v2/[^/]+/training-jobs/[^/]+$")
 HANG_BOUND_S = 60.0  # a cut call ends long before; an uncut one long after
@@ -51,31 +51,12 @@ def _job(emu: Any) -> str:
         return client.create_job(CreateTrainingJobRequest.model_validate(body)).id or ""
 
 
-def _ended(call: Callable[[], Any]) -> tuple[BaseException | None, float]:
-    """Run `call` on a thread; (what it raised, seconds it took). Fails if it is still going after the bound."""
-    out: dict[str, Any] = {}
-
-    def run() -> None:
-        started = time.monotonic()
-        try:
-            call()
-        except BaseException as err:  # noqa: BLE001 - handed to the test
-            out["err"] = err
-        out["s"] = time.monotonic() - started
-
-    t = threading.Thread(target=run, daemon=True)
-    t.start()
-    t.join(HANG_BOUND_S)
-    assert not t.is_alive(), f"the call was still going after {HANG_BOUND_S:g} s: no overall deadline"
-    return out.get("err"), out["s"]
-
-
 def test_a_dripped_answer_ends_at_the_call_deadline(emu: Any) -> None:
     job_id = _job(emu)
     with drip_proxy(emu.url, lambda m, p: m == "GET" and JOB_GET.match(p)) as proxy, \
             _client(emu, proxy.url) as client:
         assert client.transport.call_deadline_s() == 4.0  # retry budget 1 + connect 1 + read 2
-        err, took = _ended(lambda: client.get_job(job_id))
+        _, err, took = ended(lambda: client.get_job(job_id), HANG_BOUND_S)
         print(f"dripped GET cut after {took:.2f} s (call deadline 4 s)")
         assert isinstance(err, ModelArtsError) and err.error_code == "Client.Timeout", err
         assert f"/training-jobs/{job_id} no complete answer within 4 s (the call's deadline)" in str(err)
@@ -94,7 +75,7 @@ def test_a_scope_deadline_comes_first(emu: Any) -> None:
             with call_limits.limits(deadline=time.monotonic() + 1.0):
                 client.get_job(job_id)
 
-        err, took = _ended(get)
+        _, err, took = ended(get, HANG_BOUND_S)
         print(f"dripped GET under a 1 s scope cut after {took:.2f} s")
         assert isinstance(err, ModelArtsError) and err.error_code == "Client.Timeout", err
 
@@ -115,7 +96,7 @@ def test_an_abort_cuts_a_call_in_flight(emu: Any) -> None:
             stop.set()
 
         threading.Thread(target=cancel_once_stalled, daemon=True).start()
-        err, took = _ended(get)
+        _, err, took = ended(get, HANG_BOUND_S)
         print(f"stalled GET cut {took:.2f} s after it started, on the abort")
         assert isinstance(err, ModelArtsError) and err.error_code == "Client.Cancelled", err
         assert not err.retryable
@@ -129,7 +110,7 @@ def test_a_stalled_tls_handshake_ends_at_the_call_deadline(emu: Any) -> None:
             with call_limits.limits(deadline=time.monotonic() + 2.0):
                 client.get_job("j1")
 
-        err, took = _ended(get)
+        _, err, took = ended(get, HANG_BOUND_S)
         print(f"stalled TLS handshake cut after {took:.2f} s (scope deadline 2 s)")
         assert isinstance(err, ModelArtsError) and err.error_code == "Client.Timeout", err
 

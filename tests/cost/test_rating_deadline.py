@@ -11,7 +11,6 @@ instead of hanging it.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -23,7 +22,7 @@ from modelarts_provider.client import call_limits
 from modelarts_provider.core.provider_config import ProviderSettings
 from modelarts_provider.cost import prices
 from modelarts_provider.cost.rating import Product, RatingError, rate_hourly
-from testkit.drip_proxy import DripProxy, drip_proxy
+from testkit.drip_proxy import DripProxy, drip_proxy, ended
 
 HANG_BOUND_S = 20.0  # a cut call ends long before; the dripped answer takes minutes
 
@@ -37,22 +36,7 @@ def dripping(billing: Any) -> Iterator[DripProxy]:
 
 
 def _ended(call: Callable[[], Any]) -> tuple[Any, BaseException | None, float]:
-    """Run `call` on a thread: (what it returned, what it raised, seconds it took); fails if it still runs."""
-    out: dict[str, Any] = {}
-
-    def run() -> None:
-        started = time.monotonic()
-        try:
-            out["value"] = call()
-        except BaseException as err:  # noqa: BLE001 - handed to the test
-            out["err"] = err
-        out["s"] = time.monotonic() - started
-
-    t = threading.Thread(target=run, daemon=True)
-    t.start()
-    t.join(HANG_BOUND_S)
-    assert not t.is_alive(), f"the rating call was still going after {HANG_BOUND_S:g} s: no overall deadline"
-    return out.get("value"), out.get("err"), out["s"]
+    return ended(call, HANG_BOUND_S, "the rating call")
 
 
 def _rate(billing: Any, proxy: DripProxy, **kw: Any) -> Any:
