@@ -209,3 +209,20 @@ def from_wire(model: type[BaseModel], live: Mapping[str, Any]) -> dict[str, Any]
             continue
         out[f.name] = value
     return out
+
+
+def differing(args: BaseModel, live: Mapping[str, Any],
+              skip: frozenset[str] = frozenset()) -> list[tuple[str, Any, Any]]:
+    """(field, live value, declared value) of every field the create sends (but `skip`) whose value at its API path
+    in the live object's details is not the one the declaration sends; a field the declaration leaves out is not
+    compared. What a takeover of an earlier pool or network compares, so a field added to the declarations is
+    compared without a line of its own."""
+    sent = to_wire(args)
+    out = []
+    for f in declarations(type(args)):
+        if f.name in skip or f.declared.api is None:
+            continue
+        want, have = get(sent, f.declared.api), get(live, f.declared.api)
+        if want is not None and want != have:
+            out.append((f.name, have, want))
+    return out

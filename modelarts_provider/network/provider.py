@@ -18,6 +18,7 @@ from typing import Any
 from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 
 from ..client.pool_models import WORKSPACE_LABEL, Network
+from ..core.fields import differing
 from ..core.jobs_on_pool import NETWORK_FORCE, clear_for_delete
 from ..core.location import check_same_place, location_of
 from ..core.owned_objects import marks_of, our_namesake, our_pools_on, ours_to_delete, wait_gone
@@ -114,12 +115,14 @@ class NetworkProvider(ModelArtsProvider):
                   f"network {net.name}")
 
 
+_SAID = frozenset({"name", "workspace_id"})  # the name found it; the workspace is compared in its own words below
+
+
 def _differences(net: Network, args: NetworkArgs) -> str:
     """The fields of our earlier network that are not the declared ones ("" when it fits)."""
-    out = []
-    cidr = net.spec.get("cidr")
-    if cidr != args.cidr:
-        out.append(f"cidr {cidr} -> {args.cidr}")
+    # every declared field the create sends, along its API path (core/fields.py): cidr, and any added later
+    live = net.model_dump(by_alias=True, exclude_none=True)
+    out = [f"{name} {have} -> {want}" for name, have, want in differing(args, live, _SAID)]
     workspace = net.metadata.labels.get(WORKSPACE_LABEL)
     if args.workspace_id and workspace != args.workspace_id:
         out.append(f"workspace {workspace} -> {args.workspace_id}")

@@ -26,6 +26,7 @@ from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, Up
 
 from ..client.errors import ModelArtsError
 from ..client.pool_models import DESCRIPTION_ANNOTATION, WORKSPACE_LABEL, Pool, patch_pool_body
+from ..core.fields import differing
 from ..core.jobs_on_pool import clear_for_delete
 from ..core.location import check_same_place, location_of
 from ..core.ownership import OwnerMark, with_key_secret
@@ -232,4 +233,13 @@ def _differences(pool: Pool, args: ResourcePoolArgs) -> dict[str, str]:
     workspace = pool.metadata.labels.get(WORKSPACE_LABEL)
     if args.workspace_id and workspace != args.workspace_id:
         out["workspace"] = f"{workspace} -> {args.workspace_id}"
+    # Any other declared field the create sends, compared along its API path (core/fields.py): a field added to
+    # the declarations is compared without a line here.
+    for name, have, want in differing(args, pool.model_dump(by_alias=True, exclude_none=True), _SAID):
+        out[name] = f"{have} -> {want}"
     return out
+
+
+# The fields compared above in their own words (node counts, flavors, job types, ...); the name is how the pool was
+# found.
+_SAID = frozenset({"name", "resources", "network", "scope", "description", "workspace_id"})

@@ -41,3 +41,19 @@ def test_written_keys_pass_on_as_arguments_the_rest_keep_the_arguments_defaults(
     assert arg_values(NetworkConfig.model_validate({}), NetworkArgs) == {}
     with pytest.raises(ValidationError, match="timeoutSeconds"):  # the argument's rule: at most 6 h
         PoolCreate.model_validate({"flavor": "f", "nodes": 2, "network": "n", "timeoutSeconds": 7 * 3600})
+
+
+def test_a_takeover_compares_every_field_the_create_sends_along_its_path() -> None:
+    # core/fields.differing: what the pool's and network's takeover compare beyond the fields they word themselves
+    from modelarts_provider.client.pool_models import Pool
+    from modelarts_provider.core.fields import differing
+
+    args = ResourcePoolArgs.model_validate({"name": "pool-one", "resources": [{"flavor": "f", "count": 2}],
+                                            "network": "net-b", "workspace_id": "w1"})
+    live = Pool.model_validate({"metadata": {"name": "pool-x", "labels": {"os.modelarts/name": "pool-one",
+                                                                          "os.modelarts/workspace.id": "w1"}},
+                                "spec": {"scope": ["Train"], "resources": [{"flavor": "f", "count": 2}],
+                                         "network": {"name": "net-a"}}}).model_dump(by_alias=True, exclude_none=True)
+    assert differing(args, live) == [("resources", [{"flavor": "f", "count": 2}],
+                                      [{"flavor": "f", "count": 2, "maxCount": 2}]), ("network", "net-a", "net-b")]
+    assert differing(args, live, frozenset({"resources", "network"})) == []  # the labels (name, workspace) match
