@@ -3,10 +3,13 @@ reference SDK-HMAC-SHA256 implementation), request bodies, dates."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import time
+from collections.abc import Iterator, Mapping
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any, Callable
 
 import requests
@@ -138,3 +141,16 @@ def wait_phase(client: Any, job_id: str, phases: set[str], timeout: float = 20) 
             return job
         assert time.monotonic() < deadline, f"job {job_id} still {job.phase}"
         time.sleep(0.05)
+
+
+@contextlib.contextmanager
+def obs_holding(base: Path, bucket: str, objects: Mapping[str, str | bytes]) -> Iterator[Any]:
+    """A local OBS whose `bucket` holds `objects` (key -> body): the code and data a test's jobs read."""
+    from obs_emulator.testing import running_obs  # the local clouds' extra: only where a test runs jobs for real
+
+    with running_obs(base) as obs:
+        s3 = obs.client()
+        s3.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": s3.meta.region_name})
+        for key, body in objects.items():
+            s3.put_object(Bucket=bucket, Key=key, Body=body.encode() if isinstance(body, str) else body)
+        yield obs

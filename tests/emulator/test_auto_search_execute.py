@@ -20,7 +20,7 @@ from huaweicloudsdkmodelarts.v1 import model as m
 
 from modelarts_emulator.testing import RunningEmulator, running_emulator
 from testkit.faults import wait_until
-from tests.emulator.helpers import Api
+from tests.emulator.helpers import Api, obs_holding
 
 BUCKET = "search-bucket"
 MNIST = Path(__file__).resolve().parents[2] / "training" / "mnist" / "train.py"
@@ -79,13 +79,9 @@ def _body(name: str, code: str, search: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def local_obs(tmp_path_factory) -> Iterator[Any]:
-    from obs_emulator.testing import running_obs
-
-    with running_obs(tmp_path_factory.mktemp("obs")) as obs:
-        s3 = obs.client()
-        s3.create_bucket(Bucket=BUCKET, CreateBucketConfiguration={"LocationConstraint": s3.meta.region_name})
-        for name, body in (("train", TRAIN), ("writer", WRITER), ("slow", SLOW), ("broken", BROKEN), ("mnist", MNIST.read_text())):
-            s3.put_object(Bucket=BUCKET, Key=f"code/{name}/train.py", Body=body.encode())
+    code = {f"code/{name}/train.py": body for name, body in (("train", TRAIN), ("writer", WRITER), ("slow", SLOW),
+                                                             ("broken", BROKEN), ("mnist", MNIST.read_text()))}
+    with obs_holding(tmp_path_factory.mktemp("obs"), BUCKET, code) as obs:
         yield obs
 
 

@@ -19,7 +19,7 @@ from modelarts_emulator.testing import RunningEmulator, running_emulator
 from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient
 from modelarts_provider.client.models import CreateTrainingJobRequest, TrainingJob
 from modelarts_provider.core.job_logs import failure_log_tail
-from tests.emulator.helpers import wait_phase
+from tests.emulator.helpers import obs_holding, wait_phase
 
 BUCKET = "exec-bucket"
 ENGINE = {"engine_name": "PyTorch", "engine_version": "pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64"}
@@ -63,14 +63,8 @@ time.sleep(120)
 
 @pytest.fixture(scope="module")
 def local_obs(tmp_path_factory) -> Iterator[Any]:
-    from obs_emulator.testing import running_obs
-
-    with running_obs(tmp_path_factory.mktemp("obs")) as obs:
-        s3 = obs.client()
-        s3.create_bucket(Bucket=BUCKET, CreateBucketConfiguration={"LocationConstraint": s3.meta.region_name})
-        for name, body in (("ok", SCRIPT), ("fail", FAILING), ("sleep", SLEEPER)):
-            s3.put_object(Bucket=BUCKET, Key=f"code/{name}/train.py", Body=body.encode())
-        s3.put_object(Bucket=BUCKET, Key="data/in/sub/rows.csv", Body=b"1,2,3\n")
+    code = {f"code/{name}/train.py": body for name, body in (("ok", SCRIPT), ("fail", FAILING), ("sleep", SLEEPER))}
+    with obs_holding(tmp_path_factory.mktemp("obs"), BUCKET, {**code, "data/in/sub/rows.csv": b"1,2,3\n"}) as obs:
         yield obs
 
 

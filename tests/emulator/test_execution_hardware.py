@@ -27,7 +27,7 @@ from modelarts_emulator.execution.gpus import GpuPool, gpus_per_node, inventory,
 from modelarts_emulator.testing import RunningEmulator, running_emulator
 from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient, ModelArtsError
 from modelarts_provider.client.models import CreateTrainingJobRequest, TrainingJob
-from tests.emulator.helpers import wait_phase
+from tests.emulator.helpers import obs_holding, wait_phase
 
 BUCKET = "hw-bucket"
 PYTORCH = {"engine_name": "PyTorch", "engine_version": "pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64"}
@@ -48,13 +48,8 @@ time.sleep(float(hold[0]) if hold else 0)
 
 @pytest.fixture(scope="module")
 def local_obs(tmp_path_factory) -> Iterator[Any]:
-    from obs_emulator.testing import running_obs
-
-    with running_obs(tmp_path_factory.mktemp("obs")) as obs:
-        s3 = obs.client()
-        s3.create_bucket(Bucket=BUCKET, CreateBucketConfiguration={"LocationConstraint": s3.meta.region_name})
-        s3.put_object(Bucket=BUCKET, Key="code/report/train.py", Body=REPORT.encode())
-        s3.put_object(Bucket=BUCKET, Key="code/ddp/train.py", Body=DDP.read_bytes())
+    code = {"code/report/train.py": REPORT, "code/ddp/train.py": DDP.read_bytes()}
+    with obs_holding(tmp_path_factory.mktemp("obs"), BUCKET, code) as obs:
         yield obs
 
 

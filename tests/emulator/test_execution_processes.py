@@ -26,7 +26,7 @@ from modelarts_emulator.execution.runner import Running, first_failures
 from modelarts_emulator.testing import RunningEmulator, running_emulator
 from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient, ModelArtsError
 from modelarts_provider.client.models import CreateTrainingJobRequest, TrainingJob
-from tests.emulator.helpers import wait_phase
+from tests.emulator.helpers import obs_holding, wait_phase
 
 BUCKET = "proc-bucket"
 ENGINE = {"engine_name": "PyTorch", "engine_version": "pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64"}
@@ -68,13 +68,9 @@ time.sleep(float(hold[0]) if hold else 0)
 
 @pytest.fixture(scope="module")
 def local_obs(tmp_path_factory) -> Iterator[Any]:
-    from obs_emulator.testing import running_obs
-
-    with running_obs(tmp_path_factory.mktemp("obs")) as obs:
-        s3 = obs.client()
-        s3.create_bucket(Bucket=BUCKET, CreateBucketConfiguration={"LocationConstraint": s3.meta.region_name})
-        for name, body in (("report", REPORT), ("cascade", CASCADE), ("daemon", DAEMON)):
-            s3.put_object(Bucket=BUCKET, Key=f"code/{name}/train.py", Body=body.encode())
+    code = {f"code/{name}/train.py": body
+            for name, body in (("report", REPORT), ("cascade", CASCADE), ("daemon", DAEMON))}
+    with obs_holding(tmp_path_factory.mktemp("obs"), BUCKET, code) as obs:
         yield obs
 
 
