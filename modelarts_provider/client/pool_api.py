@@ -12,6 +12,7 @@ import requests
 from pydantic import BaseModel, ValidationError
 
 from .errors import ModelArtsError
+from .lazy import loaded
 
 if TYPE_CHECKING:
     from .pool_models import Network, Order, Pool
@@ -22,11 +23,7 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def _models() -> Any:
-    """The pool and network wire models, loaded at the first pool or network call: a command that makes none (the
-    `status` and `logs` tools) does not build them (issue 56: under a second)."""
-    from . import pool_models  # noqa: PLC0415
-
-    return pool_models
+    return loaded(".pool_models")  # at the first call (lazy.py)
 
 
 def _check_name(name: str, what: str) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .lazy import loaded
+
 if TYPE_CHECKING:
     from .search_models import AutoSearchTrials, SearchAlgorithmList, Trial
 
@@ -14,11 +16,7 @@ MAX_PAGES = 10
 
 
 def _models() -> Any:
-    """The search's wire models, loaded at the first search call: a command that makes none (the `status` and `logs`
-    tools) does not build them (issue 56: under a second)."""
-    from . import search_models  # noqa: PLC0415
-
-    return search_models
+    return loaded(".search_models")  # at the first call (lazy.py)
 
 
 def _safe(value: str, what: str) -> str:

@@ -3,6 +3,7 @@ provider's configure, so both front doors merge them the same way at check, befo
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -33,14 +34,15 @@ def test_the_setting_is_read_as_the_engine_hands_it_over() -> None:
     assert parse_default_tags(None) == {} and parse_default_tags("") == {}
 
 
-@pytest.mark.parametrize("raw,words", [
-    ("ml-42", "must be a map of tag keys to values"),
-    ('["a", "b"]', "must be a map of tag keys to values"),
-    ('{"modelarts-pulumi.token": "x"}', "keys starting with modelarts-pulumi. are the owner mark"),
-    ('{"team": "a|b"}', "is not a valid tag value"),
-])
-def test_a_bad_setting_fails_every_jobs_check_naming_it(raw: str, words: str) -> None:
-    with pytest.raises(ValueError, match=words.replace(".", r"\.").replace("|", r"\|")):
+NOT_A_MAP = "must be a map of tag keys to values"
+BAD = {"ml-42": NOT_A_MAP, '["a", "b"]': NOT_A_MAP, '{"team": "a|b"}': "is not a valid tag value",
+       '{"modelarts-pulumi.token": "x"}': "keys starting with modelarts-pulumi. are the owner mark"}
+
+
+@pytest.mark.parametrize("raw", list(BAD))
+def test_a_bad_setting_fails_every_jobs_check_naming_it(raw: str) -> None:
+    words = BAD[raw]
+    with pytest.raises(ValueError, match=re.escape(words)):
         parse_default_tags(raw)
     result = provider(raw).check({}, job_inputs())
     reasons = [f.reason for f in result.failures or []]
