@@ -18,6 +18,7 @@ from huaweicloudsdkcore.sdk_request import SdkRequest
 from huaweicloudsdkcore.signer.signer import Signer
 
 from modelarts_emulator.testing import RunningEmulator
+from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient
 
 FAST = {"phase_seconds": 0.3, "run_seconds": 1.0}
 # Phases no test outlives on its own: a test moves them on with the clock control (Api.advance), so
@@ -154,3 +155,10 @@ def obs_holding(base: Path, bucket: str, objects: Mapping[str, str | bytes]) -> 
         for key, body in objects.items():
             s3.put_object(Bucket=bucket, Key=key, Body=body.encode() if isinstance(body, str) else body)
         yield obs
+
+
+def product_client(emu: RunningEmulator) -> ModelArtsClient:
+    """The product's ModelArts client on `emu`, signed with its AK/SK (a context manager: close it)."""
+    return ModelArtsClient(ClientSettings(region="cn-north-4", project_id=emu.project_id, endpoint=emu.url,
+                                          credentials=AkSkCredentials(access_key=emu.access_key,
+                                                                      secret_key=emu.secret_key)))

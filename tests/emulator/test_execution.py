@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from modelarts_emulator.testing import RunningEmulator, running_emulator
-from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient
+from modelarts_provider.client import ModelArtsClient
 from modelarts_provider.client.models import CreateTrainingJobRequest, TrainingJob
 from modelarts_provider.core.job_logs import failure_log_tail
-from tests.emulator.helpers import obs_holding, wait_phase
+from tests.emulator.helpers import obs_holding, product_client, wait_phase
 
 BUCKET = "exec-bucket"
 ENGINE = {"engine_name": "PyTorch", "engine_version": "pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64"}
@@ -73,18 +73,6 @@ def emu(tmp_path_factory, local_obs: Any) -> Iterator[RunningEmulator]:
     with running_emulator(tmp_path_factory.mktemp("emu"), phase_seconds=0.1, run_seconds=60,
                           obs_endpoint=local_obs.url, execute=True, max_run_seconds=60) as server:
         yield server
-
-
-def _client(emu: RunningEmulator) -> ModelArtsClient:
-    return ModelArtsClient(ClientSettings(region="cn-north-4", project_id=emu.project_id, endpoint=emu.url,
-                                          credentials=AkSkCredentials(access_key=emu.access_key,
-                                                                      secret_key=emu.secret_key)))
-
-
-@pytest.fixture
-def client(emu: RunningEmulator) -> Iterator[ModelArtsClient]:
-    with _client(emu) as c:
-        yield c
 
 
 def _body(name: str, code: str, *, nodes: int = 1, **algorithm: Any) -> dict[str, Any]:
@@ -226,7 +214,7 @@ def test_volumes_are_refused_at_create(emu) -> None:
 
 def test_the_run_time_limit_and_the_process_bound_say_so_when_they_bite(tmp_path, local_obs) -> None:
     with running_emulator(tmp_path, phase_seconds=0.1, obs_endpoint=local_obs.url, execute=True,
-                          max_processes=1, max_run_seconds=2) as emu, _client(emu) as client:
+                          max_processes=1, max_run_seconds=2) as emu, product_client(emu) as client:
         first = _create(client, "exec-long", "sleep")
         wait_phase(client, first.id, {"Running"}, timeout=30)
         second = _create(client, "exec-queued", "ok", parameters=[{"name": "lr", "value": "1"}],
@@ -246,7 +234,7 @@ def test_the_run_time_limit_and_the_process_bound_say_so_when_they_bite(tmp_path
 
 def test_a_restart_kills_the_processes_and_says_so(tmp_path, local_obs) -> None:
     with running_emulator(tmp_path, phase_seconds=0.1, obs_endpoint=local_obs.url, execute=True) as emu, \
-            _client(emu) as client:
+            product_client(emu) as client:
         job = _create(client, "exec-restart", "sleep")
         pid = int(_until_logged(client, job.id, "pid=").split("pid=", 1)[1].split()[0])
         emu.restart()
@@ -288,7 +276,7 @@ def test_reset_removes_only_the_directories_of_its_own_jobs(tmp_path, local_obs)
     foreign.write_text("mine, not the emulator's")
     (work / "keep").mkdir()
     with running_emulator(tmp_path / "emu", phase_seconds=0.1, obs_endpoint=local_obs.url, execute=True,
-                          work_dir=str(work)) as emu, _client(emu) as client:
+                          work_dir=str(work)) as emu, product_client(emu) as client:
         job = _create(client, "exec-reset", "fail")
         wait_phase(client, job.id, {"Completed", "Failed"}, timeout=30)
         assert (work / job.id).is_dir()

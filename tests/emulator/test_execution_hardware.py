@@ -25,7 +25,7 @@ import pytest
 from modelarts_emulator.execution.engines import EnginePythons
 from modelarts_emulator.execution.gpus import GpuPool, gpus_per_node, inventory, parse_nvidia_smi
 from modelarts_emulator.testing import RunningEmulator, running_emulator
-from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient, ModelArtsError
+from modelarts_provider.client import ModelArtsClient, ModelArtsError
 from modelarts_provider.client.models import CreateTrainingJobRequest, TrainingJob
 from tests.emulator.helpers import obs_holding, wait_phase
 
@@ -68,14 +68,6 @@ def emu(tmp_path_factory, local_obs: Any, wrapper: Path) -> Iterator[RunningEmul
                           obs_endpoint=local_obs.url, execute=True, max_run_seconds=60, gpus="0,1",
                           engine_python=[f"TensorFlow={wrapper}"]) as server:
         yield server
-
-
-@pytest.fixture
-def client(emu: RunningEmulator) -> Iterator[ModelArtsClient]:
-    with ModelArtsClient(ClientSettings(region="cn-north-4", project_id=emu.project_id, endpoint=emu.url,
-                                        credentials=AkSkCredentials(access_key=emu.access_key,
-                                                                    secret_key=emu.secret_key))) as c:
-        yield c
 
 
 def _create(client: ModelArtsClient, name: str, code: str = "report", *, flavor: str = GPU, nodes: int = 1,

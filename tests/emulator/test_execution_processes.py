@@ -24,7 +24,7 @@ from modelarts_emulator.execution.engines import EnginePythons
 from modelarts_emulator.execution.reaper import MARK_VAR, marked_pids
 from modelarts_emulator.execution.runner import Running, first_failures
 from modelarts_emulator.testing import RunningEmulator, running_emulator
-from modelarts_provider.client import AkSkCredentials, ClientSettings, ModelArtsClient, ModelArtsError
+from modelarts_provider.client import ModelArtsClient, ModelArtsError
 from modelarts_provider.client.models import CreateTrainingJobRequest, TrainingJob
 from tests.emulator.helpers import obs_holding, wait_phase
 
@@ -79,14 +79,6 @@ def emu(tmp_path_factory, local_obs: Any) -> Iterator[RunningEmulator]:
     with running_emulator(tmp_path_factory.mktemp("emu"), phase_seconds=0.1, run_seconds=60,
                           obs_endpoint=local_obs.url, execute=True, max_run_seconds=60, gpus="0,1,2") as server:
         yield server
-
-
-@pytest.fixture
-def client(emu: RunningEmulator) -> Iterator[ModelArtsClient]:
-    with ModelArtsClient(ClientSettings(region="cn-north-4", project_id=emu.project_id, endpoint=emu.url,
-                                        credentials=AkSkCredentials(access_key=emu.access_key,
-                                                                    secret_key=emu.secret_key))) as c:
-        yield c
 
 
 def _create(client: ModelArtsClient, name: str, code: str, resource: dict[str, Any],
