@@ -8,6 +8,7 @@ none, and its catalog check (catalog_check.py) reads the service's catalogs only
 from __future__ import annotations
 
 import threading
+from contextlib import nullcontext
 from typing import Any
 
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
@@ -210,9 +211,10 @@ class TrainingJobProvider(ModelArtsProvider):
     def create(self, props: dict[str, Any]) -> CreateResult:
         args = validated(strip_outputs(props))
         # The stack's state is there to read only for the engine's calls (they name their resource's URN).
-        job = lifecycle.submit(self._api(), args, self._names(), say, self._tracked_for(args),
-                               (lambda: self._held_ids(args)) if serving_engine() else None,
-                               TAG_WRITES if _joined_later(args) else None)
+        writes = TAG_WRITES if _joined_later(args) else None
+        with writes.creating() if writes is not None else nullcontext():  # its tag call waits for the last create
+            job = lifecycle.submit(self._api(), args, self._names(), say, self._tracked_for(args),
+                                   (lambda: self._held_ids(args)) if serving_engine() else None, writes)
         return CreateResult(job.id, with_key_secret({**stored_args(args), **self._status(job)}))
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:

@@ -81,6 +81,30 @@ def test_a_failed_tag_call_is_the_joins_to_name_and_a_join_waits_only_for_its_ow
     assert [u.job_id for u in writes.flush()] == [b.id] and writes.pending() == []
 
 
+def test_the_tag_calls_wait_until_no_create_is_in_flight_and_then_go_out_together():
+    # a sweep's creates are paced by the engine's checkpoints: the tag calls' CPU waits until the creates are over
+    c, writes = FakeClient(), TagWrites()
+    index = NameIndex(c)
+    with writes.creating():
+        with writes.creating():
+            a = submit(c, args("job-a"), index, lambda _m: None, tag_writes=writes)
+        b = submit(c, args("job-b"), index, lambda _m: None, tag_writes=writes)
+        assert c.count("tags_create") == 0  # a create is still in flight: both calls held
+    # the last create returned: both go out (the join waits for them)
+    assert writes.join([a.id or "", b.id or ""]) == [] and c.count("tags_create") == 2
+    assert c.tags[a.id or ""] == args("job-a").owner.tags("job-a")
+
+
+def test_a_failed_create_releases_the_calls_held():
+    c, writes = FakeClient(), TagWrites()
+    index = NameIndex(c)
+    with pytest.raises(RuntimeError):
+        with writes.creating():
+            a = submit(c, args("job-a"), index, lambda _m: None, tag_writes=writes)
+            raise RuntimeError("the next create failed")
+    assert writes.flush() == [] and c.tags[a.id or ""] == args("job-a").owner.tags("job-a")
+
+
 def test_only_the_stack_programs_awaited_jobs_leave_their_tag_call_to_the_wait(monkeypatch):
     monkeypatch.setattr(job_provider, "dynamic_server", lambda: True)
     assert job_provider._joined_later(args(wait_for="completed"))
