@@ -24,6 +24,7 @@ import hashlib
 import json
 import secrets
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -258,6 +259,12 @@ class PoolStore:
             raise errors.pool_not_found(name) if kind == "pool" else errors.network_not_found(name)
         return doc
 
+    def _rendered(self, kind: str, render: Callable[[str, dict, int], dict], project: str, name: str) -> dict:
+        """A live pool or network (else its not-found error) as `render` shows it now."""
+        with self._lock:
+            t = self.now()
+            return render(name, self._load(kind, project, name, t), t)
+
     def _save(self, name: str, doc: dict) -> None:
         self._db.execute("UPDATE cloud_resources SET doc = ? WHERE name = ?", (json.dumps(doc), name))
 
@@ -300,9 +307,7 @@ class PoolStore:
         return render_network(name, doc, t)
 
     def get_network(self, project: str, name: str) -> dict:
-        with self._lock:
-            t = self.now()
-            return render_network(name, self._load("network", project, name, t), t)
+        return self._rendered("network", render_network, project, name)
 
     def list_networks(self, project: str) -> dict:
         with self._lock:
@@ -381,14 +386,10 @@ class PoolStore:
         return render_pool(name, doc, t)
 
     def get_pool(self, project: str, name: str) -> dict:
-        with self._lock:
-            t = self.now()
-            return render_pool(name, self._load("pool", project, name, t), t)
+        return self._rendered("pool", render_pool, project, name)
 
     def list_nodes(self, project: str, name: str) -> dict:
-        with self._lock:
-            t = self.now()
-            return render_nodes(name, self._load("pool", project, name, t), t)
+        return self._rendered("pool", render_nodes, project, name)
 
     def pool_doc(self, project: str, name: str) -> dict | None:
         """The stored pool (None: no such pool in this project, or gone)."""
