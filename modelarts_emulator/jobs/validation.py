@@ -76,6 +76,14 @@ def _list(value: Any, param: str) -> list[Any]:
     return value
 
 
+def _objects(value: Any, param: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each object of an array parameter, with its own parameter path (`param[i]`)."""
+    for i, item in enumerate(_list(value, param)):
+        found = _obj(item, f"{param}[{i}]")
+        assert found is not None
+        yield f"{param}[{i}]", found
+
+
 def _str(value: Any, param: str, required: bool = False) -> str | None:
     if value is None or value == "":
         if required:
@@ -366,14 +374,12 @@ def _engine(engine: dict[str, Any] | None, catalog: Catalog, where: str) -> dict
 
 def _parameters(value: Any) -> list[dict[str, Any]]:
     out = []
-    for i, p in enumerate(_list(value, "algorithm.parameters")):
-        p = _obj(p, f"algorithm.parameters[{i}]")
-        assert p is not None
-        name = _str(p.get("name"), f"algorithm.parameters[{i}].name", required=True)
+    for where, p in _objects(value, "algorithm.parameters"):
+        name = _str(p.get("name"), f"{where}.name", required=True)
         raw = p.get("value", "")
         if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
             if raw is not None:
-                raise errors.invalid_param(f"algorithm.parameters[{i}].value", "must be a string")
+                raise errors.invalid_param(f"{where}.value", "must be a string")
             raw = ""
         out.append({**p, "name": name, "value": str(raw)})
     return out
@@ -422,10 +428,7 @@ def _channels(value: Any, where: str) -> Iterator[tuple[int, str, dict[str, Any]
     """Each input or output channel, checked as both kinds are: an object with a unique name and a remote
     object; yields (index, its parameter path, the channel, its name, its remote)."""
     seen: set[str] = set()
-    for i, ch in enumerate(_list(value, where)):
-        param = f"{where}[{i}]"
-        ch = _obj(ch, param)
-        assert ch is not None
+    for i, (param, ch) in enumerate(_objects(value, where)):
         name = _channel_name(ch, param, seen)
         remote = _obj(ch.get("remote"), f"{param}.remote", required=True)
         assert remote is not None
@@ -498,10 +501,7 @@ def _environments(value: Any) -> dict[str, str]:
 def validate_tasks(value: Any, catalog: Catalog) -> tuple[list[dict[str, Any]], int]:
     """``tasks[]`` -> (TaskResponse objects, total node count)."""
     out, nodes = [], 0
-    for i, task in enumerate(_list(value, "tasks")):
-        where = f"tasks[{i}]"
-        task = _obj(task, where)
-        assert task is not None
+    for where, task in _objects(value, "tasks"):
         echoed: dict[str, Any] = {}
         role = _str(task.get("role"), f"{where}.role")
         if role:
@@ -649,24 +649,21 @@ def _resource(value: Any, catalog: Catalog) -> tuple[dict[str, Any], int]:
 def _volumes(value: Any) -> list[dict[str, Any]]:
     """spec.volumes (Tables 40-41): NFS volumes, host:/path mounted at an absolute path."""
     volumes = []
-    for i, vol in enumerate(_list(value, "spec.volumes")):
-        vol = _obj(vol, f"spec.volumes[{i}]")
-        assert vol is not None
-        nfs = _obj(vol.get("nfs"), f"spec.volumes[{i}].nfs", required=True)
+    for where, vol in _objects(value, "spec.volumes"):
+        nfs = _obj(vol.get("nfs"), f"{where}.nfs", required=True)
         assert nfs is not None
-        server = _str(nfs.get("nfs_server_path"), f"spec.volumes[{i}].nfs.nfs_server_path",
-                      required=True)
-        local = _str(nfs.get("local_path"), f"spec.volumes[{i}].nfs.local_path", required=True)
+        server = _str(nfs.get("nfs_server_path"), f"{where}.nfs.nfs_server_path", required=True)
+        local = _str(nfs.get("local_path"), f"{where}.nfs.local_path", required=True)
         assert server and local
         if ":" not in server:
-            raise errors.invalid_param(f"spec.volumes[{i}].nfs.nfs_server_path",
+            raise errors.invalid_param(f"{where}.nfs.nfs_server_path",
                                        "must be of the form host:/path")
         if not local.startswith("/"):
-            raise errors.invalid_param(f"spec.volumes[{i}].nfs.local_path",
+            raise errors.invalid_param(f"{where}.nfs.local_path",
                                        "must be an absolute path")
         read_only = nfs.get("read_only", False)
         if not isinstance(read_only, bool):
-            raise errors.invalid_param(f"spec.volumes[{i}].nfs.read_only", "must be a boolean")
+            raise errors.invalid_param(f"{where}.nfs.read_only", "must be a boolean")
         volumes.append({"nfs": {"nfs_server_path": server, "local_path": local,
                                 "read_only": read_only}})
     return volumes
