@@ -9,7 +9,9 @@ JobsAwait, stack/declare.py) return from their create right after the POST and h
 writer, which starts the calls once no create is in flight (the creates are over, or stopped); their JobsAwait, a
 later step of the same `up` in the same process (it takes every job's id), joins the calls of the jobs it waits for
 once its wait is over and fails the `up` naming any job left untagged. Nothing is dropped: the owner mark is in the
-job's annotations from its POST on, the proof in its tags before the `up` succeeds.
+job's annotations from its POST on, the proof in its tags before the `up` succeeds. (A Python program of one's own
+that declares awaited jobs and no JobsAwait gets the same calls, finished before the provider process ends; only a
+refusal of one then fails nothing.)
 
 When the process ends first (the engine closes it with SIGINT at the end of an `up`, or is gone: provider_base's
 watchdog) the calls handed over are finished first (`flush`), so a killed `up` leaves its jobs tagged; only the
