@@ -103,7 +103,10 @@ class TagWrites:
             pool = self._pool
         for job_id, tags, write, future in held:
             assert pool is not None
-            pool.submit(_run, write, job_id, tags, future)
+            try:
+                pool.submit(_run, write, job_id, tags, future)
+            except RuntimeError:  # the interpreter is shutting down its pools: the call is made here and now
+                _run(write, job_id, tags, future)
 
     def pending(self) -> list[str]:
         """The job ids whose writes were not joined yet."""

@@ -5,6 +5,7 @@ returns, its tag call runs beside the next creates, and the JobsAwait that waits
 from __future__ import annotations
 
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -194,3 +195,14 @@ def test_a_second_refusal_keeps_the_job_on_record(awaiting):
     with pytest.raises(RecordedFailure) as err:
         p.update("jobs-await-x", recorded, {"jobs": jobs})
     assert err.value.outs[UNTAGGED] == recorded[UNTAGGED] and "name-j2 (j2): TMS.0002" in str(err.value)
+
+
+def test_a_call_released_when_the_pools_no_longer_take_work_is_made_at_once():
+    c, writes = FakeClient(), TagWrites()
+    index = NameIndex(c)
+    writes.release()  # nothing held: no pool yet
+    with writes.creating():
+        a = submit(c, args("job-a"), index, lambda _m: None, tag_writes=writes)
+        writes._pool = ThreadPoolExecutor(max_workers=1)
+        writes._pool.shutdown()  # as at the interpreter's exit: submit raises RuntimeError
+    assert c.count("tags_create") == 1 and writes.join([a.id or ""]) == []
