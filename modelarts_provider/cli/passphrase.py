@@ -1,6 +1,6 @@
 """A stack config's `secure:` values decrypted as Pulumi's passphrase secrets manager does, without the CLI.
 
-`pulumi config --show-secrets` costs a CLI start (0.2 s) and the key derivation (0.3 s); the tools need it for the
+`pulumi config --show-secrets` costs a CLI start (0.2 s) and the key derivation; the tools need it for the
 client's credentials on every `logs`, `status` and `outputs`. The scheme (Pulumi's `passphrase` secrets manager,
 "v1"): the stack file's `encryptionsalt: v1:<salt>:<check>` gives the salt; the key is PBKDF2-HMAC-SHA256 of
 PULUMI_CONFIG_PASSPHRASE over it, 1,000,000 rounds, 32 bytes; each value is `v1:<nonce>:<AES-256-GCM ciphertext
@@ -14,11 +14,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
-import json
 import re
-import subprocess
-import sys
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Callable
@@ -27,38 +24,43 @@ ROUNDS = 1_000_000  # Pulumi's passphrase key derivation (pkg/secrets/passphrase
 CHECK = b"pulumi"
 
 
-# The derivation in a child Python: hashlib's PBKDF2 holds the GIL for its 0.3 s (measured: a thread running it
-# beside the command's imports took as long as both in turn), a child runs it on another core meanwhile. The
-# passphrase goes in on stdin, never in its arguments (which `ps` shows).
-_DERIVE = ("import base64, hashlib, json, sys; a = json.load(sys.stdin); sys.stdout.write(hashlib.pbkdf2_hmac("
-           "'sha256', a['p'].encode(), base64.b64decode(a['s']), a['n'], 32).hex())")
+# The derivation runs on `cryptography`'s PBKDF2 (OpenSSL's): 0.15 s where hashlib's takes 0.35-0.4 s here, and it
+# releases the GIL, so a thread started before the command's imports derives beside them (measured: Python work in
+# the main thread ran as fast with the derivation beside it). `cryptography` is what decrypts the values too: without
+# it nothing is derived here (the CLI decrypts). Started derivations by (passphrase, salt); the key never leaves
+# this process.
+class _Derivation(threading.Thread):
+    def __init__(self, passphrase: str, salt: bytes) -> None:
+        super().__init__(name="passphrase-kdf", daemon=True)
+        self._passphrase, self._salt = passphrase, salt
+        self.key: bytes | None = None
+
+    def run(self) -> None:
+        try:
+            self.key = _pbkdf2(self._passphrase, self._salt)
+        except Exception:  # noqa: BLE001 - any failure: derived again where it is needed, which raises it there
+            self.key = None
 
 
-# Derivations started before the command imported anything (start_early), by (passphrase, salt).
-_STARTED: dict[tuple[str, bytes], subprocess.Popen[str]] = {}
+_STARTED: dict[tuple[str, bytes], _Derivation] = {}
 
 
-def _derive_in_child(passphrase: str, salt: bytes) -> subprocess.Popen[str]:
-    proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", _DERIVE], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    assert proc.stdin is not None
-    proc.stdin.write(json.dumps({"p": passphrase, "s": base64.b64encode(salt).decode(), "n": ROUNDS}))
-    proc.stdin.close()
-    return proc
+def _pbkdf2(passphrase: str, salt: bytes) -> bytes:
+    from cryptography.hazmat.primitives import hashes  # noqa: PLC0415 - only where there is a secret
+    from cryptography.hazmat.primitives.kdf.pbkdf2 import PBKDF2HMAC  # noqa: PLC0415
+
+    return PBKDF2HMAC(algorithm=hashes.SHA256(), length=32, salt=salt, iterations=ROUNDS).derive(passphrase.encode())
 
 
 def derived_key(passphrase: str, salt: bytes) -> bytes:
-    """PBKDF2-HMAC-SHA256 of the passphrase over the salt (ROUNDS, 32 bytes), from a child Python (_DERIVE; the one
-    start_early began, if any); here when no child can run."""
-    try:
-        proc = _STARTED.pop((passphrase, salt), None) or _derive_in_child(passphrase, salt)
-        assert proc.stdout is not None
-        out = proc.stdout.read()  # (not communicate(): it flushes the stdin closed once the passphrase was sent)
-        if proc.wait(timeout=60) == 0 and len(out) == 64:
-            return bytes.fromhex(out)
-    except (OSError, subprocess.TimeoutExpired, ValueError):
-        pass
-    return hashlib.pbkdf2_hmac("sha256", passphrase.encode(), salt, ROUNDS, 32)
+    """PBKDF2-HMAC-SHA256 of the passphrase over the salt (ROUNDS, 32 bytes): the one start_early began, if any,
+    else derived now."""
+    started = _STARTED.pop((passphrase, salt), None)
+    if started is not None:
+        started.join()
+        if started.key is not None:
+            return started.key
+    return _pbkdf2(passphrase, salt)
 
 
 def _flag(argv: list[str], name: str) -> str | None:
@@ -86,8 +88,9 @@ def start_early(argv: list[str], env: Mapping[str, str]) -> None:
         if salt_line is None or not salt_line.group(1).startswith("v1:"):
             return
         salt = base64.b64decode(salt_line.group(1).split(":")[1])
-        _STARTED[(passphrase, salt)] = _derive_in_child(passphrase, salt)
-    except (OSError, binascii.Error, ValueError, IndexError):
+        started = _STARTED[(passphrase, salt)] = _Derivation(passphrase, salt)
+        started.start()
+    except (OSError, binascii.Error, ValueError, IndexError, RuntimeError):
         return
 
 
