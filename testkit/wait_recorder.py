@@ -32,8 +32,8 @@ from modelarts_provider.core import jobs_on_pool as jobs_on
 from modelarts_provider.resource_pool.wait import wait_usable
 from modelarts_provider.training_job import lifecycle
 from modelarts_provider.training_job.name_index import NameIndex
-from modelarts_provider.waiting import Clock
-from modelarts_provider.waiting.engine import Condition
+from modelarts_provider.wait_engine import Clock
+from modelarts_provider.wait_engine.engine import Condition
 
 WAITS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "waits"
 
@@ -197,7 +197,7 @@ class Outcome:
 
 def call(site: str, args: dict[str, Any], clock: Clock, client: Any) -> Outcome:
     """Run one call site under a Recorder: what it returned or raised, said, terminated, and each wait it ran."""
-    from modelarts_provider.waiting import observing
+    from modelarts_provider.wait_engine import observing
 
     lines: list[str] = []
     counted = Terminations(client)
@@ -262,7 +262,7 @@ class Replayer:
 
 
 def replay(recording: Recording, clock: Clock) -> tuple[Outcome, Replayer]:
-    from modelarts_provider.waiting import replaying
+    from modelarts_provider.wait_engine import replaying
 
     replayer = Replayer(recording, clock)
     with replaying(replayer):

@@ -35,7 +35,7 @@ from ..client.errors import ModelArtsError
 from ..core.deferred_tags import TAG_WRITES, Unwritten
 from ..core.provider_base import ModelArtsProvider, engine_alive, say
 from ..core.provider_error import ProviderError
-from ..waiting import cancelled
+from ..wait_engine import cancelled
 from ..core.job_secrets import job_secrets
 from ..core.recorded_failure import RecordedFailure
 from ..core.failures import failures_from

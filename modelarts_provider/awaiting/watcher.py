@@ -41,9 +41,9 @@ from ..client import call_limits
 from ..client.errors import ModelArtsError
 from ..client.models import TrainingJob
 from ..core.rules import WaitFor
-from ..waiting import REAL, Clock, Done, Failed, wait
-from ..waiting import Condition as WaitCondition  # (.conditions' Condition judges one job)
-from ..waiting.clock import on_real_clock
+from ..wait_engine import REAL, Clock, Done, Failed, wait
+from ..wait_engine import Condition as WaitCondition  # (.conditions' Condition judges one job)
+from ..wait_engine.clock import on_real_clock
 from .conditions import Condition, Outcome, Verdict, before, exists, first_decisive, not_failed, reaches, still_running
 
 Strategy = Literal["auto", "list", "get"]
@@ -194,7 +194,7 @@ class Watcher:
         until = max(min(s.deadline for s in due), now + FINAL_LOOK_S) if due else now + FINAL_LOOK_S
         return on_real_clock(self.clock, until)
 
-    # --- the loop: one condition on the wait engine (waiting/engine.py) ----------------------------
+    # --- the loop: one condition on the wait engine (wait_engine/engine.py) ----------------------------
 
     def run(self, jobs: Iterable[Watched]) -> list[Result]:
         start = self.clock.now()

@@ -32,7 +32,7 @@ from pydantic import BaseModel, Field
 
 from ..client.models import TaskLogPreview
 from ..core.job_logs import client_secrets, one_line_error, safe_line
-from ..waiting import REAL, Clock, Condition, Done, Failed, wait
+from ..wait_engine import REAL, Clock, Condition, Done, Failed, wait
 from .stack_reader import (JobRef, LogsError, PulumiCli, find_job, prefetch_config, stack_config, stack_settings,
                            state_job, successor)
 

@@ -24,7 +24,7 @@ from ..core.masking import secret_values
 from .errors import LogsError
 from .pulumi_cli import engine_bin, find_pulumi
 from .stack_state import StackState
-from ..waiting import REAL, Clock, Condition, Done, Failed, WaitFailed, wait
+from ..wait_engine import REAL, Clock, Condition, Done, Failed, WaitFailed, wait
 
 # "pulumi-python:dynamic/modelarts:TrainingJob" today, "pulumi-python:dynamic:Resource" in older states
 DYNAMIC_TYPE_PREFIX = "pulumi-python:dynamic"

@@ -27,7 +27,7 @@ from typing import Any
 from ..client.errors import JOB_NOT_FOUND, ModelArtsError
 from ..client.models import ACTIVE_PHASES, TrainingJob
 from ..client.pool_models import WORKSPACE_LABEL, Pool
-from ..waiting import REAL, Clock, Condition, Done, Failed, cancelled, wait
+from ..wait_engine import REAL, Clock, Condition, Done, Failed, cancelled, wait
 from .ownership import MARK_ANNOTATION, OWNER_ANNOTATION, OwnerMark, owner_text, proves
 from .provider_error import ProviderError
 

@@ -27,9 +27,9 @@ from .ownership import OwnerMark, marks_from, owner_text, proves, token_on
 from .renames import RENAMED_HINT
 from .provider_base import say
 from .provider_error import ProviderError
-from ..waiting import REAL, Clock, Failed, wait
-from ..waiting.cancel import cancelled
-from ..waiting.conditions import gone
+from ..wait_engine import REAL, Clock, Failed, wait
+from ..wait_engine.cancel import cancelled
+from ..wait_engine.conditions import gone
 
 
 def marks_of(o: NamedObject) -> dict[str, str]:

@@ -31,8 +31,8 @@ from .recorded_failure import RecordedFailure, init_failed_status
 from .renames import RENAMED_FROM_KEY, RENAMES, RenameRefused
 from .resource_inputs import Checked
 from .provider_config import NAMESPACE, ProviderConfigError, ProviderSettings, resolve_settings
-from ..waiting import Condition, Done, Failed, wait
-from ..waiting.cancel import request_cancel  # the engine's Cancel
+from ..wait_engine import Condition, Done, Failed, wait
+from ..wait_engine.cancel import request_cancel  # the engine's Cancel
 
 S = TypeVar("S")
 

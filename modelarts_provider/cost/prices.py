@@ -14,7 +14,7 @@ from decimal import Decimal
 
 from ..client import call_limits
 from ..core.provider_config import ProviderSettings
-from ..waiting.cancel import cancelled
+from ..wait_engine.cancel import cancelled
 from .config import FlavorPrice
 from .rating import Product, RatingError, rate_hourly
 

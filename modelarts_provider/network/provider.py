@@ -28,7 +28,7 @@ from ..core.provider_error import ProviderError
 from .args import OUTPUT_KEYS, NetworkArgs
 from .check import check_inputs, strip_outputs
 from .diff import option_changes, replaced_fields
-from ..waiting import REAL, Clock, Condition, Done, Failed, cancelled, wait
+from ..wait_engine import REAL, Clock, Condition, Done, Failed, cancelled, wait
 
 POOL_GONE_WAIT_S = 1800.0
 

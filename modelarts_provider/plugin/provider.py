@@ -44,7 +44,7 @@ from ..training_job.catalog_check import needs_check
 from ..training_job.normalize import try_canonical
 from ..training_job.outputs import strip_outputs
 from ..training_job.provider import TrainingJobProvider
-from ..waiting import request_cancel
+from ..wait_engine import request_cancel
 from .doors import DOORS, PACKAGE, Context, Door
 from .names import Names
 from .schema import schema, snake_schema

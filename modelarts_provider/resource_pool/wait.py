@@ -15,7 +15,7 @@ from typing import Any, Callable
 from pydantic import BaseModel
 
 from ..client.pool_models import Pool
-from ..waiting import REAL, Clock, Condition, Done, Failed, cancelled, wait
+from ..wait_engine import REAL, Clock, Condition, Done, Failed, cancelled, wait
 
 
 class PoolNotUsable(Exception):

@@ -49,9 +49,9 @@ from ..core import replaced_runs
 from ..client.owner_token import TAG_PREFIX as OWNER_TAG_PREFIX
 from ..core.ownership import OWNER_ANNOTATION, OwnerMark, owner_text, proves
 from ..client.models import ACTIVE_PHASES, TERMINAL_PHASES, CreateTrainingJobRequest, TrainingJob
-from ..waiting import REAL, Clock, Condition, Done, Failed, wait
-from ..waiting.cancel import cancelled
-from ..waiting.conditions import gone
+from ..wait_engine import REAL, Clock, Condition, Done, Failed, wait
+from ..wait_engine.cancel import cancelled
+from ..wait_engine.conditions import gone
 
 Printer = Callable[[str], None]
 

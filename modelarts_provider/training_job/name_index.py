@@ -36,7 +36,7 @@ from ..client.errors import ModelArtsError
 from ..client.models import ACTIVE_PHASES, TrainingJob
 from ..client.owner_token import MARK_ANNOTATION, TOKEN_TAG, token_on
 from ..core.ownership import marks_from
-from ..waiting import REAL, Clock, Condition, Done, Failed, wait
+from ..wait_engine import REAL, Clock, Condition, Done, Failed, wait
 
 PAGE = 50
 DEFAULT_WORKSPACE = "0"  # what the list API lists when no workspace is given

@@ -3,7 +3,7 @@
 - modelarts_provider is built in layers (LAYERS, bottom up; docs/ARCHITECTURE.md draws the same): a folder imports
   only itself and the layers below it, never a layer above nor a peer of its own layer. So every resource folder
   (training_job, awaiting, code_upload, bucket, resource_pool, network) imports only core/, the clients (client/,
-  obs/), the wait engine (waiting/), results/ and itself: a TrainingJob edit cannot break a Network, and no
+  obs/), the wait engine (wait_engine/), results/ and itself: a TrainingJob edit cannot break a Network, and no
   resource reaches up into the stack program, the cost, the plugin or the CLI.
 - No import circle among modelarts_provider's modules (function-level imports count): a circle hidden in a
   function is still two modules that cannot be read, tested or moved one without the other.
@@ -51,7 +51,7 @@ def _files(folder: Path) -> list[Path]:
 # together are peers that never import each other.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("client",),            # the ModelArts client: HTTP, signing, wire models, the clouds' table
-    ("obs", "waiting"),     # the OBS client; the one wait engine (its clock, the engine's Cancel)
+    ("obs", "wait_engine"),     # the OBS client; the one wait engine (its clock, the engine's Cancel)
     ("core",),              # the kernel every resource uses: provider base, settings, ownership, fields, masking
     ("results",),           # which point of a sweep won: the results' model, curves, the printable lines
     RESOURCES,              # the resources, each apart from the others
@@ -63,7 +63,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 # The package's own top modules stand above every layer: its face (__init__, __main__), provider.py (old pickles
 # name it) and the template program.
 TOP = ("__init__", "__main__", "provider", "templates")
-RESOURCE_MAY_IMPORT = {"core", "client", "obs", "waiting", "results"}
+RESOURCE_MAY_IMPORT = {"core", "client", "obs", "wait_engine", "results"}
 
 def _folder(path: Path, pkg: Path) -> str:
     """The package's folder (or top module) a file belongs to: network, core, __init__, provider, ..."""
@@ -209,8 +209,8 @@ def test_a_circle_is_seen_through_a_function_level_import(tmp_path: Path) -> Non
 # bounded by the call's retry budget, not a wait for a state) and the watchdog that cuts calls past their
 # deadline (call_limits.py, ticking in its own thread), and the OBS reader's backoff between tries of a GET
 # (obs/reader.py: what botocore's standard retry mode does inside botocore for ObsClient). Every other wait is a
-# condition on waiting/engine.py, so it runs on an injectable clock and replays from a recording (tests/waits).
-SLEEPS_ALLOWED = {"modelarts_provider/waiting/clock.py", "modelarts_provider/client/api.py",
+# condition on wait_engine/engine.py, so it runs on an injectable clock and replays from a recording (tests/waits).
+SLEEPS_ALLOWED = {"modelarts_provider/wait_engine/clock.py", "modelarts_provider/client/api.py",
                   "modelarts_provider/client/call_limits.py", "modelarts_provider/obs/reader.py"}
 
 

@@ -11,7 +11,7 @@ from modelarts_provider.awaiting.args import AwaitedJob
 from modelarts_provider.awaiting.progress import LiveMetrics, latest, line
 from modelarts_provider.awaiting.watcher import LINES_PER_ROUND, Watched, Watcher
 from modelarts_provider.client.models import TrainingJob
-from modelarts_provider.waiting import FnClock
+from modelarts_provider.wait_engine import FnClock
 
 LOSS = {"name": "loss", "regex": r"epoch (?P<epoch>[0-9]+)/[0-9]+ loss=([0-9.]+)", "goal": "min"}
 ACC = {"name": "accuracy", "regex": "accuracy=([0-9.]+)", "goal": "max"}

@@ -15,7 +15,7 @@ from modelarts_provider.awaiting.provider import JobsAwaitProvider
 from modelarts_provider.awaiting.watcher import Watcher
 from modelarts_provider.core.provider_error import ProviderError
 from modelarts_provider.core.unknowns import UNKNOWN
-from modelarts_provider.waiting import FakeClock
+from modelarts_provider.wait_engine import FakeClock
 
 from .replay import ReplayClient
 

@@ -14,7 +14,7 @@ import pytest
 from modelarts_provider.awaiting.conditions import Verdict
 from modelarts_provider.awaiting.watcher import Result, Watched, Watcher, WaitAborted, WaitCancelled, _State
 from modelarts_provider.client.models import TrainingJob
-from modelarts_provider.waiting import FakeClock
+from modelarts_provider.wait_engine import FakeClock
 
 from .replay import ReplayClient, all_workflows, load
 

@@ -14,7 +14,7 @@ import pytest
 from modelarts_provider.client.models import TaskLogPreview
 from modelarts_provider.cli.logs import LogFollower
 from modelarts_provider.cli.stack_reader import JobRef, LogsError, find_job, successor
-from modelarts_provider.waiting import FakeClock
+from modelarts_provider.wait_engine import FakeClock
 from testkit.fake_pulumi import FakePulumi
 from testkit.harness import REPO_ROOT, Stack
 from tests.e2e.test_training_jobs import job, make_stack

@@ -167,7 +167,7 @@ def test_calls_run_beside_each_other() -> None:
 
 def test_engine_cancel_reaches_the_waits() -> None:
     """The engine's Cancel (first Ctrl-C) arrives first-hand: the flag every wait of the process checks."""
-    from modelarts_provider.waiting import cancel
+    from modelarts_provider.wait_engine import cancel
 
     assert not cancel.cancelled()
     try:

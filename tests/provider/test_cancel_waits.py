@@ -14,7 +14,7 @@ import pytest
 
 from modelarts_provider.client.errors import CLIENT_CANCELLED, ModelArtsError
 from modelarts_provider.client.pool_models import Network, Pool
-from modelarts_provider.waiting import cancel
+from modelarts_provider.wait_engine import cancel
 from modelarts_provider.core.owned_objects import wait_gone
 from modelarts_provider.core.provider_error import ProviderError
 from modelarts_provider.network.args import NetworkArgs

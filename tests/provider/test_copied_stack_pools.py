@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from modelarts_provider.waiting import cancel
+from modelarts_provider.wait_engine import cancel
 from modelarts_provider.core.call_urn import CURRENT_URN
 from modelarts_provider.core.provider_error import ProviderError
 from modelarts_provider.network.provider import NetworkProvider

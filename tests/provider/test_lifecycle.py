@@ -19,7 +19,7 @@ from modelarts_provider.training_job import lifecycle
 from modelarts_provider.training_job.args import TrainingJobArgs
 from modelarts_provider.training_job.lifecycle import TrainingJobError, submit
 from modelarts_provider.training_job.name_index import NameIndex
-from modelarts_provider.waiting import FakeClock
+from modelarts_provider.wait_engine import FakeClock
 
 from .common import job_inputs, owner_of
 from .fakes import FakeClient

@@ -15,7 +15,7 @@ from modelarts_provider.training_job.diff import decide
 from modelarts_provider.training_job.lifecycle import TrainingJobError
 from modelarts_provider.training_job.provider import TrainingJobProvider
 from modelarts_provider.core.ownership import OwnerMark
-from modelarts_provider.waiting import FakeClock
+from modelarts_provider.wait_engine import FakeClock
 
 from .common import checked, job_inputs, owner_of, provider_for
 from .fakes import FakeClient

@@ -12,7 +12,7 @@ import pytest
 
 from modelarts_emulator.testing import RunningEmulator
 from modelarts_provider.network.provider import NetworkProvider
-from modelarts_provider.waiting import cancel
+from modelarts_provider.wait_engine import cancel
 from modelarts_provider.core.provider_error import ProviderError
 from modelarts_provider.core.provider_config import resolve_settings
 from modelarts_provider.resource_pool import provider as pool_provider_module

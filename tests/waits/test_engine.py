@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from modelarts_provider.client import call_limits
-from modelarts_provider.waiting import (CANCEL_CHECK_S, Condition, Done, FakeClock, Failed, WaitFailed, observing,
+from modelarts_provider.wait_engine import (CANCEL_CHECK_S, Condition, Done, FakeClock, Failed, WaitFailed, observing,
                                         replaying, wait)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from modelarts_provider.waiting import FakeClock
+from modelarts_provider.wait_engine import FakeClock
 from testkit.wait_recorder import CALLS, Recording, load_all, replay
 
 RECORDINGS = load_all()
