@@ -17,13 +17,13 @@
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
-from .errors import CLIENT_CONNECTION, CLIENT_TIMEOUT, ObsError
+from .errors import CLIENT_CONNECTION, CLIENT_TIMEOUT, ObsError, bare_status_code
 from .settings import ObsSettings
 
 __all__ = ["ObjectInfo", "ObsClient"]
@@ -37,6 +37,25 @@ class ObjectInfo(BaseModel):
     key: str
     size: int
     etag: str  # without quotes; the MD5 hex of the bytes for a single-PUT object
+
+
+class ListingPage(NamedTuple):
+    """One page of a ListObjects (v1) answer, however it was read."""
+
+    objects: list[ObjectInfo]
+    truncated: bool
+    next_marker: str | None  # given only with a delimiter: else the page's last key goes on
+
+
+def listed(page_at: Callable[[str], ListingPage]) -> Iterator[ObjectInfo]:
+    """Every object of a listing paged by marker: `page_at(marker)` reads one page ("" the first)."""
+    marker = ""
+    while True:
+        page = page_at(marker)
+        yield from page.objects
+        if not page.truncated or not page.objects:
+            return
+        marker = page.next_marker or page.objects[-1].key
 
 
 class ObsClient:
@@ -133,16 +152,14 @@ class ObsClient:
 
         ListObjects (v1, marker paging): OBS parallel file system buckets do not support v2.
         """
-        marker = ""
-        while True:
+        def page_at(marker: str) -> ListingPage:
             page = self._call("list_objects", bucket, prefix or None, Bucket=bucket, Prefix=prefix,
                               MaxKeys=page_size, Marker=marker)
-            items = page.get("Contents", [])
-            for item in items:
-                yield ObjectInfo(key=item["Key"], size=int(item["Size"]), etag=item["ETag"].strip('"'))
-            if not page.get("IsTruncated") or not items:
-                return
-            marker = page.get("NextMarker") or items[-1]["Key"]  # NextMarker only with a delimiter
+            return ListingPage([ObjectInfo(key=item["Key"], size=int(item["Size"]), etag=item["ETag"].strip('"'))
+                                for item in page.get("Contents", [])],
+                               bool(page.get("IsTruncated")), page.get("NextMarker"))
+
+        return listed(page_at)
 
     def has_objects(self, bucket: str, prefix: str = "") -> bool:
         return next(self.iter_objects(bucket, prefix, page_size=1), None) is not None
@@ -229,7 +246,7 @@ class ObsClient:
             # HEAD answers carry no body: name the status in S3's words
             code = error.get("Code") or "Unknown"
             if code.isdigit():
-                code = {"404": "NotFound", "403": "AccessDenied", "400": "BadRequest"}.get(code, f"HTTP{code}")
+                code = bare_status_code(code)
             headers = meta.get("HTTPHeaders", {})
             request_id = (meta.get("RequestId") or headers.get("x-obs-request-id")
                           or headers.get("x-amz-request-id"))

@@ -8,11 +8,16 @@ from typing import Any
 
 from ..client.errors import error_line
 
-__all__ = ["ObsError", "ObsConfigError", "CLIENT_CONNECTION", "CLIENT_TIMEOUT"]
+__all__ = ["ObsError", "ObsConfigError", "CLIENT_CONNECTION", "CLIENT_TIMEOUT", "bare_status_code"]
 
 CLIENT_CONNECTION = "Client.ConnectionError"
 CLIENT_TIMEOUT = "Client.Timeout"
 _WS = re.compile(r"\s+")
+
+
+def bare_status_code(status: int | str) -> str:
+    """An answer without an error body (a HEAD, a web server's page) named by its status in S3's words."""
+    return {"404": "NotFound", "403": "AccessDenied", "400": "BadRequest"}.get(str(status), f"HTTP{status}")
 
 
 def _one_line(text: str, limit: int = 300) -> str:

@@ -32,8 +32,8 @@ from pathlib import Path
 from urllib.parse import quote, urlencode, urlsplit
 from xml.etree import ElementTree
 
-from .client import ObjectInfo
-from .errors import CLIENT_CONNECTION, CLIENT_TIMEOUT, ObsError
+from .client import ListingPage, ObjectInfo, listed
+from .errors import CLIENT_CONNECTION, CLIENT_TIMEOUT, ObsError, bare_status_code
 from .settings import ObsSettings
 
 __all__ = ["ObsReader", "string_to_sign"]
@@ -83,8 +83,8 @@ class ObsReader:
 
     def iter_objects(self, bucket: str, prefix: str = "", page_size: int = 1000) -> Iterator[ObjectInfo]:
         """Every object under the prefix, in key order (ListObjects v1, marker paging, as ObsClient reads it)."""
-        marker = ""
-        while True:
+
+        def page_at(marker: str) -> ListingPage:
             query = {"prefix": prefix, "max-keys": str(page_size), **({"marker": marker} if marker else {})}
             body = self._get("list_objects", bucket, None, query).read()
             try:
@@ -93,12 +93,11 @@ class ObsReader:
                 raise ObsError("list_objects", bucket, prefix or None, "BadResponse",
                                message="the listing is not XML", secrets=self.settings.secrets()) from None
             items = [c for c in root if _local(c.tag) == "Contents"]
-            for item in items:
-                yield ObjectInfo(key=_text(item, "Key"), size=int(_text(item, "Size") or 0),
-                                 etag=_text(item, "ETag").strip('"'))
-            if _text(root, "IsTruncated").lower() != "true" or not items:
-                return
-            marker = _text(root, "NextMarker") or _text(items[-1], "Key")  # NextMarker only with a delimiter
+            return ListingPage([ObjectInfo(key=_text(i, "Key"), size=int(_text(i, "Size") or 0),
+                                           etag=_text(i, "ETag").strip('"')) for i in items],
+                               _text(root, "IsTruncated").lower() == "true", _text(root, "NextMarker") or None)
+
+        return listed(page_at)
 
     def get_file(self, bucket: str, key: str, path: Path) -> None:
         """One object into a local file, streamed (a model may not fit in memory twice); nothing is written when
@@ -191,7 +190,6 @@ class ObsReader:
             code, message = _text(root, "Code"), _text(root, "Message")
             request_id = _text(root, "RequestId") or request_id
         if not code:  # no body (a HEAD-like answer, a web server's page): the status in S3's words
-            code = {404: "NotFound", 403: "AccessDenied", 400: "BadRequest"}.get(response.status,
-                                                                                 f"HTTP{response.status}")
+            code = bare_status_code(response.status)
         return ObsError(op, bucket, where, code, status=response.status, message=message, request_id=request_id,
                         secrets=self.settings.secrets())
