@@ -114,7 +114,7 @@ from ..core.rules import FILE_URL_RE, OBS_URL_RE, rule
 from ..cost.config import COST_MODEL_NAMES, BudgetConfig, FlavorPrice, ItemBudget
 from ..network.args import NetworkArgs
 from ..resource_pool.args import MAX_NODES, ResourcePoolArgs
-from ..training_job.args import MAX_KEEP_RUNS, Retries, TrainingJobArgs, retries_conflict
+from ..training_job.args import MAX_KEEP_RUNS, RETRIES_AND_ANNOTATION, RETRY_ANNOTATION, Retries, TrainingJobArgs
 from .declared_keys import with_arg_keys
 from .job_fields import Maps, with_declared
 from .search_config import SEARCH_MODEL_NAMES, SearchConfig
@@ -257,7 +257,6 @@ class NfsConfig(_Cfg):
 # --- objectives and retries (issue 23) -------------------------------------------------------------
 
 
-
 class _LogNumber(_Cfg):
     """A named number read from a job's log by `regex`, and which way is better (each kind checks its regex)."""
 
@@ -360,9 +359,8 @@ class JobEntry(_Cfg):
         dup = next((i for i, n in enumerate(names) if names.index(n) != i), None)
         if dup is not None:
             raise rule(f"metrics[{dup}].name", f"{names[dup]!r} is declared twice: each metric has its own name")
-        conflict = retries_conflict(self.retries, self.annotations) if self.retries is not None else None
-        if conflict:
-            raise rule("retries", conflict)
+        if self.retries is not None and RETRY_ANNOTATION in self.annotations:
+            raise rule("retries", RETRIES_AND_ANNOTATION)
         return self
 
     @model_validator(mode="after")

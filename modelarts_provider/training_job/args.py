@@ -402,12 +402,7 @@ MAX_RETRIES = 128
 Retries = Annotated[int, Field(ge=1, le=MAX_RETRIES)]  # the type of both doors' retries
 
 
-def retries_conflict(retries: int, annotations: Mapping[str, str]) -> str | None:
-    """Why `retries` and the annotations disagree (the annotation set to another count), else None: the rule of
-    both doors (a job entry's, the TrainingJob's)."""
-    if RETRY_ANNOTATION in annotations and annotations[RETRY_ANNOTATION] != str(retries):
-        return f"sets the annotation {RETRY_ANNOTATION}: set retries or that annotation, not both"
-    return None
+RETRIES_AND_ANNOTATION = f"sets the annotation {RETRY_ANNOTATION}: set retries or that annotation, not both"
 
 
 # A job's tags (TMS), as the SDK's TmsTag says: key 1-128 letters (any language), digits, spaces and
@@ -558,9 +553,10 @@ class TrainingJobArgs(_ArgModel):
         retries = info.data.get("retries")
         if retries is None:
             return v
-        conflict = retries_conflict(retries, v)
-        if conflict:
-            raise ValueError(conflict)
+        # The annotation at retries' own count is what this validator wrote (canonical inputs validated again);
+        # another count is the user's, set both ways.
+        if v.get(RETRY_ANNOTATION, str(retries)) != str(retries):
+            raise ValueError(RETRIES_AND_ANNOTATION)
         return {**v, RETRY_ANNOTATION: str(retries)}
 
     @field_validator("tags")

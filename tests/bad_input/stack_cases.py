@@ -458,6 +458,10 @@ STACK_CASES: list[Case] = [
     Case("retries-and-its-annotation", a("retries", 2) + a("annotations", {"fault-tolerance/job-retry-num": "3"}),
          cfg("jobs.a.retries: sets the annotation fault-tolerance/job-retry-num: set retries or that annotation, "
              "not both"), covers=((JOBS, "a", "retries"),)),
+    Case("retries-and-its-annotation-at-the-same-count",  # written both ways: refused even when they agree
+         a("retries", 2) + a("annotations", {"fault-tolerance/job-retry-num": "2"}),
+         cfg("jobs.a.retries: sets the annotation fault-tolerance/job-retry-num: set retries or that annotation, "
+             "not both"), covers=()),
     Case("sweep-max-failures-negative", with_sweep(maxFailures=-1),
          cfg("sweeps.s.maxFailures: must be at least 0, not -1")),
 ]
