@@ -74,7 +74,7 @@ def _flag(argv: list[str], name: str) -> str | None:
 
 def start_early(argv: list[str], env: Mapping[str, str]) -> None:
     """Begin the key derivation of the stack named by `--stack` (and `--cwd`) before the command imports its
-    modules (a quarter of a second it no longer waits for): the salt is read off the stack file's
+    modules (they run beside it rather than after it): the salt is read off the stack file's
     `encryptionsalt` line, no YAML parser loaded. Anything unexpected starts nothing (crypter derives later)."""
     stack, passphrase = _flag(argv, "--stack"), env.get("PULUMI_CONFIG_PASSPHRASE")
     if not stack or not passphrase:

@@ -50,9 +50,8 @@ __all__ = ["ModelArtsClient"]
 log = logging.getLogger("modelarts_provider.client")
 
 SEARCH_PAGE_MAX = 50  # the list API's maximum page size
-
-
 _Job = TypeVar("_Job", TrainingJob, JobSummary)  # a job read whole, or as its summary
+
 
 class ModelArtsClient(PoolOperations, SearchOperations, TagOperations):
     """Thread-safe client of the ModelArts v2 training-job API.

@@ -37,7 +37,6 @@ class NetworkArgs(BaseModel):
         "delete the pools this stack made on the network that no state holds any more even while jobs of another "
         "owner run on them (they fail); without it such a delete stops naming them"))
 
-
     def to_wire(self, marks: dict[str, str]) -> dict[str, Any]:
         """The NetworkCreationRequest: every declared field along its API path (core/fields.py), the owner mark
         `marks` in the annotations (the SDK's NetworkMetadataCreation has labels only; assumed kept, as on pools and

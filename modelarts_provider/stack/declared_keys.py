@@ -16,15 +16,15 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, create_model
-from pydantic.fields import FieldInfo
 from pydantic.alias_generators import to_snake
+from pydantic.fields import FieldInfo
 
-from ..core.fields import configured
+from ..core.fields import ConfigField, configured
 
 
-def _direct(args: type[BaseModel]) -> dict[str, str]:
+def _direct(args: type[BaseModel]) -> dict[str, ConfigField]:
     """entry attribute -> the argument it sets (top-level arguments only)."""
-    return {to_snake(c.key): c.path for c in configured(args) if "." not in c.path}
+    return {to_snake(c.key): c for c in configured(args) if "." not in c.path}
 
 
 def field_like(info: FieldInfo, *extra_metadata: Any) -> tuple[Any, Any]:
@@ -36,12 +36,7 @@ def field_like(info: FieldInfo, *extra_metadata: Any) -> tuple[Any, Any]:
 
 def with_arg_keys(entry: type[BaseModel], args: type[BaseModel]) -> type[BaseModel]:
     """`entry` with a field for each argument of `args` declared with a config key that `entry` lacks."""
-    extra: dict[str, Any] = {}
-    for c in configured(args):
-        attr = to_snake(c.key)
-        if "." in c.path or attr in entry.model_fields:
-            continue
-        extra[attr] = field_like(c.info)
+    extra = {attr: field_like(c.info) for attr, c in _direct(args).items() if attr not in entry.model_fields}
     if not extra:
         return entry
     return create_model(entry.__name__, __base__=entry, __module__=entry.__module__, **extra)
@@ -50,4 +45,4 @@ def with_arg_keys(entry: type[BaseModel], args: type[BaseModel]) -> type[BaseMod
 def arg_values(entry: BaseModel, args: type[BaseModel]) -> dict[str, Any]:
     """The arguments (by name) the entry's derived keys set: those the config wrote; the rest keep the argument's
     default, as the resource records it."""
-    return {path: getattr(entry, attr) for attr, path in _direct(args).items() if attr in entry.model_fields_set}
+    return {c.path: getattr(entry, attr) for attr, c in _direct(args).items() if attr in entry.model_fields_set}
