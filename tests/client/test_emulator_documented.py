@@ -66,7 +66,9 @@ def test_task_job_round_trip(client, emu):
     assert [j.id for j in client.list_jobs()] == [created.id]
     assert [j.id for j in client.iter_jobs()] == [created.id]
     summary = client.get_job_summary(created.id)  # what `logs` reads: the same job, its phase and task ids
-    assert (summary.id, summary.name, summary.phase, task_ids(summary)) == (job.id, job.name, job.phase, task_ids(job))
+    later = client.get_job(created.id)  # (phases move with time: the summary's is the one before or after it)
+    assert (summary.id, summary.name, task_ids(summary)) == (job.id, job.name, task_ids(job))
+    assert summary.phase in (job.phase, later.phase)
     assert "tasks" in summary.unknown_fields  # the rest kept, unparsed
     assert client.get_job_summary("00000000-0000-0000-0000-000000000000") is None
     assert job.to_wire() == emu.jobs()[0] | {"status": job.to_wire()["status"]}
@@ -121,8 +123,12 @@ def test_workspace_search_and_iter_jobs(client, emu):
     assert [j.id for j in client.list_jobs(workspace_id=ws)] == [other.id]
     assert [j.id for j in client.iter_jobs(workspace_id=ws)] == [other.id]
     # the status tool's lighter read of the same listing: the same jobs, ids, names and phases
-    full = [(j.id, j.name, j.phase) for j in client.iter_jobs()]
-    assert [(j.id, j.name, j.phase) for j in client.iter_job_summaries()] == full and len(full) == 7
+    # (the emulator's phases move with time: a summary's phase is the full listing's just before or just after)
+    before = [(j.id, j.name, j.phase) for j in client.iter_jobs()]
+    summaries = [(j.id, j.name, j.phase) for j in client.iter_job_summaries()]
+    after = [(j.id, j.name, j.phase) for j in client.iter_jobs()]
+    assert [s[:2] for s in summaries] == [b[:2] for b in before] and len(before) == 7
+    assert all(s[2] in (b[2], a[2]) for s, b, a in zip(summaries, before, after)), (summaries, before, after)
     assert [j.id for j in client.iter_job_summaries(workspace_id=ws)] == [other.id]
     assert client.find_by_name("elsewhere") is None
     assert client.find_by_name("elsewhere", workspace_id=ws).id == other.id
