@@ -234,8 +234,12 @@ class JobsAwaitProvider(ModelArtsProvider):
         def read(job_id: str, _workspace: str | None) -> Any:
             return self._api().get_job(job_id)  # a run that left before its phase was final: once
 
+        def replaced(job_id: str) -> tuple[str, ...]:  # what the job's create wrote into it (core/replaced_runs.py)
+            job = seen.get(job_id)
+            return replaced_runs.replaced_by(job_id, job.metadata.annotations if job is not None else None)
+
         return history.dumped(history.merged(olds.get("runs"), statuses, seen, read, olds.get("statuses"),
-                                             args.per_job(), replaced_runs.replaced_by))
+                                             args.per_job(), replaced))
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         args = JobsAwaitArgs.model_validate(_inputs(props))

@@ -14,12 +14,12 @@ The algorithm has four mutually exclusive forms (the API's "Options"):
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from ..core import messages
+from ..core import messages, replaced_runs
 from ..core.fields import Change, ConfigKey, Declared, Unset, fields_changing, to_wire as declared_wire
 from ..client.owner_token import PREFIX as OWNERSHIP_PREFIX, TAG_PREFIX as OWNER_TAG_PREFIX
 from ..core.ownership import TAG_VALUE_RE, OwnerMark
@@ -605,13 +605,15 @@ class TrainingJobArgs(_ArgModel):
 
     # --- wire ----------------------------------------------------------------------------------
 
-    def to_wire(self, name: str | None = None) -> dict[str, Any]:
+    def to_wire(self, name: str | None = None, replaces: Iterable[str] = ()) -> dict[str, Any]:
         """The POST /training-jobs body (API naming): every sent field along its declared path, named `name`
-        when given, with this resource's owner mark among the annotations."""
+        when given, with this resource's owner mark among the annotations, and the runs it `replaces`
+        (core/replaced_runs.py: the JobsAwait reads them from the job)."""
         body = declared_wire(self)
         meta = body.setdefault("metadata", {})
         meta["name"] = name or self.name
-        annotations = {**self.annotations, **(self.owner.annotations("job", meta["name"]) if self.owner else {})}
+        annotations = {**self.annotations, **(self.owner.annotations("job", meta["name"]) if self.owner else {}),
+                       **replaced_runs.annotation(None, replaces)}
         if annotations:
             meta["annotations"] = annotations
         return body

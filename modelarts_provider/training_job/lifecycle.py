@@ -45,7 +45,6 @@ from ..core.call_urn import current_stack
 from ..core.deferred_tags import TagWrites
 from ..core.renames import RENAMED_HINT
 from ..core.identity import SUFFIX_LENGTH
-from ..core import replaced_runs
 from ..client.owner_token import TAG_PREFIX as OWNER_TAG_PREFIX
 from ..core.ownership import OWNER_ANNOTATION, OwnerMark, owner_text, proves
 from ..client.models import ACTIVE_PHASES, TERMINAL_PHASES, CreateTrainingJobRequest, TrainingJob
@@ -353,7 +352,8 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
         if not (args.keeps_finished_runs and orphan.phase in TERMINAL_PHASES):
             _delete_orphan(client, orphan, args, index, say)
     _say_unproven(args, index, {j.id for j in mine}, say)
-    request = CreateTrainingJobRequest.model_validate(args.to_wire(name))
+    # The runs it replaces go with it (core/replaced_runs.py): the JobsAwait reads them from the job.
+    request = CreateTrainingJobRequest.model_validate(args.to_wire(name, replaced))
     # client.create_job resolves an ambiguous failure itself (it looks the job up by name, workspace and
     # owner token, and never resends blindly); it raises Client.AmbiguousCreate only when it cannot tell.
     # The next `up` then finds the job by its owner token and takes it over if it was created.
@@ -367,7 +367,6 @@ def submit(client: JobClient, args: TrainingJobArgs, index: NameIndex, say: Prin
             f"again: it finds the job by its owner mark and takes it over if it was created, or creates it") from None
     job = set_tags(client, job, args, tag_writes)
     index.add(job, args.workspace_id)
-    replaced_runs.note(job.id or "", replaced)
     say(f"{name}: submitted {job.id}")
     if args.keeps_finished_runs:
         prune_runs(client, args, index, job, say)

@@ -101,7 +101,7 @@ def test_a_run_whose_up_was_killed_during_its_wait_is_recorded_when_its_successo
     assert again == runs
 
 
-def test_the_create_notes_the_runs_of_its_key_the_state_holds():
+def test_the_create_writes_the_runs_of_its_key_the_state_holds_into_the_new_job():
     from modelarts_provider.core import replaced_runs
     from modelarts_provider.training_job import lifecycle
     from modelarts_provider.training_job.args import TrainingJobArgs
@@ -113,4 +113,22 @@ def test_the_create_notes_the_runs_of_its_key_the_state_holds():
     args = TrainingJobArgs.model_validate(job_inputs())
     old = c.add(args.to_wire(), "Running", name="job-old")  # the killed up's run, in the state
     new = lifecycle.submit(c, args, NameIndex(c), lambda _: None, tracked=frozenset({old.id or ""}))
-    assert replaced_runs.replaced_by(new.id or "") == (old.id,)
+    # in what the service holds (the POST's annotations), which the JobsAwait reads from the job it waits for
+    posted = c.get_job(new.id or "").metadata.annotations
+    assert posted[replaced_runs.REPLACES_ANNOTATION] == old.id
+    assert replaced_runs.replaced_by(new.id or "", posted) == (old.id,)
+    # a first run replaces nothing: no annotation
+    first = lifecycle.submit(c, args.model_copy(update={"name": "job-first"}), NameIndex(c), lambda _: None)
+    assert replaced_runs.REPLACES_ANNOTATION not in (c.get_job(first.id or "").metadata.annotations or {})
+
+
+def test_the_replaced_runs_read_from_a_job_are_well_formed_ids_only():
+    from modelarts_provider.core.replaced_runs import REPLACES_ANNOTATION, annotation, replaced_by
+
+    ids = ["b3f1c2d4-0000-4000-8000-000000000002", "a3f1c2d4-0000-4000-8000-000000000001"]
+    assert annotation("new", ids + ["", "new"]) == {REPLACES_ANNOTATION: ",".join(sorted(ids))}
+    assert replaced_by("new", {REPLACES_ANNOTATION: ",".join(ids)}) == tuple(sorted(ids))
+    # its own id, junk, an absent or foreign annotation: nothing taken from them
+    assert replaced_by("j", {REPLACES_ANNOTATION: "j,,../x, a b"}) == ()
+    assert replaced_by("j", None) == () and replaced_by("j", {"other": "x"}) == ()
+    assert len(annotation(None, [f"id-{i:03d}" for i in range(50)])[REPLACES_ANNOTATION].split(",")) == 20

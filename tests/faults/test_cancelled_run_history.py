@@ -2,7 +2,9 @@
 finished, so no record has the run) and that the next `up` replaces (an edit) is in the run history, older than its
 successor, though the engine deletes or drops it after the wait.
 
-Both front doors: the stack program (its `runs` export) and a YAML program (the JobsAwait's `runs` output).
+Both front doors: the stack program (its `runs` export) and a YAML program (the JobsAwait's `runs` output), once with
+the JobsAwait on a provider of its own: another plugin process than the job's (issue 58: what the job's create tells the
+wait travels in the service's data, the new job's annotation naming the runs it replaces).
 (The history's rule case by case: tests/awaiting/test_history.py.)
 """
 
@@ -40,22 +42,33 @@ def _python_config(st: Stack | None, tmp_path: Path, emu: Any, lr: float) -> Sta
     return st
 
 
-def _yaml_resources(lr: str) -> dict[str, Any]:
-    return {"m": {"type": "modelarts:index:TrainingJob", "properties": {
-                "algorithm": {"id": ALGORITHM_ID, "parameters": [{"name": "lr", "value": lr}]},
-                "flavorId": "modelarts.vm.cpu.2u", "pollIntervalSeconds": 0.2}},
-            "waited": {"type": "modelarts:index:JobsAwait", "properties": {"jobs": {
-                "m": {"jobId": "${m.jobId}", "jobName": "${m.jobName}", "waitFor": "completed", "pollSeconds": 0.2}}}}}
+def _yaml_resources(lr: str, emu: Any, split: bool) -> dict[str, Any]:
+    resources: dict[str, Any] = {
+        "m": {"type": "modelarts:index:TrainingJob", "properties": {
+            "algorithm": {"id": ALGORITHM_ID, "parameters": [{"name": "lr", "value": lr}]},
+            "flavorId": "modelarts.vm.cpu.2u", "pollIntervalSeconds": 0.2}},
+        "waited": {"type": "modelarts:index:JobsAwait", "properties": {"jobs": {
+            "m": {"jobId": "${m.jobId}", "jobName": "${m.jobName}", "waitFor": "completed", "pollSeconds": 0.2}}}}}
+    if split:
+        # The JobsAwait on a provider of its own: the engine serves it from another plugin process than the job's,
+        # so nothing the job's create noted in its process can reach the wait (only the service's data can).
+        resources["awaits"] = {"type": "pulumi:providers:modelarts", "properties": {
+            "region": "cn-north-4", "projectId": emu.project_id, "endpoint": emu.url,
+            "accessKey": emu.access_key, "secretKey": {"fn::secret": emu.secret_key}}}
+        resources["waited"]["options"] = {"provider": "${awaits}"}
+    return resources
 
 
-def _yaml_config(st: Stack | None, tmp_path: Path, emu: Any, lr: float) -> Stack:
-    if st is None:
-        return yaml_stack(tmp_path, emu, _yaml_resources(str(lr)), {"runs": "${waited.runs}"})
-    write_program(st.workdir, _yaml_resources(str(lr)), {"runs": "${waited.runs}"})
-    return st
+def _yaml(split: bool) -> Any:
+    def configure(st: Stack | None, tmp_path: Path, emu: Any, lr: float) -> Stack:
+        if st is None:
+            return yaml_stack(tmp_path, emu, _yaml_resources(str(lr), emu, split), {"runs": "${waited.runs}"})
+        write_program(st.workdir, _yaml_resources(str(lr), emu, split), {"runs": "${waited.runs}"})
+        return st
+    return configure
 
 
-DOORS = {"python": _python_config, "yaml": _yaml_config}
+DOORS = {"python": _python_config, "yaml": _yaml(False), "yaml-split-providers": _yaml(True)}
 
 
 @pytest.mark.parametrize("door", sorted(DOORS))
