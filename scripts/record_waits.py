@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from modelarts_emulator.testing import running_emulator  # noqa: E402
 from modelarts_provider.client import AkSkCredentials, ClientSettings, CreateTrainingJobRequest, ModelArtsClient  # noqa: E402
 from modelarts_provider.client.models import TrainingJob  # noqa: E402
-from modelarts_provider.client.pool_models import patch_pool_body  # noqa: E402
+from modelarts_provider.core.fields import declarations, patch_body  # noqa: E402
 from modelarts_provider.network.args import NetworkArgs  # noqa: E402
 from modelarts_provider.resource_pool.args import ResourcePoolArgs  # noqa: E402
 from testkit.wait_recorder import WAITS, EmulatedClock, Recording, record  # noqa: E402
@@ -137,7 +137,9 @@ def _pool_create(c: Cloud) -> Recording:
 def _pool_scale(c: Cloud) -> Recording:
     name = _pool_ready(c, 1)
     c.advance(POOL_S + 20)
-    c.client.patch_pool(name, patch_pool_body([(FLAVOR, 3)], ["Train"]))
+    scaled = ResourcePoolArgs(name="gpu-pool", resources=[{"flavor": FLAVOR, "count": 3}], network="n")  # type: ignore[list-item]
+    c.client.patch_pool(name, patch_body(scaled, [f for f in declarations(ResourcePoolArgs)
+                                                  if f.name in ("resources", "scope")]))  # the update's merge patch
     return record("a running pool scaled from 1 to 3 nodes, awaited until the new nodes are available",
                   "pool usable", {"name": name, "label": "gpu", "want": {FLAVOR: 3}, "timeout_s": 1800, "poll_s": 10,
                                   "scopes": ["Train"]}, c.clock, c.client)

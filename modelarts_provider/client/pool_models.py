@@ -199,16 +199,3 @@ def label_marks(annotations: dict[str, str]) -> dict[str, str]:
     """The owner mark's tokens, also as labels: the service returns labels (its user-name label), while it may
     answer without annotations (core/ownership.py)."""
     return {k: v for k, v in annotations.items() if k in LABEL_MARKS}
-
-
-def patch_pool_body(resources: list[tuple[str, int]], scope: list[str] | None = None,
-                    annotations: dict[str, str | None] | None = None) -> dict[str, Any]:
-    """A PoolUpdateRequest, sent as a merge patch: node counts per flavor (every flavor of the pool; one it
-    lacks is added) and, when given, the job types and annotations (None removes one: merge-patch's null)."""
-    spec: dict[str, Any] = {"resources": [{"flavor": f, "count": n} for f, n in resources]}
-    if scope is not None:
-        spec["scope"] = list(scope)
-    body: dict[str, Any] = {"spec": spec}
-    if annotations:
-        body["metadata"] = {"annotations": dict(annotations)}
-    return body

@@ -18,6 +18,10 @@ The pydantic field holds the type, the rules, the default and the description (t
   `ConfigKey("command")` (the part has no `Declared`: where it goes is its parent's);
 - `wire` / `read`: the value's shape on the wire where it is not the canonical value itself (a list of
   volumes wrapped as `{nfs: ...}`), and back; `read` returns None for what a declaration leaves unset;
+- `patch` / `drift` (a field changed in place): its form in the update request where not its create form (a pool's
+  nodes without maxCount), and the input a live object stands for where not its live value read back (a pool's
+  counts onto the declared flavors): the merge patch (patch_body) and the drift a read shows (drifted) come from
+  the declarations;
 - `unset`: what the field is on the service when it is left out, of a declaration or of a live object's
   details (a takeover compares that, training_job/compare.py): the field's own default (Unset.FIELD_DEFAULT:
   node_count 1, volumes []), a value of the service's (workspace_id: the default workspace "0"), or
@@ -30,7 +34,7 @@ descriptions, the payload, the read-back, the takeover comparison); tests/provid
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
@@ -61,6 +65,11 @@ class Declared:
     wire: Callable[[Any], Any] | None = None
     read: Callable[[Any], Any] | None = None
     unset: Any = Unset.FIELD_DEFAULT
+    # Change.IN_PLACE only: the value's form in the update request, when not its create form (`wire`); and the
+    # input a live object stands for, from the recorded input and the live value at `api` (drift shown by read),
+    # when not the live value read back.
+    patch: Callable[[Any], Any] | None = None
+    drift: Callable[[Any, Any], Any] | None = None
 
     @property
     def sent(self) -> bool:
@@ -225,4 +234,48 @@ def differing(args: BaseModel, live: Mapping[str, Any],
         want, have = get(sent, f.declared.api), get(live, f.declared.api)
         if want is not None and want != have:
             out.append((f.name, have, want))
+    return out
+
+
+# --- in-place updates (Change.IN_PLACE): what changed, the merge patch, the drift a read shows ---------------------
+
+def _sent_form(value: Any, form: Callable[[Any], Any] | None) -> Any:
+    if _empty(value):
+        return None
+    if form is not None:
+        return form(value)
+    return value.model_dump(exclude_none=True) if isinstance(value, BaseModel) else value
+
+
+def changed_in_place(old: BaseModel, new: BaseModel) -> list[DeclaredField]:
+    """The fields changed in place (Change.IN_PLACE, sent) whose value differs between two declarations, compared
+    in the form the update sends: equivalent declarations (a default, an order that form fixes) are no change."""
+    return [f for f in declarations(type(new)) if f.declared.change is Change.IN_PLACE and f.declared.sent
+            and _sent_form(getattr(old, f.name), f.declared.patch or f.declared.wire)
+            != _sent_form(getattr(new, f.name), f.declared.patch or f.declared.wire)]
+
+
+def patch_body(new: BaseModel, changed: Iterable[DeclaredField]) -> dict[str, Any]:
+    """A merge patch (RFC 7396) of the `changed` fields: each along its API path in its update form (`patch`, else
+    its create form); a field now left out is null there, which removes it."""
+    body: dict[str, Any] = {}
+    for f in changed:
+        put(body, str(f.declared.api), _sent_form(getattr(new, f.name), f.declared.patch or f.declared.wire))
+    return body
+
+
+def drifted(model: type[BaseModel], inputs: dict[str, Any], live: Mapping[str, Any]) -> dict[str, Any]:
+    """`inputs` (recorded, JSON) with each field changed in place replaced by what the live object holds at its API
+    path (`drift`, else the live value read back; empty is None), where that differs: a change made outside the
+    stack shows as drift, and the next `up` restores the declaration in place."""
+    out = dict(inputs)
+    for f in declarations(model):
+        if f.declared.change is not Change.IN_PLACE or not f.declared.sent:
+            continue
+        have = get(live, f.declared.api or "")
+        value = f.declared.drift(inputs.get(f.name), have) if f.declared.drift is not None else \
+            f.declared.read_back(have)
+        value = None if _empty(value) or value == "" else value
+        if value != (None if _empty(inputs.get(f.name)) or inputs.get(f.name) == "" else inputs.get(f.name)):
+            out[f.name] = value
     return out

@@ -30,6 +30,18 @@ def _nodes_on_wire(nodes: list[PoolNodes]) -> list[dict[str, Any]]:
     return [{"flavor": n.flavor, "count": n.count, "maxCount": n.count} for n in nodes]
 
 
+def _nodes_patched(nodes: list[PoolNodes]) -> list[dict[str, Any]]:
+    """The PATCH's resources (PoolSpecUpdate): every flavor of the pool with its count (one it lacks is added)."""
+    return [{"flavor": n.flavor, "count": n.count} for n in sorted(nodes, key=lambda n: n.flavor)]
+
+
+def _nodes_live(declared: Any, live: Any) -> Any:
+    """The declared nodes with the counts the live pool has (scaled in the console: the next up restores ours); a
+    flavor only the live pool has is not declared, one it lacks keeps its count."""
+    have = {r.get("flavor"): r.get("count") for r in live or [] if isinstance(r, dict)}
+    return [{**r, "count": have.get(r.get("flavor"), r.get("count"))} for r in declared or [] if isinstance(r, dict)]
+
+
 class ResourcePoolArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -40,12 +52,13 @@ class ResourcePoolArgs(BaseModel):
     # in place, except a flavor taken away (PatchPool only adds flavors): that replaces (diff.py)
     resources: Annotated[list[PoolNodes], Field(min_length=1, max_length=16, description=(
         "nodes per flavor; a count change or a flavor added is a PATCH in place, a flavor taken away replaces "
-        "the pool")), Declared(change=Change.IN_PLACE, api="spec.resources", wire=_nodes_on_wire)]
+        "the pool")), Declared(change=Change.IN_PLACE, api="spec.resources", wire=_nodes_on_wire, patch=_nodes_patched,
+                   drift=_nodes_live)]
     network: Annotated[str, Field(min_length=1, description="the network's service name (Network.network_name)"),
                        Declared(api="spec.network.name")]
     scope: Annotated[list[Literal["Train", "Infer", "Notebook"]], Field(
         min_length=1, description="job types the pool serves (changed in place; ready once each is Enabled)"),
-        Declared(change=Change.IN_PLACE, api="spec.scope")] = ["Train"]
+        Declared(change=Change.IN_PLACE, api="spec.scope", read=lambda v: sorted(set(v)) if v else v)] = ["Train"]
     workspace_id: Annotated[str | None, Declared(api=f"metadata.labels[{WORKSPACE_LABEL}]")] = Field(
         None, description="the workspace of the pool (default: the service's)")
     description: Annotated[Annotated[str, Field(pattern=POOL_DESCRIPTION_RE)] | None,

@@ -12,6 +12,7 @@ from .args import ResourcePoolArgs
 
 # What a change does, from the fields' declarations (args.py); resources are compared as a map below.
 REPLACING = names_changing(ResourcePoolArgs, Change.REPLACE)
+IN_PLACE = names_changing(ResourcePoolArgs, Change.IN_PLACE)
 OPTIONS = names_changing(ResourcePoolArgs, Change.PROVIDER)
 
 
@@ -24,20 +25,27 @@ def _scope(props: dict[str, Any]) -> list[str]:
     return sorted(set(props.get("scope") or ["Train"]))
 
 
+# Fields changed in place whose equivalent declarations differ as recorded: compared in their own terms. Any other
+# field is compared as it is, a value left out being its default (a field added to the declarations needs no line).
+_SAME = {
+    "resources": lambda olds, news: _counts(olds) == _counts(news),
+    "scope": lambda olds, news: _scope(olds) == _scope(news),
+    "description": lambda olds, news: (olds.get("description") or None) == (news.get("description") or None),
+}
+
+
+def _same(name: str, olds: dict[str, Any], news: dict[str, Any]) -> bool:
+    if name in _SAME:
+        return _SAME[name](olds, news)
+    default = ResourcePoolArgs.model_fields[name].get_default(call_default_factory=True)
+    return olds.get(name, default) == news.get(name, default)
+
+
 def decide(olds: dict[str, Any], news: dict[str, Any]) -> tuple[list[str], list[str]]:
     """(replaced fields, fields updated in place)."""
     replaces = [k for k in REPLACING if olds.get(k) != news.get(k)]
-    old, new = _counts(olds), _counts(news)
-    if set(old) - set(new):  # a flavor taken away: PatchPool only adds flavors
+    if set(_counts(olds)) - set(_counts(news)):  # a flavor taken away: PatchPool only adds flavors
         replaces.append("resources")
-    updates = []
-    if _scope(olds) != _scope(news):
-        updates.append("scope")
-    if (olds.get("description") or None) != (news.get("description") or None):
-        updates.append("description")
-    if not set(old) - set(new) and old != new:
-        updates.append("resources")
-    fields = ResourcePoolArgs.model_fields  # the state holds the defaults, a declaration may leave them out
-    updates += [k for k in OPTIONS
-                if olds.get(k, fields[k].default) != news.get(k, fields[k].default)]
+    updates = [k for k in IN_PLACE if k not in replaces and not _same(k, olds, news)]
+    updates += [k for k in OPTIONS if not _same(k, olds, news)]  # the state holds the defaults, a declaration may not
     return replaces, updates

@@ -25,8 +25,8 @@ from typing import Any
 from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult
 
 from ..client.errors import ModelArtsError
-from ..client.pool_models import DESCRIPTION_ANNOTATION, WORKSPACE_LABEL, Pool, patch_pool_body
-from ..core.fields import differing
+from ..client.pool_models import DESCRIPTION_ANNOTATION, WORKSPACE_LABEL, Pool
+from ..core.fields import Change, DeclaredField, changed_in_place, declarations, differing, drifted, patch_body
 from ..core.jobs_on_pool import clear_for_delete
 from ..core.location import check_same_place, location_of
 from ..core.ownership import OwnerMark, with_key_secret
@@ -120,8 +120,7 @@ class ResourcePoolProvider(ModelArtsProvider):
                 self._wait(pool.name, args, live, sorted(pool.spec.scope))
             except PoolNotUsable as err:
                 raise ProviderError(f"{err}; {self._remove_unusable(pool.name, args)}") from None
-            return api.patch_pool(pool.name, patch_pool_body(sorted(args.counts().items()), args.scope,
-                                                             {DESCRIPTION_ANNOTATION: args.description}))
+            return api.patch_pool(pool.name, patch_body(args, _IN_PLACE_FIELDS))  # every such field as declared
         what = "; ".join(f"{k} {v}" for k, v in differs.items())
         say(f"pool {args.name}: ours already ({pool.name}, left by an earlier up) but it differs ({what}): "
             "deleting it to create the declared one")
@@ -149,41 +148,26 @@ class ResourcePoolProvider(ModelArtsProvider):
         if pool is None:
             say(f"pool {id_}: gone, dropping it from the state")
             return ReadResult("", {})
-        inputs = strip_outputs(props)
-        # A description edited in the console shows as drift, restored in place by the next up.
-        live_description = pool.metadata.annotations.get(DESCRIPTION_ANNOTATION) or None
-        if live_description != (inputs.get("description") or None):
-            inputs["description"] = live_description
-        # Node counts can drift (scaled in the console): show the live ones, so the next up restores ours.
-        live = {r.flavor: r.count for r in pool.spec.resources}
-        if isinstance(inputs.get("resources"), list):
-            inputs["resources"] = [{**r, "count": live.get(r.get("flavor"), r.get("count"))}
-                                   for r in inputs["resources"] if isinstance(r, dict)]
+        # What is changed in place (node counts, job types, the description) and was changed outside the stack
+        # shows as drift, from the declarations (core/fields.drifted): the next up restores ours in place.
+        inputs = drifted(ResourcePoolArgs, strip_outputs(props), _details(pool))
         return ReadResult(id_, with_key_secret({**inputs, **self._outputs(pool)}))
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
-        """Node counts, added flavors, job types and the description: one merge-patch PATCH of this same pool
-        (its id stays), then the wait; provider options alone make no call."""
+        """What changes in place (Change.IN_PLACE in args.py: node counts and added flavors, job types, the
+        description): one merge-patch PATCH of this same pool (its id stays) of the fields that changed, then the
+        wait; provider options alone make no call."""
         self._same_place(id_, olds)
         args = ResourcePoolArgs.model_validate(strip_outputs(news))
-        old = {r["flavor"]: int(r["count"]) for r in olds.get("resources") or []}
-        old_scope = sorted(set(olds.get("scope") or ["Train"]))
-        old_description = olds.get("description") or None
+        changed = _changed(olds, args)
         status = {k: olds.get(k) for k in OUTPUT_KEYS}
-        if old != args.counts() or old_scope != args.scope or old_description != args.description:
+        if changed:
             api = self._api()
             live = api.get_pool(id_)
             if live is not None:  # a copied stack's state names the original's pool: never changed from the copy
                 require_ours("pool", id_, live, news, "changed")
-            counts = [f"{f} {old.get(f, 0)} -> {n}" for f, n in sorted(args.counts().items()) if old.get(f) != n]
-            changes = [f"scaling {', '.join(counts)}"] if counts else []
-            if old_scope != args.scope:
-                changes.append(f"job types {', '.join(old_scope)} -> {', '.join(args.scope)}")
-            if old_description != args.description:
-                changes.append("description " + ("removed" if args.description is None else "changed"))
-            say(f"pool {args.name}: {'; '.join(changes)} (in place)")
-            described = {DESCRIPTION_ANNOTATION: args.description} if old_description != args.description else None
-            api.patch_pool(id_, patch_pool_body(sorted(args.counts().items()), args.scope, described))
+            say(f"pool {args.name}: {'; '.join(_change_lines(olds, args, changed))} (in place)")
+            api.patch_pool(id_, patch_body(args, changed))
             try:
                 pool = self._wait(id_, args)
             except PoolNotUsable as err:
@@ -210,7 +194,43 @@ class ResourcePoolProvider(ModelArtsProvider):
         say(f"pool {id_}: deleted")
 
 
-IN_PLACE = {"node counts", "job types", "description"}  # what one merge-patch PATCH changes (diff.py's in-place fields)
+_IN_PLACE_FIELDS = [f for f in declarations(ResourcePoolArgs) if f.declared.change is Change.IN_PLACE]
+
+
+def _details(pool: Pool) -> dict[str, Any]:
+    """The pool's details as the service gives them (API names): where the declarations' paths point."""
+    return pool.model_dump(by_alias=True, exclude_none=True)
+
+
+def _changed(olds: dict[str, Any], args: ResourcePoolArgs) -> list[DeclaredField]:
+    """The fields changed in place that differ from the recorded declaration (core/fields.changed_in_place); every
+    one of them when the recorded inputs no longer validate (a merge patch of the declared values is the same pool
+    either way)."""
+    try:
+        old = ResourcePoolArgs.model_validate(strip_outputs(olds))
+    except ValueError:
+        return [f for f in declarations(ResourcePoolArgs) if f.declared.change is Change.IN_PLACE]
+    return changed_in_place(old, args)
+
+
+def _change_lines(olds: dict[str, Any], args: ResourcePoolArgs, changed: list[DeclaredField]) -> list[str]:
+    """What the update says it changes, a part per field: node counts and job types in their own words, any other
+    field `name old -> new` (a secret one never shown: none is)."""
+    lines = []
+    for f in changed:
+        if f.name == "resources":
+            old = {r.get("flavor"): r.get("count") for r in olds.get("resources") or [] if isinstance(r, dict)}
+            counts = [f"{fl} {int(old.get(fl) or 0)} -> {n}" for fl, n in sorted(args.counts().items())
+                      if old.get(fl) != n]
+            if counts:
+                lines.append(f"scaling {', '.join(counts)}")
+        elif f.name == "scope":
+            lines.append(f"job types {', '.join(sorted(set(olds.get('scope') or ['Train'])))} -> {', '.join(args.scope)}")
+        elif f.name == "description":
+            lines.append("description " + ("removed" if args.description is None else "changed"))
+        else:
+            lines.append(f"{f.name} {olds.get(f.name)} -> {getattr(args, f.name)}")
+    return lines or ["changing"]
 
 
 def _differences(pool: Pool, args: ResourcePoolArgs) -> dict[str, str]:
@@ -243,3 +263,5 @@ def _differences(pool: Pool, args: ResourcePoolArgs) -> dict[str, str]:
 # The fields compared above in their own words (node counts, flavors, job types, ...); the name is how the pool was
 # found.
 _SAID = frozenset({"name", "resources", "network", "scope", "description", "workspace_id"})
+# What one merge-patch PATCH changes (the fields declared Change.IN_PLACE), in the words _differences uses.
+IN_PLACE = {"node counts", "job types", "description"} | {f.name for f in _IN_PLACE_FIELDS if f.name not in _SAID}

@@ -33,6 +33,16 @@ def _from_executor(depth: int = 2) -> bool:
     return os.path.basename(caller) == EXECUTOR
 
 
+def _under_executor() -> bool:
+    """Whether this process runs the program for the language host (some caller is the executor's script)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if os.path.basename(frame.f_code.co_filename) == EXECUTOR:
+            return True
+        frame = frame.f_back  # type: ignore[assignment]
+    return False
+
+
 def _loop_running() -> bool:
     try:
         asyncio.get_running_loop()
@@ -61,18 +71,27 @@ def exit_code(code: Any) -> int:
     return 1
 
 
-def install(end: Callable[[int], Any] = os._exit,
-            run_handlers: Callable[[], Any] = atexit._run_exitfuncs) -> None:
-    """Make the executor's last `sys.exit` end the process without the interpreter's teardown. `end` and
-    `run_handlers`: for tests (a test process's own exit handlers are not run)."""
+def python_exit_steps() -> None:
+    """What Python does at exit before its teardown: the threads that are not daemons joined (with the threading
+    module's exit hooks), then the exit handlers (tracing's flush, the standard library's own)."""
+    _join_threads()
+    atexit._run_exitfuncs()
+
+
+def install(end: Callable[[int], Any] = os._exit, run_handlers: Callable[[], Any] = python_exit_steps,
+            always: bool = False) -> None:
+    """Make the executor's last `sys.exit` end the process without the interpreter's teardown: only in a program
+    the language host runs (not under the SDK's mocks, a test's), once. `end`, `run_handlers` and `always`: for tests
+    (a test process's own exit handlers are not run)."""
+    if getattr(sys.exit, "fast_exit", False) or not (always or _under_executor()):
+        return
     python_exit = sys.exit
 
     def fast_exit(code: Any = None) -> NoReturn:
         if not _from_executor() or _loop_running():
             python_exit(code)
         status = exit_code(code)
-        _join_threads()  # as Python does first: the threads that are not daemons end on their own
-        run_handlers()  # what Python would run at exit: tracing's flush, the standard library's own
+        run_handlers()  # python_exit_steps
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
@@ -81,4 +100,5 @@ def install(end: Callable[[int], Any] = os._exit,
         end(status)
         raise SystemExit(status)  # only where `end` returned (a test's)
 
+    fast_exit.fast_exit = True  # type: ignore[attr-defined]
     sys.exit = fast_exit

@@ -10,7 +10,8 @@ from typing import Any, Iterator
 import pytest
 
 from modelarts_provider.client import ModelArtsClient
-from modelarts_provider.client.pool_models import patch_pool_body
+from modelarts_provider.core.fields import changed_in_place, patch_body
+from modelarts_provider.resource_pool.args import ResourcePoolArgs
 from modelarts_provider.network.args import NetworkArgs
 from modelarts_provider.resource_pool.args import ResourcePoolArgs
 
@@ -63,8 +64,14 @@ def test_subnet_order_scopes_and_an_in_place_patch_are_read(client: ModelArtsCli
     assert [(i.action, i.status) for i in order.items] == [("createPool", "succeed"), ("createNode", "succeed"),
                                                            ("createNode", "succeed")]
 
-    patched = client.patch_pool(pool.name, patch_pool_body([(FLAVOR, 2), ("modelarts.vm.cpu.8u32g", 1)],
-                                                           ["Infer", "Train"], {"os.modelarts/description": "vision"}))
+    # the update's merge patch, derived from the declarations: counts (a flavor added), job types, a description
+    before = ResourcePoolArgs(name="gpu-pool", resources=[{"flavor": FLAVOR, "count": 1}], network="n")  # type: ignore[list-item]
+    after = ResourcePoolArgs(name="gpu-pool", resources=[{"flavor": FLAVOR, "count": 2},  # type: ignore[list-item]
+                                                  {"flavor": "modelarts.vm.cpu.8u32g", "count": 1}],
+                             network="n", scope=["Infer", "Train"], description="vision")
+    changed = changed_in_place(before, after)
+    assert [f.name for f in changed] == ["resources", "scope", "description"]
+    patched = client.patch_pool(pool.name, patch_body(after, changed))
     assert patched.name == pool.name and sorted(patched.spec.scope) == ["Infer", "Train"]
     assert patched.metadata.annotations["os.modelarts/description"] == "vision"
     assert patched.metadata.order_name != pool.metadata.order_name  # the added flavor's node: a new order

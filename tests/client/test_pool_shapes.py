@@ -8,11 +8,21 @@ from typing import Any
 
 import pytest
 
-from modelarts_provider.client.pool_models import Network, Order, Pool, patch_pool_body
+from modelarts_provider.client.pool_models import Network, Order, Pool
+from modelarts_provider.core.fields import declarations, patch_body
 from modelarts_provider.network.args import NetworkArgs
 from modelarts_provider.resource_pool.args import ResourcePoolArgs
 
 from .sdk_reference import round_trip, synthetic
+
+
+def _patched(nodes: list[tuple[str, int]], scope: list[str] | None = None) -> dict[str, Any]:
+    """The update's merge patch derived from the declarations (core/fields.patch_body): the node counts, and the job
+    types when they changed."""
+    args = ResourcePoolArgs(name="gpu-pool", resources=[{"flavor": f, "count": n} for f, n in nodes],  # type: ignore[misc]
+                            network="network-1", scope=scope or ["Train"])
+    fields = {f.name: f for f in declarations(ResourcePoolArgs)}
+    return patch_body(args, [fields["resources"], *([fields["scope"]] if scope else [])])
 
 
 def _scalar(t: str, where: str) -> Any:
@@ -22,8 +32,8 @@ def _scalar(t: str, where: str) -> Any:
 @pytest.mark.parametrize("body,sdk_type", [
     (ResourcePoolArgs(name="gpu-pool", resources=[{"flavor": "modelarts.vm.gpu.tnt004", "count": 2}],  # type: ignore[list-item]
                       network="network-1", scope=["Train"], workspace_id="0").to_wire({}), "CreatePoolRequestBody"),
-    (patch_pool_body([("modelarts.vm.gpu.tnt004", 3)]), "PoolUpdateRequest"),
-    (patch_pool_body([("modelarts.vm.gpu.tnt004", 3), ("modelarts.vm.cpu.8u32g", 1)], ["Infer", "Train"]),
+    (_patched([("modelarts.vm.gpu.tnt004", 3)]), "PoolUpdateRequest"),
+    (_patched([("modelarts.vm.gpu.tnt004", 3), ("modelarts.vm.cpu.8u32g", 1)], ["Infer", "Train"]),
      "PoolUpdateRequest"),
     (NetworkArgs(name="net-main", cidr="192.168.128.0/17", workspace_id="0").to_wire({}), "NetworkCreationRequest"),
 ])

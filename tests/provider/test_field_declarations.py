@@ -90,6 +90,41 @@ def test_what_to_wire_and_from_wire_do_along_a_path() -> None:
     assert from_wire(Probe, {"spec": {"x": {"a": 1}}}) == {}  # the default is what a declaration leaves unset
 
 
+def test_what_changes_in_place_is_found_patched_and_read_back_from_the_declarations() -> None:
+    """A field declared Change.IN_PLACE gets its change found, its merge patch and its drift from its declaration
+    alone (core/fields.py): what a pool's update and read use (resource_pool/provider.py)."""
+    from typing import Annotated
+
+    from pydantic import BaseModel
+
+    from modelarts_provider.core.fields import changed_in_place, drifted, patch_body
+
+    class Probe(BaseModel):
+        name: Annotated[str, Declared(api="metadata.name")]  # replaces: never patched
+        version: Annotated[str | None, Declared(change=Change.IN_PLACE, api="spec.driver.version")] = None
+        note: Annotated[str | None, Declared(change=Change.IN_PLACE, api="metadata.annotations[x.io/note]")] = None
+        nodes: Annotated[list[int], Declared(change=Change.IN_PLACE, api="spec.nodes", wire=sorted,
+                                             patch=lambda v: [{"n": i} for i in sorted(v)],
+                                             drift=lambda declared, live: [n["n"] for n in live or []])] = [1]
+        poll: Annotated[float, Declared(change=Change.PROVIDER)] = 5.0
+
+    old = Probe(name="a", version="470", note="x", nodes=[2, 1])
+    new = Probe(name="b", version="535", note=None, nodes=[1, 2], poll=1.0)
+    changed = changed_in_place(old, new)
+    assert [f.name for f in changed] == ["version", "note"]  # nodes: the same in the form sent; name, poll: not here
+    assert patch_body(new, changed) == {"spec": {"driver": {"version": "535"}},
+                                        "metadata": {"annotations": {"x.io/note": None}}}  # null removes it
+    assert patch_body(new, [f for f in declarations(Probe) if f.name == "nodes"]) == \
+        {"spec": {"nodes": [{"n": 1}, {"n": 2}]}}  # its update form
+    live = {"metadata": {"name": "a", "annotations": {"x.io/note": "edited"}}, "spec": {"driver": {"version": "470"},
+                                                                                        "nodes": [{"n": 3}]}}
+    recorded = {"name": "a", "version": "470", "note": "x", "nodes": [1, 2], "poll": 5.0}
+    assert drifted(Probe, recorded, live) == {**recorded, "note": "edited", "nodes": [3]}  # what was changed outside
+    assert drifted(Probe, {**recorded, "note": None}, {"metadata": {}, "spec": {"driver": {"version": "470"},
+                                                                                "nodes": [{"n": 1}, {"n": 2}]}}) \
+        == {**recorded, "note": None}  # nothing drifted: nothing replaced ("" and None are both unset)
+
+
 def test_pools_and_networks_declare_each_field_and_their_diff_follows() -> None:
     from modelarts_provider.network import args as network
     from modelarts_provider.resource_pool import args as pool, diff as pool_diff

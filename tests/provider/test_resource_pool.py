@@ -148,7 +148,7 @@ def test_job_types_and_an_added_flavor_change_in_place_and_ready_waits_for_enabl
     other = "modelarts.vm.cpu.8u32g"
     news = _pool_props(net, scope=["Train", "Infer"], description="shared by the vision team",
                        resources=[{"flavor": FLAVOR, "count": 2}, {"flavor": other, "count": 1}])
-    assert decide(created.outs, news) == ([], ["scope", "description", "resources"])
+    assert decide(created.outs, news) == ([], ["resources", "scope", "description"])  # declaration order
     said.clear()
     sent: list[tuple[str, str | None]] = []
     pools._api().transport.session.hooks["response"].append(

@@ -29,7 +29,7 @@ def ended(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     out: list[int] = []
     RAN.clear()
     # this test process's own exit handlers are never run here: a stand-in (a real process's below)
-    fast_exit.install(end=out.append, run_handlers=lambda: RAN.append("handlers"))
+    fast_exit.install(end=out.append, run_handlers=lambda: RAN.append("handlers"), always=True)
     return out
 
 
@@ -50,9 +50,26 @@ def test_another_caller_or_a_running_loop_gets_pythons_own_exit(ended: list[int]
     async def inside() -> None:  # the executor's sys.exit while the program runs (its loop is running)
         _as_executor("sys.exit(32)", {"sys": sys})
 
-    with pytest.raises(SystemExit) as stopped:
-        asyncio.run(inside())
+    loop = asyncio.new_event_loop()  # not asyncio.run: it would leave the thread without a current loop
+    try:
+        with pytest.raises(SystemExit) as stopped:
+            loop.run_until_complete(inside())
+    finally:
+        loop.close()
     assert stopped.value.code == 32 and ended == []
+
+
+def test_it_is_installed_only_where_the_language_host_runs_the_program_and_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "exit", sys.exit)
+    python_exit = sys.exit
+    fast_exit.install()  # a test's frames: not the executor's (the SDK's mocks run the program so)
+    assert sys.exit is python_exit
+    _as_executor("fast_exit.install()", {"fast_exit": fast_exit})  # the executor runs the program
+    installed = sys.exit
+    assert installed is not python_exit and getattr(installed, "fast_exit", False)
+    _as_executor("fast_exit.install()", {"fast_exit": fast_exit})
+    assert sys.exit is installed  # not wrapped twice
 
 
 @pytest.mark.parametrize(("code", "status"), [(None, 0), (0, 0), (32, 32), ("a message", 1)])
@@ -64,7 +81,7 @@ def test_a_real_process_ends_with_the_status_and_its_handlers_output() -> None:
     program = textwrap.dedent(f"""
         import atexit, os, sys
         from modelarts_provider.stack import fast_exit
-        fast_exit.install()
+        fast_exit.install(always=True)
         atexit.register(lambda: print("handler ran", flush=True))
         import threading, time
         threading.Thread(target=lambda: (time.sleep(0.3), print("thread ended", end="", flush=True))).start()
@@ -81,6 +98,6 @@ def test_a_real_process_ends_with_the_status_and_its_handlers_output() -> None:
     # a thread not a daemon ended first, as in Python's exit; the handlers ran once, the buffer was flushed,
     # and no teardown followed
     assert done.stdout == "bufferedthread endedhandler ran\n", done.stdout
-    python_own = subprocess.run([sys.executable, "-c", program.replace("fast_exit.install()", "")],
+    python_own = subprocess.run([sys.executable, "-c", program.replace("fast_exit.install(always=True)", "")],
                                 capture_output=True, text=True, timeout=60)
     assert (python_own.returncode, python_own.stdout) == (7, "bufferedthread endedhandler ran\ntorn down\n"), python_own
