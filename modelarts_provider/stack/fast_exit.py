@@ -33,7 +33,7 @@ def _from_executor(depth: int = 2) -> bool:
     return os.path.basename(caller) == EXECUTOR
 
 
-def _under_executor() -> bool:
+def under_executor() -> bool:
     """Whether this process runs the program for the language host (some caller is the executor's script)."""
     frame = sys._getframe(1)
     while frame is not None:
@@ -83,7 +83,7 @@ def install(end: Callable[[int], Any] = os._exit, run_handlers: Callable[[], Any
     """Make the executor's last `sys.exit` end the process without the interpreter's teardown: only in a program
     the language host runs (not under the SDK's mocks, a test's), once. `end`, `run_handlers` and `always`: for tests
     (a test process's own exit handlers are not run)."""
-    if getattr(sys.exit, "fast_exit", False) or not (always or _under_executor()):
+    if getattr(sys.exit, "fast_exit", False) or not (always or under_executor()):
         return
     python_exit = sys.exit
 

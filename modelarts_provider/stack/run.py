@@ -35,7 +35,7 @@ from modelarts_provider.core.provider_config import (NAMESPACE, ProviderConfigEr
                                                      unknown_setting_errors)
 from modelarts_provider.cost.preview import cost_preview
 from modelarts_provider.cost.spent import export_cost
-from modelarts_provider.stack import fast_exit
+from modelarts_provider.stack import debug_lines, fast_exit
 from modelarts_provider.stack.config import PROJECT, SECTIONS, StackConfigError, parse
 from modelarts_provider.stack.config_file import read_stack_config
 from modelarts_provider.stack.declare import declare
@@ -71,7 +71,9 @@ def refuse(message: str) -> NoReturn:
 
 def main() -> None:
     start_orphan_watchdog()  # a SIGKILLed engine leaves no program (and so no language host) behind
-    fast_exit.install()  # the process ends when the `up` is over, without the interpreter's teardown (issue 59)
+    if fast_exit.under_executor():  # run by the language host (not under a test's mocks): issue 59
+        fast_exit.install()  # the process ends when the `up` is over, without the interpreter's teardown
+        debug_lines.install()  # the SDK's debug lines sent from a thread, not waited for on the event loop
     keys = sorted(get_config_env())
     masked = NONE  # the stack config's secrets, once read: every message of this program masks them
     try:
