@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     engine_profile = {int(x) for x in args.engine_profile.split(",") if x.strip()}
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("PULUMI_RUNTIME_VIRTUALENV", str(ROOT / ".venv"))
-    from modelarts_provider.core.provider_base import CALLS_IN_FLIGHT
+    from modelarts_provider.core.provider_server import CALLS_IN_FLIGHT
     from benchmarks.report import b1_comparison, calls_in_flight, markdown, plot, plot_b4
     from benchmarks.scale import run_scale
     from benchmarks.sweeps import B4Settings, run_b4

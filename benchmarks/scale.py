@@ -23,7 +23,7 @@ from typing import Any
 
 from benchmarks.engine_profile import profiling_args, summarize as summarize_engine
 from benchmarks.trivial import PROGRAM as TRIVIAL_PROGRAM
-from modelarts_provider.core.provider_base import CALLS_IN_FLIGHT
+from modelarts_provider.core.provider_server import CALLS_IN_FLIGHT
 from testkit.harness import REPO_ROOT, Stack, new_stack
 from testkit.faults import job_stack, sweep
 

@@ -33,7 +33,9 @@ from pydantic import ValidationError
 
 from ..client.errors import ModelArtsError
 from ..core.deferred_tags import TAG_WRITES, Unwritten
-from ..core.provider_base import ModelArtsProvider, engine_alive, say
+from ..core.provider_base import ModelArtsProvider
+from ..core.engine_watch import engine_alive
+from ..core.output_lines import say
 from ..core.provider_error import ProviderError
 from ..wait_engine import cancelled
 from ..core.job_secrets import job_secrets

@@ -28,7 +28,7 @@ from ..obs.errors import ObsError
 from ..obs.names import bucket_name_problem
 from ..core.obs_provider import ObsProviderBase, ObsProviderError
 from ..core.unknowns import is_unknown
-from ..core.provider_base import say
+from ..core.output_lines import say
 from ..client.owner_token import MARK_TAG, TOKEN_TAG
 from ..core.ownership import OwnerMark, keyed, proves, with_key_secret
 from ..core.secret_leaves import plain

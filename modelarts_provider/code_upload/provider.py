@@ -19,7 +19,7 @@ from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, 
 
 from ..obs.errors import ObsError
 from ..core.obs_provider import ObsProviderBase, ObsProviderError
-from ..core.provider_base import say
+from ..core.output_lines import say
 from . import layout, transfer
 from .args import CodeUploadArgs, CodeUploadOutputs
 from .check import check_inputs, strip_outputs

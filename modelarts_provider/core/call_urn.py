@@ -1,7 +1,7 @@
 """The URN of the resource whose provider call runs in this context, on both front doors.
 
 The provider plugin receives each call's URN first-hand and sets it around the call (plugin/provider.py); the
-dynamic-provider server's handlers are wrapped once (provider_base.clean_errors) to set it from the request.
+dynamic-provider server's handlers are wrapped once (provider_server.clean_errors) to set it from the request.
 Lines are attached to it (plugin/diagnostics.py), and ownership compares the stack it names: a copied state
 carries the original stack's owner marks, its URNs name the copy (core/ownership.py).
 """

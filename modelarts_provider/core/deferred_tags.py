@@ -13,7 +13,7 @@ job's annotations from its POST on, the proof in its tags before the `up` succee
 that declares awaited jobs and no JobsAwait gets the same calls, finished before the provider process ends; only a
 refusal of one then fails nothing.)
 
-When the process ends first (the engine closes it with SIGINT at the end of an `up`, or is gone: provider_base's
+When the process ends first (the engine closes it with SIGINT at the end of an `up`, or is gone: engine_watch's
 watchdog) the calls handed over are finished first (`flush`), so a killed `up` leaves its jobs tagged; only the
 provider process itself killed outright (SIGKILL) can leave a job of the state untagged (a job whose POST returned
 just before such a kill is left untagged and out of the state today: lifecycle.py, a derived name proves it ours).

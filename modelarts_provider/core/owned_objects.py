@@ -25,7 +25,7 @@ from .call_urn import current_stack
 from ..client.owner_token import NETWORK_TOKEN_ANNOTATION
 from .ownership import OwnerMark, marks_from, owner_text, proves, token_on
 from .renames import RENAMED_HINT
-from .provider_base import say
+from .output_lines import say
 from .provider_error import ProviderError
 from ..wait_engine import REAL, Clock, Failed, wait
 from ..wait_engine.cancel import cancelled

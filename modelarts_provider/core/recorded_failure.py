@@ -8,7 +8,7 @@ the engine records them with the error's message as the resource's init error, f
 at the next `up` calls update again even when nothing changed (a resource with init errors is not settled), which
 judges the failed job again.
 
-Both front doors answer it the same way: the dynamic-provider server's handlers (provider_base.clean_errors) and
+Both front doors answer it the same way: the dynamic-provider server's handlers (provider_server.clean_errors) and
 the provider plugin's server (plugin/serve.py), each serializing the outputs in its own naming.
 """
 

@@ -23,7 +23,8 @@ from ..core.jobs_on_pool import NETWORK_FORCE, clear_for_delete
 from ..core.location import check_same_place, location_of
 from ..core.owned_objects import marks_of, our_namesake, our_pools_on, ours_to_delete, wait_gone
 from ..core.ownership import OwnerMark, with_key_secret, token_on
-from ..core.provider_base import ModelArtsProvider, say
+from ..core.provider_base import ModelArtsProvider
+from ..core.output_lines import say
 from ..core.provider_error import ProviderError
 from .args import OUTPUT_KEYS, NetworkArgs
 from .check import check_inputs, strip_outputs

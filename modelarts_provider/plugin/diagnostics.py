@@ -1,6 +1,6 @@
 """Progress and warning lines of the provider plugin, shown through the engine's own diagnostics channel.
 
-The engine hides a (non-dynamic) plugin's stderr, so `say()` (provider_base.py) and the package's logging
+The engine hides a (non-dynamic) plugin's stderr, so `say()` (core/output_lines.py) and the package's logging
 warnings would reach nobody. As a plugin, every such line is sent to the engine's log service (the address
 the engine starts the plugin with), attached to the resource whose call printed it: `pulumi up` shows it
 under that resource, as it shows a dynamic provider's lines. Lines pass the masking step before (say()
@@ -18,7 +18,7 @@ from pulumi.runtime.proto import engine_pb2, engine_pb2_grpc
 
 from ..core.call_urn import CURRENT_URN
 from ..core.masking import mask
-from ..core.provider_base import set_output
+from ..core.output_lines import set_output
 SEVERITIES = {"info": engine_pb2.INFO, "warning": engine_pb2.WARNING, "error": engine_pb2.ERROR}
 
 

@@ -29,7 +29,8 @@ from ..resource_pool.provider import ResourcePoolProvider
 from ..core.ownership import OwnerMark, owner_text
 from ..training_job.lifecycle import is_ours
 from ..training_job.name_index import job_token, marks, with_tags_read
-from ..core.provider_base import SettingsProvider, say
+from ..core.provider_base import SettingsProvider
+from ..core.output_lines import say
 from ..core.provider_error import ProviderError
 from ..training_job.from_live import declaration_of
 from ..core.identity import is_seed, mark_key, token_for

@@ -34,8 +34,9 @@ from ..core.job_secrets import secret_inputs
 from ..core.identity import is_seed, new_seed
 from ..core.masking import Secrets, binding
 from ..core.recorded_failure import RecordedFailure
-from ..core.provider_base import CALLS_IN_FLIGHT, SettingsProvider  # blocking calls in flight at once
-from ..core.provider_base import say
+from ..core.provider_server import CALLS_IN_FLIGHT  # blocking calls in flight at once
+from ..core.provider_base import SettingsProvider
+from ..core.output_lines import say
 from ..core.provider_config import NAMESPACE
 from ..core.unknowns import is_unknown
 from ..cost.plugin_cost import BudgetError, Tally, job_items, parse_budget, parse_prices, pool_items, price_for

@@ -20,7 +20,7 @@ from pulumi.provider.experimental.server import ProviderServicer
 from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
 from pulumi.runtime.proto import provider_pb2_grpc
 
-from ..core.provider_base import start_orphan_watchdog
+from ..core.engine_watch import start_orphan_watchdog
 from ..core.recorded_failure import RecordedFailure, init_failed_status
 from .diagnostics import route_to_engine
 from .provider import VERSION, ModelArtsPlugin

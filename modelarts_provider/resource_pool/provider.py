@@ -32,7 +32,8 @@ from ..core.location import check_same_place, location_of
 from ..core.ownership import OwnerMark, with_key_secret
 from ..core.owned_objects import (marks_of, network_token_mark, our_namesake, ours_to_delete, require_ours,
                                   wait_gone)
-from ..core.provider_base import ModelArtsProvider, say
+from ..core.provider_base import ModelArtsProvider
+from ..core.output_lines import say
 from ..core.provider_error import ProviderError
 from .args import OUTPUT_KEYS, ResourcePoolArgs
 from .check import check_inputs, strip_outputs

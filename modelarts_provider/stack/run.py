@@ -30,7 +30,7 @@ from pulumi.runtime import get_config_env, is_config_secret
 from modelarts_provider.core.collector import imports_done
 from modelarts_provider.core.masking import NONE, Secrets, mask
 from modelarts_provider.core.messages import shown
-from modelarts_provider.core.provider_base import start_orphan_watchdog
+from modelarts_provider.core.engine_watch import start_orphan_watchdog
 from modelarts_provider.core.provider_config import (NAMESPACE, ProviderConfigError, resolve_settings,
                                                      unknown_setting_errors)
 from modelarts_provider.cost.preview import cost_preview

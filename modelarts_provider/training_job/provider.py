@@ -33,7 +33,9 @@ from ..core.masking import NONE, Secrets, binding
 from ..core.location import check_same_place, location_of
 from ..core.ownership import OwnerMark, key_of, with_key_secret
 from ..core.deferred_tags import TAG_WRITES
-from ..core.provider_base import ModelArtsProvider, dynamic_server, say, serving_engine
+from ..core.provider_base import ModelArtsProvider
+from ..core.provider_server import dynamic_server, serving_engine
+from ..core.output_lines import say
 from ..core.provider_error import ProviderError
 from ..core.provider_config import NAMESPACE
 

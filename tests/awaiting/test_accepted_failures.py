@@ -129,7 +129,7 @@ def test_a_recorded_failure_reaches_the_engine_as_an_init_error_with_its_outputs
     from google.protobuf import struct_pb2
     from pulumi.runtime.proto import provider_pb2, status_pb2
 
-    from modelarts_provider.core.provider_base import _recorded
+    from modelarts_provider.core.provider_server import _recorded
     from modelarts_provider.core.recorded_failure import init_failed_status
 
     err = RecordedFailure("1 of 2 awaited training jobs did not reach their target: bad", "jobs-await-abc",

@@ -313,7 +313,7 @@ def test_progress_and_warnings_reach_the_engines_log_attached_to_the_resource(mo
 
     from modelarts_provider.core.masking import NONE, Secrets
     from modelarts_provider.plugin import diagnostics
-    from modelarts_provider.core.provider_base import say, set_output
+    from modelarts_provider.core.output_lines import say, set_output
 
     got: list[Any] = []
 

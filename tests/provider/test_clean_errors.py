@@ -1,5 +1,5 @@
 """A dynamic provider's own errors reach the engine as they are: no grpc `Exception calling application:`
-prefix (provider_base.clean_errors); an unexpected exception keeps grpc's answer, which names it."""
+prefix (provider_server.clean_errors); an unexpected exception keeps grpc's answer, which names it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 import grpc
 import pytest
 
-from modelarts_provider.core.provider_base import clean_errors
+from modelarts_provider.core.provider_server import clean_errors
 from modelarts_provider.core.provider_error import ProviderError
 
 

@@ -84,7 +84,7 @@ def test_the_copy_never_takes_over_changes_or_deletes_the_originals_pool_and_net
 
 
 def test_a_call_the_server_serves_before_its_handlers_are_wrapped_names_its_stack() -> None:
-    """The dynamic-provider server's first calls set no URN (provider_base.clean_errors wraps the handlers while
+    """The dynamic-provider server's first calls set no URN (provider_server.clean_errors wraps the handlers while
     the first call configures the provider): the stack is read from the request the SDK's handler serves."""
     from modelarts_provider.core.call_urn import current_stack
 

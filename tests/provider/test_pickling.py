@@ -15,7 +15,7 @@ import pytest
 from pulumi.dynamic import ConfigureRequest
 from pulumi.dynamic.dynamic import serialize_provider
 
-from modelarts_provider.core import provider_base
+from modelarts_provider.core import clients, provider_base
 from modelarts_provider.awaiting.provider import JobsAwaitProvider
 from modelarts_provider.training_job.provider import TrainingJobProvider
 
@@ -35,7 +35,7 @@ PROVIDERS = [(TrainingJobProvider, b"modelarts_provider.training_job.provider", 
 @pytest.fixture(autouse=True)
 def isolated(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(provider_base, "start_orphan_watchdog", lambda *a, **k: None)  # never in pytest
-    monkeypatch.setattr(provider_base, "_CLIENTS", {})
+    monkeypatch.setattr(clients, "_CLIENTS", {})
     for key in ("HW_REGION_NAME", "HW_PROJECT_ID", "HW_ACCESS_KEY", "HW_SECRET_KEY", "HW_SECURITY_TOKEN"):
         monkeypatch.delenv(key, raising=False)
 
@@ -70,7 +70,7 @@ def test_configured_provider_with_credentials_in_the_environment_pickles_by_refe
     assert p._config_error is None
     assert p._settings.secret_key.get_secret_value() == SECRET_KEY  # it did read them
     p._api()  # a real client (credentials inside) now sits in the process's client cache
-    assert len(provider_base._CLIENTS) == 1
+    assert len(clients._CLIENTS) == 1
     for raw in pickles(p):
         assert_by_reference(raw, module, cls, kind)
 

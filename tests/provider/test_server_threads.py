@@ -1,4 +1,4 @@
-"""The dynamic-provider server runs more than 4 provider calls at once (core/provider_base.widen_server_threads).
+"""The dynamic-provider server runs more than 4 provider calls at once (core/provider_server.widen_server_threads).
 
 A real gRPC server started as the SDK starts it (ThreadPoolExecutor(max_workers=4)); its one method waits
 until 8 calls are inside it at once. With the SDK's 4 threads the 8 never meet (each gives up after a
@@ -14,7 +14,7 @@ from concurrent import futures
 import grpc
 import pytest
 
-from modelarts_provider.core.provider_base import CALLS_IN_FLIGHT, widen_server_threads
+from modelarts_provider.core.provider_server import CALLS_IN_FLIGHT, widen_server_threads
 
 AT_ONCE = 8
 METHOD = "/test.Meet/Meet"

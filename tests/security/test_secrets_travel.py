@@ -16,7 +16,8 @@ from modelarts_provider.awaiting.watcher import Result, Watched
 from modelarts_provider.client.models import TaskLogPreview, TrainingJob
 from modelarts_provider.core import masking
 from modelarts_provider.core.masking import MASK, Secrets, mask
-from modelarts_provider.core.provider_base import ModelArtsProvider, say, set_output
+from modelarts_provider.core.provider_base import ModelArtsProvider
+from modelarts_provider.core.output_lines import say, set_output
 from modelarts_provider.core.provider_error import ProviderError
 from modelarts_provider.training_job.provider import TrainingJobProvider
 
