@@ -139,7 +139,7 @@ class JobsAwaitProvider(ModelArtsProvider):
     def _wait(self, jobs: dict[str, AwaitedJob]) -> tuple[dict[str, AwaitedStatus], list[Result]]:
         """The jobs awaited: a status for each (failed ones not reached), and the watcher's results."""
         watched = [Watched(k, j.job_id, j.job_name or j.job_id, j.wait_for, j.timeout_seconds, j.poll_seconds,
-                           j.workspace_id) for k, j in jobs.items()]
+                           j.workspace_id, j.group) for k, j in jobs.items()]
         if not watched:
             return {}, []
         client = self._api()

@@ -55,6 +55,9 @@ _GROUPED = {"phase": "changed phase", "reached": "reached their target", "timeou
 TRANSIENT = "transient"  # a poll that failed transiently: no news about the job
 FINAL_LOOK_S = 2.0  # a poll started at or after a job's deadline (its last look) may take this long
 TERMINATE_S = 5.0  # and the terminate of a job past its deadline this long
+# The last jobs of a sweep are polled this long after the end their completed points predict (_align): the service
+# shows a job Completed a moment after its run ends.
+ALIGN_MARGIN_S = 0.2
 
 
 # One round's answers: each polled job's view (None: gone; TRANSIENT: no news this time), by job id.
@@ -70,6 +73,7 @@ class Watched:
     timeout_s: float
     poll_s: float
     workspace_id: str | None = None  # the list API lists one workspace at a time
+    group: str | None = None  # the sweep it is a point of: its points run about as long (the last poll's timing)
 
 
 @dataclass
@@ -93,6 +97,7 @@ class _State:
     job: TrainingJob | None = None
     phase: str | None = None
     errors: list[str] = field(default_factory=list)
+    aligned: bool = False  # its poll was moved to its predicted end once (_align): never again
 
 
 def default_strategy() -> Strategy:
@@ -205,6 +210,7 @@ class Watcher:
             for w in jobs
         }
         self._states, self._results, self._pending = states, {}, dict(states)
+        self._ran_ms: dict[str, list[int]] = {}  # per sweep, how long its completed points ran (their `duration`)
         self._last_summary, self._stop = start, None
         if states:
             wait(self.condition(), timeout_s=math.inf, poll_s=self._until_due, clock=self.clock, cancel=self._stopping)
@@ -257,6 +263,7 @@ class Watcher:
                 del self._pending[s.watched.key]
             else:
                 s.next_poll = now + s.watched.poll_s
+        self._align(now)
         if due:
             self._flush()
             if self.on_poll is not None:  # after the phase lines: a job's `Running` line comes first
@@ -285,8 +292,40 @@ class Watcher:
             s.phase = phase
         return s.condition(fresh, now)
 
+    def _align(self, now: float) -> None:
+        """The last jobs of a sweep polled when they should end, not up to a poll interval later.
+
+        A sweep's points run about as long as each other. Once some completed, each running point left is predicted
+        to end when it has run as long as they did (their median `duration`, the service's own count of the time run).
+        When every job still waited for is such a point, to complete, and each predicted end comes before the next
+        poll due, that poll is moved to the latest of those ends (plus ALIGN_MARGIN_S): earlier, never later, so
+        nothing is seen later than the poll interval says; and it replaces the poll it moves, so when the prediction
+        holds the wait ends with no more calls than it would have made. Once per job: a prediction that failed (a
+        point running longer) falls back to the interval for good."""
+        pending = list(self._pending.values())
+        if not pending:
+            return
+        ends = []
+        for s in pending:
+            w, job = s.watched, s.job
+            ran = self._ran_ms.get(w.group or "") if w.group else None
+            if s.aligned or w.target != "completed" or not ran or job is None or job.phase != "Running" \
+                    or job.status.duration is None:
+                return
+            left_s = (sorted(ran)[len(ran) // 2] - job.status.duration) / 1000
+            if left_s <= 0:  # as long as its sweep's points ran, or longer: no prediction
+                return
+            ends.append(now + left_s + ALIGN_MARGIN_S)
+        at = max(ends)
+        if at < min(s.next_poll for s in pending):
+            for s in pending:
+                s.next_poll, s.aligned = at, True
+
     def _settle(self, s: _State, outcome: Outcome) -> Result:
         result = Result(s.watched, outcome, s.job)
+        job = s.job
+        if s.watched.group and job is not None and job.phase == "Completed" and job.status.duration:
+            self._ran_ms.setdefault(s.watched.group, []).append(job.status.duration)
         # A job never seen (every poll failed) may be running too: cost safety says terminate it.
         if outcome.verdict is Verdict.TIMED_OUT and (s.job is None or still_running(s.job)):
             try:

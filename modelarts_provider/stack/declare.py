@@ -17,6 +17,7 @@ import pulumi
 
 from ..awaiting.resource import JobsAwait, await_jobs
 from ..bucket import Bucket
+from ..core.short_stack_trace import position_only
 from ..code_upload import CodeUpload
 from ..training_job.outputs import secret_outputs
 from ..training_job.resource import TrainingJob
@@ -57,27 +58,34 @@ def declare(cfg: StackConfig, plans: list[JobPlan], secrets: SecretPaths) -> tup
     buckets = _buckets(cfg, plans, secrets)
     uploads: dict[str, CodeUpload] = {}
     jobs: dict[str, TrainingJob] = {}
-    for p in plans:
-        # Defaults are left out: every input is a Pulumi Output in this program and a value in the state (twice),
-        # and the provider's check fills them in again.
-        props, marked = mark_secrets(p.args.model_dump(exclude_none=True, exclude_defaults=True),
-                                     _selectors(cfg, p, secrets), secrets)
-        if marked:
-            props["secret_paths"] = marked  # paths only: the provider masks what is there (masking.py)
-        if p.upload is not None:
-            up = uploads.get(p.upload.key) or uploads.setdefault(p.upload.key, _upload(cfg, p.upload, buckets))
-            props["algorithm"] = {**props["algorithm"], "code_dir": up.code_dir, "boot_file": up.boot_file}
-        if p.created_pool is not None:
-            # The pool's id is its service name (pool_name) and, unlike an output, stays known in a preview of an
-            # in-place update (a scale): the job is previewed unchanged, not as `replace [diff: ~pool_id]`.
-            # Unknown only while the pool is replaced (training_job/diff.py: a Completed run on it is kept).
-            props["pool_id"] = pools[p.created_pool].id
-        opts = pulumi.ResourceOptions(
-            aliases=[pulumi.Alias(name=k) for k in p.moved_from] if p.moved_from else None,
-            additional_secret_outputs=secret_outputs(marked) or None)  # the rule the provider plugin uses too
-        jobs[p.key] = TrainingJob(p.key, props, opts)
+    with position_only():  # each job's state records where it was declared, not this package's frames beneath
+        for p in plans:
+            jobs[p.key] = _job(cfg, p, secrets, pools, buckets, uploads)
     return jobs, await_jobs(jobs, scoring=scoring(plans),
                             max_failures={k: s.max_failures for k, s in cfg.sweeps.items() if s.max_failures})
+
+
+def _job(cfg: StackConfig, p: JobPlan, secrets: SecretPaths, pools: dict[str, Any], buckets: dict[str, Any],
+         uploads: dict[str, CodeUpload]) -> TrainingJob:
+    """One planned job (or sweep point) declared: its secrets marked, its code upload and pool wired in."""
+    # Defaults are left out: every input is a Pulumi Output in this program and a value in the state (twice),
+    # and the provider's check fills them in again.
+    props, marked = mark_secrets(p.args.model_dump(exclude_none=True, exclude_defaults=True),
+                                 _selectors(cfg, p, secrets), secrets)
+    if marked:
+        props["secret_paths"] = marked  # paths only: the provider masks what is there (masking.py)
+    if p.upload is not None:
+        up = uploads.get(p.upload.key) or uploads.setdefault(p.upload.key, _upload(cfg, p.upload, buckets))
+        props["algorithm"] = {**props["algorithm"], "code_dir": up.code_dir, "boot_file": up.boot_file}
+    if p.created_pool is not None:
+        # The pool's id is its service name (pool_name) and, unlike an output, stays known in a preview of an
+        # in-place update (a scale): the job is previewed unchanged, not as `replace [diff: ~pool_id]`.
+        # Unknown only while the pool is replaced (training_job/diff.py: a Completed run on it is kept).
+        props["pool_id"] = pools[p.created_pool].id
+    opts = pulumi.ResourceOptions(
+        aliases=[pulumi.Alias(name=k) for k in p.moved_from] if p.moved_from else None,
+        additional_secret_outputs=secret_outputs(marked) or None)  # the rule the provider plugin uses too
+    return TrainingJob(p.key, props, opts)
 
 
 def scoring(plans: list[JobPlan]) -> dict[str, dict[str, Any]]:

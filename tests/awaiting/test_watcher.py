@@ -7,6 +7,7 @@ time, and the calls per job (`get`) and per workspace (`page`).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -195,3 +196,63 @@ def test_the_summary_comes_every_30_s_even_between_polls():
     summaries = [line for line in lines if line.startswith("5 jobs:")]
     assert summaries == ["5 jobs: 5 Running (0 done)"] * 3 + ["5 jobs: 5 Completed (5 done)"]  # at 30, 60, 90, 120 s
     assert clock.t == 120 and client.calls("get") == {f"job-{k}": 3 for k in "abcde"}
+
+
+# --- the last points of a sweep polled when they should end (Watcher._align) ----------------------------------
+
+class TimedSweep:
+    """Jobs that run from `starts[i]` for `runs[i]` seconds on a FakeClock, then complete; views carry `duration` (ms
+    run so far), as the service's do. Every call is logged."""
+
+    def __init__(self, clock: FakeClock, starts: list[float], runs: list[float]) -> None:
+        self.clock, self.starts, self.runs = clock, starts, runs
+        self.log: list[tuple[str, float]] = []
+
+    def _view(self, i: int) -> TrainingJob:
+        t = self.clock.t
+        ran = min(max(t - self.starts[i], 0.0), self.runs[i])
+        phase = "Pending" if t < self.starts[i] else "Completed" if t >= self.starts[i] + self.runs[i] else "Running"
+        return TrainingJob.model_validate({"metadata": {"id": f"job-{i}", "name": f"p{i}", "workspace_id": "0"},
+                                           "status": {"phase": phase, "duration": int(ran * 1000)}})
+
+    def get_job(self, job_id: str) -> TrainingJob:
+        self.log.append(("get", self.clock.t))
+        return self._view(int(job_id.split("-")[1]))
+
+    def iter_jobs(self, page_size: int = 50, *, workspace_id: str | None = None) -> Iterator[TrainingJob]:
+        self.log.append(("page", self.clock.t))
+        yield from (self._view(i) for i in reversed(range(len(self.starts))))
+
+
+def _sweep(starts: list[float], runs: list[float], group: str | None = "s", poll_s: float = 10.0
+           ) -> tuple[list[Result], TimedSweep, FakeClock]:
+    clock = FakeClock()
+    client = TimedSweep(clock, starts, runs)
+    jobs = [Watched(f"p{i}", f"job-{i}", f"p{i}", "completed", 3600, poll_s, None, group) for i in range(len(starts))]
+    return Watcher(client, Lines(), strategy="list", clock=clock).run(jobs), client, clock
+
+
+def test_a_sweeps_last_points_are_polled_at_the_end_their_completed_points_predict():
+    # three points of 100 s started 0, 4 and 8 s in, polled every 10 s: the first is seen done at 100 s (after
+    # 100 s of running); the others then predicted to end at 104 s and 108 s, before the poll due at 110 s
+    results, client, clock = _sweep([0, 4, 8], [100, 100, 100])
+    assert [r.outcome.verdict for r in results] == [Verdict.REACHED] * 3
+    assert clock.t == pytest.approx(108 + 0.2)  # not 110: the wait ends 1.8 s sooner
+    _, regular, regular_clock = _sweep([0, 4, 8], [100, 100, 100], group=None)  # no sweep: no prediction
+    assert regular_clock.t == 110
+    assert [t for _, t in client.log][-2:] == [100, pytest.approx(108.2)]  # the poll due at 110 s, moved
+    assert len(client.log) == len(regular.log)  # no call more
+
+
+def test_the_moved_poll_is_never_later_and_a_wrong_prediction_falls_back_to_the_interval() -> None:
+    # the last point runs 30 s longer than the others: the moved poll (at 108.2 s) finds it running, then it is
+    # polled every 10 s again, from there, and seen done at the first poll after 138 s; one call more than regular
+    _, client, clock = _sweep([0, 4, 8], [100, 100, 130])
+    polls = [t for _, t in client.log]
+    assert polls[-5:] == [100, pytest.approx(108.2), pytest.approx(118.2), pytest.approx(128.2), pytest.approx(138.2)]
+    assert clock.t == pytest.approx(138.2)  # seen no later than the interval says (a poll at most 10 s after 138)
+    regular = _sweep([0, 4, 8], [100, 100, 130], group=None)[1]
+    assert len(client.log) <= len(regular.log) + 1
+    # a point already past what its sweep ran gets no prediction (the interval, not a poll at once, again and again)
+    _, late, late_clock = _sweep([0, 0], [10, 50], poll_s=10)
+    assert [t for _, t in late.log] == [0, 10, 20, 30, 40, 50] and late_clock.t == 50

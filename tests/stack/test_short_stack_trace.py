@@ -2,7 +2,7 @@
 
 The SDK's own stack capture runs under the wrapper, beneath a program that runs in asyncio's event loop on a
 thread of its own (so every frame beneath the program is the standard library's, as under the language host).
-The state the engine keeps is checked in tests/e2e/test_state_stack_trace.py.
+The state the engine keeps is checked in tests/e2e/test_installed_package.py (the installed stack program).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from pulumi.runtime import resource as sdk_resource
 
 from modelarts_provider.core.short_stack_trace import (RuntimePaths, frames_to_keep, is_runtime_frame,
-                                                        runtime_frames_dropped, runtime_paths)
+                                                        position_only, runtime_frames_dropped, runtime_paths)
 
 WHERE = RuntimePaths(sdk="file:///venv/lib/python3.11/site-packages/pulumi/",
                      stdlib="file:///usr/lib/python3.11/",
@@ -88,11 +88,15 @@ def _declare(drop: bool) -> list[str]:  # the user's program: a frame of this fi
     return [f.pc.uri if f.HasField("pc") else "" for f in job.trace.frames]
 
 
-def _under_an_event_loop_on_its_own_thread(drop: bool) -> list[str]:
+def _under_an_event_loop_on_its_own_thread(drop: bool, position: bool = False) -> list[str]:
     got: list[list[str]] = []
 
     async def program() -> None:
-        got.append(_declare(drop))
+        if position:
+            with position_only():  # the stack program's declarations
+                got.append(_declare(drop))
+        else:
+            got.append(_declare(drop))
 
     thread = threading.Thread(target=asyncio.run, args=(program(),))
     thread.start()
@@ -121,3 +125,14 @@ def test_the_wrapper_is_installed_once() -> None:
         assert sdk_resource._get_stack_trace is first
     assert not hasattr(getattr(first, "modelarts_wraps"), "modelarts_wraps")
 
+
+
+def test_the_stack_programs_jobs_keep_their_declarations_position_alone() -> None:
+    with runtime_frames_dropped():
+        pass  # the SDK's capture is wrapped from now on
+    short = _under_an_event_loop_on_its_own_thread(drop=True)
+    position = _under_an_event_loop_on_its_own_thread(drop=True, position=True)
+    assert len(short) > 1 and position == short[:1]  # the source position, and no frame beneath it
+    # only a registration under both contexts: another resource of the same program is recorded as the SDK does
+    assert _under_an_event_loop_on_its_own_thread(drop=False, position=True) == \
+        _under_an_event_loop_on_its_own_thread(drop=False)
