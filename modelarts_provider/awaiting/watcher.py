@@ -211,6 +211,7 @@ class Watcher:
         }
         self._states, self._results, self._pending = states, {}, dict(states)
         self._ran_ms: dict[str, list[int]] = {}  # per sweep, how long its completed points ran (their `duration`)
+        self._round_started = start  # when the last round of polls began (_align)
         self._last_summary, self._stop = start, None
         if states:
             wait(self.condition(), timeout_s=math.inf, poll_s=self._until_due, clock=self.clock, cancel=self._stopping)
@@ -245,7 +246,7 @@ class Watcher:
         return max(0.0, wake - self.clock.now())
 
     def _read_round(self) -> Round:
-        now = self.clock.now()
+        now = self._round_started = self.clock.now()
         due = [s for s in self._pending.values() if s.next_poll <= now or s.deadline <= now]
         if not due:
             return {}
@@ -263,7 +264,7 @@ class Watcher:
                 del self._pending[s.watched.key]
             else:
                 s.next_poll = now + s.watched.poll_s
-        self._align(now)
+        self._align(self._round_started)  # the views' durations were counted during the round
         if due:
             self._flush()
             if self.on_poll is not None:  # after the phase lines: a job's `Running` line comes first
@@ -292,11 +293,12 @@ class Watcher:
             s.phase = phase
         return s.condition(fresh, now)
 
-    def _align(self, now: float) -> None:
+    def _align(self, asked: float) -> None:
         """The last jobs of a sweep polled when they should end, not up to a poll interval later.
 
         A sweep's points run about as long as each other. Once some completed, each running point left is predicted
-        to end when it has run as long as they did (their median `duration`, the service's own count of the time run).
+        to end when it has run as long as they did (their median `duration`, the service's own count of the time run,
+        as of the round that read it: `asked`, when it started).
         When every job still waited for is such a point, to complete, and each predicted end comes before the next
         poll due, that poll is moved to the latest of those ends (plus ALIGN_MARGIN_S): earlier, never later, so
         nothing is seen later than the poll interval says; and it replaces the poll it moves, so when the prediction
@@ -315,7 +317,7 @@ class Watcher:
             left_s = (sorted(ran)[len(ran) // 2] - job.status.duration) / 1000
             if left_s <= 0:  # as long as its sweep's points ran, or longer: no prediction
                 return
-            ends.append(now + left_s + ALIGN_MARGIN_S)
+            ends.append(asked + left_s + ALIGN_MARGIN_S)
         at = max(ends)
         if at < min(s.next_poll for s in pending):
             for s in pending:
