@@ -34,6 +34,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
+from statistics import median_high
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional
 
@@ -307,14 +308,15 @@ class Watcher:
         pending = list(self._pending.values())
         if not pending:
             return
+        typical = {group: median_high(ran) for group, ran in self._ran_ms.items()}  # once a round, not once a job
         ends = []
         for s in pending:
             w, job = s.watched, s.job
-            ran = self._ran_ms.get(w.group or "") if w.group else None
-            if s.aligned or w.target != "completed" or not ran or job is None or job.phase != "Running" \
+            ran_ms = typical.get(w.group) if w.group else None
+            if s.aligned or w.target != "completed" or ran_ms is None or job is None or job.phase != "Running" \
                     or job.status.duration is None:
                 return
-            left_s = (sorted(ran)[len(ran) // 2] - job.status.duration) / 1000
+            left_s = (ran_ms - job.status.duration) / 1000
             if left_s <= 0:  # as long as its sweep's points ran, or longer: no prediction
                 return
             ends.append(asked + left_s + ALIGN_MARGIN_S)

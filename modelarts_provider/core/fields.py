@@ -72,6 +72,11 @@ class Declared:
     drift: Callable[[Any, Any], Any] | None = None
 
     @property
+    def update_form(self) -> Callable[[Any], Any] | None:
+        """The value's form in an in-place update request: `patch`, else its create form `wire`."""
+        return self.patch or self.wire
+
+    @property
     def sent(self) -> bool:
         """Whether the service receives it in the create request."""
         return self.api is not None
@@ -251,8 +256,8 @@ def changed_in_place(old: BaseModel, new: BaseModel) -> list[DeclaredField]:
     """The fields changed in place (Change.IN_PLACE, sent) whose value differs between two declarations, compared
     in the form the update sends: equivalent declarations (a default, an order that form fixes) are no change."""
     return [f for f in declarations(type(new)) if f.declared.change is Change.IN_PLACE and f.declared.sent
-            and _sent_form(getattr(old, f.name), f.declared.patch or f.declared.wire)
-            != _sent_form(getattr(new, f.name), f.declared.patch or f.declared.wire)]
+            and _sent_form(getattr(old, f.name), f.declared.update_form)
+            != _sent_form(getattr(new, f.name), f.declared.update_form)]
 
 
 def patch_body(new: BaseModel, changed: Iterable[DeclaredField]) -> dict[str, Any]:
@@ -260,7 +265,7 @@ def patch_body(new: BaseModel, changed: Iterable[DeclaredField]) -> dict[str, An
     its create form); a field now left out is null there, which removes it."""
     body: dict[str, Any] = {}
     for f in changed:
-        put(body, str(f.declared.api), _sent_form(getattr(new, f.name), f.declared.patch or f.declared.wire))
+        put(body, str(f.declared.api), _sent_form(getattr(new, f.name), f.declared.update_form))
     return body
 
 
@@ -275,7 +280,12 @@ def drifted(model: type[BaseModel], inputs: dict[str, Any], live: Mapping[str, A
         have = get(live, f.declared.api or "")
         value = f.declared.drift(inputs.get(f.name), have) if f.declared.drift is not None else \
             f.declared.read_back(have)
-        value = None if _empty(value) or value == "" else value
-        if value != (None if _empty(inputs.get(f.name)) or inputs.get(f.name) == "" else inputs.get(f.name)):
+        value = _or_none(value)
+        if value != _or_none(inputs.get(f.name)):
             out[f.name] = value
     return out
+
+
+def _or_none(value: Any) -> Any:
+    """None for what states nothing (None, "", an empty list or map): a drift compares what is stated."""
+    return None if _empty(value) or value == "" else value

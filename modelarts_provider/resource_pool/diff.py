@@ -16,20 +16,20 @@ IN_PLACE = names_changing(ResourcePoolArgs, Change.IN_PLACE)
 OPTIONS = names_changing(ResourcePoolArgs, Change.PROVIDER)
 
 
-def _counts(props: dict[str, Any]) -> dict[str, int]:
+def recorded_counts(props: dict[str, Any]) -> dict[str, int]:
     # Whole numbers come back from the engine as floats (2.0): compare them as the numbers they are.
     return {r["flavor"]: int(r["count"]) for r in props.get("resources") or [] if isinstance(r, dict)}
 
 
-def _scope(props: dict[str, Any]) -> list[str]:
+def recorded_scope(props: dict[str, Any]) -> list[str]:
     return sorted(set(props.get("scope") or ["Train"]))
 
 
 # Fields changed in place whose equivalent declarations differ as recorded: compared in their own terms. Any other
 # field is compared as it is, a value left out being its default (a field added to the declarations needs no line).
 _SAME = {
-    "resources": lambda olds, news: _counts(olds) == _counts(news),
-    "scope": lambda olds, news: _scope(olds) == _scope(news),
+    "resources": lambda olds, news: recorded_counts(olds) == recorded_counts(news),
+    "scope": lambda olds, news: recorded_scope(olds) == recorded_scope(news),
     "description": lambda olds, news: (olds.get("description") or None) == (news.get("description") or None),
 }
 
@@ -44,7 +44,7 @@ def _same(name: str, olds: dict[str, Any], news: dict[str, Any]) -> bool:
 def decide(olds: dict[str, Any], news: dict[str, Any]) -> tuple[list[str], list[str]]:
     """(replaced fields, fields updated in place)."""
     replaces = [k for k in REPLACING if olds.get(k) != news.get(k)]
-    if set(_counts(olds)) - set(_counts(news)):  # a flavor taken away: PatchPool only adds flavors
+    if set(recorded_counts(olds)) - set(recorded_counts(news)):  # a flavor taken away: PatchPool only adds flavors
         replaces.append("resources")
     updates = [k for k in IN_PLACE if k not in replaces and not _same(k, olds, news)]
     updates += [k for k in OPTIONS if not _same(k, olds, news)]  # the state holds the defaults, a declaration may not

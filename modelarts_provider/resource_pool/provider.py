@@ -37,7 +37,7 @@ from ..core.output_lines import say
 from ..core.provider_error import ProviderError
 from .args import OUTPUT_KEYS, ResourcePoolArgs
 from .check import check_inputs, strip_outputs
-from .diff import decide
+from .diff import decide, recorded_counts, recorded_scope
 from .wait import PoolNotUsable, wait_usable
 
 GONE_WAIT_S = 1800.0
@@ -210,7 +210,7 @@ def _changed(olds: dict[str, Any], args: ResourcePoolArgs) -> list[DeclaredField
     try:
         old = ResourcePoolArgs.model_validate(strip_outputs(olds))
     except ValueError:
-        return [f for f in declarations(ResourcePoolArgs) if f.declared.change is Change.IN_PLACE]
+        return list(_IN_PLACE_FIELDS)
     return changed_in_place(old, args)
 
 
@@ -220,13 +220,12 @@ def _change_lines(olds: dict[str, Any], args: ResourcePoolArgs, changed: list[De
     lines = []
     for f in changed:
         if f.name == "resources":
-            old = {r.get("flavor"): r.get("count") for r in olds.get("resources") or [] if isinstance(r, dict)}
-            counts = [f"{fl} {int(old.get(fl) or 0)} -> {n}" for fl, n in sorted(args.counts().items())
-                      if old.get(fl) != n]
+            old = recorded_counts(olds)
+            counts = [f"{fl} {old.get(fl, 0)} -> {n}" for fl, n in sorted(args.counts().items()) if old.get(fl) != n]
             if counts:
                 lines.append(f"scaling {', '.join(counts)}")
         elif f.name == "scope":
-            lines.append(f"job types {', '.join(sorted(set(olds.get('scope') or ['Train'])))} -> {', '.join(args.scope)}")
+            lines.append(f"job types {', '.join(recorded_scope(olds))} -> {', '.join(args.scope)}")
         elif f.name == "description":
             lines.append("description " + ("removed" if args.description is None else "changed"))
         else:

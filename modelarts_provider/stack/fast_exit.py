@@ -25,19 +25,23 @@ from typing import Any, NoReturn
 EXECUTOR = "pulumi-language-python-exec"  # the language host's script that runs the program
 
 
+def _is_executor(frame: Any) -> bool:
+    return frame is not None and os.path.basename(frame.f_code.co_filename) == EXECUTOR
+
+
 def _from_executor(depth: int = 2) -> bool:
+    """Whether the caller `depth` frames up is the executor's script itself."""
     try:
-        caller = sys._getframe(depth).f_code.co_filename
+        return _is_executor(sys._getframe(depth))
     except ValueError:
         return False
-    return os.path.basename(caller) == EXECUTOR
 
 
 def under_executor() -> bool:
     """Whether this process runs the program for the language host (some caller is the executor's script)."""
     frame = sys._getframe(1)
     while frame is not None:
-        if os.path.basename(frame.f_code.co_filename) == EXECUTOR:
+        if _is_executor(frame):
             return True
         frame = frame.f_back  # type: ignore[assignment]
     return False
