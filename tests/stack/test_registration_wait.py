@@ -59,7 +59,11 @@ def _pending_handed_to_wait(monkeypatch: pytest.MonkeyPatch, prime: bool) -> int
         await wait_for_rpcs()
 
     monkeypatch.setattr(registration_wait, "_PRIMED", None)
-    asyncio.run(program_then_wait())
+    loop = asyncio.new_event_loop()  # not asyncio.run: it would leave the thread without a current loop, which the
+    try:                             # SDK's mocks of a later test in this worker need
+        loop.run_until_complete(program_then_wait())
+    finally:
+        loop.close()
     return handed[0]
 
 
