@@ -25,7 +25,9 @@ PORTS = (8780, 8781, 8782)
 CLOUDS = ("emulator", "obs", "billing")
 SMALL_TEST = "tests/docs/test_doc_links.py::test_every_key_of_a_job_and_a_sweep_is_documented"
 ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator catalog: simulated, not executed
-pytestmark = pytest.mark.fixed_ports
+# The full tier's: `./dev test --fast` (the edit loop, often beside a running ./dev up) pauses nothing, and this
+# test needs the ports those clouds hold; the nested ./dev test also runs the set-up, engine included.
+pytestmark = [pytest.mark.fixed_ports, pytest.mark.engine]
 
 
 def _busy(port: int) -> bool:
