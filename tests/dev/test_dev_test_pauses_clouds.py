@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from testkit.harness import REPO_ROOT
+from tests.team_state.test_dev_obs_backend import _busy, _dev
 
-DEV = REPO_ROOT / "dev"
 PORTS = (8780, 8781, 8782)
 CLOUDS = ("emulator", "obs", "billing")
 SMALL_TEST = "tests/docs/test_doc_links.py::test_every_key_of_a_job_and_a_sweep_is_documented"
@@ -28,16 +25,6 @@ ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator catalog
 # The full tier's: `./dev test --fast` (the edit loop, often beside a running ./dev up) pauses nothing, and this
 # test needs the ports those clouds hold; the nested ./dev test also runs the set-up, engine included.
 pytestmark = [pytest.mark.fixed_ports, pytest.mark.engine]
-
-
-def _busy(port: int) -> bool:
-    with socket.socket() as s:
-        return s.connect_ex(("127.0.0.1", port)) == 0
-
-
-def _dev(env: dict[str, str], *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(DEV), *args], cwd=REPO_ROOT, env=env, text=True, capture_output=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL)
 
 
 def _pids(state: Path) -> dict[str, str]:
