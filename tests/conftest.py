@@ -54,6 +54,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.freeze()  # so are the test modules and the collected items
 
 
+# tryfirst: xdist's own hook (a plugin registered before this conftest, so called before it otherwise) reads the
+# xdist_group marks to group tests by worker; the fixed-ports group added below was not seen, and two tests on
+# ./dev's fixed ports ran at once on two workers (one of them failed: Address already in use).
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if ENGINE_FIXTURES & set(getattr(item, "fixturenames", ())):
