@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.team_state.test_dev_obs_backend import _busy, _dev
+from tests.team_state.test_dev_obs_backend import PORTS, _busy, _dev, require_free_ports
 
-PORTS = (8780, 8781, 8782)
 CLOUDS = ("emulator", "obs", "billing")
 SMALL_TEST = "tests/docs/test_doc_links.py::test_every_key_of_a_job_and_a_sweep_is_documented"
 ALGORITHM_ID = "8d1b2f4c-5a6e-4f70-9b81-c2d3e4f5a6b7"  # in the emulator catalog: simulated, not executed
@@ -55,10 +54,7 @@ def _submit_job() -> None:
 
 
 def test_dev_test_pauses_idle_clouds_and_starts_them_again_and_leaves_a_running_job_alone(tmp_path: Path) -> None:
-    busy = [p for p in PORTS if _busy(p)]
-    if busy:
-        pytest.fail(f"port(s) {busy} in use (a running ./dev up?): ./dev's local clouds need them: "
-                    "run ./dev emulator stop, ./dev obs stop and ./dev billing stop, then this test again")
+    require_free_ports()
     state = tmp_path / "state"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PULUMI_", "PYTEST_"))}
     env["MODELARTS_STATE"] = str(state)

@@ -21,12 +21,21 @@ from testkit.harness import REPO_ROOT, engine_bin_dir
 DEV = REPO_ROOT / "dev"
 BUCKET = "modelarts-pulumi-state"
 LOCAL_OBS = "http://127.0.0.1:8781"
+PORTS = (8780, 8781, 8782)  # the local ModelArts, OBS and billing service of ./dev
 pytestmark = pytest.mark.fixed_ports
 
 
 def _busy(port: int) -> bool:
     with socket.socket() as s:
         return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def require_free_ports() -> None:
+    """Fail, never skip, naming what to stop, when something listens on ./dev's fixed ports."""
+    busy = [p for p in PORTS if _busy(p)]
+    if busy:
+        pytest.fail(f"port(s) {busy} in use (a running ./dev up?): ./dev's local clouds need them: "
+                    "run ./dev emulator stop, ./dev obs stop and ./dev billing stop, then this test again")
 
 
 def _dev(env: dict[str, str], *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -50,10 +59,7 @@ def test_dev_up_with_obs_backend_keeps_the_local_stack_state_in_the_local_obs(tm
                                                                              pulumi_engine: Path) -> None:
     if not (engine_bin_dir() / "pulumi").exists():
         pytest.fail("the engine is not built: run ./dev setup first (./dev test does)")
-    busy = [p for p in (8780, 8781, 8782) if _busy(p)]
-    if busy:
-        pytest.fail(f"port(s) {busy} in use (a running ./dev up?): ./dev's local clouds need them: "
-                    "run ./dev emulator stop, ./dev obs stop and ./dev billing stop, then this test again")
+    require_free_ports()
     state = tmp_path / "state"
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PULUMI_", "HW_", "OS_", "AWS_ACCESS", "AWS_SECRET", "AWS_SESSION"))}
